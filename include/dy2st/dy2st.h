@@ -1,0 +1,86 @@
+/* dy2st.h - public C API: load a saved dy2st model, inspect its inputs and outputs, run it.
+ *
+ * Ownership: every *_new / *_load has a matching *_free. Functions that can
+ * fail return NULL or -1 and, when given a dy2st_status, store a message there
+ * (read it with dy2st_status_message). Nothing here exits or aborts.
+ */
+#ifndef DY2ST_DY2ST_H
+#define DY2ST_DY2ST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define DY2ST_API __attribute__((visibility("default")))
+#else
+#define DY2ST_API
+#endif
+
+#define DY2ST_MAX_DIMS 8
+
+typedef enum {
+    DY2ST_FLOAT32 = 0,
+    DY2ST_FLOAT64 = 1,
+    DY2ST_INT32 = 2,
+    DY2ST_INT64 = 3,
+    DY2ST_BOOL = 4,
+    DY2ST_FLOAT16 = 5,
+    DY2ST_BFLOAT16 = 6,
+} dy2st_dtype;
+
+/* Error state: zero-initialise (dy2st_status st = {0};) before use. */
+typedef struct dy2st_status {
+    int code; /* 0 = ok */
+    char message[1024];
+} dy2st_status;
+
+typedef struct dy2st_model dy2st_model;   /* a loaded, prepared model */
+typedef struct dy2st_tensor dy2st_tensor; /* a host tensor */
+
+/* Library version string, e.g. "0.1.0". */
+DY2ST_API const char *dy2st_version(void);
+DY2ST_API const char *dy2st_status_message(const dy2st_status *st);
+DY2ST_API const char *dy2st_dtype_name(dy2st_dtype dt);
+DY2ST_API size_t dy2st_dtype_size(dy2st_dtype dt);
+
+/* Tensors (host memory, contiguous, row-major). */
+DY2ST_API dy2st_tensor *dy2st_tensor_new(dy2st_dtype dt, int ndim, const int64_t *shape,
+                                         const void *data, dy2st_status *st);
+DY2ST_API void dy2st_tensor_free(dy2st_tensor *t);
+DY2ST_API dy2st_dtype dy2st_tensor_dtype(const dy2st_tensor *t);
+DY2ST_API int dy2st_tensor_ndim(const dy2st_tensor *t);
+DY2ST_API int64_t dy2st_tensor_dim(const dy2st_tensor *t, int i);
+DY2ST_API int64_t dy2st_tensor_numel(const dy2st_tensor *t);
+/* Pointer to the contiguous data; valid until dy2st_tensor_free. */
+DY2ST_API const void *dy2st_tensor_data(const dy2st_tensor *t);
+/* Reads / writes a .npy file. */
+DY2ST_API dy2st_tensor *dy2st_tensor_load_npy(const char *path, dy2st_status *st);
+DY2ST_API int dy2st_tensor_save_npy(const dy2st_tensor *t, const char *path, dy2st_status *st);
+
+/* Models. device: NULL or "cpu" (or "opencl[:N]" where built with OpenCL). */
+DY2ST_API dy2st_model *dy2st_model_load(const char *path, const char *device, dy2st_status *st);
+DY2ST_API void dy2st_model_free(dy2st_model *m);
+DY2ST_API int dy2st_model_num_inputs(const dy2st_model *m);
+DY2ST_API int dy2st_model_num_outputs(const dy2st_model *m);
+/* Name, dtype and shape (-1 for dynamic dims) of input/output i. shape must
+ * hold DY2ST_MAX_DIMS entries; returns ndim, or -1 if i is out of range. */
+DY2ST_API const char *dy2st_model_input_name(const dy2st_model *m, int i);
+DY2ST_API const char *dy2st_model_output_name(const dy2st_model *m, int i);
+DY2ST_API int dy2st_model_input_info(const dy2st_model *m, int i, dy2st_dtype *dt,
+                                     int64_t *shape);
+DY2ST_API int dy2st_model_output_info(const dy2st_model *m, int i, dy2st_dtype *dt,
+                                      int64_t *shape);
+/* Runs the model. inputs: one per model input, in order. outputs receives
+ * num_outputs new tensors the caller frees. Thread-safe on one model. */
+DY2ST_API int dy2st_model_run(dy2st_model *m, dy2st_tensor *const *inputs, int n_inputs,
+                              dy2st_tensor **outputs, int n_outputs, dy2st_status *st);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,2 @@
+/* api.c - public C API. */
+#include "base.h"

@@ -1,0 +1,29 @@
+/* backend.h - the backend vtable: buffers, transfers, kernel lookup, sync. */
+#ifndef DY2ST_BACKEND_H
+#define DY2ST_BACKEND_H
+
+#include "ops.h"
+#include "tensor.h"
+
+typedef enum { D2_BACKEND_CPU = 0, D2_BACKEND_OPENCL = 1 } d2_backend_kind;
+
+typedef struct d2_backend {
+    const char *name;
+    d2_backend_kind kind;
+    /* Returns a buffer handle of n bytes, or NULL with err set. */
+    void *(*alloc)(struct d2_backend *be, size_t n, d2_err *err);
+    void (*free)(struct d2_backend *be, void *buf);
+    /* Host <-> device copies; offsets in bytes. */
+    int (*upload)(struct d2_backend *be, void *dst, size_t dst_off, const void *src, size_t n,
+                  d2_err *err);
+    int (*download)(struct d2_backend *be, void *dst, const void *src, size_t src_off, size_t n,
+                    d2_err *err);
+    int (*copy)(struct d2_backend *be, void *dst, size_t dst_off, const void *src, size_t src_off,
+                size_t n, d2_err *err);
+    /* Kernel for op id, or NULL if the backend does not support it. */
+    d2_kernel_fn (*kernel)(struct d2_backend *be, d2_op_id op);
+    int (*sync)(struct d2_backend *be, d2_err *err);
+    void *impl;
+} d2_backend;
+
+#endif

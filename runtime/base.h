@@ -1,0 +1,81 @@
+/* base.h - allocation, error context and small helpers shared by every module. */
+#ifndef DY2ST_BASE_H
+#define DY2ST_BASE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef DY2ST_DEBUG
+#include <assert.h>
+#define D2_ASSERT(c) assert(c)
+#else
+#define D2_ASSERT(c) ((void)0)
+#endif
+
+#define D2_UNUSED(x) ((void)(x))
+#define D2_COUNTOF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* All allocation goes through these, so tests can inject out-of-memory:
+ * d2_alloc_fail_after(k) makes the k-th following allocation fail (k >= 0);
+ * d2_alloc_fail_after(-1) turns injection off. */
+void *d2_malloc(size_t n);
+void *d2_calloc(size_t count, size_t size);
+void *d2_realloc(void *p, size_t n);
+void d2_free(void *p);
+char *d2_strdup(const char *s);
+char *d2_strndup(const char *s, size_t n);
+void d2_alloc_fail_after(long k);
+
+/* Error kinds; D2_OK is 0 and every failing function returns -1 after filling
+ * a d2_err. */
+typedef enum {
+    D2_OK = 0,
+    D2_ERR_INVALID,   /* bad argument, bad attribute, bad program */
+    D2_ERR_SHAPE,     /* shape mismatch */
+    D2_ERR_DTYPE,     /* dtype mismatch or unsupported dtype */
+    D2_ERR_NOMEM,     /* allocation failed */
+    D2_ERR_IO,        /* file I/O */
+    D2_ERR_FORMAT,    /* corrupt, truncated or unsupported file */
+    D2_ERR_PARSE,     /* text form syntax */
+    D2_ERR_RUNTIME,   /* failure while running (assert op, index out of range) */
+    D2_ERR_UNSUPPORTED,
+    D2_ERR_DEVICE,
+} d2_errcode;
+
+#define D2_ERR_MSG_MAX 1024
+
+/* An error context. The first error set wins; later ones are ignored until
+ * d2_err_clear, so the innermost cause survives unwinding. */
+typedef struct d2_err {
+    d2_errcode code;
+    char msg[D2_ERR_MSG_MAX];
+} d2_err;
+
+/* Sets err (if no error is set yet) and returns -1. err may be NULL. */
+int d2_err_set(d2_err *err, d2_errcode code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int d2_err_vset(d2_err *err, d2_errcode code, const char *fmt, va_list ap);
+/* Prefixes the current message with "<prefix>: " (used to add context such
+ * as the op being run while unwinding). */
+void d2_err_prefix(d2_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void d2_err_clear(d2_err *err);
+const char *d2_errcode_name(d2_errcode code);
+
+/* Growable byte buffer used by printers and serializers. */
+typedef struct d2_buf {
+    char *data;
+    size_t len, cap;
+    bool oom; /* sticky: set when an append failed */
+} d2_buf;
+
+void d2_buf_init(d2_buf *b);
+void d2_buf_free(d2_buf *b);
+void d2_buf_append(d2_buf *b, const void *p, size_t n);
+void d2_buf_puts(d2_buf *b, const char *s);
+void d2_buf_printf(d2_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Takes ownership of the NUL-terminated contents; NULL when out of memory. */
+char *d2_buf_take(d2_buf *b);
+
+#endif

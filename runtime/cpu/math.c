@@ -1,0 +1,2 @@
+/* math.c - CPU kernels for elementwise, comparison, logical, activation and reduction ops. */
+#include "../base.h"

@@ -1,0 +1,2 @@
+/* dot.c - Program Graphviz form. */
+#include "base.h"

@@ -1,0 +1,2 @@
+/* exec.c - executor. */
+#include "base.h"

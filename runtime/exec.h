@@ -1,0 +1,33 @@
+/* exec.h - the executor: prepare a Program once, run it many times (thread-safe runs). */
+#ifndef DY2ST_EXEC_H
+#define DY2ST_EXEC_H
+
+#include "backend.h"
+#include "program.h"
+
+typedef struct d2_prepared d2_prepared;
+typedef struct d2_exec_frame d2_exec_frame;
+
+/* Verifies and prepares p for backend be (NULL = CPU): resolves variables to
+ * slots, picks kernels, uploads parameters. The Program must outlive the
+ * prepared form and must not change while it exists. */
+d2_prepared *d2_exec_prepare(const d2_program *p, d2_backend *be, d2_err *err);
+void d2_exec_free(d2_prepared *pp);
+
+/* Runs the main block with the given inputs (one per block-0 param, in
+ * order; shapes must match the declared ones where static). outputs receives
+ * n_out new references (n_out must equal the number of yields). Safe to call
+ * from several threads at once on one prepared Program. */
+int d2_exec_run(d2_prepared *pp, d2_tensor **inputs, int n_in, d2_tensor **outputs, int n_out,
+                d2_err *err);
+
+/* For control-op kernels: runs block `block` of the frame's Program with its
+ * params bound to args; results receives new references to the yields. */
+int d2_exec_run_block(d2_exec_frame *f, int block, d2_tensor **args, int n_args,
+                      d2_tensor **results, int n_results, d2_err *err);
+/* For control-op kernels: the op being run. */
+const d2_op *d2_exec_frame_op(d2_exec_frame *f, int op_index);
+/* Reads a one-element tensor (any backend) as a bool. */
+int d2_exec_read_pred(d2_exec_frame *f, d2_tensor *t, bool *out, d2_err *err);
+
+#endif

@@ -1,0 +1,2 @@
+/* model_io.c - saved model format. */
+#include "base.h"

@@ -1,0 +1,2 @@
+/* npy.c - .npy reader and writer. */
+#include "base.h"

@@ -1,0 +1,2 @@
+/* ops_math.c - shape/dtype inference for elementwise, comparison, logical, activation and reduction ops. */
+#include "base.h"

@@ -1,0 +1,2 @@
+/* program_text.c - Program text form: printer and parser. */
+#include "base.h"

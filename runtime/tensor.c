@@ -1,0 +1,424 @@
+/* tensor.c - dtypes, shapes, storage and tensor lifetime, tensor arrays. */
+#include "tensor.h"
+
+#include "backend.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    size_t size;
+} dtype_info[] = {
+#define X(e, n, s) {n, s},
+    D2_DTYPES(X)
+#undef X
+};
+
+size_t d2_dtype_size(d2_dtype dt)
+{
+    return (unsigned)dt < D2_NUM_DTYPES ? dtype_info[dt].size : 0;
+}
+
+const char *d2_dtype_name(d2_dtype dt)
+{
+    return (unsigned)dt < D2_NUM_DTYPES ? dtype_info[dt].name : "invalid";
+}
+
+int d2_dtype_parse(const char *s, size_t len)
+{
+    static const struct {
+        const char *alias;
+        d2_dtype dt;
+    } aliases[] = {{"f32", D2_F32},    {"float", D2_F32},  {"f64", D2_F64},   {"double", D2_F64},
+                   {"i32", D2_I32},    {"int", D2_I64},    {"i64", D2_I64},   {"f16", D2_F16},
+                   {"half", D2_F16},   {"bf16", D2_BF16},  {"bool_", D2_BOOL}};
+    for (int i = 0; i < D2_NUM_DTYPES; i++)
+        if (strlen(dtype_info[i].name) == len && memcmp(dtype_info[i].name, s, len) == 0)
+            return i;
+    for (size_t i = 0; i < D2_COUNTOF(aliases); i++)
+        if (strlen(aliases[i].alias) == len && memcmp(aliases[i].alias, s, len) == 0)
+            return (int)aliases[i].dt;
+    return -1;
+}
+
+bool d2_dtype_is_float(d2_dtype dt)
+{
+    return dt == D2_F32 || dt == D2_F64 || dt == D2_F16 || dt == D2_BF16;
+}
+
+bool d2_dtype_is_int(d2_dtype dt) { return dt == D2_I32 || dt == D2_I64; }
+
+bool d2_dtype_supported(d2_dtype dt) { return dt <= D2_BOOL; }
+
+int64_t d2_shape_numel(const d2_shape *s)
+{
+    int64_t n = 1;
+    for (int i = 0; i < s->ndim; i++) {
+        if (s->dims[i] < 0)
+            return -1;
+        n *= s->dims[i];
+    }
+    return n;
+}
+
+bool d2_shape_is_static(const d2_shape *s) { return d2_shape_numel(s) >= 0; }
+
+bool d2_shape_equal(const d2_shape *a, const d2_shape *b)
+{
+    if (a->ndim != b->ndim)
+        return false;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->dims[i] != b->dims[i])
+            return false;
+    return true;
+}
+
+void d2_shape_str(const d2_shape *s, char *out, size_t n)
+{
+    size_t off = 0;
+    off += (size_t)snprintf(out + off, n - off, "[");
+    for (int i = 0; i < s->ndim && off < n; i++)
+        off += (size_t)snprintf(out + off, n - off, "%s%lld", i ? "," : "", (long long)s->dims[i]);
+    if (off < n)
+        snprintf(out + off, n - off, "]");
+}
+
+void d2_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides)
+{
+    int64_t st = 1;
+    for (int i = ndim - 1; i >= 0; i--) {
+        strides[i] = st;
+        st *= shape[i] > 0 ? shape[i] : 1;
+    }
+}
+
+static void storage_unref(d2_storage *s)
+{
+    if (!s)
+        return;
+    if (__atomic_sub_fetch(&s->refcount, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
+    if (s->release)
+        s->release(s->release_ctx, s->data);
+    else if (s->data)
+        s->backend->free(s->backend, s->data);
+    d2_free(s);
+}
+
+static d2_tensor *tensor_alloc_header(d2_dtype dt, int ndim, const int64_t *shape, d2_err *err)
+{
+    if (ndim < 0 || ndim > D2_MAX_DIMS) {
+        d2_err_set(err, D2_ERR_SHAPE, "tensor rank %d exceeds the maximum of %d", ndim,
+                   D2_MAX_DIMS);
+        return NULL;
+    }
+    if ((unsigned)dt >= D2_NUM_DTYPES) {
+        d2_err_set(err, D2_ERR_DTYPE, "invalid dtype %d", (int)dt);
+        return NULL;
+    }
+    for (int i = 0; i < ndim; i++)
+        if (shape[i] < 0) {
+            d2_err_set(err, D2_ERR_SHAPE, "tensor dim %d is negative (%lld)", i,
+                       (long long)shape[i]);
+            return NULL;
+        }
+    d2_tensor *t = d2_calloc(1, sizeof *t);
+    if (!t) {
+        d2_err_set(err, D2_ERR_NOMEM, "out of memory allocating a tensor");
+        return NULL;
+    }
+    t->refcount = 1;
+    t->kind = D2_VALUE_TENSOR;
+    t->dtype = dt;
+    t->ndim = ndim;
+    for (int i = 0; i < ndim; i++)
+        t->shape[i] = shape[i];
+    d2_contiguous_strides(ndim, shape, t->strides);
+    return t;
+}
+
+d2_tensor *d2_tensor_new(d2_backend *be, d2_dtype dt, int ndim, const int64_t *shape, d2_err *err)
+{
+    if (!be)
+        be = d2_cpu_backend();
+    d2_tensor *t = tensor_alloc_header(dt, ndim, shape, err);
+    if (!t)
+        return NULL;
+    int64_t n = d2_tensor_numel(t);
+    size_t es = d2_dtype_size(dt);
+    if (n > 0 && (uint64_t)n > SIZE_MAX / 2 / es) {
+        d2_free(t);
+        d2_err_set(err, D2_ERR_NOMEM, "tensor of %lld elements is too large", (long long)n);
+        return NULL;
+    }
+    d2_storage *s = d2_calloc(1, sizeof *s);
+    if (!s) {
+        d2_free(t);
+        d2_err_set(err, D2_ERR_NOMEM, "out of memory allocating a tensor");
+        return NULL;
+    }
+    s->refcount = 1;
+    s->backend = be;
+    s->nbytes = (size_t)n * es;
+    s->data = be->alloc(be, s->nbytes ? s->nbytes : es, err);
+    if (!s->data) {
+        d2_free(s);
+        d2_free(t);
+        return NULL;
+    }
+    t->storage = s;
+    return t;
+}
+
+d2_tensor *d2_tensor_zeros(d2_dtype dt, int ndim, const int64_t *shape, d2_err *err)
+{
+    d2_tensor *t = d2_tensor_new(NULL, dt, ndim, shape, err);
+    if (t)
+        memset(t->storage->data, 0, t->storage->nbytes);
+    return t;
+}
+
+d2_tensor *d2_tensor_from_data(d2_dtype dt, int ndim, const int64_t *shape, const void *data,
+                               d2_err *err)
+{
+    d2_tensor *t = d2_tensor_new(NULL, dt, ndim, shape, err);
+    if (t && t->storage->nbytes)
+        memcpy(t->storage->data, data, t->storage->nbytes);
+    return t;
+}
+
+d2_tensor *d2_tensor_scalar_f32(float v, d2_err *err)
+{
+    return d2_tensor_from_data(D2_F32, 0, NULL, &v, err);
+}
+
+d2_tensor *d2_tensor_scalar_i64(int64_t v, d2_err *err)
+{
+    return d2_tensor_from_data(D2_I64, 0, NULL, &v, err);
+}
+
+d2_tensor *d2_tensor_scalar_bool(bool v, d2_err *err)
+{
+    uint8_t b = v;
+    return d2_tensor_from_data(D2_BOOL, 0, NULL, &b, err);
+}
+
+d2_tensor *d2_tensor_reshape_view(d2_tensor *t, int ndim, const int64_t *shape, d2_err *err)
+{
+    if (!d2_tensor_is_contiguous(t)) {
+        d2_err_set(err, D2_ERR_INVALID, "reshape view of a non-contiguous tensor");
+        return NULL;
+    }
+    d2_tensor *v = tensor_alloc_header(t->dtype, ndim, shape, err);
+    if (!v)
+        return NULL;
+    if (d2_tensor_numel(v) != d2_tensor_numel(t)) {
+        d2_free(v);
+        d2_err_set(err, D2_ERR_SHAPE, "cannot view %lld elements as %lld",
+                   (long long)d2_tensor_numel(t), (long long)d2_tensor_numel(v));
+        return NULL;
+    }
+    v->storage = t->storage;
+    v->offset = t->offset;
+    if (v->storage)
+        __atomic_add_fetch(&v->storage->refcount, 1, __ATOMIC_RELAXED);
+    return v;
+}
+
+/* Copies a strided CPU tensor into contiguous dst (same dtype). */
+static void strided_copy(const d2_tensor *src, char *dst)
+{
+    size_t es = d2_dtype_size(src->dtype);
+    int64_t n = d2_tensor_numel(src);
+    int64_t idx[D2_MAX_DIMS] = {0};
+    const char *base = (const char *)src->storage->data;
+    for (int64_t k = 0; k < n; k++) {
+        int64_t off = src->offset;
+        for (int d = 0; d < src->ndim; d++)
+            off += idx[d] * src->strides[d];
+        memcpy(dst + (size_t)k * es, base + (size_t)off * es, es);
+        for (int d = src->ndim - 1; d >= 0; d--) {
+            if (++idx[d] < src->shape[d])
+                break;
+            idx[d] = 0;
+        }
+    }
+}
+
+d2_tensor *d2_tensor_contiguous(d2_tensor *t, d2_err *err)
+{
+    if (t->kind != D2_VALUE_TENSOR || d2_tensor_is_contiguous(t))
+        return d2_tensor_ref(t);
+    return d2_tensor_copy_to(t, t->storage ? t->storage->backend : NULL, err);
+}
+
+d2_tensor *d2_tensor_copy_to(d2_tensor *t, d2_backend *be, d2_err *err)
+{
+    if (!be)
+        be = d2_cpu_backend();
+    if (t->kind == D2_VALUE_ARRAY) {
+        d2_tensor *a = d2_tensor_array_new(t->dtype, err);
+        if (!a)
+            return NULL;
+        for (int64_t i = 0; i < t->array_len; i++) {
+            d2_tensor *c = d2_tensor_copy_to(t->items[i], be, err);
+            if (!c || d2_tensor_array_set(a, i, c, err) < 0) {
+                d2_tensor_unref(c);
+                d2_tensor_unref(a);
+                return NULL;
+            }
+            d2_tensor_unref(c);
+        }
+        return a;
+    }
+    d2_tensor *r = d2_tensor_new(be, t->dtype, t->ndim, t->shape, err);
+    if (!r)
+        return NULL;
+    size_t nbytes = r->storage->nbytes;
+    if (nbytes == 0)
+        return r;
+    d2_backend *sb = t->storage->backend;
+    size_t es = d2_dtype_size(t->dtype);
+    int rc = 0;
+    if (sb->kind == D2_BACKEND_CPU && be->kind == D2_BACKEND_CPU) {
+        if (d2_tensor_is_contiguous(t))
+            memcpy(r->storage->data, (char *)t->storage->data + t->offset * es, nbytes);
+        else
+            strided_copy(t, r->storage->data);
+    } else if (!d2_tensor_is_contiguous(t)) {
+        rc = d2_err_set(err, D2_ERR_UNSUPPORTED, "strided copy across backends");
+    } else if (sb == be) {
+        rc = be->copy(be, r->storage->data, 0, t->storage->data, (size_t)t->offset * es, nbytes,
+                      err);
+    } else if (sb->kind == D2_BACKEND_CPU) {
+        rc = be->upload(be, r->storage->data, 0, (char *)t->storage->data + t->offset * es, nbytes,
+                        err);
+    } else if (be->kind == D2_BACKEND_CPU) {
+        rc = sb->download(sb, r->storage->data, t->storage->data, (size_t)t->offset * es, nbytes,
+                          err);
+    } else {
+        rc = d2_err_set(err, D2_ERR_UNSUPPORTED, "copy between two device backends");
+    }
+    if (rc < 0) {
+        d2_tensor_unref(r);
+        return NULL;
+    }
+    return r;
+}
+
+d2_tensor *d2_tensor_array_new(d2_dtype dt, d2_err *err)
+{
+    d2_tensor *t = tensor_alloc_header(dt, 0, NULL, err);
+    if (t)
+        t->kind = D2_VALUE_ARRAY;
+    return t;
+}
+
+int d2_tensor_array_set(d2_tensor *arr, int64_t i, d2_tensor *x, d2_err *err)
+{
+    if (arr->kind != D2_VALUE_ARRAY)
+        return d2_err_set(err, D2_ERR_INVALID, "not a tensor array");
+    if (x->dtype != arr->dtype)
+        return d2_err_set(err, D2_ERR_DTYPE, "tensor array of %s cannot hold a %s tensor",
+                          d2_dtype_name(arr->dtype), d2_dtype_name(x->dtype));
+    if (i < 0 || i > arr->array_len)
+        return d2_err_set(err, D2_ERR_RUNTIME,
+                          "tensor array index %lld out of range (length %lld)", (long long)i,
+                          (long long)arr->array_len);
+    if (i == arr->array_len) {
+        if (arr->array_len == arr->array_cap) {
+            int64_t cap = arr->array_cap ? arr->array_cap * 2 : 8;
+            d2_tensor **it = d2_realloc(arr->items, (size_t)cap * sizeof *it);
+            if (!it)
+                return d2_err_set(err, D2_ERR_NOMEM, "out of memory growing a tensor array");
+            arr->items = it;
+            arr->array_cap = cap;
+        }
+        arr->items[arr->array_len++] = d2_tensor_ref(x);
+    } else {
+        d2_tensor *old = arr->items[i];
+        arr->items[i] = d2_tensor_ref(x);
+        d2_tensor_unref(old);
+    }
+    return 0;
+}
+
+d2_tensor *d2_tensor_ref(d2_tensor *t)
+{
+    if (t)
+        __atomic_add_fetch(&t->refcount, 1, __ATOMIC_RELAXED);
+    return t;
+}
+
+void d2_tensor_unref(d2_tensor *t)
+{
+    if (!t)
+        return;
+    if (__atomic_sub_fetch(&t->refcount, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
+    for (int64_t i = 0; i < t->array_len; i++)
+        d2_tensor_unref(t->items[i]);
+    d2_free(t->items);
+    storage_unref(t->storage);
+    d2_free(t);
+}
+
+int64_t d2_tensor_numel(const d2_tensor *t)
+{
+    int64_t n = 1;
+    for (int i = 0; i < t->ndim; i++)
+        n *= t->shape[i];
+    return n;
+}
+
+bool d2_tensor_is_contiguous(const d2_tensor *t)
+{
+    int64_t st = 1;
+    for (int i = t->ndim - 1; i >= 0; i--) {
+        if (t->shape[i] != 1 && t->strides[i] != st)
+            return false;
+        st *= t->shape[i];
+    }
+    return true;
+}
+
+void d2_tensor_get_shape(const d2_tensor *t, d2_shape *s)
+{
+    s->ndim = t->ndim;
+    for (int i = 0; i < t->ndim; i++)
+        s->dims[i] = t->shape[i];
+}
+
+void *d2_tensor_data(const d2_tensor *t)
+{
+    if (!t->storage)
+        return NULL;
+    return (char *)t->storage->data + (size_t)t->offset * d2_dtype_size(t->dtype);
+}
+
+double d2_tensor_get_f64(const d2_tensor *t, int64_t i)
+{
+    const void *p = d2_tensor_data(t);
+    switch (t->dtype) {
+    case D2_F32: return ((const float *)p)[i];
+    case D2_F64: return ((const double *)p)[i];
+    case D2_I32: return ((const int32_t *)p)[i];
+    case D2_I64: return (double)((const int64_t *)p)[i];
+    case D2_BOOL: return ((const uint8_t *)p)[i] != 0;
+    default: return 0;
+    }
+}
+
+int64_t d2_tensor_get_i64(const d2_tensor *t, int64_t i)
+{
+    const void *p = d2_tensor_data(t);
+    switch (t->dtype) {
+    case D2_F32: return (int64_t)((const float *)p)[i];
+    case D2_F64: return (int64_t)((const double *)p)[i];
+    case D2_I32: return ((const int32_t *)p)[i];
+    case D2_I64: return ((const int64_t *)p)[i];
+    case D2_BOOL: return ((const uint8_t *)p)[i] != 0;
+    default: return 0;
+    }
+}

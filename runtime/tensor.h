@@ -1,0 +1,124 @@
+/* tensor.h - dtypes, shapes, reference-counted storage and tensors (also tensor arrays). */
+#ifndef DY2ST_TENSOR_H
+#define DY2ST_TENSOR_H
+
+#include "base.h"
+
+#define D2_MAX_DIMS 8
+
+/* X(enum, name, size, c type). float16/bfloat16 have room in the enum and the
+ * file formats but no kernels yet. */
+#define D2_DTYPES(X)                                                                  \
+    X(D2_F32, "float32", 4)                                                           \
+    X(D2_F64, "float64", 8)                                                           \
+    X(D2_I32, "int32", 4)                                                             \
+    X(D2_I64, "int64", 8)                                                             \
+    X(D2_BOOL, "bool", 1)                                                             \
+    X(D2_F16, "float16", 2)                                                           \
+    X(D2_BF16, "bfloat16", 2)
+
+typedef enum {
+#define X(e, n, s) e,
+    D2_DTYPES(X)
+#undef X
+        D2_NUM_DTYPES
+} d2_dtype;
+
+size_t d2_dtype_size(d2_dtype dt);
+/* Paddle's name ("float32"); short text-form name is the same. */
+const char *d2_dtype_name(d2_dtype dt);
+/* Accepts "float32", "f32", "int64", "i64", "bool", "float" (=float32), ...
+ * Returns -1 when unknown. */
+int d2_dtype_parse(const char *s, size_t len);
+bool d2_dtype_is_float(d2_dtype dt);
+bool d2_dtype_is_int(d2_dtype dt);
+/* True for dtypes with CPU kernels (f32, f64, i32, i64, bool). */
+bool d2_dtype_supported(d2_dtype dt);
+
+/* A shape as used in Programs: dims may be -1 (unknown until run time). */
+typedef struct d2_shape {
+    int ndim;
+    int64_t dims[D2_MAX_DIMS];
+} d2_shape;
+
+/* Number of elements, or -1 when a dim is dynamic. */
+int64_t d2_shape_numel(const d2_shape *s);
+bool d2_shape_is_static(const d2_shape *s);
+bool d2_shape_equal(const d2_shape *a, const d2_shape *b);
+/* Writes "[2,-1,3]" into out (at least 128 bytes). */
+void d2_shape_str(const d2_shape *s, char *out, size_t n);
+
+struct d2_backend;
+
+/* Storage: a reference-counted buffer owned by a backend. `release` (when set)
+ * is called instead of the backend's free, e.g. for memory-mapped parameters. */
+typedef struct d2_storage {
+    _Atomic long refcount;
+    struct d2_backend *backend;
+    void *data; /* host pointer (CPU) or backend handle (OpenCL) */
+    size_t nbytes;
+    void (*release)(void *ctx, void *data);
+    void *release_ctx;
+} d2_storage;
+
+typedef enum { D2_VALUE_TENSOR = 0, D2_VALUE_ARRAY = 1 } d2_value_kind;
+
+/* A tensor: a strided view of a storage, or (kind == D2_VALUE_ARRAY) a tensor
+ * array, a growable list of tensors of one dtype used for Python lists grown
+ * inside loops. Tensors are reference counted; d2_tensor_unref frees at zero.
+ * Strides and offset are in elements. A tensor with numel 0 may have no storage. */
+typedef struct d2_tensor {
+    _Atomic long refcount;
+    d2_value_kind kind;
+    d2_dtype dtype;
+    int ndim;
+    int64_t shape[D2_MAX_DIMS];
+    int64_t strides[D2_MAX_DIMS];
+    int64_t offset;
+    d2_storage *storage;
+    /* tensor arrays only */
+    int64_t array_len, array_cap;
+    struct d2_tensor **items;
+} d2_tensor;
+
+/* The backend every CPU tensor lives on. */
+struct d2_backend *d2_cpu_backend(void);
+
+/* New contiguous tensor on backend `be` (NULL = CPU), data uninitialised. */
+d2_tensor *d2_tensor_new(struct d2_backend *be, d2_dtype dt, int ndim, const int64_t *shape,
+                         d2_err *err);
+/* New contiguous CPU tensor filled with zeros. */
+d2_tensor *d2_tensor_zeros(d2_dtype dt, int ndim, const int64_t *shape, d2_err *err);
+/* New CPU tensor copying `data` (contiguous, numel elements of dt). */
+d2_tensor *d2_tensor_from_data(d2_dtype dt, int ndim, const int64_t *shape, const void *data,
+                               d2_err *err);
+/* 0-d CPU tensors. */
+d2_tensor *d2_tensor_scalar_f32(float v, d2_err *err);
+d2_tensor *d2_tensor_scalar_i64(int64_t v, d2_err *err);
+d2_tensor *d2_tensor_scalar_bool(bool v, d2_err *err);
+/* A view sharing t's storage with a new shape (t must be contiguous). */
+d2_tensor *d2_tensor_reshape_view(d2_tensor *t, int ndim, const int64_t *shape, d2_err *err);
+/* Returns t with a new reference if contiguous, else a contiguous copy. */
+d2_tensor *d2_tensor_contiguous(d2_tensor *t, d2_err *err);
+/* Deep copy (contiguous) onto backend be (NULL = CPU). */
+d2_tensor *d2_tensor_copy_to(d2_tensor *t, struct d2_backend *be, d2_err *err);
+/* Empty tensor array of element dtype dt. */
+d2_tensor *d2_tensor_array_new(d2_dtype dt, d2_err *err);
+/* Appends or sets item i (i == len appends; i < len replaces). Takes a new ref on x. */
+int d2_tensor_array_set(d2_tensor *arr, int64_t i, d2_tensor *x, d2_err *err);
+
+d2_tensor *d2_tensor_ref(d2_tensor *t);
+void d2_tensor_unref(d2_tensor *t);
+
+int64_t d2_tensor_numel(const d2_tensor *t);
+bool d2_tensor_is_contiguous(const d2_tensor *t);
+void d2_tensor_get_shape(const d2_tensor *t, d2_shape *s);
+/* Host pointer to element [offset] (CPU tensors only). */
+void *d2_tensor_data(const d2_tensor *t);
+/* Reads element i of a contiguous CPU tensor as double / int64. */
+double d2_tensor_get_f64(const d2_tensor *t, int64_t i);
+int64_t d2_tensor_get_i64(const d2_tensor *t, int64_t i);
+/* Computes contiguous strides for shape into strides. */
+void d2_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides);
+
+#endif

@@ -1,0 +1,2 @@
+/* verify.c - Program verifier. */
+#include "base.h"
