@@ -751,7 +751,7 @@ int d2_op_infer(const d2_opdef *def, const d2_attrs *attrs, const d2_type *in,
     if (attrs->n != def->n_attrs)
         return d2_err_set(err, D2_ERR_INVALID, "op %s: expected %d attributes, got %d", def->name,
                           def->n_attrs, attrs->n);
-    d2_infer_ctx ic = {def, attrs, n_in, in, in_value, n_out, out, err};
+    d2_infer_ctx ic = {def, attrs, n_in, in, in_value, n_out, out, err, NULL, NULL};
     for (int i = 0; i < n_out; i++) {
         memset(&out[i], 0, sizeof out[i]);
         out[i].dtype = (d2_dtype)-1;

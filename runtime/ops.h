@@ -79,6 +79,8 @@ struct d2_exec_frame;
  * backend; in static mode only for constants) and NULL otherwise; in_value
  * itself may be NULL. Absent optional inputs have in[i].dtype == -1. Must fill
  * out[0..n_out). Returns 0, or -1 with err set naming the problem. */
+struct d2_program;
+
 typedef struct d2_infer_ctx {
     const struct d2_opdef *def;
     const d2_attrs *attrs;
@@ -88,6 +90,10 @@ typedef struct d2_infer_ctx {
     int n_out;
     d2_type *out;
     d2_err *err;
+    /* Control ops only: the Program and the op, whose blocks give the result
+     * types (see d2_program_infer_op). NULL elsewhere. */
+    const struct d2_program *prog;
+    const struct d2_op *op;
 } d2_infer_ctx;
 
 /* Kernel context. Inputs are contiguous tensors on the kernel's backend

@@ -311,3 +311,48 @@ oom:
     d2_err_set(err, D2_ERR_NOMEM, "out of memory cloning a program");
     return NULL;
 }
+
+int d2_program_infer_op(const d2_program *p, const d2_op *op, d2_type *out, d2_err *err)
+{
+    const d2_opdef *def = d2_op_def(op->id);
+    if (d2_op_check_arity(def, op->n_in, op->n_out, err) < 0)
+        return -1;
+    if (op->attrs.n != def->n_attrs)
+        return d2_err_set(err, D2_ERR_INVALID, "op %s: expected %d attributes, got %d", def->name,
+                          def->n_attrs, op->attrs.n);
+    int rc = -1;
+    d2_type *itypes = d2_calloc((size_t)op->n_in + 1, sizeof *itypes);
+    const d2_tensor **ivals = d2_calloc((size_t)op->n_in + 1, sizeof *ivals);
+    if (!itypes || !ivals) {
+        d2_err_set(err, D2_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < op->n_in; i++) {
+        if (op->in[i] < 0) {
+            itypes[i].dtype = (d2_dtype)-1;
+            continue;
+        }
+        if (op->in[i] >= p->n_vars) {
+            d2_err_set(err, D2_ERR_INVALID, "%s: input %d refers to no variable", def->name, i);
+            goto done;
+        }
+        itypes[i] = p->vars[op->in[i]].type;
+        ivals[i] = p->vars[op->in[i]].data;
+    }
+    for (int i = 0; i < op->n_out; i++) {
+        memset(&out[i], 0, sizeof out[i]);
+        out[i].dtype = (d2_dtype)-1;
+    }
+    d2_infer_ctx ic = {def,     &op->attrs, op->n_in, itypes, (const d2_tensor *const *)ivals,
+                       op->n_out, out,       err,      p,      op};
+    if (def->infer(&ic) < 0) {
+        if (err && strncmp(err->msg, def->name, strlen(def->name)) != 0)
+            d2_err_prefix(err, "%s", def->name);
+        goto done;
+    }
+    rc = 0;
+done:
+    d2_free(itypes);
+    d2_free(ivals);
+    return rc;
+}

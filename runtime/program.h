@@ -67,6 +67,9 @@ int d2_block_add_op(d2_program *p, int block, d2_op_id id, const int *in, int n_
 int d2_block_append_inferred(d2_program *p, int block, d2_op_id id, const int *in, int n_in,
                              const d2_attrs *attrs, int n_out, int *out_vars, d2_err *err);
 int d2_program_find_var(const d2_program *p, const char *name);
+/* Infers the output types of op (in block `block`) from its inputs' declared
+ * types, parameter data, and (control ops) its blocks' yields. */
+int d2_program_infer_op(const d2_program *p, const d2_op *op, d2_type *out, d2_err *err);
 
 /* Text form: print then parse gives a Program that prints identically.
  * Parameter data is printed in full when present (print_data). */

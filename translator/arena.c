@@ -1,0 +1,2 @@
+/* arena.c */
+#include "arena.h"

@@ -1,0 +1,2 @@
+/* ast.c */
+#include "ast.h"

@@ -1,0 +1,4 @@
+/* ast.h */
+#ifndef DY2ST_AST_H
+#define DY2ST_AST_H
+#endif

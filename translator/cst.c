@@ -1,0 +1,2 @@
+/* cst.c */
+#include "ast.h"

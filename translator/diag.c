@@ -1,0 +1,2 @@
+/* diag.c */
+#include "diag.h"
