@@ -1,0 +1,1 @@
+/* common.cl - helpers shared by every OpenCL kernel file (placeholder). */

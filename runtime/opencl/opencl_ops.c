@@ -1,0 +1,2 @@
+/* opencl_ops.c - OpenCL kernels launch glue (placeholder). */
+#include "opencl.h"

@@ -1,0 +1,34 @@
+#!/bin/sh
+# setup.sh - installs every dependency, fetches the grammar, builds dy2st and runs the default sample.
+#
+#   ./setup.sh            install (apt-get, needs root or sudo), build, run the sample
+#   ./setup.sh --no-deps  skip the package installation
+#
+# Debian packages: the build tools, tree-sitter, BLIS, cmocka, the OpenCL ICD
+# loader and headers, PoCL (OpenCL on the CPU, for tests), Python (pip fetches
+# the pinned tree-sitter-python grammar sources).
+set -eu
+cd "$(dirname "$0")"
+
+PACKAGES="build-essential autoconf automake libtool pkg-config \
+libtree-sitter-dev libblis-dev libcmocka-dev \
+ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo \
+python3 python3-pip ca-certificates"
+
+if [ "${1:-}" != "--no-deps" ]; then
+    SUDO=
+    [ "$(id -u)" = 0 ] || SUDO=sudo
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get update -qq
+    $SUDO apt-get install -y -qq $PACKAGES >/dev/null
+fi
+
+./grammar/fetch.sh
+[ -x configure ] || autoreconf -fi
+[ -f Makefile ] || ./configure -q
+make -j"$(nproc)"
+
+echo
+echo "== default sample: samples/programs/default.d2p =="
+./dy2st show samples/programs/default.d2p | head -n 40
+./dy2st run samples/programs/default.d2p
