@@ -190,8 +190,11 @@ char *d2_buf_take(d2_buf *b)
         d2_buf_free(b);
         return NULL;
     }
-    if (!b->data && !buf_reserve(b, 0))
-        return NULL;
+    if (!b->data) {
+        if (!buf_reserve(b, 0))
+            return NULL;
+        b->data[0] = '\0';
+    }
     char *r = b->data;
     d2_buf_init(b);
     return r;

@@ -252,6 +252,13 @@ int d2_norm_axis(int64_t axis, int ndim, const struct d2_opdef *def, d2_err *err
  * other is a static non-1). */
 int d2_broadcast_shapes(const d2_shape *a, const d2_shape *b, d2_shape *out,
                         const struct d2_opdef *def, d2_err *err);
+/* Plans of data-dependent ops shared by inference and kernels (runtime/ops_shape.c):
+ * slice's per-dim start/step and full/output shapes; arange's start/step/count. */
+int d2_slice_plan(const d2_opdef *def, const d2_attrs *attrs, const d2_shape *in, int64_t *start,
+                  int64_t *step, d2_shape *full, d2_shape *out, d2_err *err);
+int d2_arange_plan(const d2_opdef *def, const d2_attrs *attrs, const d2_tensor *const vals[3],
+                   d2_dtype dt, int64_t *istart, int64_t *istep, double *fstart, double *fstep,
+                   int64_t *count, d2_err *err);
 /* "float32[2,-1]" into out (at least 160 bytes). */
 void d2_type_str(const d2_type *t, char *out, size_t n);
 
