@@ -1,0 +1,2 @@
+/* builtins.c - (placeholder) */
+#include "interp.h"

@@ -1,0 +1,2 @@
+/* interp.c - (placeholder) */
+#include "interp.h"

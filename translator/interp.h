@@ -1,0 +1,195 @@
+/* interp.h - the Python-subset interpreter: object protocol, exceptions, modules, value modes. */
+#ifndef DY2ST_INTERP_H
+#define DY2ST_INTERP_H
+
+#include <stdio.h>
+
+#include "backend.h"
+#include "diag.h"
+#include "value.h"
+
+/* ---- value modes ----
+ * One interpreter evaluates model code and build scripts. Tensor operations
+ * all go through d2_apply_op, which decides by the operands:
+ *   - all operands concrete, no builder active: run the kernel now (eager);
+ *     if a trace recorder is active, also append the op to the trace Program;
+ *   - any operand symbolic (static mode, inside to_static): append the op to
+ *     the builder's current block after shape/dtype inference; concrete
+ *     operands (parameters, constants) are lifted into the Program first.
+ */
+typedef struct d2_builder {
+    d2_program *prog;          /* owned while building */
+    int block;                 /* current block */
+    unsigned gen;              /* generation: distinguishes builders over time */
+    struct d2_builder *outer;  /* enclosing builder (nested to_static calls) */
+    d2_dict *lifted;           /* id(tensor obj) -> var, for concrete tensors already lifted */
+} d2_builder;
+
+typedef struct d2_interp_options {
+    const char *device;      /* "cpu" (default) or "opencl[:N]" */
+    bool no_fallback;        /* to_static fallback to tracing is an error */
+    bool quiet_warnings;
+    FILE *out;               /* where print() writes (stdout when NULL) */
+    FILE *errout;            /* where warnings go (stderr when NULL) */
+} d2_interp_options;
+
+/* One frame of the Python call stack, for tracebacks and diagnostics. */
+typedef struct d2_frame {
+    struct d2_frame *back;
+    const d2_module *module;
+    const char *func_name;
+    d2_span span;           /* the statement/expression being evaluated */
+} d2_frame;
+
+struct d2_interp {
+    d2_interp_options opt;
+    d2_arena *arena;            /* interpreter-lifetime strings, parsed files' ASTs live in their own */
+    d2_diag diag;               /* warnings and the final error, rendered compiler-style */
+    d2_obj *exc;                /* pending exception instance, or NULL */
+    d2_frame *frame;            /* innermost frame */
+    d2_frame *exc_frame;        /* snapshot position where the pending exception was raised */
+    d2_span exc_span;
+    const d2_module *exc_module;
+    d2_dict *modules;           /* sys.modules: name -> module */
+    d2_class *types[D2_OBJ_KIND_COUNT]; /* builtin class per layout */
+    d2_dict *builtins;          /* the builtins namespace */
+    d2_obj *none, *true_, *false_, *ellipsis;
+    d2_obj gc_head;             /* circular list of every live object (sentinel) */
+    d2_builder *builder;        /* active static builder, or NULL (eager) */
+    struct d2_tracer *tracer;   /* active trace recorder, or NULL */
+    d2_backend *backend;        /* where eager tensors live */
+    unsigned next_gen;
+    int64_t depth;              /* Python call depth, bounded to catch runaway recursion */
+    void *ext[8];               /* per-module extension state (paddle, numpy, jit) */
+};
+
+d2_interp *d2_interp_new(const d2_interp_options *opt, d2_err *err);
+/* Frees every object (cycles included), module and arena. */
+void d2_interp_free(d2_interp *I);
+
+/* Runs a script file as module "__main__". Returns 0, or -1 with the
+ * exception rendered into I->diag (file:line:col: error: ... with the source
+ * line, and a traceback as notes). */
+int d2_interp_run_file(d2_interp *I, const char *path);
+int d2_interp_run_source(d2_interp *I, const char *filename, const char *src, size_t len);
+/* Imports a module by dotted name (builtin modules such as paddle, numpy,
+ * paddle.nn.functional; or NAME.py beside the importing file). New ref. */
+d2_obj *d2_import(d2_interp *I, const char *name, const d2_module *from);
+
+/* ---- exceptions ----
+ * d2_raise sets the pending exception (an instance of the named builtin
+ * exception class: "TypeError", "ValueError", "IndexError", "KeyError",
+ * "AttributeError", "NameError", "ZeroDivisionError", "RuntimeError",
+ * "AssertionError", "StopIteration", "NotImplementedError", "ImportError",
+ * "RecursionError", "SyntaxError", ...) at the current frame's span and
+ * returns NULL, so `return d2_raise(...)` works in builtins. */
+d2_obj *d2_raise(d2_interp *I, const char *exc_class, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Raises from a runtime d2_err (op failures): the message becomes a
+ * ValueError/RuntimeError/MemoryError depending on err->code. */
+d2_obj *d2_raise_err(d2_interp *I, const d2_err *err);
+bool d2_exc_pending(const d2_interp *I);
+/* True if the pending exception is an instance of class cls (or a subclass). */
+bool d2_exc_matches(d2_interp *I, d2_class *cls);
+void d2_exc_clear(d2_interp *I);
+d2_class *d2_exc_class(d2_interp *I, const char *name);
+
+/* ---- constructors (new references; NULL + MemoryError on OOM) ---- */
+d2_obj *d2_none(d2_interp *I);
+d2_obj *d2_bool(d2_interp *I, bool v);
+d2_obj *d2_int_new(d2_interp *I, int64_t v);
+d2_obj *d2_float_new(d2_interp *I, double v);
+d2_obj *d2_str_new(d2_interp *I, const char *s, size_t len);
+d2_obj *d2_str_from(d2_interp *I, const char *s);
+d2_obj *d2_str_printf(d2_interp *I, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+d2_obj *d2_tuple_new(d2_interp *I, size_t n); /* items NULL; fill them with new refs */
+d2_obj *d2_tuple_pack(d2_interp *I, size_t n, ...); /* borrowed args, increfs them */
+d2_obj *d2_list_new(d2_interp *I, size_t n);
+int d2_list_append(d2_interp *I, d2_obj *list, d2_obj *v); /* borrows v */
+d2_obj *d2_dict_new(d2_interp *I);
+/* Dict access: get returns a BORROWED reference or NULL (no exception when
+ * simply absent; check d2_exc_pending for unhashable keys). */
+d2_obj *d2_dict_get(d2_interp *I, d2_dict *d, d2_obj *key);
+d2_obj *d2_dict_get_str(d2_interp *I, d2_dict *d, const char *key);
+int d2_dict_set(d2_interp *I, d2_dict *d, d2_obj *key, d2_obj *v); /* borrows both */
+int d2_dict_set_str(d2_interp *I, d2_dict *d, const char *key, d2_obj *v);
+int d2_dict_del(d2_interp *I, d2_dict *d, d2_obj *key); /* KeyError when absent */
+d2_obj *d2_builtin_new(d2_interp *I, const char *name, d2_builtin_fn fn, d2_obj *self,
+                       const void *data);
+/* A builtin class with the given layout and base (NULL = object); methods
+ * are added with d2_class_add_method. Lives until interpreter teardown. */
+d2_class *d2_class_new_builtin(d2_interp *I, const char *name, d2_class *base,
+                               d2_obj_kind layout, d2_module *module);
+int d2_class_add_method(d2_interp *I, d2_class *cls, const char *name, d2_builtin_fn fn);
+/* A builtin module registered in sys.modules under its dotted name. */
+d2_module *d2_module_new_builtin(d2_interp *I, const char *name);
+int d2_module_add_fn(d2_interp *I, d2_module *m, const char *name, d2_builtin_fn fn,
+                     const void *data);
+
+/* ---- object protocol (new references / -1 on error) ---- */
+d2_obj *d2_getattr(d2_interp *I, d2_obj *o, const char *name);
+/* Like d2_getattr but returns NULL without an exception when absent. */
+d2_obj *d2_getattr_opt(d2_interp *I, d2_obj *o, const char *name);
+int d2_setattr(d2_interp *I, d2_obj *o, const char *name, d2_obj *v);
+d2_obj *d2_call(d2_interp *I, d2_obj *callable, d2_obj **args, size_t nargs, d2_dict *kwargs);
+d2_obj *d2_call_method(d2_interp *I, d2_obj *o, const char *name, d2_obj **args, size_t nargs,
+                       d2_dict *kwargs);
+/* Binary operator by AST operator (d2_ast_operator); dispatches to tensors,
+ * ndarrays, numbers, sequences, and user classes' __add__/__radd__... */
+d2_obj *d2_binop(d2_interp *I, int op, d2_obj *a, d2_obj *b);
+d2_obj *d2_unaryop(d2_interp *I, int op, d2_obj *a);
+d2_obj *d2_compare(d2_interp *I, int cmpop, d2_obj *a, d2_obj *b);
+/* Python truth value: 1, 0, or -1 with an exception. For a symbolic tensor
+ * this raises (the transforms route tensor predicates to cond/while_loop);
+ * for a concrete tensor under the tracer it records a frozen-branch warning. */
+int d2_truthy(d2_interp *I, d2_obj *o);
+d2_obj *d2_getitem(d2_interp *I, d2_obj *o, d2_obj *key);
+int d2_setitem(d2_interp *I, d2_obj *o, d2_obj *key, d2_obj *v);
+d2_obj *d2_get_iter(d2_interp *I, d2_obj *o);
+/* Next item (new ref); NULL with *done at the end; NULL with an exception on error. */
+d2_obj *d2_iter_next(d2_interp *I, d2_obj *it, bool *done);
+int64_t d2_len(d2_interp *I, d2_obj *o); /* -1 with an exception */
+d2_obj *d2_repr(d2_interp *I, d2_obj *o);
+d2_obj *d2_str_of(d2_interp *I, d2_obj *o);
+bool d2_isinstance(d2_interp *I, d2_obj *o, d2_class *cls);
+/* Hash for dict keys: 0 with *h set, -1 with TypeError for unhashable. */
+int d2_hash(d2_interp *I, d2_obj *o, uint64_t *h);
+/* Equality used by dicts, `in`, list.index: 1, 0, or -1. */
+int d2_equal(d2_interp *I, d2_obj *a, d2_obj *b);
+const char *d2_type_name(d2_obj *o);
+
+/* ---- argument parsing for builtins ----
+ * spec lists parameters as in Python: "x, y=None, *args, axis=-1, **kwargs".
+ * out receives BORROWED references (NULL for a missing optional without a
+ * default; a literal default in spec ("None", "True", "-1", "0.5", "'mean'")
+ * is materialised as a new object owned by the interpreter cache). Raises
+ * TypeError naming fname for missing/unexpected/duplicate arguments. */
+int d2_parse_args(d2_interp *I, const char *fname, const char *spec, d2_obj **args, size_t nargs,
+                  d2_dict *kwargs, d2_obj **out);
+/* Conversions raising TypeError with the parameter name. */
+int d2_to_int64(d2_interp *I, d2_obj *o, const char *what, int64_t *v);
+int d2_to_double(d2_interp *I, d2_obj *o, const char *what, double *v);
+int d2_to_bool(d2_interp *I, d2_obj *o, const char *what, bool *v);
+const char *d2_to_cstr(d2_interp *I, d2_obj *o, const char *what); /* borrowed */
+
+/* ---- tensors ----
+ * d2_apply_op: the single entry point of every tensor operation (see the
+ * value modes above). inputs are TENSOR objects (or NULL for an absent
+ * optional input); attrs NULL means defaults. outs receives n_out new TENSOR
+ * references. Errors from inference or kernels are raised as Python
+ * exceptions at the current frame. */
+int d2_apply_op(d2_interp *I, d2_op_id op, d2_obj **inputs, int n_in, const d2_attrs *attrs,
+                d2_obj **outs, int n_out);
+/* Wraps a concrete tensor (takes a new reference on t). */
+d2_obj *d2_tensor_wrap(d2_interp *I, d2_tensor *t);
+/* Converts a Python scalar / nested list / ndarray / tensor to a tensor
+ * object of dtype dt (-1 = infer as paddle.to_tensor does). */
+d2_obj *d2_to_tensor(d2_interp *I, d2_obj *o, int dt);
+/* Wraps a concrete tensor as a numpy.ndarray (takes a new reference). */
+d2_obj *d2_ndarray_wrap(d2_interp *I, d2_tensor *t);
+
+/* ---- warnings (compiler style, once per source position) ---- */
+void d2_warn(d2_interp *I, d2_span span, const d2_module *m, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+#endif

@@ -1,0 +1,2 @@
+/* tensor_api.c - (placeholder) */
+#include "interp.h"

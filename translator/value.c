@@ -1,0 +1,2 @@
+/* value.c - (placeholder) */
+#include "interp.h"
