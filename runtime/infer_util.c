@@ -6,7 +6,8 @@
 
 int d2_norm_axis(int64_t axis, int ndim, const d2_opdef *def, d2_err *err)
 {
-    int64_t a = axis < 0 ? axis + ndim : axis;
+    /* a 0-d tensor takes axis 0 or -1, as in Paddle */
+    int64_t a = axis < 0 ? axis + (ndim > 0 ? ndim : 1) : axis;
     if (a < 0 || a >= (ndim > 0 ? ndim : 1))
         return d2_err_set(err, D2_ERR_INVALID, "%s: axis %lld is out of range for a %d-d tensor",
                           def ? def->name : "op", (long long)axis, ndim);

@@ -1,7 +1,268 @@
+/* test_ops_math.c - math ops: golden NumPy cases, inference with dynamic dims, runtime errors. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
 #include <cmocka.h>
-static void placeholder(void **s) { (void)s; }
-int main(void) { const struct CMUnitTest t[] = {cmocka_unit_test(placeholder)}; return cmocka_run_group_tests(t, NULL, NULL); }
+#include <math.h>
+#include <string.h>
+
+#include "opcase.h"
+#include "ops.h"
+
+static int setup(void **state)
+{
+    (void)state;
+    d2_err err = {0};
+    return d2_ops_init(&err);
+}
+
+static void test_golden(void **state)
+{
+    (void)state;
+    int n = 0;
+    int failures = opcase_run_file(NULL, D2_SRCDIR "/tests/golden/ops_math.txt", &n);
+    assert_int_equal(failures, 0);
+    assert_true(n >= 300);
+}
+
+static d2_type ttype(d2_dtype dt, int ndim, const int64_t *dims)
+{
+    d2_type t;
+    memset(&t, 0, sizeof t);
+    t.kind = D2_VALUE_TENSOR;
+    t.dtype = dt;
+    t.shape.ndim = ndim;
+    for (int i = 0; i < ndim; i++)
+        t.shape.dims[i] = dims[i];
+    return t;
+}
+
+/* Infers op `name` with attributes `attrs` on the given input types. */
+static int infer(const char *name, const char *attrs, const d2_type *in, int n_in, d2_type *out,
+                 d2_err *err)
+{
+    const d2_opdef *def = d2_op_lookup(name, strlen(name));
+    assert_non_null(def);
+    d2_attrs a;
+    assert_int_equal(d2_attrs_parse(def, attrs, &a, err), 0);
+    int rc = d2_op_infer(def, &a, in, NULL, n_in, out, 1, err);
+    d2_attrs_free(&a);
+    return rc;
+}
+
+static void assert_shape(const d2_type *t, d2_dtype dt, int ndim, const int64_t *dims)
+{
+    assert_int_equal(t->dtype, dt);
+    assert_int_equal(t->shape.ndim, ndim);
+    for (int i = 0; i < ndim; i++)
+        assert_int_equal(t->shape.dims[i], dims[i]);
+}
+
+static void test_infer_dynamic(void **state)
+{
+    (void)state;
+    d2_err err = {0};
+    d2_type out, in[3];
+
+    in[0] = ttype(D2_F32, 2, (int64_t[]){-1, 3});
+    in[1] = ttype(D2_F32, 1, (int64_t[]){3});
+    assert_int_equal(infer("add", "", in, 2, &out, &err), 0);
+    assert_shape(&out, D2_F32, 2, (int64_t[]){-1, 3});
+
+    in[0] = ttype(D2_I64, 3, (int64_t[]){-1, 1, 5});
+    in[1] = ttype(D2_I64, 2, (int64_t[]){4, 1});
+    assert_int_equal(infer("less_than", "", in, 2, &out, &err), 0);
+    assert_shape(&out, D2_BOOL, 3, (int64_t[]){-1, 4, 5});
+
+    in[0] = ttype(D2_BOOL, 2, (int64_t[]){-1, 1});
+    in[1] = ttype(D2_F64, 1, (int64_t[]){-1});
+    in[2] = ttype(D2_F64, 0, NULL);
+    assert_int_equal(infer("where", "", in, 3, &out, &err), 0);
+    assert_shape(&out, D2_F64, 2, (int64_t[]){-1, -1});
+
+    in[0] = ttype(D2_I32, 3, (int64_t[]){-1, 4, -1});
+    assert_int_equal(infer("sum", "axis = [1], keepdim = true", in, 1, &out, &err), 0);
+    assert_shape(&out, D2_I64, 3, (int64_t[]){-1, 1, -1});
+    assert_int_equal(infer("max", "axis = [-1]", in, 1, &out, &err), 0);
+    assert_shape(&out, D2_I32, 2, (int64_t[]){-1, 4});
+    assert_int_equal(infer("argmax", "axis = 0, dtype = int32", in, 1, &out, &err), 0);
+    assert_shape(&out, D2_I32, 2, (int64_t[]){4, -1});
+    assert_int_equal(infer("cast", "dtype = float64", in, 1, &out, &err), 0);
+    assert_shape(&out, D2_F64, 3, (int64_t[]){-1, 4, -1});
+
+    in[0] = ttype(D2_F32, 2, (int64_t[]){-1, -1});
+    assert_int_equal(infer("softmax", "axis = 0", in, 1, &out, &err), 0);
+    assert_shape(&out, D2_F32, 2, (int64_t[]){-1, -1});
+    assert_int_equal(infer("mean", "", in, 1, &out, &err), 0);
+    assert_shape(&out, D2_F32, 0, NULL);
+
+    /* a static non-1 dim against a dynamic one still fixes the result */
+    in[0] = ttype(D2_F32, 1, (int64_t[]){-1});
+    in[1] = ttype(D2_F32, 1, (int64_t[]){6});
+    assert_int_equal(infer("maximum", "", in, 2, &out, &err), 0);
+    assert_shape(&out, D2_F32, 1, (int64_t[]){6});
+}
+
+static void test_infer_errors(void **state)
+{
+    (void)state;
+    d2_err err = {0};
+    d2_type out, in[2];
+    in[0] = ttype(D2_I32, 1, (int64_t[]){-1});
+    assert_int_equal(infer("exp", "", in, 1, &out, &err), -1);
+    assert_int_equal(err.code, D2_ERR_DTYPE);
+    assert_non_null(strstr(err.msg, "exp"));
+    d2_err_clear(&err);
+    in[1] = ttype(D2_I64, 1, (int64_t[]){-1});
+    assert_int_equal(infer("multiply", "", in, 2, &out, &err), -1);
+    assert_non_null(strstr(err.msg, "int32 and int64"));
+    d2_err_clear(&err);
+    in[0] = ttype(D2_F32, 2, (int64_t[]){2, 3});
+    in[1] = ttype(D2_F32, 2, (int64_t[]){3, 2});
+    assert_int_equal(infer("add", "", in, 2, &out, &err), -1);
+    assert_int_equal(err.code, D2_ERR_SHAPE);
+    d2_err_clear(&err);
+    assert_int_equal(infer("sum", "axis = [0, 5]", in, 1, &out, &err), -1);
+    assert_int_equal(err.code, D2_ERR_INVALID);
+}
+
+static d2_tensor *run1(const char *name, const char *attrs, d2_tensor **in, int n_in, d2_err *err)
+{
+    const d2_opdef *def = d2_op_lookup(name, strlen(name));
+    assert_non_null(def);
+    d2_attrs a;
+    assert_int_equal(d2_attrs_parse(def, attrs, &a, err), 0);
+    d2_tensor *out = NULL;
+    int rc = d2_op_run(NULL, def->id, &a, in, n_in, &out, 1, err);
+    d2_attrs_free(&a);
+    assert_true(rc == 0 ? out != NULL : out == NULL);
+    return out;
+}
+
+static void test_int_divide_by_zero(void **state)
+{
+    (void)state;
+    const char *ops[] = {"divide", "floor_divide", "remainder"};
+    int64_t n = 4;
+    int32_t xs[4] = {7, -7, INT32_MIN, 5};
+    int32_t ys[4] = {2, 2, -1, 0};
+    d2_err err = {0};
+    d2_tensor *in[2] = {d2_tensor_from_data(D2_I32, 1, &n, xs, &err),
+                        d2_tensor_from_data(D2_I32, 1, &n, ys, &err)};
+    for (size_t i = 0; i < D2_COUNTOF(ops); i++) {
+        d2_err_clear(&err);
+        assert_null(run1(ops[i], "", in, 2, &err));
+        assert_int_equal(err.code, D2_ERR_RUNTIME);
+        assert_non_null(strstr(err.msg, "division by zero"));
+        assert_non_null(strstr(err.msg, ops[i]));
+    }
+    /* without the zero: truncating divide, INT32_MIN / -1 wraps instead of trapping */
+    ys[3] = 3;
+    d2_tensor_unref(in[1]);
+    in[1] = d2_tensor_from_data(D2_I32, 1, &n, ys, &err);
+    d2_err_clear(&err);
+    d2_tensor *q = run1("divide", "", in, 2, &err);
+    assert_non_null(q);
+    const int32_t *qd = d2_tensor_data(q);
+    assert_int_equal(qd[0], 3);
+    assert_int_equal(qd[1], -3);
+    assert_int_equal(qd[2], INT32_MIN);
+    assert_int_equal(qd[3], 1);
+    d2_tensor_unref(q);
+    q = run1("floor_divide", "", in, 2, &err);
+    assert_non_null(q);
+    qd = d2_tensor_data(q);
+    assert_int_equal(qd[1], -4);
+    assert_int_equal(qd[2], INT32_MIN);
+    d2_tensor_unref(q);
+    d2_tensor_unref(in[0]);
+    d2_tensor_unref(in[1]);
+}
+
+/* Float-to-int casts of NaN/inf/huge values are defined (no UB): INT_MIN. */
+static void test_cast_out_of_range(void **state)
+{
+    (void)state;
+    int64_t n = 5;
+    float xs[5] = {NAN, INFINITY, -INFINITY, 3e9f, -2.5f};
+    d2_err err = {0};
+    d2_tensor *x = d2_tensor_from_data(D2_F32, 1, &n, xs, &err);
+    d2_tensor *y = run1("cast", "dtype = int32", &x, 1, &err);
+    assert_non_null(y);
+    const int32_t *yd = d2_tensor_data(y);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(yd[i], INT32_MIN);
+    assert_int_equal(yd[4], -2);
+    d2_tensor_unref(y);
+    d2_tensor_unref(x);
+}
+
+/* Non-contiguous inputs go through d2_op_run's contiguous copy. */
+static void test_strided_input(void **state)
+{
+    (void)state;
+    int64_t shape[2] = {2, 3};
+    double xs[6] = {1, 2, 3, 4, 5, 6};
+    d2_err err = {0};
+    d2_tensor *x = d2_tensor_from_data(D2_F64, 2, shape, xs, &err);
+    x->shape[0] = 3; /* transpose view: [[1,4],[2,5],[3,6]] */
+    x->shape[1] = 2;
+    x->strides[0] = 1;
+    x->strides[1] = 3;
+    d2_tensor *s = run1("sum", "axis = [1]", &x, 1, &err);
+    assert_non_null(s);
+    const double *sd = d2_tensor_data(s);
+    assert_true(sd[0] == 5 && sd[1] == 7 && sd[2] == 9);
+    d2_tensor_unref(s);
+    d2_tensor_unref(x);
+}
+
+/* Allocation failures inside kernels come back as errors, with nothing leaked. */
+static void test_alloc_failure(void **state)
+{
+    (void)state;
+    int64_t shape[2] = {4, 5};
+    float xs[20] = {0};
+    d2_err err = {0};
+    d2_tensor *x = d2_tensor_from_data(D2_F32, 2, shape, xs, &err);
+    const char *ops[][2] = {{"sum", "axis = [0]"}, {"softmax", "axis = 0"}, {"argmax", "dtype = int32"}};
+    for (size_t i = 0; i < D2_COUNTOF(ops); i++) {
+        bool failed = false, passed = false;
+        for (long k = 0; k < 20 && !passed; k++) {
+            d2_err_clear(&err);
+            const d2_opdef *def = d2_op_lookup(ops[i][0], strlen(ops[i][0]));
+            d2_attrs a;
+            assert_int_equal(d2_attrs_parse(def, ops[i][1], &a, &err), 0);
+            d2_tensor *out = NULL;
+            d2_alloc_fail_after(k);
+            int rc = d2_op_run(NULL, def->id, &a, &x, 1, &out, 1, &err);
+            d2_alloc_fail_after(-1);
+            d2_attrs_free(&a);
+            if (rc < 0) {
+                assert_int_equal(err.code, D2_ERR_NOMEM);
+                assert_null(out);
+                failed = true;
+            } else {
+                passed = true;
+                d2_tensor_unref(out);
+            }
+        }
+        assert_true(failed && passed);
+    }
+    d2_tensor_unref(x);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_golden),
+        cmocka_unit_test(test_infer_dynamic),
+        cmocka_unit_test(test_infer_errors),
+        cmocka_unit_test(test_int_divide_by_zero),
+        cmocka_unit_test(test_cast_out_of_range),
+        cmocka_unit_test(test_strided_input),
+        cmocka_unit_test(test_alloc_failure),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
