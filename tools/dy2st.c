@@ -1,1 +1,483 @@
-int main(void) { return 0; }
+/* dy2st.c - the dy2st command: a table of subcommands (run, show, help), each one function.
+ *
+ * To add a subcommand, write `static int cmd_NAME(int argc, char **argv)`
+ * (argv[0] is the subcommand's name; return 0, EXIT_ERROR or EXIT_USAGE) and
+ * add one line to `commands` below. Errors are printed as "dy2st: error: ..."
+ * with error() or usage_error().
+ */
+#include "dy2st/dy2st.h"
+
+#include "model_io.h"
+#include "program.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+enum { EXIT_OK = 0, EXIT_ERROR = 1, EXIT_USAGE = 2 };
+
+typedef struct command {
+    const char *name;
+    const char *args;    /* synopsis after "dy2st NAME" */
+    const char *summary; /* one line for the command list */
+    const char *help;    /* options and details for "dy2st help NAME" */
+    int (*run)(int argc, char **argv);
+} command;
+
+static const command *find_command(const char *name);
+
+static int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const command *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Prints "dy2st: error: ..." and returns EXIT_ERROR. */
+static int error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("dy2st: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return EXIT_ERROR;
+}
+
+/* Prints the error and the command's synopsis; returns EXIT_USAGE. */
+static int usage_error(const command *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("dy2st: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    if (c)
+        fprintf(stderr, "usage: dy2st %s %s\n(see 'dy2st help %s')\n", c->name, c->args, c->name);
+    else
+        fputs("(see 'dy2st help')\n", stderr);
+    return EXIT_USAGE;
+}
+
+/* Matches argv[*i] against option `name` (and short form `alt`, may be NULL)
+ * taking a value, as "--name VALUE" or "--name=VALUE". Returns 1 and sets
+ * *val on a match, 0 when argv[*i] is another option, -1 when the value is
+ * missing. */
+static int opt_value(int argc, char **argv, int *i, const char *name, const char *alt,
+                     const char **val)
+{
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) == 0 && a[n] == '=') {
+        *val = a + n + 1;
+        return 1;
+    }
+    if (strcmp(a, name) != 0 && (!alt || strcmp(a, alt) != 0))
+        return 0;
+    if (*i + 1 >= argc)
+        return -1;
+    *val = argv[++*i];
+    return 1;
+}
+
+static bool is_help(const char *a) { return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0; }
+
+static void print_command_help(FILE *f, const command *c)
+{
+    fprintf(f, "usage: dy2st %s %s\n\n%s\n", c->name, c->args, c->summary);
+    if (c->help && *c->help)
+        fprintf(f, "\n%s", c->help);
+}
+
+/* ---- run ---------------------------------------------------------------------- */
+
+static void shape_text(char *out, size_t n, const dy2st_tensor *t)
+{
+    size_t off = (size_t)snprintf(out, n, "%s[", dy2st_dtype_name(dy2st_tensor_dtype(t)));
+    for (int d = 0; d < dy2st_tensor_ndim(t) && off < n; d++)
+        off += (size_t)snprintf(out + off, n - off, "%s%lld", d ? "," : "",
+                                (long long)dy2st_tensor_dim(t, d));
+    if (off < n)
+        snprintf(out + off, n - off, "]");
+}
+
+static void decl_text(char *out, size_t n, dy2st_dtype dt, int ndim, const int64_t *shape)
+{
+    size_t off = (size_t)snprintf(out, n, "%s[", dy2st_dtype_name(dt));
+    for (int d = 0; d < ndim && off < n; d++)
+        off += (size_t)snprintf(out + off, n - off, "%s%lld", d ? "," : "", (long long)shape[d]);
+    if (off < n)
+        snprintf(out + off, n - off, "]");
+}
+
+static double value_at(const dy2st_tensor *t, int64_t i)
+{
+    const void *d = dy2st_tensor_data(t);
+    switch (dy2st_tensor_dtype(t)) {
+    case DY2ST_FLOAT32: return ((const float *)d)[i];
+    case DY2ST_FLOAT64: return ((const double *)d)[i];
+    case DY2ST_INT32: return ((const int32_t *)d)[i];
+    case DY2ST_INT64: return (double)((const int64_t *)d)[i];
+    case DY2ST_BOOL: return ((const unsigned char *)d)[i];
+    default: return 0;
+    }
+}
+
+static void print_value(const dy2st_tensor *t, int64_t i)
+{
+    const void *d = dy2st_tensor_data(t);
+    switch (dy2st_tensor_dtype(t)) {
+    case DY2ST_INT32: printf("%d", (int)((const int32_t *)d)[i]); break;
+    case DY2ST_INT64: printf("%lld", (long long)((const int64_t *)d)[i]); break;
+    case DY2ST_BOOL: printf("%s", ((const unsigned char *)d)[i] ? "true" : "false"); break;
+    case DY2ST_FLOAT32:
+    case DY2ST_FLOAT64: printf("%.6g", value_at(t, i)); break;
+    default: printf("?"); break;
+    }
+}
+
+/* Prints "name: dtype[shape] = [values] (stats)". */
+static void print_summary(const char *name, const dy2st_tensor *t)
+{
+    char sh[256];
+    shape_text(sh, sizeof sh, t);
+    int64_t n = dy2st_tensor_numel(t);
+    dy2st_dtype dt = dy2st_tensor_dtype(t);
+    printf("%s: %s = ", name, sh);
+    if (dt == DY2ST_FLOAT16 || dt == DY2ST_BFLOAT16) {
+        printf("(%lld values)\n", (long long)n);
+        return;
+    }
+    const int64_t show = 8;
+    if (dy2st_tensor_ndim(t) == 0) {
+        print_value(t, 0);
+        putchar('\n');
+        return;
+    }
+    putchar('[');
+    for (int64_t i = 0; i < n && i < show; i++) {
+        if (i)
+            printf(", ");
+        print_value(t, i);
+    }
+    printf("%s]", n > show ? ", ..." : "");
+    if (n > show) {
+        double lo = value_at(t, 0), hi = lo, sum = 0;
+        for (int64_t i = 0; i < n; i++) {
+            double v = value_at(t, i);
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+            sum += v;
+        }
+        if (dt == DY2ST_BOOL)
+            printf(" (%lld of %lld true)", (long long)sum, (long long)n);
+        else
+            printf(" (%lld values, min %.6g, max %.6g, mean %.6g)", (long long)n, lo, hi,
+                   sum / (double)n);
+    }
+    putchar('\n');
+}
+
+/* Makes a file name from an output name: path separators and odd characters
+ * become '_', and a leading '.' is escaped. */
+static void file_name_for(char *out, size_t n, const char *name)
+{
+    size_t k = 0;
+    if (name[0] == '.' && k + 1 < n)
+        out[k++] = '_';
+    for (const char *p = name; *p && k + 1 < n; p++) {
+        char c = *p;
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '_' || c == '.' || c == '-' || c == '@';
+        out[k++] = ok ? c : '_';
+    }
+    out[k] = '\0';
+}
+
+static const char run_help[] =
+    "Runs MODEL (a saved model, or a text-form program with its parameter data\n"
+    "inline) on the given inputs.\n"
+    "\n"
+    "  -i, --input NAME=FILE.npy   value of input NAME (one per model input)\n"
+    "  -o, --output-dir DIR        write each output as DIR/NAME.npy (DIR is\n"
+    "                              created if missing); without it, print each\n"
+    "                              output's name, dtype, shape and a summary\n"
+    "  -d, --device DEV            cpu (default) or opencl[:N]\n";
+
+static int cmd_run(int argc, char **argv)
+{
+    const command *self = find_command("run");
+    const char *model_path = NULL, *out_dir = NULL, *device = NULL;
+    int n_specs = 0;
+    const char **specs = calloc((size_t)argc + 1, sizeof *specs);
+    if (!specs)
+        return error("out of memory");
+    int rc = EXIT_ERROR;
+    dy2st_model *m = NULL;
+    dy2st_tensor **inputs = NULL, **outputs = NULL;
+    const char **sources = NULL;
+    int n_in = 0, n_out = 0;
+    bool opts_done = false;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int r;
+        if (!opts_done && strcmp(argv[i], "--") == 0) {
+            opts_done = true;
+        } else if (!opts_done && (r = opt_value(argc, argv, &i, "--input", "-i", &v)) != 0) {
+            if (r < 0) {
+                rc = usage_error(self, "%s needs NAME=FILE.npy", argv[i]);
+                goto done;
+            }
+            specs[n_specs++] = v;
+        } else if (!opts_done && (r = opt_value(argc, argv, &i, "--output-dir", "-o", &v)) != 0) {
+            if (r < 0) {
+                rc = usage_error(self, "%s needs a directory", argv[i]);
+                goto done;
+            }
+            out_dir = v;
+        } else if (!opts_done && (r = opt_value(argc, argv, &i, "--device", "-d", &v)) != 0) {
+            if (r < 0) {
+                rc = usage_error(self, "%s needs a device name", argv[i]);
+                goto done;
+            }
+            device = v;
+        } else if (!opts_done && argv[i][0] == '-' && argv[i][1] != '\0') {
+            rc = usage_error(self, "unknown option '%s'", argv[i]);
+            goto done;
+        } else if (model_path) {
+            rc = usage_error(self, "unexpected argument '%s' (one MODEL only)", argv[i]);
+            goto done;
+        } else {
+            model_path = argv[i];
+        }
+    }
+    if (!model_path) {
+        rc = usage_error(self, "no MODEL given");
+        goto done;
+    }
+    for (int k = 0; k < n_specs; k++) {
+        const char *eq = strchr(specs[k], '=');
+        if (!eq || eq == specs[k] || eq[1] == '\0') {
+            rc = usage_error(self, "bad --input '%s' (expected NAME=FILE.npy)", specs[k]);
+            goto done;
+        }
+    }
+
+    dy2st_status st = {0};
+    m = dy2st_model_load(model_path, device, &st);
+    if (!m) {
+        rc = error("%s", dy2st_status_message(&st));
+        goto done;
+    }
+    n_in = dy2st_model_num_inputs(m);
+    n_out = dy2st_model_num_outputs(m);
+    inputs = calloc((size_t)n_in + 1, sizeof *inputs);
+    outputs = calloc((size_t)n_out + 1, sizeof *outputs);
+    sources = calloc((size_t)n_in + 1, sizeof *sources);
+    if (!inputs || !outputs || !sources) {
+        rc = error("out of memory");
+        goto done;
+    }
+    for (int k = 0; k < n_specs; k++) {
+        const char *eq = strchr(specs[k], '=');
+        char name[512];
+        snprintf(name, sizeof name, "%.*s", (int)(eq - specs[k]), specs[k]);
+        int idx = dy2st_model_input_index(m, name);
+        if (idx < 0) {
+            char list[1024] = "";
+            size_t off = 0;
+            for (int i = 0; i < n_in && off < sizeof list; i++)
+                off += (size_t)snprintf(list + off, sizeof list - off, "%s%s", i ? ", " : "",
+                                        dy2st_model_input_name(m, i));
+            rc = error("%s has no input named '%s' (its inputs: %s)", model_path, name,
+                       n_in ? list : "none");
+            goto done;
+        }
+        if (inputs[idx]) {
+            rc = error("input '%s' is given twice (%s and %s)", name, sources[idx], eq + 1);
+            goto done;
+        }
+        inputs[idx] = dy2st_tensor_load_npy(eq + 1, &st);
+        if (!inputs[idx]) {
+            rc = error("%s", dy2st_status_message(&st));
+            goto done;
+        }
+        sources[idx] = eq + 1;
+    }
+    for (int i = 0; i < n_in; i++) {
+        if (inputs[i])
+            continue;
+        dy2st_dtype dt;
+        int64_t shape[DY2ST_MAX_DIMS];
+        int nd = dy2st_model_input_info(m, i, &dt, shape);
+        char decl[256];
+        decl_text(decl, sizeof decl, dt, nd, shape);
+        const char *name = dy2st_model_input_name(m, i);
+        rc = error("missing input '%s' (%s); pass --input %s=FILE.npy", name, decl, name);
+        goto done;
+    }
+    if (dy2st_model_run(m, inputs, n_in, outputs, n_out, &st) < 0) {
+        rc = error("%s", dy2st_status_message(&st));
+        goto done;
+    }
+    if (out_dir && mkdir(out_dir, 0777) != 0) {
+        struct stat sb;
+        if (errno != EEXIST) {
+            rc = error("cannot create directory '%s': %s", out_dir, strerror(errno));
+            goto done;
+        }
+        if (stat(out_dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+            rc = error("cannot create directory '%s': a file of that name exists", out_dir);
+            goto done;
+        }
+    }
+    for (int i = 0; i < n_out; i++) {
+        const char *name = dy2st_model_output_name(m, i);
+        if (!out_dir) {
+            print_summary(name, outputs[i]);
+            continue;
+        }
+        char file[512], path[4096], sh[256];
+        file_name_for(file, sizeof file, name);
+        snprintf(path, sizeof path, "%s/%s.npy", out_dir, file);
+        if (dy2st_tensor_save_npy(outputs[i], path, &st) < 0) {
+            rc = error("%s", dy2st_status_message(&st));
+            goto done;
+        }
+        shape_text(sh, sizeof sh, outputs[i]);
+        printf("%s: %s -> %s\n", name, sh, path);
+    }
+    rc = EXIT_OK;
+done:
+    for (int i = 0; inputs && i < n_in; i++)
+        dy2st_tensor_free(inputs[i]);
+    for (int i = 0; outputs && i < n_out; i++)
+        dy2st_tensor_free(outputs[i]);
+    free(inputs);
+    free(outputs);
+    free(sources);
+    free(specs);
+    dy2st_model_free(m);
+    return rc;
+}
+
+/* ---- show --------------------------------------------------------------------- */
+
+static const char show_help[] =
+    "Prints the Program of MODEL (a saved model or a text-form program file) in\n"
+    "text form.\n"
+    "\n"
+    "  --dot     print it as a Graphviz graph instead\n"
+    "  --data    include parameter data in the text form\n";
+
+static int cmd_show(int argc, char **argv)
+{
+    const command *self = find_command("show");
+    const char *model_path = NULL;
+    bool dot = false, data = false, opts_done = false;
+    for (int i = 1; i < argc; i++) {
+        if (!opts_done && strcmp(argv[i], "--") == 0)
+            opts_done = true;
+        else if (!opts_done && strcmp(argv[i], "--dot") == 0)
+            dot = true;
+        else if (!opts_done && strcmp(argv[i], "--data") == 0)
+            data = true;
+        else if (!opts_done && argv[i][0] == '-' && argv[i][1] != '\0')
+            return usage_error(self, "unknown option '%s'", argv[i]);
+        else if (model_path)
+            return usage_error(self, "unexpected argument '%s' (one MODEL only)", argv[i]);
+        else
+            model_path = argv[i];
+    }
+    if (!model_path)
+        return usage_error(self, "no MODEL given");
+    if (dot && data)
+        return usage_error(self, "--dot and --data do not go together");
+    d2_err err = {0};
+    d2_program *p = d2_model_open(model_path, &err);
+    if (!p)
+        return error("%s", err.msg);
+    char *text = dot ? d2_program_dot(p) : d2_program_print(p, data);
+    d2_program_free(p);
+    if (!text)
+        return error("%s: cannot print the program", model_path);
+    fputs(text, stdout);
+    size_t n = strlen(text);
+    if (n && text[n - 1] != '\n')
+        putchar('\n');
+    d2_free(text);
+    return EXIT_OK;
+}
+
+/* ---- help --------------------------------------------------------------------- */
+
+static int cmd_help(int argc, char **argv);
+
+static const command commands[] = {
+    {"run", "MODEL [--input NAME=FILE.npy]... [--output-dir DIR] [--device DEV]",
+     "Run a saved model or a text-form program on .npy inputs.", run_help, cmd_run},
+    {"show", "MODEL [--dot | --data]", "Print a model's Program (text form or Graphviz).",
+     show_help, cmd_show},
+    {"help", "[COMMAND]", "Show the commands, or the options of one command.", "", cmd_help},
+};
+
+static const command *find_command(const char *name)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+static void print_usage(FILE *f)
+{
+    fprintf(f, "usage: dy2st COMMAND [ARGS]\n       dy2st --version\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\nRun 'dy2st help COMMAND' for a command's options.\n");
+}
+
+static int cmd_help(int argc, char **argv)
+{
+    if (argc > 2)
+        return usage_error(find_command("help"), "too many arguments");
+    if (argc < 2) {
+        print_usage(stdout);
+        return EXIT_OK;
+    }
+    const command *c = find_command(argv[1]);
+    if (!c)
+        return usage_error(NULL, "unknown command '%s'", argv[1]);
+    print_command_help(stdout, c);
+    return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+        printf("dy2st %s\n", dy2st_version());
+        return EXIT_OK;
+    }
+    if (is_help(argv[1])) {
+        print_usage(stdout);
+        return EXIT_OK;
+    }
+    const command *c = find_command(argv[1]);
+    if (!c) {
+        if (argv[1][0] == '-')
+            return usage_error(NULL, "unknown option '%s'", argv[1]);
+        return usage_error(NULL, "unknown command '%s'", argv[1]);
+    }
+    for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (is_help(argv[i])) {
+            print_command_help(stdout, c);
+            return EXIT_OK;
+        }
+    return c->run(argc - 1, argv + 1);
+}

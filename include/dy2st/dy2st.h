@@ -47,7 +47,8 @@ DY2ST_API const char *dy2st_status_message(const dy2st_status *st);
 DY2ST_API const char *dy2st_dtype_name(dy2st_dtype dt);
 DY2ST_API size_t dy2st_dtype_size(dy2st_dtype dt);
 
-/* Tensors (host memory, contiguous, row-major). */
+/* Tensors (host memory, contiguous, row-major). dy2st_tensor_new copies
+ * numel * dtype-size bytes from data, or fills with zeros when data is NULL. */
 DY2ST_API dy2st_tensor *dy2st_tensor_new(dy2st_dtype dt, int ndim, const int64_t *shape,
                                          const void *data, dy2st_status *st);
 DY2ST_API void dy2st_tensor_free(dy2st_tensor *t);
@@ -55,13 +56,15 @@ DY2ST_API dy2st_dtype dy2st_tensor_dtype(const dy2st_tensor *t);
 DY2ST_API int dy2st_tensor_ndim(const dy2st_tensor *t);
 DY2ST_API int64_t dy2st_tensor_dim(const dy2st_tensor *t, int i);
 DY2ST_API int64_t dy2st_tensor_numel(const dy2st_tensor *t);
-/* Pointer to the contiguous data; valid until dy2st_tensor_free. */
+/* Pointer to the contiguous data (NULL possible when numel is 0); valid
+ * until dy2st_tensor_free. */
 DY2ST_API const void *dy2st_tensor_data(const dy2st_tensor *t);
 /* Reads / writes a .npy file. */
 DY2ST_API dy2st_tensor *dy2st_tensor_load_npy(const char *path, dy2st_status *st);
 DY2ST_API int dy2st_tensor_save_npy(const dy2st_tensor *t, const char *path, dy2st_status *st);
 
-/* Models. device: NULL or "cpu" (or "opencl[:N]" where built with OpenCL). */
+/* Models. path: a saved model, or a text-form program with its parameter
+ * data inline. device: NULL or "cpu" (or "opencl[:N]" where built with OpenCL). */
 DY2ST_API dy2st_model *dy2st_model_load(const char *path, const char *device, dy2st_status *st);
 DY2ST_API void dy2st_model_free(dy2st_model *m);
 DY2ST_API int dy2st_model_num_inputs(const dy2st_model *m);
@@ -74,8 +77,12 @@ DY2ST_API int dy2st_model_input_info(const dy2st_model *m, int i, dy2st_dtype *d
                                      int64_t *shape);
 DY2ST_API int dy2st_model_output_info(const dy2st_model *m, int i, dy2st_dtype *dt,
                                       int64_t *shape);
-/* Runs the model. inputs: one per model input, in order. outputs receives
- * num_outputs new tensors the caller frees. Thread-safe on one model. */
+/* Index of the input/output with this name, or -1. */
+DY2ST_API int dy2st_model_input_index(const dy2st_model *m, const char *name);
+DY2ST_API int dy2st_model_output_index(const dy2st_model *m, const char *name);
+/* Runs the model. inputs: one per model input, in order, each matching the
+ * input's dtype and its static dims. outputs receives num_outputs new tensors
+ * the caller frees (all NULL on failure). Thread-safe on one model. */
 DY2ST_API int dy2st_model_run(dy2st_model *m, dy2st_tensor *const *inputs, int n_inputs,
                               dy2st_tensor **outputs, int n_outputs, dy2st_status *st);
 

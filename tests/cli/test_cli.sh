@@ -1,2 +1,137 @@
 #!/bin/sh
-exit 77
+# test_cli.sh - the dy2st command: run (text-form and saved models), show, help, errors and exit codes.
+# Expected outputs are .npy files NumPy wrote (tests/gen/gen_npy.py); they are compared byte for byte.
+
+top_builddir=${top_builddir:-.}
+top_srcdir=${top_srcdir:-.}
+DY2ST="$top_builddir/dy2st"
+[ -x "$DY2ST" ] || { echo "SKIP: $DY2ST not built"; exit 77; }
+
+GOLD="$top_srcdir/tests/golden/cli/mlp_loop"
+SAMPLE="$top_srcdir/samples/programs/mlp_loop.d2p"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/dy2st-cli.XXXXXX") || exit 99
+trap 'rm -rf "$TMP"' EXIT INT TERM
+
+failures=0
+checks=0
+
+fail() {
+    echo "FAIL: $*"
+    failures=$((failures + 1))
+}
+
+# expect STATUS NEEDLE CMD...: runs CMD, checks its exit status and that
+# stdout+stderr contain NEEDLE (a fixed string; empty = anything).
+expect() {
+    want=$1 needle=$2
+    shift 2
+    checks=$((checks + 1))
+    "$@" >"$TMP/out" 2>&1
+    got=$?
+    if [ "$got" -ne "$want" ]; then
+        fail "$* exited $got, expected $want"
+        sed 's/^/    /' "$TMP/out"
+        return
+    fi
+    if [ -n "$needle" ] && ! grep -qF -- "$needle" "$TMP/out"; then
+        fail "$* did not print '$needle'"
+        sed 's/^/    /' "$TMP/out"
+    fi
+}
+
+# same_file A B: byte-for-byte equal
+same_file() {
+    checks=$((checks + 1))
+    cmp -s "$1" "$2" || fail "$1 differs from $2"
+}
+
+# ---- version and help
+expect 0 "dy2st 0." "$DY2ST" --version
+expect 0 "commands:" "$DY2ST" help
+expect 0 "commands:" "$DY2ST" --help
+expect 0 "--output-dir DIR" "$DY2ST" help run
+expect 0 "--dot" "$DY2ST" show --help
+expect 2 "dy2st: error: unknown command 'nosuch'" "$DY2ST" help nosuch
+expect 2 "dy2st: error: unknown command 'frobnicate'" "$DY2ST" frobnicate
+expect 2 "usage: dy2st COMMAND" "$DY2ST"
+expect 2 "dy2st: error: unknown option '--frob'" "$DY2ST" --frob
+
+# ---- run: text form and saved model give NumPy's outputs exactly
+for model in "$SAMPLE" "$GOLD/mlp_loop.d2m"; do
+    out="$TMP/out-$(basename "$model")"
+    expect 0 "logits: float32[5,3] -> $out/logits.npy" \
+        "$DY2ST" run "$model" --input "x=$GOLD/x.npy" --output-dir "$out"
+    for name in logits steps positive; do
+        same_file "$out/$name.npy" "$GOLD/$name.npy"
+    done
+done
+# a data-dependent cond, both branches
+for branch in pos neg; do
+    expect 0 "y: float32[6] -> $TMP/sc-$branch/y.npy" "$DY2ST" run "$top_srcdir/samples/programs/sign_cond.d2p" \
+        --input "x=$top_srcdir/tests/golden/cli/sign_cond/x_$branch.npy" --output-dir "$TMP/sc-$branch"
+    same_file "$TMP/sc-$branch/y.npy" "$top_srcdir/tests/golden/cli/sign_cond/y_$branch.npy"
+done
+# option spellings: -i, --input=, -o, --device cpu, options before MODEL
+expect 0 "" "$DY2ST" run -i "x=$GOLD/x.npy" -o "$TMP/o2" --device cpu "$SAMPLE"
+same_file "$TMP/o2/logits.npy" "$GOLD/logits.npy"
+expect 0 "" "$DY2ST" run "$SAMPLE" --input="x=$GOLD/x.npy" --output-dir="$TMP/o3" --device=cpu
+same_file "$TMP/o3/positive.npy" "$GOLD/positive.npy"
+
+# without --output-dir: a summary of each output
+expect 0 "logits: float32[5,3] = [-4.29297, 7.4707, -0.150391, 0.901367, 0.624512, 0.315918, -3.30273, 12.623, ...] (15 values, min -4.29297, max 12.623, mean" \
+    "$DY2ST" run "$SAMPLE" --input "x=$GOLD/x.npy"
+expect 0 "steps: int64[] = 3" "$DY2ST" run "$SAMPLE" --input "x=$GOLD/x.npy"
+expect 0 "positive: bool[5,3] = [false, true, false, true, true, true, false, true, ...] (11 of 15 true)" \
+    "$DY2ST" run "$SAMPLE" --input "x=$GOLD/x.npy"
+
+# ---- run: errors (exit 1) and usage errors (exit 2)
+expect 1 "dy2st: error: missing input 'x' (float32[-1,4]); pass --input x=FILE.npy" \
+    "$DY2ST" run "$SAMPLE"
+expect 1 "dy2st: error: $SAMPLE has no input named 'y' (its inputs: x)" \
+    "$DY2ST" run "$SAMPLE" --input "y=$GOLD/x.npy"
+expect 1 "dy2st: error: input 'x' is given twice" \
+    "$DY2ST" run "$SAMPLE" --input "x=$GOLD/x.npy" --input "x=$GOLD/x.npy"
+expect 1 "dy2st: error: input 'x': expected float32, got float64" \
+    "$DY2ST" run "$SAMPLE" --input "x=$GOLD/x_f64.npy"
+expect 1 "dy2st: error: input 'x': expected shape [-1,4], got [5,3]" \
+    "$DY2ST" run "$SAMPLE" --input "x=$GOLD/x_bad_shape.npy"
+expect 1 "dy2st: error: $TMP/none.npy: cannot open" \
+    "$DY2ST" run "$SAMPLE" --input "x=$TMP/none.npy"
+expect 1 "unsupported dtype '<c8'" \
+    "$DY2ST" run "$SAMPLE" --input "x=$top_srcdir/tests/golden/npy/bad_complex.npy"
+expect 1 "dy2st: error: OpenCL backend not available" \
+    "$DY2ST" run "$SAMPLE" --input "x=$GOLD/x.npy" --device opencl
+expect 1 "dy2st: error: unknown device 'tpu'" \
+    "$DY2ST" run "$SAMPLE" --input "x=$GOLD/x.npy" --device tpu
+expect 1 "dy2st: error: $TMP/missing.d2m: cannot open" "$DY2ST" run "$TMP/missing.d2m"
+head -c 300 "$GOLD/mlp_loop.d2m" >"$TMP/cut.d2m"
+expect 1 "dy2st: error: $TMP/cut.d2m: file size is 300 bytes" "$DY2ST" run "$TMP/cut.d2m"
+printf 'DY2STMDL\002\000\000\000' >"$TMP/v2.d2m"
+expect 1 "unsupported model format version 2 (this build reads 1)" "$DY2ST" run "$TMP/v2.d2m"
+printf 'block ^0 () {\n  retur\n}\n' >"$TMP/bad.d2p"
+expect 1 "dy2st: error: $TMP/bad.d2p:2:" "$DY2ST" run "$TMP/bad.d2p"
+: >"$TMP/file"
+expect 1 "cannot create directory" \
+    "$DY2ST" run "$SAMPLE" --input "x=$GOLD/x.npy" --output-dir "$TMP/file"
+expect 2 "dy2st: error: no MODEL given" "$DY2ST" run
+expect 2 "dy2st: error: bad --input 'x' (expected NAME=FILE.npy)" "$DY2ST" run "$SAMPLE" --input x
+expect 2 "dy2st: error: --input needs NAME=FILE.npy" "$DY2ST" run "$SAMPLE" --input
+expect 2 "dy2st: error: unknown option '--bogus'" "$DY2ST" run "$SAMPLE" --bogus
+expect 2 "dy2st: error: unexpected argument" "$DY2ST" run "$SAMPLE" "$SAMPLE"
+
+# ---- show
+expect 0 "steps : int64[], h2 : float32[-1,8] = while_loop(i0, h1)" "$DY2ST" show "$SAMPLE"
+expect 0 "param fc1.weight : float32[4,8]" "$DY2ST" show "$GOLD/mlp_loop.d2m"
+expect 0 "param fc2.bias : float32[3] = [1, 1, 0]" "$DY2ST" show --data "$GOLD/mlp_loop.d2m"
+expect 0 "digraph" "$DY2ST" show --dot "$SAMPLE"
+expect 2 "dy2st: error: no MODEL given" "$DY2ST" show
+expect 2 "do not go together" "$DY2ST" show --dot --data "$SAMPLE"
+expect 1 "dy2st: error: $TMP/missing.d2m: cannot open" "$DY2ST" show "$TMP/missing.d2m"
+
+# show prints without data what show --data prints, and the text form reads back
+"$DY2ST" show --data "$SAMPLE" >"$TMP/data.d2p" 2>&1 || fail "show --data failed"
+expect 0 "" "$DY2ST" run "$TMP/data.d2p" --input "x=$GOLD/x.npy" --output-dir "$TMP/o4"
+same_file "$TMP/o4/logits.npy" "$GOLD/logits.npy"
+
+echo "$checks checks, $failures failures"
+[ "$failures" -eq 0 ]
