@@ -28,7 +28,8 @@ fi
 [ -f Makefile ] || ./configure -q
 make -j"$(nproc)"
 
+# The default sample: an MLP whose hidden state is refined by a while_loop,
+# in the Program text form, run on a batch of inputs.
 echo
-echo "== default sample: samples/programs/default.d2p =="
-./dy2st show samples/programs/default.d2p | head -n 40
-./dy2st run samples/programs/default.d2p
+echo "== dy2st run samples/programs/mlp_loop.d2p =="
+./dy2st run samples/programs/mlp_loop.d2p --input x=tests/golden/cli/mlp_loop/x.npy
