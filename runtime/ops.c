@@ -493,16 +493,20 @@ static void print_float(d2_buf *b, double f)
         d2_buf_puts(b, f < 0 ? "-inf" : "inf");
         return;
     }
+    /* the shortest form that reads back exactly; plain digits rather than an
+     * exponent for integral values below 1e16 (100, not 1e+02) */
     char tmp[40];
-    snprintf(tmp, sizeof tmp, "%.17g", f);
-    /* use the shortest form that reads back exactly */
-    for (int prec = 1; prec <= 17; prec++) {
-        char t2[40];
-        snprintf(t2, sizeof t2, "%.*g", prec, f);
-        if (strtod(t2, NULL) == f) {
-            memcpy(tmp, t2, sizeof t2);
+    int prec = 1;
+    for (; prec <= 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*g", prec, f);
+        if (strtod(tmp, NULL) == f)
             break;
-        }
+    }
+    const char *e = strchr(tmp, 'e');
+    if (e) {
+        int x = atoi(e + 1);
+        if (x >= prec && x < 16)
+            snprintf(tmp, sizeof tmp, "%.*g", x + 1, f);
     }
     d2_buf_puts(b, tmp);
 }

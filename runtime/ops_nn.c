@@ -1,2 +1,399 @@
-/* ops_nn.c - shape/dtype inference for matmul, linear, conv2d, pool2d, normalisation and embedding. */
-#include "base.h"
+/* ops_nn.c - shape/dtype inference for matmul, linear, conv2d, pool2d, norms, embedding. */
+#include "ops.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define NAME(ic) ((ic)->def->name)
+
+/* True when optional input i was given. */
+static bool has_input(const d2_infer_ctx *ic, int i)
+{
+    return i < ic->n_in && (int)ic->in[i].dtype >= 0;
+}
+
+/* Input i must be a tensor (not a tensor array). */
+static int need_tensor(d2_infer_ctx *ic, int i)
+{
+    if (ic->in[i].kind != D2_VALUE_TENSOR)
+        return d2_err_set(ic->err, D2_ERR_INVALID, "%s: input '%s' must be a tensor, not an array",
+                          NAME(ic), ic->def->in_names[i]);
+    return 0;
+}
+
+/* Input i must be a float32/float64 tensor. */
+static int need_float(d2_infer_ctx *ic, int i)
+{
+    if (need_tensor(ic, i) < 0)
+        return -1;
+    d2_dtype dt = ic->in[i].dtype;
+    if (dt != D2_F32 && dt != D2_F64)
+        return d2_err_set(ic->err, D2_ERR_DTYPE,
+                          "%s: input '%s' has dtype %s; only float32 and float64 are supported",
+                          NAME(ic), ic->def->in_names[i], d2_dtype_name(dt));
+    return 0;
+}
+
+/* Input i must be a tensor of the same dtype as input 0. */
+static int need_same_dtype(d2_infer_ctx *ic, int i)
+{
+    if (need_tensor(ic, i) < 0)
+        return -1;
+    if (ic->in[i].dtype != ic->in[0].dtype)
+        return d2_err_set(ic->err, D2_ERR_DTYPE, "%s: input '%s' has dtype %s but '%s' has %s",
+                          NAME(ic), ic->def->in_names[i], d2_dtype_name(ic->in[i].dtype),
+                          ic->def->in_names[0], d2_dtype_name(ic->in[0].dtype));
+    return 0;
+}
+
+/* Input i must have ndim dims. */
+static int need_ndim(d2_infer_ctx *ic, int i, int ndim)
+{
+    if (ic->in[i].shape.ndim != ndim) {
+        char s[160];
+        d2_shape_str(&ic->in[i].shape, s, sizeof s);
+        return d2_err_set(ic->err, D2_ERR_SHAPE, "%s: input '%s' must be %d-D, got shape %s",
+                          NAME(ic), ic->def->in_names[i], ndim, s);
+    }
+    return 0;
+}
+
+/* Input i must be 1-D with `want` elements (unless either is dynamic). */
+static int need_vector(d2_infer_ctx *ic, int i, int64_t want, const char *what)
+{
+    if (need_ndim(ic, i, 1) < 0)
+        return -1;
+    int64_t got = ic->in[i].shape.dims[0];
+    if (got >= 0 && want >= 0 && got != want)
+        return d2_err_set(ic->err, D2_ERR_SHAPE,
+                          "%s: input '%s' has %lld elements, expected %lld (%s)", NAME(ic),
+                          ic->def->in_names[i], (long long)got, (long long)want, what);
+    return 0;
+}
+
+/* ---- matmul: numpy matmul with Paddle's transpose flags ----
+ * A 1-D x is a row vector [1,K] whose M dim is dropped from the result; a 1-D
+ * y a column [K,1] whose N dim is dropped; transpose flags do not apply to
+ * 1-D operands. Batch dims broadcast. */
+int infer_matmul(d2_infer_ctx *ic)
+{
+    if (need_float(ic, 0) < 0 || need_same_dtype(ic, 1) < 0)
+        return -1;
+    const d2_shape *xs = &ic->in[0].shape, *ys = &ic->in[1].shape;
+    bool tx = ATTR_BOOL(ic, "transpose_x"), ty = ATTR_BOOL(ic, "transpose_y");
+    int nx = xs->ndim, ny = ys->ndim;
+    if (nx == 0 || ny == 0)
+        return d2_err_set(ic->err, D2_ERR_SHAPE,
+                          "matmul: operands must be at least 1-D (x is %d-D, y is %d-D)", nx, ny);
+    int64_t m = 1, n = 1, kx, ky;
+    if (nx == 1) {
+        kx = xs->dims[0];
+    } else {
+        m = tx ? xs->dims[nx - 1] : xs->dims[nx - 2];
+        kx = tx ? xs->dims[nx - 2] : xs->dims[nx - 1];
+    }
+    if (ny == 1) {
+        ky = ys->dims[0];
+    } else {
+        ky = ty ? ys->dims[ny - 1] : ys->dims[ny - 2];
+        n = ty ? ys->dims[ny - 2] : ys->dims[ny - 1];
+    }
+    if (kx >= 0 && ky >= 0 && kx != ky) {
+        char a[160], b[160];
+        d2_shape_str(xs, a, sizeof a);
+        d2_shape_str(ys, b, sizeof b);
+        return d2_err_set(ic->err, D2_ERR_SHAPE,
+                          "matmul: inner dimensions differ: x %s%s gives K=%lld, y %s%s gives "
+                          "K=%lld",
+                          a, tx && nx > 1 ? " (transposed)" : "", (long long)kx, b,
+                          ty && ny > 1 ? " (transposed)" : "", (long long)ky);
+    }
+    d2_shape bx = {0, {0}}, by = {0, {0}}, bo;
+    bx.ndim = nx > 2 ? nx - 2 : 0;
+    by.ndim = ny > 2 ? ny - 2 : 0;
+    memcpy(bx.dims, xs->dims, sizeof(int64_t) * (size_t)bx.ndim);
+    memcpy(by.dims, ys->dims, sizeof(int64_t) * (size_t)by.ndim);
+    if (d2_broadcast_shapes(&bx, &by, &bo, ic->def, ic->err) < 0)
+        return -1;
+    if (nx > 1)
+        bo.dims[bo.ndim++] = m;
+    if (ny > 1)
+        bo.dims[bo.ndim++] = n;
+    ic->out[0].kind = D2_VALUE_TENSOR;
+    ic->out[0].dtype = ic->in[0].dtype;
+    ic->out[0].shape = bo;
+    return 0;
+}
+
+/* ---- linear: x[..., in] @ weight[in, out] + bias[out] (Paddle's weight layout) ---- */
+int infer_linear(d2_infer_ctx *ic)
+{
+    if (need_float(ic, 0) < 0 || need_same_dtype(ic, 1) < 0)
+        return -1;
+    const d2_shape *xs = &ic->in[0].shape, *ws = &ic->in[1].shape;
+    if (xs->ndim < 1)
+        return d2_err_set(ic->err, D2_ERR_SHAPE, "linear: input 'x' must be at least 1-D");
+    if (need_ndim(ic, 1, 2) < 0)
+        return -1;
+    int64_t in = xs->dims[xs->ndim - 1];
+    if (in >= 0 && ws->dims[0] >= 0 && in != ws->dims[0]) {
+        char a[160], b[160];
+        d2_shape_str(xs, a, sizeof a);
+        d2_shape_str(ws, b, sizeof b);
+        return d2_err_set(ic->err, D2_ERR_SHAPE,
+                          "linear: x %s has %lld input features but weight %s expects %lld", a,
+                          (long long)in, b, (long long)ws->dims[0]);
+    }
+    if (has_input(ic, 2) &&
+        (need_same_dtype(ic, 2) < 0 || need_vector(ic, 2, ws->dims[1], "weight.shape[1]") < 0))
+        return -1;
+    ic->out[0].kind = D2_VALUE_TENSOR;
+    ic->out[0].dtype = ic->in[0].dtype;
+    ic->out[0].shape = *xs;
+    ic->out[0].shape.dims[xs->ndim - 1] = ws->dims[1];
+    return 0;
+}
+
+/* Reads a 2-int attribute whose values must all be >= lo. */
+static int attr_pair(d2_infer_ctx *ic, const char *name, int64_t lo, int64_t out[2])
+{
+    int n;
+    const int64_t *v = ATTR_INTS(ic, name, &n);
+    if (n != 2)
+        return d2_err_set(ic->err, D2_ERR_INVALID, "%s: %s must have 2 values, got %d", NAME(ic),
+                          name, n);
+    for (int i = 0; i < 2; i++) {
+        if (v[i] < lo)
+            return d2_err_set(ic->err, D2_ERR_INVALID, "%s: %s[%d] = %lld must be >= %lld",
+                              NAME(ic), name, i, (long long)v[i], (long long)lo);
+        out[i] = v[i];
+    }
+    return 0;
+}
+
+/* Reads paddings (2 values [h, w] or 4 [top, bottom, left, right]) as 4. */
+static int attr_paddings(d2_infer_ctx *ic, int64_t pad[4])
+{
+    int n;
+    const int64_t *v = ATTR_INTS(ic, "paddings", &n);
+    if (n != 2 && n != 4)
+        return d2_err_set(ic->err, D2_ERR_INVALID, "%s: paddings must have 2 or 4 values, got %d",
+                          NAME(ic), n);
+    for (int i = 0; i < n; i++)
+        if (v[i] < 0)
+            return d2_err_set(ic->err, D2_ERR_INVALID, "%s: paddings[%d] = %lld is negative",
+                              NAME(ic), i, (long long)v[i]);
+    if (n == 2) {
+        pad[0] = pad[1] = v[0];
+        pad[2] = pad[3] = v[1];
+    } else {
+        memcpy(pad, v, 4 * sizeof *pad);
+    }
+    return 0;
+}
+
+/* ---- conv2d: NCHW input, weight [OC, C/groups, KH, KW], Paddle's padding rules ----
+ * SAME pads so that out = ceil(in / stride), the odd pixel at the end, and
+ * forces dilation 1; VALID pads nothing. */
+int infer_conv2d(d2_infer_ctx *ic)
+{
+    if (need_float(ic, 0) < 0 || need_same_dtype(ic, 1) < 0 || need_ndim(ic, 0, 4) < 0 ||
+        need_ndim(ic, 1, 4) < 0)
+        return -1;
+    const int64_t *x = ic->in[0].shape.dims, *w = ic->in[1].shape.dims;
+    int64_t strides[2], dil[2], pad[4];
+    if (attr_pair(ic, "strides", 1, strides) < 0 || attr_pair(ic, "dilations", 1, dil) < 0 ||
+        attr_paddings(ic, pad) < 0)
+        return -1;
+    int64_t groups = ATTR_INT(ic, "groups");
+    const char *alg = ATTR_STR(ic, "padding_algorithm");
+    bool same = strcmp(alg, "SAME") == 0, valid = strcmp(alg, "VALID") == 0;
+    if (!same && !valid && strcmp(alg, "EXPLICIT") != 0)
+        return d2_err_set(ic->err, D2_ERR_INVALID,
+                          "conv2d: padding_algorithm \"%s\" is not EXPLICIT, SAME or VALID", alg);
+    if (groups < 1)
+        return d2_err_set(ic->err, D2_ERR_INVALID, "conv2d: groups = %lld must be >= 1",
+                          (long long)groups);
+    if (x[1] >= 0 && x[1] % groups != 0)
+        return d2_err_set(ic->err, D2_ERR_INVALID,
+                          "conv2d: groups = %lld does not divide the %lld input channels",
+                          (long long)groups, (long long)x[1]);
+    if (w[0] >= 0 && w[0] % groups != 0)
+        return d2_err_set(ic->err, D2_ERR_INVALID,
+                          "conv2d: groups = %lld does not divide the %lld output channels",
+                          (long long)groups, (long long)w[0]);
+    if (x[1] >= 0 && w[1] >= 0 && w[1] * groups != x[1])
+        return d2_err_set(ic->err, D2_ERR_SHAPE,
+                          "conv2d: input has %lld channels but weight expects %lld x %lld groups",
+                          (long long)x[1], (long long)w[1], (long long)groups);
+    if (has_input(ic, 2) &&
+        (need_same_dtype(ic, 2) < 0 || need_vector(ic, 2, w[0], "output channels") < 0))
+        return -1;
+    d2_type *o = &ic->out[0];
+    o->kind = D2_VALUE_TENSOR;
+    o->dtype = ic->in[0].dtype;
+    o->shape.ndim = 4;
+    o->shape.dims[0] = x[0];
+    o->shape.dims[1] = w[0];
+    for (int i = 0; i < 2; i++) {
+        int64_t in = x[2 + i], k = w[2 + i];
+        if (in < 0 || k < 0) {
+            o->shape.dims[2 + i] = -1;
+            continue;
+        }
+        if (k < 1)
+            return d2_err_set(ic->err, D2_ERR_SHAPE, "conv2d: kernel size %lld must be >= 1",
+                              (long long)k);
+        int64_t p0 = pad[2 * i], p1 = pad[2 * i + 1], d = dil[i];
+        if (same) {
+            int64_t osz = (in + strides[i] - 1) / strides[i];
+            int64_t sum = (osz - 1) * strides[i] + k - in;
+            sum = sum > 0 ? sum : 0;
+            p0 = sum / 2;
+            p1 = sum - p0;
+            d = 1;
+        } else if (valid) {
+            p0 = p1 = 0;
+        }
+        int64_t ext = d * (k - 1) + 1;
+        int64_t osz = (in + p0 + p1 - ext) / strides[i] + 1;
+        if (in + p0 + p1 < ext || osz < 1)
+            return d2_err_set(ic->err, D2_ERR_SHAPE,
+                              "conv2d: %s of %lld (padded %lld) is smaller than the dilated kernel "
+                              "extent %lld",
+                              i ? "width" : "height", (long long)in, (long long)(in + p0 + p1),
+                              (long long)ext);
+        o->shape.dims[2 + i] = osz;
+    }
+    return 0;
+}
+
+/* ---- pool2d: NCHW max/avg pooling with Paddle's global, adaptive and ceil_mode rules ---- */
+int infer_pool2d(d2_infer_ctx *ic)
+{
+    if (need_float(ic, 0) < 0 || need_ndim(ic, 0, 4) < 0)
+        return -1;
+    const int64_t *x = ic->in[0].shape.dims;
+    const char *type = ATTR_STR(ic, "pooling_type");
+    if (strcmp(type, "max") != 0 && strcmp(type, "avg") != 0)
+        return d2_err_set(ic->err, D2_ERR_INVALID, "pool2d: pooling_type \"%s\" is not max or avg",
+                          type);
+    bool global = ATTR_BOOL(ic, "global_pooling"), adaptive = ATTR_BOOL(ic, "adaptive");
+    bool ceil_mode = ATTR_BOOL(ic, "ceil_mode");
+    int64_t ks[2], st[2], pad[4];
+    int nk;
+    const int64_t *kv = ATTR_INTS(ic, "ksize", &nk);
+    if (nk != 2)
+        return d2_err_set(ic->err, D2_ERR_INVALID, "pool2d: ksize must have 2 values, got %d", nk);
+    if (!global)
+        for (int i = 0; i < 2; i++)
+            if (kv[i] < 1)
+                return d2_err_set(ic->err, D2_ERR_INVALID, "pool2d: ksize[%d] = %lld must be >= 1",
+                                  i, (long long)kv[i]);
+    if (attr_pair(ic, "strides", 1, st) < 0 || attr_paddings(ic, pad) < 0)
+        return -1;
+    d2_type *o = &ic->out[0];
+    o->kind = D2_VALUE_TENSOR;
+    o->dtype = ic->in[0].dtype;
+    o->shape.ndim = 4;
+    o->shape.dims[0] = x[0];
+    o->shape.dims[1] = x[1];
+    for (int i = 0; i < 2; i++) {
+        int64_t in = x[2 + i];
+        ks[i] = global ? in : kv[i];
+        if (adaptive) {
+            o->shape.dims[2 + i] = ks[i];
+            continue;
+        }
+        if (in < 0) {
+            o->shape.dims[2 + i] = -1;
+            continue;
+        }
+        int64_t p = global ? 0 : pad[2 * i] + pad[2 * i + 1];
+        /* C division like Paddle's PoolOutputSize */
+        int64_t osz = (in - ks[i] + p + (ceil_mode ? st[i] - 1 : 0)) / st[i] + 1;
+        if (osz < 1)
+            return d2_err_set(ic->err, D2_ERR_SHAPE,
+                              "pool2d: output %s would be %lld (input %lld, ksize %lld, padding "
+                              "%lld, stride %lld)",
+                              i ? "width" : "height", (long long)osz, (long long)in,
+                              (long long)ks[i], (long long)p, (long long)st[i]);
+        o->shape.dims[2 + i] = osz;
+    }
+    return 0;
+}
+
+/* ---- batch_norm (inference): channel axis 1 of a 2-D to 5-D input ---- */
+int infer_batch_norm(d2_infer_ctx *ic)
+{
+    if (need_float(ic, 0) < 0)
+        return -1;
+    int nd = ic->in[0].shape.ndim;
+    if (nd < 2 || nd > 5)
+        return d2_err_set(ic->err, D2_ERR_SHAPE,
+                          "batch_norm: input 'x' must be 2-D to 5-D (N, C, ...), got %d-D", nd);
+    int64_t c = ic->in[0].shape.dims[1];
+    for (int i = 1; i < 5; i++)
+        if (need_same_dtype(ic, i) < 0 || need_vector(ic, i, c, "channels of x") < 0)
+            return -1;
+    ic->out[0] = ic->in[0];
+    return 0;
+}
+
+/* ---- layer_norm: normalise over the dims from begin_norm_axis on; scale and
+ * bias are flattened vectors over those dims ---- */
+int infer_layer_norm(d2_infer_ctx *ic)
+{
+    if (need_float(ic, 0) < 0)
+        return -1;
+    const d2_shape *xs = &ic->in[0].shape;
+    if (xs->ndim < 1)
+        return d2_err_set(ic->err, D2_ERR_SHAPE, "layer_norm: input 'x' must be at least 1-D");
+    int axis = d2_norm_axis(ATTR_INT(ic, "begin_norm_axis"), xs->ndim, ic->def, ic->err);
+    if (axis < 0)
+        return -1;
+    int64_t right = 1;
+    for (int i = axis; i < xs->ndim; i++)
+        right = right < 0 || xs->dims[i] < 0 ? -1 : right * xs->dims[i];
+    for (int i = 1; i < 3; i++)
+        if (has_input(ic, i) &&
+            (need_same_dtype(ic, i) < 0 || need_vector(ic, i, right, "normalised size") < 0))
+            return -1;
+    ic->out[0] = ic->in[0];
+    return 0;
+}
+
+/* ---- embedding: ids (int32/int64, any shape) index rows of weight [V, D] ----
+ * padding_idx -1 means none (Paddle's op-level convention); other negative
+ * values count from V. */
+int infer_embedding(d2_infer_ctx *ic)
+{
+    if (need_tensor(ic, 0) < 0 || need_tensor(ic, 1) < 0)
+        return -1;
+    d2_dtype it = ic->in[0].dtype, wt = ic->in[1].dtype;
+    if (it != D2_I32 && it != D2_I64)
+        return d2_err_set(ic->err, D2_ERR_DTYPE,
+                          "embedding: ids must be int32 or int64, got %s", d2_dtype_name(it));
+    if (wt != D2_F32 && wt != D2_F64)
+        return d2_err_set(ic->err, D2_ERR_DTYPE,
+                          "embedding: weight must be float32 or float64, got %s",
+                          d2_dtype_name(wt));
+    if (need_ndim(ic, 1, 2) < 0)
+        return -1;
+    const d2_shape *is = &ic->in[0].shape;
+    if (is->ndim + 1 > D2_MAX_DIMS)
+        return d2_err_set(ic->err, D2_ERR_SHAPE, "embedding: ids have too many dims (%d)",
+                          is->ndim);
+    int64_t v = ic->in[1].shape.dims[0], pad = ATTR_INT(ic, "padding_idx");
+    if (v >= 0 && pad != -1 && (pad >= v || pad < -v))
+        return d2_err_set(ic->err, D2_ERR_INVALID,
+                          "embedding: padding_idx %lld is out of range for %lld rows",
+                          (long long)pad, (long long)v);
+    d2_type *o = &ic->out[0];
+    o->kind = D2_VALUE_TENSOR;
+    o->dtype = wt;
+    o->shape = *is;
+    o->shape.dims[is->ndim] = ic->in[1].shape.dims[1];
+    o->shape.ndim = is->ndim + 1;
+    return 0;
+}

@@ -1,2 +1,422 @@
 /* gemm.c - GEMM through BLIS with the best kernel set this CPU supports. */
-#include "../base.h"
+#include "gemm.h"
+
+/* blis.h is not written for -Wall -Wextra; its warnings are not ours. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wtype-limits"
+#include <blis.h>
+#pragma GCC diagnostic pop
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#define D2_GEMM_X86 1
+#include <cpuid.h>
+#else
+#define D2_GEMM_X86 0
+#endif
+
+/* Why dy2st picks the kernels instead of BLIS.
+ *
+ * Debian's BLIS 0.9.0 chooses its sub-configuration by CPU model and a guess
+ * at the number of FMA units. It falls back to the generic (plain C) kernels
+ * on CPUs newer than it knows (Zen 5), and on AVX-512 Xeons where it believes
+ * there is one FMA unit it picks 'haswell' (AVX2) over 'skx' (AVX-512). Its
+ * BLIS_ARCH_TYPE override aborts in that release. The static library does
+ * export each sub-configuration's context initialiser, so we read the CPU
+ * features with cpuid/xgetbv ourselves, build the context of the best kernel
+ * set the CPU can run once, and hand it to every bli_?gemm_ex call.
+ *
+ * Measured on an Intel Xeon (Cascade Lake, 2 cores, AVX-512), one thread,
+ * sgemm, GFLOP/s (see bench/RESULTS-gemm.md for the full table):
+ *                 1024^3   256^3   128^3   64^3   m=16,n=k=512
+ *   skx            ~110    ~108     ~83     ~38       ~32
+ *   haswell         ~71     ~71     ~48     ~61       ~44
+ *   zen3/zen2       ~71     ~50      -      ~55        -
+ *   generic         ~19     ~19      -      ~13        -
+ * So skx wins by ~1.5x on every medium and large product, and dgemm shows the
+ * same (~52 vs ~33 at 512^3). But BLIS 0.9.0's skx configuration has no
+ * small-matrix ("sup") kernels, so tiny or skinny products pay for packing;
+ * there the haswell context, whose AVX2 sup kernels skip packing, is up to 3x
+ * faster. With skx selected, products below the thresholds in small_product()
+ * (measured crossover points) therefore run with the haswell context. On AMD
+ * CPUs without AVX-512 the zen contexts are BLIS's own choice for those
+ * families; any other AVX2+FMA CPU gets haswell, anything older generic. */
+
+#if D2_GEMM_X86
+void bli_cntx_init_skx(cntx_t *cntx);
+void bli_cntx_init_haswell(cntx_t *cntx);
+void bli_cntx_init_zen3(cntx_t *cntx);
+void bli_cntx_init_zen2(cntx_t *cntx);
+void bli_cntx_init_zen(cntx_t *cntx);
+void bli_cntx_init_generic(cntx_t *cntx);
+#endif
+
+static const char *const arch_names[D2_GEMM_NUM_ARCHS] = {
+    [D2_GEMM_ARCH_BLIS] = "blis",       [D2_GEMM_ARCH_SKX] = "skx",
+    [D2_GEMM_ARCH_HASWELL] = "haswell", [D2_GEMM_ARCH_ZEN3] = "zen3",
+    [D2_GEMM_ARCH_ZEN2] = "zen2",       [D2_GEMM_ARCH_ZEN] = "zen",
+    [D2_GEMM_ARCH_GENERIC] = "generic",
+};
+
+/* CPU facts that decide which kernel sets can run. */
+typedef struct {
+    bool avx2_fma; /* AVX2 + FMA3 with the OS saving ymm state */
+    bool avx512;   /* AVX-512 F/DQ/BW/VL with the OS saving zmm state */
+    bool amd;
+    unsigned family, model;
+} cpu_info;
+
+static struct {
+    pthread_once_t once;
+    cpu_info cpu;
+    d2_gemm_arch arch;
+    const char *reason;
+    int default_threads;
+    bool have[D2_GEMM_NUM_ARCHS];
+    cntx_t cntx[D2_GEMM_NUM_ARCHS];
+} G = {.once = PTHREAD_ONCE_INIT};
+
+static atomic_int g_threads;
+
+#if D2_GEMM_X86
+static uint64_t read_xcr0(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return ((uint64_t)hi << 32) | lo;
+}
+
+static void detect_cpu(cpu_info *ci)
+{
+    memset(ci, 0, sizeof *ci);
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0, &a, &b, &c, &d))
+        return;
+    unsigned max_leaf = a;
+    /* vendor string is ebx, edx, ecx */
+    ci->amd = (b == 0x68747541 && d == 0x69746e65 && c == 0x444d4163) || /* AuthenticAMD */
+              (b == 0x6f677948 && d == 0x6e65476e && c == 0x656e6975);   /* HygonGenuine */
+    if (!__get_cpuid(1, &a, &b, &c, &d))
+        return;
+    unsigned fam = (a >> 8) & 0xf, mod = (a >> 4) & 0xf;
+    if (fam == 0xf)
+        fam += (a >> 20) & 0xff;
+    if (fam >= 6)
+        mod |= ((a >> 16) & 0xf) << 4;
+    ci->family = fam;
+    ci->model = mod;
+    bool fma = c & (1u << 12), osxsave = c & (1u << 27), avx = c & (1u << 28);
+    if (!osxsave || !avx || max_leaf < 7)
+        return;
+    uint64_t xcr0 = read_xcr0();
+    bool ymm_os = (xcr0 & 0x6) == 0x6;         /* SSE + AVX state */
+    bool zmm_os = (xcr0 & 0xe6) == 0xe6;       /* + opmask, ZMM_Hi256, Hi16_ZMM */
+    __cpuid_count(7, 0, a, b, c, d);
+    bool avx2 = b & (1u << 5);
+    bool f = b & (1u << 16), dq = b & (1u << 17), bw = b & (1u << 30), vl = b & (1u << 31);
+    ci->avx2_fma = ymm_os && avx2 && fma;
+    ci->avx512 = ci->avx2_fma && zmm_os && f && dq && bw && vl;
+}
+#endif
+
+bool d2_gemm_arch_supported(d2_gemm_arch a)
+{
+    if (a == D2_GEMM_ARCH_BLIS)
+        return true;
+#if D2_GEMM_X86
+    cpu_info ci;
+    detect_cpu(&ci);
+    switch (a) {
+    case D2_GEMM_ARCH_SKX: return ci.avx512;
+    case D2_GEMM_ARCH_HASWELL:
+    case D2_GEMM_ARCH_ZEN3:
+    case D2_GEMM_ARCH_ZEN2:
+    case D2_GEMM_ARCH_ZEN: return ci.avx2_fma;
+    case D2_GEMM_ARCH_GENERIC: return true;
+    default: return false;
+    }
+#else
+    return false;
+#endif
+}
+
+const char *d2_gemm_arch_str(d2_gemm_arch a)
+{
+    return (unsigned)a < D2_GEMM_NUM_ARCHS ? arch_names[a] : NULL;
+}
+
+int d2_gemm_arch_parse(const char *s)
+{
+    for (int i = 0; i < D2_GEMM_NUM_ARCHS; i++)
+        if (strcmp(s, arch_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* The best kernel set for this CPU, with the reason. */
+static d2_gemm_arch best_arch(const cpu_info *ci, const char **reason)
+{
+#if D2_GEMM_X86
+    if (ci->avx512) {
+        *reason = "AVX-512 F/DQ/BW/VL available: skx kernels";
+        return D2_GEMM_ARCH_SKX;
+    }
+    if (ci->avx2_fma && ci->amd) {
+        *reason = "AMD CPU with AVX2/FMA and no AVX-512: zen kernels for its family";
+        if (ci->family >= 0x19)
+            return D2_GEMM_ARCH_ZEN3;
+        if (ci->family == 0x17 && ci->model >= 0x30)
+            return D2_GEMM_ARCH_ZEN2;
+        if (ci->family == 0x17)
+            return D2_GEMM_ARCH_ZEN;
+        return D2_GEMM_ARCH_HASWELL;
+    }
+    if (ci->avx2_fma) {
+        *reason = "AVX2/FMA available, no AVX-512: haswell kernels";
+        return D2_GEMM_ARCH_HASWELL;
+    }
+    *reason = "no AVX2/FMA: generic kernels";
+    return D2_GEMM_ARCH_GENERIC;
+#else
+    D2_UNUSED(ci);
+    *reason = "not x86: BLIS's own configuration";
+    return D2_GEMM_ARCH_BLIS;
+#endif
+}
+
+static void gemm_init(void)
+{
+    const char *env = getenv("DY2ST_NUM_THREADS");
+    long nt = env ? strtol(env, NULL, 10) : 1;
+    G.default_threads = nt >= 1 && nt <= 4096 ? (int)nt : 1;
+    atomic_store(&g_threads, G.default_threads);
+
+    G.have[D2_GEMM_ARCH_BLIS] = true;
+#if D2_GEMM_X86
+    detect_cpu(&G.cpu);
+    static void (*const init[D2_GEMM_NUM_ARCHS])(cntx_t *) = {
+        [D2_GEMM_ARCH_SKX] = bli_cntx_init_skx,   [D2_GEMM_ARCH_HASWELL] = bli_cntx_init_haswell,
+        [D2_GEMM_ARCH_ZEN3] = bli_cntx_init_zen3, [D2_GEMM_ARCH_ZEN2] = bli_cntx_init_zen2,
+        [D2_GEMM_ARCH_ZEN] = bli_cntx_init_zen,   [D2_GEMM_ARCH_GENERIC] = bli_cntx_init_generic,
+    };
+    bli_init_once();
+    for (int a = 1; a < D2_GEMM_NUM_ARCHS; a++) {
+        if (!d2_gemm_arch_supported((d2_gemm_arch)a))
+            continue;
+        memset(&G.cntx[a], 0, sizeof G.cntx[a]);
+        init[a](&G.cntx[a]);
+        G.have[a] = true;
+    }
+#endif
+    G.arch = best_arch(&G.cpu, &G.reason);
+    const char *want = getenv("DY2ST_BLIS_ARCH");
+    if (want && *want && strcmp(want, "auto") != 0) {
+        int a = d2_gemm_arch_parse(want);
+        if (a < 0)
+            G.reason = "DY2ST_BLIS_ARCH names an unknown kernel set; using the best supported";
+        else if (!G.have[a])
+            G.reason = "DY2ST_BLIS_ARCH names kernels this CPU cannot run; using the best "
+                       "supported";
+        else {
+            G.arch = (d2_gemm_arch)a;
+            G.reason = "chosen by DY2ST_BLIS_ARCH";
+        }
+    }
+}
+
+static void ensure_init(void) { pthread_once(&G.once, gemm_init); }
+
+d2_gemm_arch d2_gemm_arch_current(void)
+{
+    ensure_init();
+    return G.arch;
+}
+
+const char *d2_gemm_arch_name(void) { return arch_names[d2_gemm_arch_current()]; }
+
+const char *d2_gemm_arch_reason(void)
+{
+    ensure_init();
+    return G.reason;
+}
+
+struct cntx_s *d2_gemm_blis_cntx(d2_gemm_arch a)
+{
+    ensure_init();
+    if ((unsigned)a >= D2_GEMM_NUM_ARCHS || a == D2_GEMM_ARCH_BLIS || !G.have[a])
+        return NULL;
+    return &G.cntx[a];
+}
+
+void d2_gemm_set_threads(int n)
+{
+    ensure_init();
+    atomic_store(&g_threads, n > 0 ? n : G.default_threads);
+}
+
+int d2_gemm_threads(void)
+{
+    ensure_init();
+    return atomic_load(&g_threads);
+}
+
+/* True when a product is small or skinny enough that the haswell context's
+ * unpacked sup kernels beat skx's packed path (crossovers measured with
+ * one thread: float32 below 32 rows or columns or ~96^3, float64 below 24
+ * or ~48^3; the inner dimension alone never favours sup). */
+static bool small_product(d2_dtype dt, int64_t m, int64_t n, int64_t k)
+{
+    int64_t mn = m < n ? m : n;
+    double vol = (double)m * (double)n * (double)k;
+    if (dt == D2_F32)
+        return mn < 32 || vol <= 96.0 * 96.0 * 96.0;
+    return mn < 24 || vol <= 48.0 * 48.0 * 48.0;
+}
+
+/* The context for one product (NULL = BLIS's default). */
+static cntx_t *pick_cntx(d2_dtype dt, int64_t m, int64_t n, int64_t k)
+{
+    d2_gemm_arch a = G.arch;
+    if (a == D2_GEMM_ARCH_SKX && G.have[D2_GEMM_ARCH_HASWELL] && small_product(dt, m, n, k))
+        a = D2_GEMM_ARCH_HASWELL;
+    return a == D2_GEMM_ARCH_BLIS ? NULL : &G.cntx[a];
+}
+
+/* A validated problem: op(A) is m x k with strides (rsa, csa), etc. */
+typedef struct {
+    d2_dtype dt;
+    int64_t m, n, k;
+    double alpha, beta;
+    inc_t rsa, csa, rsb, csb, ldc;
+} gemm_plan;
+
+/* Scales (or, for beta 0, zeroes) an m x n row-major block of C. */
+static void scale_c(const gemm_plan *p, void *c)
+{
+    for (int64_t i = 0; i < p->m; i++) {
+        if (p->dt == D2_F32) {
+            float *row = (float *)c + i * p->ldc, bt = (float)p->beta;
+            for (int64_t j = 0; j < p->n; j++)
+                row[j] = p->beta == 0 ? 0.0f : row[j] * bt;
+        } else {
+            double *row = (double *)c + i * p->ldc;
+            for (int64_t j = 0; j < p->n; j++)
+                row[j] = p->beta == 0 ? 0.0 : row[j] * p->beta;
+        }
+    }
+}
+
+/* Item i of a strided batch; NULL stays NULL (empty operands have no data). */
+static const void *item(const void *base, int64_t i, int64_t stride, size_t es)
+{
+    return base ? (const char *)base + (size_t)(i * stride) * es : NULL;
+}
+
+/* Runs one product of a validated plan with nt threads. */
+static void run_one(const gemm_plan *p, cntx_t *cx, int nt, const void *a, const void *b,
+                    void *c)
+{
+    if (p->m == 0 || p->n == 0)
+        return;
+    if (p->k == 0 || p->alpha == 0) {
+        scale_c(p, c);
+        return;
+    }
+    rntm_t rntm = BLIS_RNTM_INITIALIZER;
+    bli_rntm_set_num_threads(nt, &rntm);
+    if (p->dt == D2_F32) {
+        float al = (float)p->alpha, be = (float)p->beta;
+        bli_sgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, p->m, p->n, p->k, &al, (float *)a,
+                     p->rsa, p->csa, (float *)b, p->rsb, p->csb, &be, (float *)c, p->ldc, 1, cx,
+                     &rntm);
+    } else {
+        double al = p->alpha, be = p->beta;
+        bli_dgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, p->m, p->n, p->k, &al, (double *)a,
+                     p->rsa, p->csa, (double *)b, p->rsb, p->csb, &be, (double *)c, p->ldc, 1,
+                     cx, &rntm);
+    }
+}
+
+/* Checks the arguments and fills a plan. */
+static int make_plan(gemm_plan *p, d2_dtype dt, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+                     double alpha, int64_t lda, int64_t ldb, double beta, int64_t ldc, d2_err *err)
+{
+    if (dt != D2_F32 && dt != D2_F64)
+        return d2_err_set(err, D2_ERR_DTYPE, "gemm: dtype %s is not supported (float32 or float64)",
+                          d2_dtype_name(dt));
+    if (m < 0 || n < 0 || k < 0)
+        return d2_err_set(err, D2_ERR_INVALID, "gemm: negative size m=%lld n=%lld k=%lld",
+                          (long long)m, (long long)n, (long long)k);
+    int64_t need_a = ta ? m : k, need_b = tb ? k : n;
+    if (lda < (need_a > 1 ? need_a : 1) || ldb < (need_b > 1 ? need_b : 1) ||
+        ldc < (n > 1 ? n : 1))
+        return d2_err_set(err, D2_ERR_INVALID,
+                          "gemm: leading dimension too small (lda=%lld ldb=%lld ldc=%lld for "
+                          "m=%lld n=%lld k=%lld)",
+                          (long long)lda, (long long)ldb, (long long)ldc, (long long)m,
+                          (long long)n, (long long)k);
+    p->dt = dt;
+    p->m = m;
+    p->n = n;
+    p->k = k;
+    p->alpha = alpha;
+    p->beta = beta;
+    /* transposition folds into the strides of the stored matrix */
+    p->rsa = ta ? 1 : lda;
+    p->csa = ta ? lda : 1;
+    p->rsb = tb ? 1 : ldb;
+    p->csb = tb ? ldb : 1;
+    p->ldc = ldc;
+    return 0;
+}
+
+int d2_gemm(d2_dtype dt, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
+            double alpha, const void *a, int64_t lda, const void *b, int64_t ldb, double beta,
+            void *c, int64_t ldc, d2_err *err)
+{
+    gemm_plan p;
+    if (make_plan(&p, dt, trans_a, trans_b, m, n, k, alpha, lda, ldb, beta, ldc, err) < 0)
+        return -1;
+    ensure_init();
+    run_one(&p, pick_cntx(dt, m, n, k), atomic_load(&g_threads), a, b, c);
+    return 0;
+}
+
+int d2_gemm_batched(d2_dtype dt, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
+                    double alpha, const void *a, int64_t lda, int64_t stride_a, const void *b,
+                    int64_t ldb, int64_t stride_b, double beta, void *c, int64_t ldc,
+                    int64_t stride_c, int64_t batch, d2_err *err)
+{
+    gemm_plan p;
+    if (make_plan(&p, dt, trans_a, trans_b, m, n, k, alpha, lda, ldb, beta, ldc, err) < 0)
+        return -1;
+    if (batch < 0 || stride_a < 0 || stride_b < 0 || stride_c < 0)
+        return d2_err_set(err, D2_ERR_INVALID, "gemm: negative batch count or stride");
+    if (batch > 1 && m > 0 && n > 0 && stride_c < (m - 1) * ldc + n)
+        return d2_err_set(err, D2_ERR_INVALID, "gemm: batch items of C overlap (stride_c=%lld)",
+                          (long long)stride_c);
+    ensure_init();
+    size_t es = d2_dtype_size(dt);
+    cntx_t *cx = pick_cntx(dt, m, n, k);
+    int nt = atomic_load(&g_threads);
+    /* Many small items: one thread per item beats splitting each item. */
+    bool across = nt > 1 && batch >= nt && (double)m * (double)n * (double)k <= 256.0 * 256 * 256;
+    if (across) {
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(static)
+#endif
+        for (int64_t i = 0; i < batch; i++)
+            run_one(&p, cx, 1, item(a, i, stride_a, es), item(b, i, stride_b, es),
+                    (void *)item(c, i, stride_c, es));
+    } else {
+        for (int64_t i = 0; i < batch; i++)
+            run_one(&p, cx, nt, item(a, i, stride_a, es), item(b, i, stride_b, es),
+                    (void *)item(c, i, stride_c, es));
+    }
+    return 0;
+}

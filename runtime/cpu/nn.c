@@ -1,2 +1,560 @@
 /* nn.c - CPU kernels for matmul, linear, conv2d, pool2d, normalisation, embedding, dropout. */
-#include "../base.h"
+#include "../ops.h"
+#include "gemm.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+/* Leading dimensions must be >= 1 even for empty matrices. */
+static int64_t ld(int64_t v) { return v > 1 ? v : 1; }
+
+static int64_t prod(const int64_t *d, int n)
+{
+    int64_t p = 1;
+    for (int i = 0; i < n; i++)
+        p *= d[i];
+    return p;
+}
+
+static int need_float(d2_kctx *k, const d2_tensor *t)
+{
+    if (t->dtype != D2_F32 && t->dtype != D2_F64)
+        return d2_err_set(k->err, D2_ERR_DTYPE,
+                          "%s: dtype %s is not supported (float32 or float64)", k->def->name,
+                          d2_dtype_name(t->dtype));
+    return 0;
+}
+
+/* ---- matmul ----
+ * Every operand is viewed as a stack of row-major matrices: a 1-D x is one
+ * [1, K] row, a 1-D y one [K, 1] column. When y has no batch dims and x is
+ * not transposed, all of x's rows form one tall GEMM; otherwise the batch is
+ * walked with broadcast strides, the innermost batch dim as one strided
+ * batched GEMM call. */
+int cpu_matmul(d2_kctx *k)
+{
+    d2_tensor *x = k->in[0], *y = k->in[1], *out = k->out[0];
+    if (need_float(k, x) < 0)
+        return -1;
+    if (y->dtype != x->dtype)
+        return d2_err_set(k->err, D2_ERR_DTYPE, "matmul: x is %s but y is %s",
+                          d2_dtype_name(x->dtype), d2_dtype_name(y->dtype));
+    bool tx = ATTR_BOOL(k, "transpose_x"), ty = ATTR_BOOL(k, "transpose_y");
+    int nx = x->ndim, ny = y->ndim;
+    if (nx < 1 || ny < 1)
+        return d2_err_set(k->err, D2_ERR_SHAPE, "matmul: operands must be at least 1-D");
+    /* stored matrix dims (rows, cols) of each operand */
+    int64_t xr = nx == 1 ? 1 : x->shape[nx - 2], xc = x->shape[nx - 1];
+    int64_t yr = ny == 1 ? y->shape[0] : y->shape[ny - 2], yc = ny == 1 ? 1 : y->shape[ny - 1];
+    if (nx == 1)
+        tx = false;
+    if (ny == 1)
+        ty = false;
+    int64_t m = tx ? xc : xr, kk = tx ? xr : xc, ky = ty ? yc : yr, n = ty ? yr : yc;
+    if (kk != ky)
+        return d2_err_set(k->err, D2_ERR_SHAPE, "matmul: inner dimensions differ (%lld vs %lld)",
+                          (long long)kk, (long long)ky);
+    if (d2_tensor_numel(out) == 0)
+        return 0;
+    d2_dtype dt = x->dtype;
+    size_t es = d2_dtype_size(dt);
+    char *od = d2_tensor_data(out);
+    if (kk == 0) {
+        memset(od, 0, (size_t)d2_tensor_numel(out) * es);
+        return 0;
+    }
+    const char *xd = d2_tensor_data(x), *yd = d2_tensor_data(y);
+    int bxn = nx > 2 ? nx - 2 : 0, byn = ny > 2 ? ny - 2 : 0;
+    int nb = bxn > byn ? bxn : byn;
+    if (nb == 0 || (byn == 0 && !tx)) {
+        int64_t rows = prod(x->shape, bxn) * m;
+        return d2_gemm(dt, tx, ty, rows, n, kk, 1.0, xd, ld(xc), yd, ld(yc), 0.0, od, ld(n),
+                       k->err);
+    }
+    /* broadcast strides (elements) of each batch dim; 0 where broadcast */
+    int64_t bshape[D2_MAX_DIMS], sx[D2_MAX_DIMS], sy[D2_MAX_DIMS], so[D2_MAX_DIMS];
+    int64_t stx = xr * xc, sty = yr * yc, sto = m * n;
+    for (int i = nb - 1; i >= 0; i--) {
+        int ix = i - (nb - bxn), iy = i - (nb - byn);
+        int64_t dx = ix >= 0 ? x->shape[ix] : 1, dy = iy >= 0 ? y->shape[iy] : 1;
+        bshape[i] = dx > dy ? dx : dy;
+        if (dx == 0 || dy == 0)
+            bshape[i] = 0;
+        sx[i] = dx == 1 ? 0 : stx;
+        sy[i] = dy == 1 ? 0 : sty;
+        so[i] = sto;
+        stx *= dx;
+        sty *= dy;
+        sto *= bshape[i];
+    }
+    int64_t inner = bshape[nb - 1], outer = prod(bshape, nb - 1);
+    int64_t idx[D2_MAX_DIMS] = {0};
+    for (int64_t o = 0; o < outer; o++) {
+        int64_t ox = 0, oy = 0, oo = 0;
+        for (int i = 0; i < nb - 1; i++) {
+            ox += idx[i] * sx[i];
+            oy += idx[i] * sy[i];
+            oo += idx[i] * so[i];
+        }
+        if (d2_gemm_batched(dt, tx, ty, m, n, kk, 1.0, xd + (size_t)ox * es, ld(xc), sx[nb - 1],
+                            yd + (size_t)oy * es, ld(yc), sy[nb - 1], 0.0, od + (size_t)oo * es,
+                            ld(n), so[nb - 1], inner, k->err) < 0)
+            return -1;
+        for (int i = nb - 2; i >= 0; i--) {
+            if (++idx[i] < bshape[i])
+                break;
+            idx[i] = 0;
+        }
+    }
+    return 0;
+}
+
+/* Fills each of `rows` rows of c (width n) with the vector v, or with zeros
+ * when v is NULL. */
+static void fill_rows(d2_dtype dt, void *c, const void *v, int64_t rows, int64_t n)
+{
+    size_t es = d2_dtype_size(dt);
+    for (int64_t r = 0; r < rows; r++) {
+        if (v)
+            memcpy((char *)c + (size_t)(r * n) * es, v, (size_t)n * es);
+        else
+            memset((char *)c + (size_t)(r * n) * es, 0, (size_t)n * es);
+    }
+}
+
+/* Fills each [inner] block i of c with v[i % nv] (a per-channel value), or
+ * zeros when v is NULL. */
+static void fill_channels(d2_dtype dt, void *c, const void *v, int64_t blocks, int64_t nv,
+                          int64_t inner)
+{
+    for (int64_t i = 0; i < blocks; i++) {
+        if (dt == D2_F32) {
+            float *o = (float *)c + i * inner, e = v ? ((const float *)v)[i % nv] : 0.0f;
+            for (int64_t j = 0; j < inner; j++)
+                o[j] = e;
+        } else {
+            double *o = (double *)c + i * inner, e = v ? ((const double *)v)[i % nv] : 0.0;
+            for (int64_t j = 0; j < inner; j++)
+                o[j] = e;
+        }
+    }
+}
+
+/* ---- linear: one GEMM over all rows of x; the bias pre-fills the output ---- */
+int cpu_linear(d2_kctx *k)
+{
+    d2_tensor *x = k->in[0], *w = k->in[1], *b = k->n_in > 2 ? k->in[2] : NULL, *out = k->out[0];
+    if (need_float(k, x) < 0)
+        return -1;
+    if (w->dtype != x->dtype || (b && b->dtype != x->dtype))
+        return d2_err_set(k->err, D2_ERR_DTYPE, "linear: x, weight and bias must share a dtype");
+    if (w->ndim != 2 || x->ndim < 1 || x->shape[x->ndim - 1] != w->shape[0])
+        return d2_err_set(k->err, D2_ERR_SHAPE, "linear: x and weight shapes do not match");
+    int64_t in = w->shape[0], nout = w->shape[1];
+    int64_t rows = prod(x->shape, x->ndim - 1);
+    if (b && d2_tensor_numel(b) != nout)
+        return d2_err_set(k->err, D2_ERR_SHAPE, "linear: bias must have %lld elements",
+                          (long long)nout);
+    if (rows == 0 || nout == 0)
+        return 0;
+    void *od = d2_tensor_data(out);
+    if (b || in == 0)
+        fill_rows(x->dtype, od, b ? d2_tensor_data(b) : NULL, rows, nout);
+    if (in == 0)
+        return 0;
+    return d2_gemm(x->dtype, false, false, rows, nout, in, 1.0, d2_tensor_data(x), ld(in),
+                   d2_tensor_data(w), ld(nout), b ? 1.0 : 0.0, od, ld(nout), k->err);
+}
+
+/* ---- conv2d via im2col + GEMM ---- */
+
+typedef struct {
+    int64_t sh, sw, dh, dw, pt, pl; /* strides, dilations, top/left padding */
+} conv_geom;
+
+/* Resolves strides, dilations and the top/left padding from the attributes
+ * exactly as infer_conv2d does (SAME: out = ceil(in / stride), extra padding
+ * at the end, dilation 1; VALID: none). */
+static void conv_resolve(d2_kctx *k, int64_t h, int64_t w, int64_t kh, int64_t kw, conv_geom *g)
+{
+    int n;
+    const int64_t *st = ATTR_INTS(k, "strides", &n);
+    const int64_t *dl = ATTR_INTS(k, "dilations", &n);
+    const int64_t *pd = ATTR_INTS(k, "paddings", &n);
+    const char *alg = ATTR_STR(k, "padding_algorithm");
+    g->sh = st[0];
+    g->sw = st[1];
+    g->dh = dl[0];
+    g->dw = dl[1];
+    g->pt = pd[0];
+    g->pl = n == 4 ? pd[2] : pd[1];
+    if (strcmp(alg, "VALID") == 0) {
+        g->pt = g->pl = 0;
+    } else if (strcmp(alg, "SAME") == 0) {
+        int64_t in[2] = {h, w}, ks[2] = {kh, kw}, s[2] = {g->sh, g->sw}, p[2];
+        for (int i = 0; i < 2; i++) {
+            int64_t osz = (in[i] + s[i] - 1) / s[i];
+            int64_t sum = (osz - 1) * s[i] + ks[i] - in[i];
+            p[i] = (sum > 0 ? sum : 0) / 2;
+        }
+        g->pt = p[0];
+        g->pl = p[1];
+        g->dh = g->dw = 1;
+    }
+}
+
+/* Unfolds one image's channels [C, H, W] into col [C*KH*KW, OH*OW]; padding reads as 0. */
+#define DEFINE_IM2COL(T)                                                                          \
+    static void im2col_##T(const T *x, int64_t c_n, int64_t h, int64_t w, int64_t kh_n,          \
+                           int64_t kw_n, const conv_geom *g, int64_t oh_n, int64_t ow_n, T *col)  \
+    {                                                                                             \
+        for (int64_t c = 0; c < c_n; c++)                                                         \
+            for (int64_t kh = 0; kh < kh_n; kh++)                                                 \
+                for (int64_t kw = 0; kw < kw_n; kw++) {                                           \
+                    T *row = col + ((c * kh_n + kh) * kw_n + kw) * oh_n * ow_n;                   \
+                    const T *xc = x + c * h * w;                                                  \
+                    int64_t off = kw * g->dw - g->pl; /* iw = ow * sw + off */                   \
+                    int64_t lo = off >= 0 ? 0 : (-off + g->sw - 1) / g->sw;                       \
+                    int64_t hi = w - 1 - off < 0 ? 0 : (w - 1 - off) / g->sw + 1;                 \
+                    lo = lo < ow_n ? lo : ow_n;                                                   \
+                    hi = hi < ow_n ? hi : ow_n;                                                   \
+                    hi = hi > lo ? hi : lo;                                                       \
+                    for (int64_t oh = 0; oh < oh_n; oh++) {                                       \
+                        T *r = row + oh * ow_n;                                                   \
+                        int64_t ih = oh * g->sh - g->pt + kh * g->dh;                             \
+                        if (ih < 0 || ih >= h) {                                                  \
+                            for (int64_t ow = 0; ow < ow_n; ow++)                                 \
+                                r[ow] = 0;                                                        \
+                            continue;                                                             \
+                        }                                                                         \
+                        const T *xr = xc + ih * w;                                                \
+                        for (int64_t ow = 0; ow < lo; ow++)                                       \
+                            r[ow] = 0;                                                            \
+                        if (g->sw == 1)                                                           \
+                            memcpy(r + lo, xr + lo + off, (size_t)(hi - lo) * sizeof(T));         \
+                        else                                                                      \
+                            for (int64_t ow = lo; ow < hi; ow++)                                  \
+                                r[ow] = xr[ow * g->sw + off];                                     \
+                        for (int64_t ow = hi; ow < ow_n; ow++)                                    \
+                            r[ow] = 0;                                                            \
+                    }                                                                             \
+                }                                                                                 \
+    }
+DEFINE_IM2COL(float)
+DEFINE_IM2COL(double)
+
+int cpu_conv2d(d2_kctx *k)
+{
+    d2_tensor *x = k->in[0], *wt = k->in[1], *b = k->n_in > 2 ? k->in[2] : NULL, *out = k->out[0];
+    if (need_float(k, x) < 0)
+        return -1;
+    if (wt->dtype != x->dtype || (b && b->dtype != x->dtype))
+        return d2_err_set(k->err, D2_ERR_DTYPE, "conv2d: x, weight and bias must share a dtype");
+    if (x->ndim != 4 || wt->ndim != 4 || out->ndim != 4)
+        return d2_err_set(k->err, D2_ERR_SHAPE, "conv2d: x and weight must be 4-D");
+    int64_t nn = x->shape[0], c = x->shape[1], h = x->shape[2], w = x->shape[3];
+    int64_t oc = wt->shape[0], cg = wt->shape[1], kh = wt->shape[2], kw = wt->shape[3];
+    int64_t oh = out->shape[2], ow = out->shape[3], groups = ATTR_INT(k, "groups");
+    if (groups < 1 || c != cg * groups || oc % groups != 0 || out->shape[1] != oc ||
+        out->shape[0] != nn)
+        return d2_err_set(k->err, D2_ERR_SHAPE, "conv2d: channel counts do not match groups");
+    if (b && d2_tensor_numel(b) != oc)
+        return d2_err_set(k->err, D2_ERR_SHAPE, "conv2d: bias must have %lld elements",
+                          (long long)oc);
+    if (d2_tensor_numel(out) == 0)
+        return 0;
+    conv_geom g;
+    conv_resolve(k, h, w, kh, kw, &g);
+    d2_dtype dt = x->dtype;
+    size_t es = d2_dtype_size(dt);
+    int64_t ocg = oc / groups, kdim = cg * kh * kw, ohw = oh * ow;
+    char *od = d2_tensor_data(out);
+    const char *xd = d2_tensor_data(x), *wd = d2_tensor_data(wt);
+    if (b || kdim == 0)
+        fill_channels(dt, od, b ? d2_tensor_data(b) : NULL, nn * oc, oc, ohw);
+    if (kdim == 0)
+        return 0;
+    double beta = b ? 1.0 : 0.0;
+    bool direct = kh == 1 && kw == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 && g.pl == 0 &&
+                  oh == h && ow == w;
+    if (direct) {
+        /* 1x1, stride 1, no padding: each image already is the [C, H*W] matrix */
+        for (int64_t gi = 0; gi < groups; gi++)
+            if (d2_gemm_batched(dt, false, false, ocg, ohw, kdim, 1.0,
+                                wd + (size_t)(gi * ocg * kdim) * es, ld(kdim), 0,
+                                xd + (size_t)(gi * cg * h * w) * es, ld(ohw), c * h * w, beta,
+                                od + (size_t)(gi * ocg * ohw) * es, ld(ohw), oc * ohw, nn,
+                                k->err) < 0)
+                return -1;
+        return 0;
+    }
+    void *col = d2_malloc((size_t)(kdim * ohw) * es);
+    if (!col)
+        return d2_err_set(k->err, D2_ERR_NOMEM, "conv2d: out of memory for the im2col buffer");
+    int rc = 0;
+    for (int64_t i = 0; i < nn && rc == 0; i++)
+        for (int64_t gi = 0; gi < groups && rc == 0; gi++) {
+            const char *xg = xd + (size_t)((i * c + gi * cg) * h * w) * es;
+            if (dt == D2_F32)
+                im2col_float((const float *)xg, cg, h, w, kh, kw, &g, oh, ow, col);
+            else
+                im2col_double((const double *)xg, cg, h, w, kh, kw, &g, oh, ow, col);
+            rc = d2_gemm(dt, false, false, ocg, ohw, kdim, 1.0, wd + (size_t)(gi * ocg * kdim) * es,
+                         ld(kdim), col, ld(ohw), beta,
+                         od + (size_t)((i * oc + gi * ocg) * ohw) * es, ld(ohw), k->err);
+        }
+    d2_free(col);
+    return rc;
+}
+
+/* ---- pool2d ----
+ * Paddle's CPU pooling: windows start at o*stride - pad_top/left; the
+ * non-exclusive average divides by the window clipped to the padded input
+ * (only the top/left padding counts at the far end, as in Paddle);
+ * exclusive and adaptive averages divide by the in-bounds window. Adaptive
+ * windows are [floor(i*H/out), ceil((i+1)*H/out)) for max and avg alike. */
+typedef struct {
+    int64_t kh, kw, sh, sw, pt, pl;
+    bool adaptive, exclusive, is_max;
+} pool_geom;
+
+#define DEFINE_POOL(T)                                                                            \
+    static void pool_##T(const T *x, T *y, int64_t planes, int64_t h, int64_t w, int64_t oh_n,   \
+                         int64_t ow_n, const pool_geom *g)                                        \
+    {                                                                                             \
+        for (int64_t p = 0; p < planes; p++, x += h * w)                                          \
+            for (int64_t oh = 0; oh < oh_n; oh++)                                                 \
+                for (int64_t ow = 0; ow < ow_n; ow++) {                                           \
+                    int64_t hs, he, ws, we, size;                                                 \
+                    if (g->adaptive) {                                                            \
+                        hs = oh * h / oh_n;                                                       \
+                        he = ((oh + 1) * h + oh_n - 1) / oh_n;                                    \
+                        ws = ow * w / ow_n;                                                       \
+                        we = ((ow + 1) * w + ow_n - 1) / ow_n;                                    \
+                        size = (he - hs) * (we - ws);                                             \
+                    } else {                                                                      \
+                        hs = oh * g->sh - g->pt;                                                  \
+                        ws = ow * g->sw - g->pl;                                                  \
+                        he = hs + g->kh < h + g->pt ? hs + g->kh : h + g->pt;                     \
+                        we = ws + g->kw < w + g->pl ? ws + g->kw : w + g->pl;                     \
+                        size = (he - hs) * (we - ws);                                             \
+                        hs = hs > 0 ? hs : 0;                                                     \
+                        ws = ws > 0 ? ws : 0;                                                     \
+                        he = he < h ? he : h;                                                     \
+                        we = we < w ? we : w;                                                     \
+                        if (g->exclusive)                                                         \
+                            size = (he - hs) * (we - ws);                                         \
+                    }                                                                             \
+                    T v = g->is_max ? (T)-FLT_MAX : (T)0;                                         \
+                    for (int64_t ih = hs; ih < he; ih++)                                          \
+                        for (int64_t iw = ws; iw < we; iw++) {                                    \
+                            T e = x[ih * w + iw];                                                 \
+                            if (g->is_max)                                                        \
+                                v = v > e ? v : e;                                                \
+                            else                                                                  \
+                                v += e;                                                           \
+                        }                                                                         \
+                    *y++ = g->is_max ? v : v / (T)size;                                           \
+                }                                                                                 \
+    }
+DEFINE_POOL(float)
+DEFINE_POOL(double)
+
+int cpu_pool2d(d2_kctx *k)
+{
+    d2_tensor *x = k->in[0], *out = k->out[0];
+    if (need_float(k, x) < 0)
+        return -1;
+    if (x->ndim != 4 || out->ndim != 4)
+        return d2_err_set(k->err, D2_ERR_SHAPE, "pool2d: x must be 4-D");
+    int64_t h = x->shape[2], w = x->shape[3];
+    int n;
+    const int64_t *ks = ATTR_INTS(k, "ksize", &n);
+    const int64_t *st = ATTR_INTS(k, "strides", &n);
+    const int64_t *pd = ATTR_INTS(k, "paddings", &n);
+    bool global = ATTR_BOOL(k, "global_pooling");
+    pool_geom g = {global ? h : ks[0], global ? w : ks[1], st[0], st[1], pd[0],
+                   n == 4 ? pd[2] : pd[1], ATTR_BOOL(k, "adaptive"), ATTR_BOOL(k, "exclusive"),
+                   strcmp(ATTR_STR(k, "pooling_type"), "max") == 0};
+    if (global || g.adaptive)
+        g.pt = g.pl = 0;
+    int64_t planes = x->shape[0] * x->shape[1];
+    if (d2_tensor_numel(out) == 0)
+        return 0;
+    if (h == 0 || w == 0)
+        return d2_err_set(k->err, D2_ERR_SHAPE, "pool2d: input has an empty spatial dimension");
+    if (x->dtype == D2_F32)
+        pool_float(d2_tensor_data(x), d2_tensor_data(out), planes, h, w, out->shape[2],
+                   out->shape[3], &g);
+    else
+        pool_double(d2_tensor_data(x), d2_tensor_data(out), planes, h, w, out->shape[2],
+                    out->shape[3], &g);
+    return 0;
+}
+
+/* Element i of a float tensor's data as double, and the reverse. */
+static double rd(d2_dtype dt, const void *p, int64_t i)
+{
+    return dt == D2_F32 ? (double)((const float *)p)[i] : ((const double *)p)[i];
+}
+
+static void wr(d2_dtype dt, void *p, int64_t i, double v)
+{
+    if (dt == D2_F32)
+        ((float *)p)[i] = (float)v;
+    else
+        ((double *)p)[i] = v;
+}
+
+/* ---- batch_norm (inference): y = (x - mean[c]) * scale[c] / sqrt(var[c] + eps) + bias[c] ---- */
+int cpu_batch_norm(d2_kctx *k)
+{
+    d2_tensor *x = k->in[0], *out = k->out[0];
+    if (need_float(k, x) < 0)
+        return -1;
+    if (x->ndim < 2)
+        return d2_err_set(k->err, D2_ERR_SHAPE, "batch_norm: x must be at least 2-D");
+    int64_t c = x->shape[1], inner = prod(x->shape + 2, x->ndim - 2), nn = x->shape[0];
+    for (int i = 1; i < 5; i++)
+        if (k->in[i]->dtype != x->dtype || d2_tensor_numel(k->in[i]) != c)
+            return d2_err_set(k->err, D2_ERR_SHAPE, "batch_norm: '%s' must have %lld %s values",
+                              k->def->in_names[i], (long long)c, d2_dtype_name(x->dtype));
+    double eps = ATTR_FLOAT(k, "epsilon");
+    d2_dtype dt = x->dtype;
+    const void *xd = d2_tensor_data(x), *mean = d2_tensor_data(k->in[1]),
+               *var = d2_tensor_data(k->in[2]), *scale = d2_tensor_data(k->in[3]),
+               *bias = d2_tensor_data(k->in[4]);
+    void *od = d2_tensor_data(out);
+    for (int64_t ch = 0; ch < c; ch++) {
+        double mu = rd(dt, mean, ch), sc = rd(dt, scale, ch) / sqrt(rd(dt, var, ch) + eps);
+        double bi = rd(dt, bias, ch);
+        for (int64_t i = 0; i < nn; i++) {
+            int64_t base = (i * c + ch) * inner;
+            for (int64_t j = 0; j < inner; j++)
+                wr(dt, od, base + j, (rd(dt, xd, base + j) - mu) * sc + bi);
+        }
+    }
+    return 0;
+}
+
+/* ---- layer_norm: each row of `right` elements from begin_norm_axis on is
+ * normalised with its own mean and (biased) variance ---- */
+int cpu_layer_norm(d2_kctx *k)
+{
+    d2_tensor *x = k->in[0], *out = k->out[0];
+    d2_tensor *scale = k->n_in > 1 ? k->in[1] : NULL, *bias = k->n_in > 2 ? k->in[2] : NULL;
+    if (need_float(k, x) < 0)
+        return -1;
+    int axis = d2_norm_axis(ATTR_INT(k, "begin_norm_axis"), x->ndim, k->def, k->err);
+    if (axis < 0)
+        return -1;
+    int64_t left = prod(x->shape, axis), right = prod(x->shape + axis, x->ndim - axis);
+    if ((scale && (scale->dtype != x->dtype || d2_tensor_numel(scale) != right)) ||
+        (bias && (bias->dtype != x->dtype || d2_tensor_numel(bias) != right)))
+        return d2_err_set(k->err, D2_ERR_SHAPE,
+                          "layer_norm: scale and bias must have %lld %s values", (long long)right,
+                          d2_dtype_name(x->dtype));
+    if (right == 0)
+        return 0;
+    double eps = ATTR_FLOAT(k, "epsilon");
+    d2_dtype dt = x->dtype;
+    const void *xd = d2_tensor_data(x);
+    const void *sd = scale ? d2_tensor_data(scale) : NULL, *bd = bias ? d2_tensor_data(bias) : NULL;
+    void *od = d2_tensor_data(out);
+    for (int64_t r = 0; r < left; r++) {
+        int64_t base = r * right;
+        double mean = 0, var = 0;
+        for (int64_t j = 0; j < right; j++)
+            mean += rd(dt, xd, base + j);
+        mean /= (double)right;
+        for (int64_t j = 0; j < right; j++) {
+            double d = rd(dt, xd, base + j) - mean;
+            var += d * d;
+        }
+        double inv = 1.0 / sqrt(var / (double)right + eps);
+        for (int64_t j = 0; j < right; j++) {
+            double v = (rd(dt, xd, base + j) - mean) * inv;
+            if (sd)
+                v *= rd(dt, sd, j);
+            if (bd)
+                v += rd(dt, bd, j);
+            wr(dt, od, base + j, v);
+        }
+    }
+    return 0;
+}
+
+/* ---- embedding: out[i, :] = weight[ids[i], :]; padding_idx rows are zeros ---- */
+int cpu_embedding(d2_kctx *k)
+{
+    d2_tensor *ids = k->in[0], *w = k->in[1], *out = k->out[0];
+    if (ids->dtype != D2_I32 && ids->dtype != D2_I64)
+        return d2_err_set(k->err, D2_ERR_DTYPE, "embedding: ids must be int32 or int64, got %s",
+                          d2_dtype_name(ids->dtype));
+    if (w->ndim != 2)
+        return d2_err_set(k->err, D2_ERR_SHAPE, "embedding: weight must be 2-D");
+    int64_t v = w->shape[0], dim = w->shape[1], n = d2_tensor_numel(ids);
+    int64_t pad = ATTR_INT(k, "padding_idx");
+    bool has_pad = pad != -1;
+    if (has_pad && pad < 0)
+        pad += v;
+    if (has_pad && (pad < 0 || pad >= v))
+        return d2_err_set(k->err, D2_ERR_INVALID,
+                          "embedding: padding_idx %lld is out of range for %lld rows",
+                          (long long)ATTR_INT(k, "padding_idx"), (long long)v);
+    size_t row = (size_t)dim * d2_dtype_size(w->dtype);
+    const char *wd = d2_tensor_data(w);
+    char *od = d2_tensor_data(out);
+    const void *id = d2_tensor_data(ids);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t t = ids->dtype == D2_I32 ? ((const int32_t *)id)[i] : ((const int64_t *)id)[i];
+        if (has_pad && t == pad) {
+            memset(od + (size_t)i * row, 0, row);
+            continue;
+        }
+        if (t < 0 || t >= v)
+            return d2_err_set(k->err, D2_ERR_RUNTIME,
+                              "embedding: id %lld at position %lld is out of range [0, %lld)",
+                              (long long)t, (long long)i, (long long)v);
+        if (row)
+            memcpy(od + (size_t)i * row, wd + (size_t)t * row, row);
+    }
+    return 0;
+}
+
+/* ---- dropout (inference): upscale_in_train is the identity, downscale_in_infer
+ * scales by 1-p ---- */
+int cpu_dropout(d2_kctx *k)
+{
+    d2_tensor *x = k->in[0], *out = k->out[0];
+    if (need_float(k, x) < 0)
+        return -1;
+    double p = ATTR_FLOAT(k, "p");
+    const char *mode = ATTR_STR(k, "mode");
+    if (!(p >= 0 && p <= 1))
+        return d2_err_set(k->err, D2_ERR_INVALID, "dropout: p = %g must be in [0, 1]", p);
+    bool down = strcmp(mode, "downscale_in_infer") == 0;
+    if (!down && strcmp(mode, "upscale_in_train") != 0)
+        return d2_err_set(k->err, D2_ERR_INVALID,
+                          "dropout: mode \"%s\" is not upscale_in_train or downscale_in_infer",
+                          mode);
+    int64_t n = d2_tensor_numel(x);
+    if (n == 0)
+        return 0;
+    const void *xd = d2_tensor_data(x);
+    void *od = d2_tensor_data(out);
+    if (!down) {
+        memmove(od, xd, (size_t)n * d2_dtype_size(x->dtype));
+        return 0;
+    }
+    if (x->dtype == D2_F32) {
+        float s = (float)(1.0 - p);
+        for (int64_t i = 0; i < n; i++)
+            ((float *)od)[i] = ((const float *)xd)[i] * s;
+    } else {
+        for (int64_t i = 0; i < n; i++)
+            ((double *)od)[i] = ((const double *)xd)[i] * (1.0 - p);
+    }
+    return 0;
+}
