@@ -798,7 +798,7 @@ int d2_op_run(d2_backend *be, d2_op_id id, const d2_attrs *attrs, d2_tensor **in
     int rc = -1;
     d2_type itypes[16], otypes[16];
     const d2_tensor *ivals[16];
-    d2_tensor *cin[16];
+    d2_tensor *cin[16], *hval[16] = {NULL};
     int n_cin = 0;
     for (int i = 0; i < n_out; i++)
         out[i] = NULL;
@@ -829,6 +829,13 @@ int d2_op_run(d2_backend *be, d2_op_id id, const d2_attrs *attrs, d2_tensor **in
         bool host = cin[i]->kind == D2_VALUE_TENSOR && cin[i]->storage &&
                     cin[i]->storage->backend->kind == D2_BACKEND_CPU;
         ivals[i] = host ? cin[i] : NULL;
+        /* shape-carrying inputs are read on the host on every backend */
+        if (!host && (def->flags & D2_OPF_SHAPE_INPUTS) && cin[i]->kind == D2_VALUE_TENSOR) {
+            hval[i] = d2_tensor_copy_to(cin[i], NULL, err);
+            if (!hval[i])
+                goto done;
+            ivals[i] = hval[i];
+        }
     }
     if (d2_op_infer(def, attrs, itypes, ivals, n_in, otypes, n_out, err) < 0)
         goto done;
@@ -853,6 +860,8 @@ int d2_op_run(d2_backend *be, d2_op_id id, const d2_attrs *attrs, d2_tensor **in
     }
     rc = 0;
 done:
+    for (int i = 0; i < 16; i++)
+        d2_tensor_unref(hval[i]);
     for (int i = 0; i < n_cin; i++)
         d2_tensor_unref(cin[i]);
     if (rc < 0)
