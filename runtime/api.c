@@ -3,9 +3,11 @@
 
 #include "exec.h"
 #include "model_io.h"
+#include "opencl/opencl.h"
 #include "npy.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 _Static_assert((int)DY2ST_FLOAT32 == (int)D2_F32 && (int)DY2ST_FLOAT64 == (int)D2_F64 &&
@@ -158,16 +160,16 @@ int dy2st_tensor_save_npy(const dy2st_tensor *t, const char *path, dy2st_status 
 
 /* ---- models ----------------------------------------------------------------- */
 
-/* Resolves a device string to a backend (NULL = CPU); -1 with err set. */
+/* Resolves a device string ("cpu", "opencl", "opencl:N"; NULL means the
+ * DY2ST_DEVICE environment variable, else the CPU) to a backend; -1 with err set. */
 static int pick_backend(const char *device, d2_backend **be, d2_err *err)
 {
-    *be = NULL;
-    if (!device || !*device || strcmp(device, "cpu") == 0)
-        return 0;
-    if (strcmp(device, "opencl") == 0 || strncmp(device, "opencl:", 7) == 0)
-        return d2_err_set(err, D2_ERR_DEVICE, "OpenCL backend not available in this build");
-    return d2_err_set(err, D2_ERR_INVALID, "unknown device '%s' (expected cpu or opencl[:N])",
-                      device);
+    if (!device || !*device)
+        device = getenv("DY2ST_DEVICE");
+    if (!device || !*device)
+        device = "cpu";
+    *be = d2_backend_from_name(device, err);
+    return *be ? 0 : -1;
 }
 
 dy2st_model *dy2st_model_load(const char *path, const char *device, dy2st_status *st)
