@@ -213,10 +213,11 @@ d2_tensor *d2_tensor_reshape_view(d2_tensor *t, int ndim, const int64_t *shape, 
     d2_tensor *v = tensor_alloc_header(t->dtype, ndim, shape, err);
     if (!v)
         return NULL;
-    if (d2_tensor_numel(v) != d2_tensor_numel(t)) {
+    int64_t nv = d2_tensor_numel(v);
+    if (nv != d2_tensor_numel(t)) {
         d2_free(v);
         d2_err_set(err, D2_ERR_SHAPE, "cannot view %lld elements as %lld",
-                   (long long)d2_tensor_numel(t), (long long)d2_tensor_numel(v));
+                   (long long)d2_tensor_numel(t), (long long)nv);
         return NULL;
     }
     v->storage = t->storage;
