@@ -48,45 +48,55 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* One measured configuration: fn(ctx) runs the whole product once. */
-typedef int (*run_fn)(void *ctx);
+/* One measured configuration: fn(ctx, cfg) runs the whole product once. */
+typedef int (*run_fn)(void *ctx, int cfg);
 
-/* Median seconds per call over `reps` samples after a warm-up; each sample
- * repeats the call enough times to last min_sample_s. -1 on failure. */
-static double time_median(run_fn fn, void *ctx)
+/* Median seconds per call of each of n_cfg configurations into t[]. After a
+ * warm-up of each, samples are taken round-robin (config 0, 1, ..., 0, 1,
+ * ...) so that load changing over time hits every configuration alike; each
+ * sample repeats the call enough times to last min_sample_s. -1 on failure. */
+static int time_medians(run_fn fn, void *ctx, int n_cfg, double *t)
 {
-    double t0 = now();
-    if (fn(ctx) < 0) /* warm-up: page faults, BLIS pools, caches */
-        return -1;
-    double once = now() - t0;
-    int inner = once > 0 ? (int)(min_sample_s / once) + 1 : 1000;
-    if (inner > 100000)
-        inner = 100000;
-    double samples[64];
-    int n = reps < 64 ? reps : 64;
-    for (int r = 0; r < n; r++) {
-        double s = now();
-        for (int i = 0; i < inner; i++)
-            if (fn(ctx) < 0)
-                return -1;
-        samples[r] = (now() - s) / inner;
+    enum { MAX_CFG = 16, MAX_REPS = 64 };
+    int inner[MAX_CFG], n = reps < MAX_REPS ? reps : MAX_REPS;
+    static double samples[MAX_CFG][MAX_REPS];
+    for (int c = 0; c < n_cfg; c++) {
+        if (fn(ctx, c) < 0) /* warm-up: page faults, BLIS pools, caches */
+            return -1;
+        double t0 = now();
+        if (fn(ctx, c) < 0)
+            return -1;
+        double once = now() - t0;
+        inner[c] = once > 0 ? (int)(min_sample_s / once) + 1 : 1000;
+        if (inner[c] > 100000)
+            inner[c] = 100000;
     }
-    qsort(samples, (size_t)n, sizeof samples[0], cmp_double);
-    return n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+    for (int r = 0; r < n; r++)
+        for (int c = 0; c < n_cfg; c++) {
+            double s = now();
+            for (int i = 0; i < inner[c]; i++)
+                if (fn(ctx, c) < 0)
+                    return -1;
+            samples[c][r] = (now() - s) / inner[c];
+        }
+    for (int c = 0; c < n_cfg; c++) {
+        qsort(samples[c], (size_t)n, sizeof samples[c][0], cmp_double);
+        t[c] = n % 2 ? samples[c][n / 2] : 0.5 * (samples[c][n / 2 - 1] + samples[c][n / 2]);
+    }
+    return 0;
 }
 
 typedef struct {
     const shape *s;
     void *a, *b, *c;
     d2_tensor *x, *y;
-    cntx_t *cntx; /* NULL: BLIS's default (auto-detected) context */
+    cntx_t *cntx[D2_GEMM_NUM_ARCHS + 1]; /* [0] NULL: BLIS default; [1..] kernel sets */
     int threads;
 } bench_ctx;
 
 /* dy2st: the matmul op, eager, including its output allocation. */
-static int run_dy2st(void *p)
+static int run_dy2st(bench_ctx *b)
 {
-    bench_ctx *b = p;
     d2_err err = {0};
     d2_tensor *in[2] = {b->x, b->y}, *out = NULL;
     if (d2_op_run(NULL, D2_OP_matmul, NULL, in, 2, &out, 1, &err) < 0) {
@@ -97,10 +107,10 @@ static int run_dy2st(void *p)
     return 0;
 }
 
-/* Raw BLIS: bli_?gemm_ex with a given context, one call per batch item. */
-static int run_blis(void *p)
+/* Raw BLIS: bli_?gemm_ex with a given context (NULL: BLIS's default, auto-
+ * detected one), one call per batch item. */
+static int run_blis(bench_ctx *b, cntx_t *cntx)
 {
-    bench_ctx *b = p;
     const shape *s = b->s;
     rntm_t rntm = BLIS_RNTM_INITIALIZER;
     bli_rntm_set_num_threads(b->threads, &rntm);
@@ -110,16 +120,23 @@ static int run_blis(void *p)
             float one = 1, zero = 0;
             bli_sgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, s->m, s->n, s->k, &one,
                          (float *)b->a + i * s->m * s->k, s->k, 1, (float *)b->b + i * s->k * s->n,
-                         s->n, 1, &zero, (float *)b->c + i * s->m * s->n, s->n, 1, b->cntx, &rntm);
+                         s->n, 1, &zero, (float *)b->c + i * s->m * s->n, s->n, 1, cntx, &rntm);
         } else {
             double one = 1, zero = 0;
             bli_dgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, s->m, s->n, s->k, &one,
                          (double *)b->a + i * s->m * s->k, s->k, 1,
                          (double *)b->b + i * s->k * s->n, s->n, 1, &zero,
-                         (double *)b->c + i * s->m * s->n, s->n, 1, b->cntx, &rntm);
+                         (double *)b->c + i * s->m * s->n, s->n, 1, cntx, &rntm);
         }
     }
     return 0;
+}
+
+/* Configuration 0 is dy2st, 1 BLIS's default context, 2.. each kernel set. */
+static int run_cfg(void *p, int cfg)
+{
+    bench_ctx *b = p;
+    return cfg == 0 ? run_dy2st(b) : run_blis(b, b->cntx[cfg - 1]);
 }
 
 /* The "model name" line of /proc/cpuinfo, or "unknown". */
@@ -208,7 +225,9 @@ int main(int argc, char **argv)
         int64_t nb = s->batch ? s->batch : 1;
         int64_t xs[3] = {nb, s->m, s->k}, ys[3] = {nb, s->k, s->n};
         int nd = s->batch ? 3 : 2;
-        bench_ctx b = {s, NULL, NULL, NULL, NULL, NULL, NULL, 1};
+        bench_ctx b = {s, NULL, NULL, NULL, NULL, NULL, {NULL}, 1};
+        for (int c = 0; c < n_cols; c++)
+            b.cntx[c + 1] = d2_gemm_blis_cntx(cols[c]);
         b.x = d2_tensor_new(NULL, s->dt, nd, s->batch ? xs : xs + 1, &err);
         b.y = d2_tensor_new(NULL, s->dt, nd, s->batch ? ys : ys + 1, &err);
         size_t es = d2_dtype_size(s->dt);
@@ -238,27 +257,22 @@ int main(int argc, char **argv)
         for (int ti = 0; ti < n_threads; ti++) {
             b.threads = threads[ti];
             d2_gemm_set_threads(threads[ti]);
-            double t_d2 = time_median(run_dy2st, &b);
-            b.cntx = NULL;
-            double t_def = time_median(run_blis, &b);
-            double best = t_def > 0 ? flops / t_def * 1e-9 : 0;
-            double g[D2_GEMM_NUM_ARCHS];
-            for (int c = 0; c < n_cols; c++) {
-                b.cntx = d2_gemm_blis_cntx(cols[c]);
-                double t = time_median(run_blis, &b);
-                g[c] = t > 0 ? flops / t * 1e-9 : 0;
-                if (g[c] > best)
+            double t[D2_GEMM_NUM_ARCHS + 2], g[D2_GEMM_NUM_ARCHS + 2], best = 0;
+            if (time_medians(run_cfg, &b, n_cols + 2, t) < 0) {
+                rc = 1;
+                continue;
+            }
+            for (int c = 0; c < n_cols + 2; c++) {
+                g[c] = flops / t[c] * 1e-9;
+                if (c > 0 && g[c] > best)
                     best = g[c];
             }
-            double gd = t_d2 > 0 ? flops / t_d2 * 1e-9 : 0;
-            printf("%-22s %3d %8.1f %9.1f", s->name, threads[ti], gd,
-                   t_def > 0 ? flops / t_def * 1e-9 : 0);
+            printf("%-22s %3d", s->name, threads[ti]);
+            printf(" %8.1f %9.1f", g[0], g[1]);
             for (int c = 0; c < n_cols; c++)
-                printf(" %8.1f", g[c]);
-            printf(" %10.0f%%\n", best > 0 ? 100.0 * gd / best : 0);
+                printf(" %8.1f", g[c + 2]);
+            printf(" %10.0f%%\n", 100.0 * g[0] / best);
             fflush(stdout);
-            if (t_d2 < 0 || t_def < 0)
-                rc = 1;
         }
         /* sanity: dy2st's result equals BLIS's (last run left BLIS's in b.c) */
         d2_tensor *in[2] = {b.x, b.y}, *out = NULL;

@@ -7,7 +7,9 @@
  */
 #include "dy2st/dy2st.h"
 
+#include "interp.h"
 #include "model_io.h"
+#include "opencl/opencl.h"
 #include "program.h"
 
 #include <errno.h>
@@ -411,6 +413,102 @@ static int cmd_show(int argc, char **argv)
     return EXIT_OK;
 }
 
+/* ---- exec --------------------------------------------------------------------- */
+
+static const char exec_help[] =
+    "Runs a Python build script: dygraph code runs eagerly, to_static and the\n"
+    "saving APIs behave as in Paddle. ARGS after SCRIPT become sys.argv[1:].\n"
+    "\n"
+    "  --device DEV     where tensors live: cpu (default) or opencl[:N]\n"
+    "  --no-fallback    make a to_static conversion failure an error instead of\n"
+    "                   falling back to tracing\n";
+
+static int cmd_exec(int argc, char **argv)
+{
+    const command *self = find_command("exec");
+    d2_interp_options opt = {0};
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {
+        const char *val;
+        int r;
+        if (strcmp(argv[i], "--") == 0) {
+            i++;
+            break;
+        }
+        if ((r = opt_value(argc, argv, &i, "--device", NULL, &val)) != 0) {
+            if (r < 0)
+                return usage_error(self, "--device needs a value");
+            opt.device = val;
+        } else if (strcmp(argv[i], "--no-fallback") == 0) {
+            opt.no_fallback = true;
+        } else {
+            return usage_error(self, "unknown option '%s'", argv[i]);
+        }
+    }
+    if (i >= argc)
+        return usage_error(self, "no SCRIPT given");
+    const char *script = argv[i];
+    d2_err err = {0};
+    d2_interp *I = d2_interp_new(&opt, &err);
+    if (!I)
+        return error("%s", err.msg);
+    d2_obj *sys = d2_dict_get_str(I, I->modules, "sys");
+    d2_obj *args = d2_list_new(I, 0);
+    for (int k = i; args && k < argc; k++) {
+        d2_obj *s = d2_str_from(I, argv[k]);
+        if (!s || d2_list_append(I, args, s) < 0) {
+            d2_decref(s);
+            break;
+        }
+        d2_decref(s);
+    }
+    if (sys && args)
+        d2_setattr(I, sys, "argv", args);
+    d2_decref(args);
+    int rc = d2_interp_run_file(I, script);
+    fflush(stdout);
+    if (rc < 0) {
+        d2_buf b;
+        d2_buf_init(&b);
+        for (const d2_diag_item *it = I->diag.first; it; it = it->next)
+            if (it->severity != D2_DIAG_WARNING)
+                d2_diag_render_item(it, &b);
+        if (b.data)
+            fputs(b.data, stderr);
+        d2_buf_free(&b);
+    }
+    d2_interp_free(I);
+    return rc < 0 ? EXIT_ERROR : EXIT_OK;
+}
+
+/* ---- devices ------------------------------------------------------------------ */
+
+static const char devices_help[] =
+    "Lists the OpenCL devices dy2st can use, numbered as --device opencl:N takes them.\n"
+    "The CPU backend (--device cpu) is always available.\n";
+
+static int cmd_devices(int argc, char **argv)
+{
+    D2_UNUSED(argv);
+    if (argc > 1)
+        return usage_error(find_command("devices"), "too many arguments");
+    printf("cpu: the CPU backend (default)\n");
+    d2_buf b;
+    d2_buf_init(&b);
+    d2_err err = {0};
+    int n = d2_opencl_list_devices(&b, &err);
+    if (n < 0) {
+        printf("opencl: none (%s)\n", err.msg);
+    } else {
+        char *text = d2_buf_take(&b);
+        if (text)
+            fputs(text, stdout);
+        d2_free(text);
+    }
+    d2_buf_free(&b);
+    return EXIT_OK;
+}
+
 /* ---- help --------------------------------------------------------------------- */
 
 static int cmd_help(int argc, char **argv);
@@ -420,6 +518,10 @@ static const command commands[] = {
      "Run a saved model or a text-form program on .npy inputs.", run_help, cmd_run},
     {"show", "MODEL [--dot | --data]", "Print a model's Program (text form or Graphviz).",
      show_help, cmd_show},
+    {"exec", "[--device DEV] [--no-fallback] SCRIPT [ARGS]...",
+     "Run a Python build script (dygraph code, to_static, saving).", exec_help, cmd_exec},
+    {"devices", "", "List the devices tensors can live on (cpu, opencl:N).", devices_help,
+     cmd_devices},
     {"help", "[COMMAND]", "Show the commands, or the options of one command.", "", cmd_help},
 };
 

@@ -121,6 +121,11 @@ static inline bool d2_ast_is_pattern(d2_ast_kind k)
 {
     return k >= D2_AST_FIRST_PATTERN && k <= D2_AST_LAST_PATTERN;
 }
+/* d2_ast_parse builds no tree deeper than this many statement, expression
+ * and pattern levels (helper nodes aside), so recursive walkers may rely on
+ * it; CPython's own limits are of the same order. */
+#define D2_AST_MAX_DEPTH 3000
+
 /* CPython's class name of a kind ("FunctionDef", "arguments"). */
 const char *d2_ast_kind_name(d2_ast_kind k);
 
@@ -476,12 +481,18 @@ d2_ast_stmt *d2_ast_simple_stmt(d2_arena *a, d2_ast_kind k, d2_span span);
 void d2_ast_print(d2_buf *out, const void *node);
 
 /* ---- front end ----
- * Parses src (UTF-8 Python 3 source of len bytes) with tree-sitter into an
- * AST in arena a. filename is used in diagnostics and copied. Syntax errors
- * and constructs CPython rejects are reported to diag (compiler style, the
- * first syntax error only) and NULL is returned; NULL is also returned when
- * out of memory (diag->oom or d2_arena_oom tell). Never crashes on any
- * input. The result lives in a. */
+ * Parses src (UTF-8 Python 3 source of len bytes; a leading byte order mark
+ * is skipped) with tree-sitter into an AST in arena a, as CPython 3.11's
+ * ast.parse would. filename (may be NULL) names the file in diagnostics and
+ * is copied; diag may be NULL. The first syntax error, or construct CPython
+ * rejects when parsing, is reported to diag compiler style and NULL is
+ * returned; warnings (invalid escape sequences) leave the result intact.
+ * NULL is also returned when out of memory (diag->oom or d2_arena_oom tell).
+ * Never crashes on any input. The result and all its strings live in a; it
+ * keeps a copy of the source for the diagnostics of later passes.
+ * Limits: sources declared in another encoding than UTF-8 are refused
+ * unless ASCII; identifiers get only the common NFKC mappings; \N{...}
+ * knows a subset of Unicode names; nesting beyond 1000 levels is refused. */
 d2_ast_module *d2_ast_parse(d2_arena *a, const char *filename, const char *src, size_t len,
                             d2_diag *diag);
 

@@ -1,2 +1,2952 @@
-/* builtins.c - (placeholder) */
-#include "interp.h"
+/* builtins.c - builtin functions, builtin types' constructors, argument parsing, small stdlib. */
+#include "interp_priv.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+d2_obj *d2i_builtin_reversed(d2_interp *I, d2_obj *o);
+d2_obj *d2i_set_from_iterable(d2_interp *I, d2_obj *iterable);
+int d2i_dict_merge(d2_interp *I, d2_dict *d, d2_obj *src);
+
+#define BUILTIN(name)                                                                              \
+    static d2_obj *name(d2_interp *I, d2_obj *self, d2_obj **a, size_t n, d2_dict *kw)
+
+/* ======================================================================
+ * Argument parsing
+ * ==================================================================== */
+
+typedef struct pspec {
+    char name[48];
+    const char *def; /* literal default text, or NULL */
+    size_t deflen;
+    int kind; /* 0 positional-or-keyword, 1 positional-only, 2 *args, 3 keyword-only, 4 **kwargs */
+} pspec;
+
+/* A literal default ("None", "-1", "0.5", "'mean'") as a cached object (borrowed). */
+static d2_obj *literal(d2_interp *I, const char *s, size_t n)
+{
+    if (n == 4 && memcmp(s, "None", 4) == 0)
+        return I->none;
+    if (n == 4 && memcmp(s, "True", 4) == 0)
+        return I->true_;
+    if (n == 5 && memcmp(s, "False", 5) == 0)
+        return I->false_;
+    d2_obj *key = d2_str_new(I, s, n);
+    if (!key)
+        return NULL;
+    d2_obj *v = d2_dict_get(I, I->st->arg_cache, key);
+    if (v) {
+        d2_decref(key);
+        return v;
+    }
+    if (n >= 2 && (s[0] == '\'' || s[0] == '"'))
+        v = d2_str_new(I, s + 1, n - 2);
+    else if (n == 2 && memcmp(s, "()", 2) == 0)
+        v = d2_tuple_new(I, 0);
+    else {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%.*s", (int)n, s);
+        char *end;
+        errno = 0;
+        long long iv = strtoll(buf, &end, 10);
+        if (*end == 0 && errno == 0)
+            v = d2_int_new(I, iv);
+        else {
+            double dv = strtod(buf, &end);
+            if (*end == 0)
+                v = d2_float_new(I, dv);
+            else
+                v = d2_raise(I, "SystemError", "bad default literal '%s' in an argument spec", buf);
+        }
+    }
+    if (v && d2_dict_set(I, I->st->arg_cache, key, v) < 0) {
+        d2_decref(v);
+        v = NULL;
+    }
+    d2_decref(key);
+    if (v)
+        d2_decref(v); /* the cache holds it */
+    return v;
+}
+
+static int parse_spec(d2_interp *I, const char *fname, const char *spec, pspec *ps, int max)
+{
+    int np = 0, mode = 0; /* 0 before '*', 3 after */
+    const char *s = spec;
+    while (*s) {
+        while (*s == ' ' || *s == ',')
+            s++;
+        if (!*s)
+            break;
+        const char *start = s;
+        char quote = 0;
+        while (*s && (quote || *s != ',')) {
+            if (quote && *s == quote)
+                quote = 0;
+            else if (!quote && (*s == '\'' || *s == '"'))
+                quote = *s;
+            s++;
+        }
+        const char *end = s;
+        while (end > start && end[-1] == ' ')
+            end--;
+        size_t len = (size_t)(end - start);
+        if (len == 1 && start[0] == '/') {
+            for (int i = 0; i < np; i++)
+                ps[i].kind = 1;
+            continue;
+        }
+        if (len == 1 && start[0] == '*') {
+            mode = 3;
+            continue;
+        }
+        if (np == max) {
+            d2_raise(I, "SystemError", "%s: too many parameters in spec", fname);
+            return -1;
+        }
+        pspec *p = &ps[np++];
+        memset(p, 0, sizeof *p);
+        p->kind = mode;
+        if (len >= 2 && start[0] == '*' && start[1] == '*') {
+            p->kind = 4;
+            start += 2;
+            len -= 2;
+        } else if (start[0] == '*') {
+            p->kind = 2;
+            mode = 3;
+            start++;
+            len--;
+        }
+        const char *eq = memchr(start, '=', len);
+        size_t nl = eq ? (size_t)(eq - start) : len;
+        while (nl && start[nl - 1] == ' ')
+            nl--;
+        if (nl >= sizeof p->name)
+            nl = sizeof p->name - 1;
+        memcpy(p->name, start, nl);
+        if (eq) {
+            const char *d = eq + 1;
+            while (*d == ' ')
+                d++;
+            p->def = d;
+            p->deflen = (size_t)(end - d);
+        }
+    }
+    return np;
+}
+
+/* Parsed specs, cached by the spec's address (verified by content). */
+typedef struct spec_entry {
+    const char *key;
+    char *text;
+    int np;
+    pspec *ps;
+    d2_obj **defs; /* borrowed from the literal cache */
+} spec_entry;
+
+struct d2i_spec_cache {
+    spec_entry *e;
+    size_t cap, n;
+};
+
+void d2i_spec_cache_free(d2_interp *I)
+{
+    struct d2i_spec_cache *c = I->st->spec_cache;
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->cap; i++) {
+        d2_free(c->e[i].text);
+        d2_free(c->e[i].ps);
+        d2_free(c->e[i].defs);
+    }
+    d2_free(c->e);
+    d2_free(c);
+    I->st->spec_cache = NULL;
+}
+
+static size_t spec_slot(const struct d2i_spec_cache *c, const char *key)
+{
+    size_t h = ((uintptr_t)key >> 3) * 0x9E3779B97F4A7C15ull;
+    size_t mask = c->cap - 1, i = h & mask;
+    while (c->e[i].key && c->e[i].key != key)
+        i = (i + 1) & mask;
+    return i;
+}
+
+/* The parsed form of spec, parsing and caching it on first use. */
+static spec_entry *spec_get(d2_interp *I, const char *fname, const char *spec)
+{
+    struct d2i_spec_cache *c = I->st->spec_cache;
+    if (c) {
+        spec_entry *e = &c->e[spec_slot(c, spec)];
+        if (e->key == spec && strcmp(e->text, spec) == 0)
+            return e;
+        if (e->key == spec) { /* same address, new text: reparse in place */
+            d2_free(e->text);
+            d2_free(e->ps);
+            d2_free(e->defs);
+            memset(e, 0, sizeof *e);
+            c->n--;
+        }
+    }
+    if (!c || (c->n + 1) * 2 > c->cap) {
+        struct d2i_spec_cache *nc = d2_calloc(1, sizeof *nc);
+        size_t cap = c ? c->cap * 2 : 64;
+        if (nc)
+            nc->e = d2_calloc(cap, sizeof *nc->e);
+        if (!nc || !nc->e) {
+            d2_free(nc);
+            d2_raise(I, "MemoryError", "out of memory");
+            return NULL;
+        }
+        nc->cap = cap;
+        if (c) {
+            for (size_t i = 0; i < c->cap; i++)
+                if (c->e[i].key)
+                    nc->e[spec_slot(nc, c->e[i].key)] = c->e[i];
+            nc->n = c->n;
+            d2_free(c->e);
+            d2_free(c);
+        }
+        I->st->spec_cache = c = nc;
+    }
+    pspec tmp[32];
+    int np = parse_spec(I, fname, spec, tmp, 32);
+    if (np < 0)
+        return NULL;
+    spec_entry *e = &c->e[spec_slot(c, spec)];
+    e->text = d2_strdup(spec);
+    e->ps = d2_malloc(((size_t)np + 1) * sizeof *e->ps);
+    e->defs = d2_calloc((size_t)np + 1, sizeof *e->defs);
+    if (!e->text || !e->ps || !e->defs) {
+        d2_free(e->text);
+        d2_free(e->ps);
+        d2_free(e->defs);
+        memset(e, 0, sizeof *e);
+        d2_raise(I, "MemoryError", "out of memory");
+        return NULL;
+    }
+    memcpy(e->ps, tmp, (size_t)np * sizeof *tmp);
+    for (int i = 0; i < np; i++) {
+        if (!tmp[i].def)
+            continue;
+        e->defs[i] = literal(I, tmp[i].def, tmp[i].deflen);
+        if (!e->defs[i]) {
+            d2_free(e->text);
+            d2_free(e->ps);
+            d2_free(e->defs);
+            memset(e, 0, sizeof *e);
+            return NULL;
+        }
+        e->ps[i].def = NULL; /* the text lives in spec, which may not outlive the cache */
+    }
+    e->np = np;
+    e->key = spec;
+    c->n++;
+    return e;
+}
+
+int d2_parse_args(d2_interp *I, const char *fname, const char *spec, d2_obj **args, size_t nargs,
+                  d2_dict *kwargs, d2_obj **out)
+{
+    spec_entry *se = spec_get(I, fname, spec);
+    if (!se)
+        return -1;
+    const pspec *ps = se->ps;
+    int np = se->np;
+    int npos = 0, star = -1, dstar = -1;
+    for (int i = 0; i < np; i++) {
+        out[i] = NULL;
+        if (ps[i].kind <= 1)
+            npos++;
+        else if (ps[i].kind == 2)
+            star = i;
+        else if (ps[i].kind == 4)
+            dstar = i;
+    }
+    size_t take = nargs < (size_t)npos ? nargs : (size_t)npos;
+    for (size_t i = 0; i < take; i++)
+        out[i] = args[i];
+    if (nargs > (size_t)npos) {
+        if (star < 0) {
+            d2_raise(I, "TypeError", "%s() takes at most %d argument%s (%zu given)", fname, npos,
+                     npos == 1 ? "" : "s", nargs);
+            return -1;
+        }
+    }
+    if (star >= 0) {
+        d2_obj *t = d2i_tuple_from_array(I, args + take, nargs - take);
+        if (!t)
+            return -1;
+        d2i_pool_add(I, t);
+        out[star] = t;
+    }
+    d2_dict *extra = NULL;
+    if (dstar >= 0) {
+        d2_obj *d = d2_dict_new(I);
+        if (!d)
+            return -1;
+        d2i_pool_add(I, d);
+        extra = D2_AS(d2_dict, d);
+        out[dstar] = d;
+    }
+    if (kwargs) {
+        for (size_t i = 0; i < kwargs->n; i++) {
+            d2_dict_entry *e = &kwargs->entries[i];
+            if (!e->key)
+                continue;
+            const char *k = e->key->kind == D2_OBJ_STR ? D2_AS(d2_str, e->key)->s : "";
+            int idx = -1;
+            for (int j = 0; j < np; j++)
+                if ((ps[j].kind == 0 || ps[j].kind == 3) && strcmp(ps[j].name, k) == 0) {
+                    idx = j;
+                    break;
+                }
+            if (idx < 0) {
+                if (extra) {
+                    if (d2i_dict_set_h(I, extra, e->key, e->hash, e->value) < 0)
+                        return -1;
+                    continue;
+                }
+                d2_raise(I, "TypeError", "%s() got an unexpected keyword argument '%s'", fname, k);
+                return -1;
+            }
+            if (out[idx]) {
+                d2_raise(I, "TypeError", "%s() got multiple values for argument '%s'", fname, k);
+                return -1;
+            }
+            out[idx] = e->value;
+        }
+    }
+    for (int i = 0; i < np; i++) {
+        if (out[i] || ps[i].kind == 2 || ps[i].kind == 4)
+            continue;
+        if (se->defs[i]) {
+            out[i] = se->defs[i];
+            continue;
+        }
+        if (ps[i].kind == 3)
+            d2_raise(I, "TypeError", "%s() missing required keyword-only argument: '%s'", fname,
+                     ps[i].name);
+        else
+            d2_raise(I, "TypeError", "%s() missing required argument '%s' (pos %d)", fname,
+                     ps[i].name, i + 1);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- conversions ---- */
+
+int d2_to_int64(d2_interp *I, d2_obj *o, const char *what, int64_t *v)
+{
+    if (o->kind == D2_OBJ_INT || o->kind == D2_OBJ_BOOL) {
+        *v = D2_AS(d2_int, o)->v;
+        return 0;
+    }
+    if (o->kind == D2_OBJ_FLOAT || o->kind == D2_OBJ_STR || o->kind == D2_OBJ_NONE) {
+        d2_raise(I, "TypeError", "%s: '%s' object cannot be interpreted as an integer", what,
+                 d2_type_name(o));
+        return -1;
+    }
+    return d2i_index(I, o, v);
+}
+
+int d2_to_double(d2_interp *I, d2_obj *o, const char *what, double *v)
+{
+    if (o->kind == D2_OBJ_FLOAT) {
+        *v = D2_AS(d2_float, o)->v;
+        return 0;
+    }
+    if (o->kind == D2_OBJ_INT || o->kind == D2_OBJ_BOOL) {
+        *v = (double)D2_AS(d2_int, o)->v;
+        return 0;
+    }
+    d2_obj *r = NULL;
+    const d2_type_hooks *hk = I->hooks[o->kind];
+    if (hk && hk->to_number) {
+        r = hk->to_number(I, o, D2_OBJ_FLOAT);
+    } else if (o->kind != D2_OBJ_STR && o->kind != D2_OBJ_NONE) {
+        bool found;
+        r = d2i_call_special(I, o, "__float__", NULL, 0, &found);
+        if (!found) {
+            d2_raise(I, "TypeError", "%s must be a real number, not %s", what, d2_type_name(o));
+            return -1;
+        }
+    } else {
+        d2_raise(I, "TypeError", "%s must be a real number, not %s", what, d2_type_name(o));
+        return -1;
+    }
+    if (!r)
+        return -1;
+    int rc = 0;
+    if (r->kind == D2_OBJ_FLOAT)
+        *v = D2_AS(d2_float, r)->v;
+    else if (r->kind == D2_OBJ_INT || r->kind == D2_OBJ_BOOL)
+        *v = (double)D2_AS(d2_int, r)->v;
+    else {
+        d2_raise(I, "TypeError", "%s must be a real number, not %s", what, d2_type_name(o));
+        rc = -1;
+    }
+    d2_decref(r);
+    return rc;
+}
+
+int d2_to_bool(d2_interp *I, d2_obj *o, const char *what, bool *v)
+{
+    (void)what;
+    int t = d2_truthy(I, o);
+    if (t < 0)
+        return -1;
+    *v = t != 0;
+    return 0;
+}
+
+const char *d2_to_cstr(d2_interp *I, d2_obj *o, const char *what)
+{
+    if (o->kind == D2_OBJ_STR)
+        return D2_AS(d2_str, o)->s;
+    d2_raise(I, "TypeError", "%s must be str, not %s", what, d2_type_name(o));
+    return NULL;
+}
+
+/* ======================================================================
+ * Type constructors (the __new__ of builtin classes)
+ * ==================================================================== */
+
+/* Parses a Python int literal of str s in base (0: from prefix). */
+static d2_obj *parse_int(d2_interp *I, d2_obj *strobj, int base)
+{
+    d2_str *so = D2_AS(d2_str, strobj);
+    const char *s = so->s, *e = so->s + so->len;
+    while (s < e && (*s == ' ' || (*s >= '\t' && *s <= '\r')))
+        s++;
+    while (e > s && (e[-1] == ' ' || (e[-1] >= '\t' && e[-1] <= '\r')))
+        e--;
+    bool neg = false;
+    if (s < e && (*s == '+' || *s == '-'))
+        neg = *s++ == '-';
+    if (e - s >= 2 && s[0] == '0') {
+        char p = (char)(s[1] | 32);
+        int pb = p == 'x' ? 16 : p == 'o' ? 8 : p == 'b' ? 2 : 0;
+        if (pb && (base == 0 || base == pb)) {
+            base = pb;
+            s += 2;
+            if (s < e && *s == '_')
+                s++;
+        }
+    }
+    if (base == 0)
+        base = 10;
+    uint64_t acc = 0;
+    bool any = false, ok = s < e, prev_us = true;
+    for (const char *p = s; p < e && ok; p++) {
+        if (*p == '_') {
+            ok = !prev_us;
+            prev_us = true;
+            continue;
+        }
+        prev_us = false;
+        int d = (*p >= '0' && *p <= '9')                 ? *p - '0'
+                : ((*p | 32) >= 'a' && (*p | 32) <= 'z') ? (*p | 32) - 'a' + 10
+                                                         : 99;
+        if (d >= base) {
+            ok = false;
+            break;
+        }
+        if (acc > (UINT64_MAX - (uint64_t)d) / (uint64_t)base) {
+            return d2_raise(I, "OverflowError", "int too large (ints are 64-bit)");
+        }
+        acc = acc * (uint64_t)base + (uint64_t)d;
+        any = true;
+    }
+    if (!ok || !any || prev_us) {
+        d2_obj *r = d2_repr(I, strobj);
+        if (!r)
+            return NULL;
+        d2_raise(I, "ValueError", "invalid literal for int() with base %d: %s", base,
+                 D2_AS(d2_str, r)->s);
+        d2_decref(r);
+        return NULL;
+    }
+    if (neg ? acc > (uint64_t)INT64_MAX + 1 : acc > (uint64_t)INT64_MAX)
+        return d2_raise(I, "OverflowError", "int too large (ints are 64-bit)");
+    return d2_int_new(I, neg ? (int64_t)(0 - acc) : (int64_t)acc);
+}
+
+static d2_obj *float_to_int(d2_interp *I, double v)
+{
+    if (isnan(v))
+        return d2_raise(I, "ValueError", "cannot convert float NaN to integer");
+    if (isinf(v))
+        return d2_raise(I, "OverflowError", "cannot convert float infinity to integer");
+    double t = trunc(v);
+    if (t >= 9223372036854775808.0 || t < -9223372036854775808.0)
+        return d2_raise(I, "OverflowError", "int too large (ints are 64-bit)");
+    return d2_int_new(I, (int64_t)t);
+}
+
+d2_obj *d2i_to_int_obj(d2_interp *I, d2_obj *o, int base)
+{
+    switch (o->kind) {
+    case D2_OBJ_INT:
+        return d2_incref(o);
+    case D2_OBJ_BOOL:
+        return d2_int_new(I, D2_AS(d2_int, o)->v);
+    case D2_OBJ_FLOAT:
+        return float_to_int(I, D2_AS(d2_float, o)->v);
+    case D2_OBJ_STR:
+        return parse_int(I, o, base);
+    default:
+        break;
+    }
+    const d2_type_hooks *hk = I->hooks[o->kind];
+    if (hk && hk->to_number) {
+        d2_obj *r = hk->to_number(I, o, D2_OBJ_INT);
+        if (r && r->kind == D2_OBJ_FLOAT) {
+            d2_obj *x = float_to_int(I, D2_AS(d2_float, r)->v);
+            d2_decref(r);
+            return x;
+        }
+        return r;
+    }
+    bool found;
+    d2_obj *r = d2i_call_special(I, o, "__int__", NULL, 0, &found);
+    if (!found)
+        r = d2i_call_special(I, o, "__index__", NULL, 0, &found);
+    if (found) {
+        if (r && r->kind == D2_OBJ_FLOAT) {
+            d2_obj *x = float_to_int(I, D2_AS(d2_float, r)->v);
+            d2_decref(r);
+            return x;
+        }
+        return r;
+    }
+    return d2_raise(
+        I, "TypeError",
+        "int() argument must be a string, a bytes-like object or a real number, not '%s'",
+        d2_type_name(o));
+}
+
+d2_obj *d2i_to_float_obj(d2_interp *I, d2_obj *o)
+{
+    if (o->kind == D2_OBJ_FLOAT)
+        return d2_incref(o);
+    if (o->kind == D2_OBJ_STR) {
+        d2_str *so = D2_AS(d2_str, o);
+        char buf[128];
+        size_t k = 0;
+        const char *s = so->s, *e = so->s + so->len;
+        while (s < e && (*s == ' ' || (*s >= '\t' && *s <= '\r')))
+            s++;
+        while (e > s && (e[-1] == ' ' || (e[-1] >= '\t' && e[-1] <= '\r')))
+            e--;
+        bool ok = s < e && (size_t)(e - s) < sizeof buf;
+        for (const char *p = s; ok && p < e; p++)
+            if (*p != '_')
+                buf[k++] = *p;
+        buf[k] = 0;
+        double v = 0;
+        if (ok) {
+            const char *t = buf;
+            bool neg = false;
+            if (*t == '+' || *t == '-')
+                neg = *t++ == '-';
+            if (strcasecmp(t, "inf") == 0 || strcasecmp(t, "infinity") == 0)
+                v = neg ? -INFINITY : INFINITY;
+            else if (strcasecmp(t, "nan") == 0)
+                v = NAN;
+            else {
+                char *end;
+                bool alpha = false;
+                for (const char *p = t; *p; p++)
+                    alpha |= (*p == 'x' || *p == 'X' || *p == 'p' || *p == 'P' || *p == 'n' ||
+                              *p == 'N' || *p == 'i' || *p == 'I');
+                v = strtod(buf, &end);
+                ok = *end == 0 && !alpha;
+            }
+        }
+        if (!ok) {
+            d2_obj *r = d2_repr(I, o);
+            if (!r)
+                return NULL;
+            d2_raise(I, "ValueError", "could not convert string to float: %s", D2_AS(d2_str, r)->s);
+            d2_decref(r);
+            return NULL;
+        }
+        return d2_float_new(I, v);
+    }
+    double v;
+    if (d2_to_double(I, o, "float() argument", &v) < 0) {
+        if (d2_exc_matches(I, d2_exc_class(I, "TypeError"))) {
+            d2_exc_clear(I);
+            d2_raise(I, "TypeError", "float() argument must be a string or a real number, not '%s'",
+                     d2_type_name(o));
+        }
+        return NULL;
+    }
+    return d2_float_new(I, v);
+}
+
+BUILTIN(int_new)
+{
+    (void)self;
+    d2_obj *p[2];
+    if (d2_parse_args(I, "int", "x=0, /, base=None", a, n, kw, p) < 0)
+        return NULL;
+    if (p[1]->kind != D2_OBJ_NONE) {
+        int64_t base;
+        if (d2_to_int64(I, p[1], "base", &base) < 0)
+            return NULL;
+        if (p[0]->kind != D2_OBJ_STR)
+            return d2_raise(I, "TypeError", "int() can't convert non-string with explicit base");
+        if (base != 0 && (base < 2 || base > 36))
+            return d2_raise(I, "ValueError", "int() base must be >= 2 and <= 36, or 0");
+        return parse_int(I, p[0], (int)base);
+    }
+    return d2i_to_int_obj(I, p[0], 10);
+}
+
+BUILTIN(float_new)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "float", kw) < 0 || d2i_nargs(I, "float", n, 0, 1) < 0)
+        return NULL;
+    return n ? d2i_to_float_obj(I, a[0]) : d2_float_new(I, 0.0);
+}
+
+BUILTIN(bool_new)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "bool", kw) < 0 || d2i_nargs(I, "bool", n, 0, 1) < 0)
+        return NULL;
+    if (!n)
+        return d2_bool(I, false);
+    int t = d2_truthy(I, a[0]);
+    return t < 0 ? NULL : d2_bool(I, t);
+}
+
+BUILTIN(str_new)
+{
+    (void)self;
+    d2_obj *p[3];
+    if (d2_parse_args(I, "str", "object='', encoding=None, errors=None", a, n, kw, p) < 0)
+        return NULL;
+    return d2_str_of(I, p[0]);
+}
+
+BUILTIN(list_new)
+{
+    d2_class *c = D2_AS(d2_class, self);
+    if (d2i_no_kwargs(I, "list", kw) < 0 || d2i_nargs(I, "list", n, 0, 1) < 0)
+        return NULL;
+    d2_obj *l = n ? d2_list_from_iterable(I, a[0]) : d2_list_new(I, 0);
+    if (l)
+        l->cls = c;
+    return l;
+}
+
+BUILTIN(tuple_new)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "tuple", kw) < 0 || d2i_nargs(I, "tuple", n, 0, 1) < 0)
+        return NULL;
+    return n ? d2i_tuple_from_iterable(I, a[0]) : d2_tuple_new(I, 0);
+}
+
+BUILTIN(dict_new)
+{
+    if (d2i_nargs(I, "dict", n, 0, 1) < 0)
+        return NULL;
+    d2_obj *d = d2_obj_alloc(I, D2_OBJ_DICT, D2_AS(d2_class, self), sizeof(d2_dict));
+    if (!d)
+        return NULL;
+    if ((n && d2i_dict_merge(I, D2_AS(d2_dict, d), a[0]) < 0) ||
+        (kw && d2i_dict_merge(I, D2_AS(d2_dict, d), (d2_obj *)kw) < 0)) {
+        d2_decref(d);
+        return NULL;
+    }
+    return d;
+}
+
+BUILTIN(set_new)
+{
+    if (d2i_no_kwargs(I, "set", kw) < 0 || d2i_nargs(I, "set", n, 0, 1) < 0)
+        return NULL;
+    d2_obj *s = d2i_set_from_iterable(I, n ? a[0] : NULL);
+    if (s)
+        s->cls = D2_AS(d2_class, self);
+    return s;
+}
+
+BUILTIN(range_new)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "range", kw) < 0)
+        return NULL;
+    if (n < 1 || n > 3) {
+        if (n == 0)
+            return d2_raise(I, "TypeError", "range expected at least 1 argument, got 0");
+        return d2_raise(I, "TypeError", "range expected at most 3 arguments, got %zu", n);
+    }
+    int64_t v[3] = {0, 0, 1};
+    for (size_t i = 0; i < n; i++) {
+        if (d2i_index(I, a[i], &v[n == 1 ? 1 : i]) < 0)
+            return NULL;
+    }
+    if (v[2] == 0)
+        return d2_raise(I, "ValueError", "range() arg 3 must not be zero");
+    d2_obj *r = d2_obj_alloc(I, D2_OBJ_RANGE, NULL, sizeof(d2_range));
+    if (!r)
+        return NULL;
+    D2_AS(d2_range, r)->start = v[0];
+    D2_AS(d2_range, r)->stop = v[1];
+    D2_AS(d2_range, r)->step = v[2];
+    return r;
+}
+
+BUILTIN(slice_new)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "slice", kw) < 0 || d2i_nargs(I, "slice", n, 1, 3) < 0)
+        return NULL;
+    d2_obj *s = d2_obj_alloc(I, D2_OBJ_SLICE, NULL, sizeof(d2_slice));
+    if (!s)
+        return NULL;
+    d2_slice *x = D2_AS(d2_slice, s);
+    if (n == 1) {
+        x->start = d2_none(I);
+        x->stop = d2_incref(a[0]);
+        x->step = d2_none(I);
+    } else {
+        x->start = d2_incref(a[0]);
+        x->stop = d2_incref(a[1]);
+        x->step = d2_incref(n == 3 ? a[2] : I->none);
+    }
+    return s;
+}
+
+BUILTIN(object_new)
+{
+    (void)a;
+    (void)n;
+    (void)kw;
+    d2_class *c = D2_AS(d2_class, self);
+    if (c->layout != D2_OBJ_INSTANCE)
+        return d2_raise(I, "TypeError", "object.__new__(%s) is not safe", c->name);
+    return d2_instance_new(I, c);
+}
+
+/* type(x) is handled by the class call; type(name, bases, dict) makes a class. */
+BUILTIN(type_new)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "type", kw) < 0)
+        return NULL;
+    if (n != 3)
+        return d2_raise(I, "TypeError", "type() takes 1 or 3 arguments");
+    const char *name = d2_to_cstr(I, a[0], "type() argument 1");
+    if (!name)
+        return NULL;
+    if (a[1]->kind != D2_OBJ_TUPLE || a[2]->kind != D2_OBJ_DICT)
+        return d2_raise(I, "TypeError", "type() argument 2 must be tuple and argument 3 a dict");
+    for (size_t i = 0; i < D2_AS(d2_tuple, a[1])->n; i++)
+        if (D2_AS(d2_tuple, a[1])->items[i]->kind != D2_OBJ_CLASS)
+            return d2_raise(I, "TypeError", "bases must be types");
+    d2_obj *d = d2_dict_new(I);
+    if (!d || d2i_dict_merge(I, D2_AS(d2_dict, d), a[2]) < 0) {
+        d2_decref(d);
+        return NULL;
+    }
+    d2_class *base =
+        D2_AS(d2_tuple, a[1])->n ? D2_AS(d2_class, D2_AS(d2_tuple, a[1])->items[0]) : NULL;
+    d2_class *c = d2i_class_new(I, name, base, base ? base->layout : D2_OBJ_INSTANCE, NULL, false);
+    if (!c) {
+        d2_decref(d);
+        return NULL;
+    }
+    if (d2i_dict_merge(I, c->dict, d) < 0) {
+        d2_decref(d);
+        d2_decref((d2_obj *)c);
+        return NULL;
+    }
+    d2_decref(d);
+    c->flags |= D2I_CF_USER;
+    d2i_class_update_flags(I, c);
+    return (d2_obj *)c;
+}
+
+/* ======================================================================
+ * Builtin functions
+ * ==================================================================== */
+
+static FILE *out_file(d2_interp *I) { return I->opt.out ? I->opt.out : stdout; }
+
+/* sys.stdout / sys.stderr: OPAQUE objects whose payload is the FILE (not owned). */
+static FILE *stream_of(d2_interp *I, d2_obj *o)
+{
+    if (o->kind != D2_OBJ_OPAQUE || !D2_AS(d2_opaque, o)->payload)
+        return NULL;
+    int which = (int)(intptr_t)D2_AS(d2_opaque, o)->payload;
+    if (which == 1)
+        return out_file(I);
+    return I->opt.errout ? I->opt.errout : stderr;
+}
+
+BUILTIN(b_print)
+{
+    (void)self;
+    d2_obj *p[5];
+    if (d2_parse_args(I, "print", "*args, sep=None, end=None, file=None, flush=False", a, n, kw,
+                      p) < 0)
+        return NULL;
+    FILE *f = out_file(I);
+    if (p[3]->kind != D2_OBJ_NONE) {
+        f = stream_of(I, p[3]);
+        if (!f)
+            return d2_raise(I, "TypeError",
+                            "print(file=...) supports only None, sys.stdout and sys.stderr");
+    }
+    const char *sep = " ", *end = "\n";
+    size_t seplen = 1, endlen = 1;
+    if (p[1]->kind != D2_OBJ_NONE) {
+        if (p[1]->kind != D2_OBJ_STR)
+            return d2_raise(I, "TypeError", "sep must be None or a string, not %s",
+                            d2_type_name(p[1]));
+        sep = D2_AS(d2_str, p[1])->s;
+        seplen = D2_AS(d2_str, p[1])->len;
+    }
+    if (p[2]->kind != D2_OBJ_NONE) {
+        if (p[2]->kind != D2_OBJ_STR)
+            return d2_raise(I, "TypeError", "end must be None or a string, not %s",
+                            d2_type_name(p[2]));
+        end = D2_AS(d2_str, p[2])->s;
+        endlen = D2_AS(d2_str, p[2])->len;
+    }
+    d2_tuple *args = D2_AS(d2_tuple, p[0]);
+    d2_buf b;
+    d2_buf_init(&b);
+    for (size_t i = 0; i < args->n; i++) {
+        d2_obj *s = d2_str_of(I, args->items[i]);
+        if (!s) {
+            d2_buf_free(&b);
+            return NULL;
+        }
+        if (i)
+            d2_buf_append(&b, sep, seplen);
+        d2_buf_append(&b, D2_AS(d2_str, s)->s, D2_AS(d2_str, s)->len);
+        d2_decref(s);
+    }
+    d2_buf_append(&b, end, endlen);
+    if (b.len)
+        fwrite(b.data, 1, b.len, f);
+    d2_buf_free(&b);
+    if (d2_truthy(I, p[4]) == 1)
+        fflush(f);
+    return d2_none(I);
+}
+
+BUILTIN(b_len)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "len", kw) < 0 || d2i_nargs(I, "len", n, 1, 1) < 0)
+        return NULL;
+    int64_t l = d2_len(I, a[0]);
+    return l < 0 ? NULL : d2_int_new(I, l);
+}
+
+static d2_obj *enumerate_next(d2_interp *I, d2_iter *it, bool *done)
+{
+    d2_obj *v = d2_iter_next(I, it->src, done);
+    if (!v)
+        return NULL;
+    d2_obj *i = d2_int_new(I, it->pos++);
+    d2_obj *t = i ? d2_tuple_pack(I, 2, i, v) : NULL;
+    d2_decref(i);
+    d2_decref(v);
+    return t;
+}
+
+BUILTIN(b_enumerate)
+{
+    (void)self;
+    d2_obj *p[2];
+    if (d2_parse_args(I, "enumerate", "iterable, start=0", a, n, kw, p) < 0)
+        return NULL;
+    int64_t start;
+    if (d2_to_int64(I, p[1], "start", &start) < 0)
+        return NULL;
+    d2_obj *inner = d2_get_iter(I, p[0]);
+    if (!inner)
+        return NULL;
+    d2_obj *it = d2i_iter_new(I, enumerate_next, inner);
+    d2_decref(inner);
+    if (it)
+        D2_AS(d2_iter, it)->pos = start;
+    return it;
+}
+
+static d2_obj *zip_next(d2_interp *I, d2_iter *it, bool *done)
+{
+    d2_tuple *its = D2_AS(d2_tuple, it->extra);
+    if (its->n == 0) {
+        *done = true;
+        return NULL;
+    }
+    d2_obj *t = d2_tuple_new(I, its->n);
+    if (!t)
+        return NULL;
+    for (size_t i = 0; i < its->n; i++) {
+        d2_obj *v = d2_iter_next(I, its->items[i], done);
+        if (!v) {
+            d2_decref(t);
+            return NULL;
+        }
+        D2_AS(d2_tuple, t)->items[i] = v;
+        D2_AS(d2_tuple, t)->n = i + 1;
+    }
+    return t;
+}
+
+/* A tuple of iterators over each of items. */
+static d2_obj *iter_tuple(d2_interp *I, d2_obj **items, size_t n)
+{
+    d2_obj *t = d2_tuple_new(I, n);
+    if (!t)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        d2_obj *it = d2_get_iter(I, items[i]);
+        if (!it) {
+            d2_decref(t);
+            return NULL;
+        }
+        D2_AS(d2_tuple, t)->items[i] = it;
+        D2_AS(d2_tuple, t)->n = i + 1;
+    }
+    return t;
+}
+
+BUILTIN(b_zip)
+{
+    (void)self;
+    d2_obj *p[2];
+    if (d2_parse_args(I, "zip", "*iterables, strict=False", a, n, kw, p) < 0)
+        return NULL;
+    d2_obj *its = iter_tuple(I, a, n);
+    if (!its)
+        return NULL;
+    d2_obj *it = d2i_iter_new(I, zip_next, NULL);
+    if (it)
+        D2_AS(d2_iter, it)->extra = its;
+    else
+        d2_decref(its);
+    return it;
+}
+
+static d2_obj *map_next(d2_interp *I, d2_iter *it, bool *done)
+{
+    d2_tuple *its = D2_AS(d2_tuple, it->extra);
+    d2_obj *args[16];
+    size_t k;
+    for (k = 0; k < its->n; k++) {
+        args[k] = d2_iter_next(I, its->items[k], done);
+        if (!args[k])
+            break;
+    }
+    d2_obj *r = NULL;
+    if (k == its->n)
+        r = d2_call(I, it->src, args, k, NULL);
+    for (size_t i = 0; i < k; i++)
+        d2_decref(args[i]);
+    return r;
+}
+
+BUILTIN(b_map)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "map", kw) < 0)
+        return NULL;
+    if (n < 2 || n > 17)
+        return d2_raise(I, "TypeError", "map() must have at least two arguments.");
+    d2_obj *its = iter_tuple(I, a + 1, n - 1);
+    if (!its)
+        return NULL;
+    d2_obj *it = d2i_iter_new(I, map_next, a[0]);
+    if (it)
+        D2_AS(d2_iter, it)->extra = its;
+    else
+        d2_decref(its);
+    return it;
+}
+
+static d2_obj *filter_next(d2_interp *I, d2_iter *it, bool *done)
+{
+    for (;;) {
+        d2_obj *v = d2_iter_next(I, it->extra, done);
+        if (!v)
+            return NULL;
+        int t;
+        if (it->src->kind == D2_OBJ_NONE) {
+            t = d2_truthy(I, v);
+        } else {
+            d2_obj *r = d2_call(I, it->src, &v, 1, NULL);
+            t = r ? d2_truthy(I, r) : -1;
+            d2_decref(r);
+        }
+        if (t > 0)
+            return v;
+        d2_decref(v);
+        if (t < 0)
+            return NULL;
+    }
+}
+
+BUILTIN(b_filter)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "filter", kw) < 0 || d2i_nargs(I, "filter", n, 2, 2) < 0)
+        return NULL;
+    d2_obj *inner = d2_get_iter(I, a[1]);
+    if (!inner)
+        return NULL;
+    d2_obj *it = d2i_iter_new(I, filter_next, a[0]);
+    if (it)
+        D2_AS(d2_iter, it)->extra = inner;
+    else
+        d2_decref(inner);
+    return it;
+}
+
+static d2_obj *seq_rev_next(d2_interp *I, d2_iter *it, bool *done)
+{
+    if (it->pos < 0) {
+        *done = true;
+        return NULL;
+    }
+    d2_obj *k = d2_int_new(I, it->pos--);
+    if (!k)
+        return NULL;
+    d2_obj *v = d2_getitem(I, it->src, k);
+    d2_decref(k);
+    return v;
+}
+
+BUILTIN(b_reversed)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "reversed", kw) < 0 || d2i_nargs(I, "reversed", n, 1, 1) < 0)
+        return NULL;
+    if (a[0]->cls->flags & D2I_CF_USER || a[0]->kind >= D2_OBJ_TENSOR) {
+        bool found;
+        d2_obj *r = d2i_call_special(I, a[0], "__reversed__", NULL, 0, &found);
+        if (found)
+            return r;
+    } else {
+        d2_obj *r = d2i_builtin_reversed(I, a[0]);
+        if (r || d2_exc_pending(I))
+            return r;
+    }
+    if (a[0]->kind == D2_OBJ_DICT || !d2i_mro_lookup(I, a[0]->cls, "__getitem__") ||
+        (!d2i_mro_lookup(I, a[0]->cls, "__len__") && !I->hooks[a[0]->kind]))
+        return d2_raise(I, "TypeError", "'%s' object is not reversible", d2_type_name(a[0]));
+    int64_t len = d2_len(I, a[0]);
+    if (len < 0)
+        return NULL;
+    d2_obj *it = d2i_iter_new(I, seq_rev_next, a[0]);
+    if (it)
+        D2_AS(d2_iter, it)->pos = len - 1;
+    return it;
+}
+
+static int class_check(d2_interp *I, d2_obj *cls, const char *fname, int arg)
+{
+    if (cls->kind == D2_OBJ_CLASS)
+        return 0;
+    if (cls->kind == D2_OBJ_TUPLE) {
+        for (size_t i = 0; i < D2_AS(d2_tuple, cls)->n; i++)
+            if (class_check(I, D2_AS(d2_tuple, cls)->items[i], fname, arg) < 0)
+                return -1;
+        return 0;
+    }
+    d2_raise(I, "TypeError", "%s() arg %d must be a type, a tuple of types, or a union", fname,
+             arg);
+    return -1;
+}
+
+static bool subclass_any(d2_class *c, d2_obj *cls)
+{
+    if (cls->kind == D2_OBJ_CLASS)
+        return d2i_issubclass(c, D2_AS(d2_class, cls));
+    for (size_t i = 0; i < D2_AS(d2_tuple, cls)->n; i++)
+        if (subclass_any(c, D2_AS(d2_tuple, cls)->items[i]))
+            return true;
+    return false;
+}
+
+BUILTIN(b_isinstance)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "isinstance", kw) < 0 || d2i_nargs(I, "isinstance", n, 2, 2) < 0 ||
+        class_check(I, a[1], "isinstance", 2) < 0)
+        return NULL;
+    return d2_bool(I, subclass_any(a[0]->cls, a[1]));
+}
+
+BUILTIN(b_issubclass)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "issubclass", kw) < 0 || d2i_nargs(I, "issubclass", n, 2, 2) < 0)
+        return NULL;
+    if (a[0]->kind != D2_OBJ_CLASS)
+        return d2_raise(I, "TypeError", "issubclass() arg 1 must be a class");
+    if (class_check(I, a[1], "issubclass", 2) < 0)
+        return NULL;
+    return d2_bool(I, subclass_any(D2_AS(d2_class, a[0]), a[1]));
+}
+
+static d2_obj *minmax(d2_interp *I, d2_obj **a, size_t n, d2_dict *kw, bool is_max)
+{
+    const char *fname = is_max ? "max" : "min";
+    d2_obj *key = NULL, *dflt = NULL;
+    if (kw) {
+        for (size_t i = 0; i < kw->n; i++) {
+            d2_dict_entry *e = &kw->entries[i];
+            if (!e->key)
+                continue;
+            const char *k = D2_AS(d2_str, e->key)->s;
+            if (strcmp(k, "key") == 0)
+                key = e->value->kind == D2_OBJ_NONE ? NULL : e->value;
+            else if (strcmp(k, "default") == 0)
+                dflt = e->value;
+            else
+                return d2_raise(I, "TypeError", "%s() got an unexpected keyword argument '%s'",
+                                fname, k);
+        }
+    }
+    if (n == 0)
+        return d2_raise(I, "TypeError", "%s expected at least 1 argument, got 0", fname);
+    d2_obj *src = n == 1 ? a[0] : NULL;
+    if (n > 1 && dflt)
+        return d2_raise(I, "TypeError",
+                        "Cannot specify a default for %s() with multiple positional arguments",
+                        fname);
+    d2_obj *seq = src ? d2_list_from_iterable(I, src) : d2i_list_from_array(I, a, n);
+    if (!seq)
+        return NULL;
+    d2_list *l = D2_AS(d2_list, seq);
+    if (l->n == 0) {
+        d2_decref(seq);
+        if (dflt)
+            return d2_incref(dflt);
+        return d2_raise(I, "ValueError", "%s() arg is an empty sequence", fname);
+    }
+    d2_obj *best = d2_incref(l->items[0]);
+    d2_obj *bestk = key ? d2_call(I, key, &best, 1, NULL) : d2_incref(best);
+    for (size_t i = 1; bestk && i < l->n; i++) {
+        d2_obj *v = l->items[i];
+        d2_obj *k = key ? d2_call(I, key, &v, 1, NULL) : d2_incref(v);
+        if (!k) {
+            d2_decref(bestk);
+            bestk = NULL;
+            break;
+        }
+        d2_obj *c = d2_compare(I, is_max ? D2_CMP_GT : D2_CMP_LT, k, bestk);
+        int t = c ? d2_truthy(I, c) : -1;
+        d2_decref(c);
+        if (t < 0) {
+            d2_decref(k);
+            d2_decref(bestk);
+            bestk = NULL;
+            break;
+        }
+        if (t) {
+            d2_setref(&best, d2_incref(v));
+            d2_setref(&bestk, k);
+        } else {
+            d2_decref(k);
+        }
+    }
+    d2_decref(seq);
+    if (!bestk) {
+        d2_decref(best);
+        return NULL;
+    }
+    d2_decref(bestk);
+    return best;
+}
+
+BUILTIN(b_max) { (void)self; return minmax(I, a, n, kw, true); }
+BUILTIN(b_min) { (void)self; return minmax(I, a, n, kw, false); }
+
+BUILTIN(b_sum)
+{
+    (void)self;
+    d2_obj *p[2];
+    if (d2_parse_args(I, "sum", "iterable, /, start=0", a, n, kw, p) < 0)
+        return NULL;
+    if (p[1]->kind == D2_OBJ_STR)
+        return d2_raise(I, "TypeError", "sum() can't sum strings [use ''.join(seq) instead]");
+    d2_obj *it = d2_get_iter(I, p[0]);
+    if (!it)
+        return NULL;
+    d2_obj *acc = d2_incref(p[1]);
+    for (;;) {
+        bool done = false;
+        d2_obj *v = d2_iter_next(I, it, &done);
+        if (!v) {
+            d2_decref(it);
+            if (done)
+                return acc;
+            d2_decref(acc);
+            return NULL;
+        }
+        d2_obj *r = d2_binop(I, D2_OP_ADD, acc, v);
+        d2_decref(v);
+        d2_decref(acc);
+        acc = r;
+        if (!acc) {
+            d2_decref(it);
+            return NULL;
+        }
+    }
+}
+
+BUILTIN(b_abs)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "abs", kw) < 0 || d2i_nargs(I, "abs", n, 1, 1) < 0)
+        return NULL;
+    d2_obj *x = a[0];
+    if (x->kind == D2_OBJ_INT || x->kind == D2_OBJ_BOOL) {
+        int64_t v = D2_AS(d2_int, x)->v;
+        if (v == INT64_MIN)
+            return d2_raise(I, "OverflowError", "integer result out of range (ints are 64-bit)");
+        return d2_int_new(I, v < 0 ? -v : v);
+    }
+    if (x->kind == D2_OBJ_FLOAT)
+        return d2_float_new(I, fabs(D2_AS(d2_float, x)->v));
+    bool found;
+    d2_obj *r = d2i_call_special(I, x, "__abs__", NULL, 0, &found);
+    if (found)
+        return r;
+    return d2_raise(I, "TypeError", "bad operand type for abs(): '%s'", d2_type_name(x));
+}
+
+/* round half to even of an int to a multiple of 10**k. */
+static d2_obj *round_int(d2_interp *I, int64_t v, int64_t nd)
+{
+    if (nd >= 0)
+        return d2_int_new(I, v);
+    if (nd < -18)
+        return d2_int_new(I, 0);
+    int64_t p = 1;
+    for (int64_t i = 0; i < -nd; i++)
+        p *= 10;
+    int64_t q = v / p, r = v % p;
+    if (r < 0) {
+        q--;
+        r += p;
+    }
+    if (2 * r > p || (2 * r == p && (q & 1)))
+        q++;
+    int64_t out;
+    if (__builtin_mul_overflow(q, p, &out))
+        return d2_raise(I, "OverflowError", "integer result out of range (ints are 64-bit)");
+    return d2_int_new(I, out);
+}
+
+BUILTIN(b_round)
+{
+    (void)self;
+    d2_obj *p[2];
+    if (d2_parse_args(I, "round", "number, ndigits=None", a, n, kw, p) < 0)
+        return NULL;
+    d2_obj *x = p[0];
+    bool has_nd = p[1]->kind != D2_OBJ_NONE;
+    int64_t nd = 0;
+    if (has_nd && d2_to_int64(I, p[1], "ndigits", &nd) < 0)
+        return NULL;
+    if (x->kind == D2_OBJ_INT || x->kind == D2_OBJ_BOOL)
+        return round_int(I, D2_AS(d2_int, x)->v, has_nd ? nd : 0);
+    if (x->kind == D2_OBJ_FLOAT) {
+        double v = D2_AS(d2_float, x)->v;
+        if (!has_nd)
+            return float_to_int(I, nearbyint(v));
+        if (!isfinite(v) || v == 0)
+            return d2_float_new(I, v);
+        if (nd > 300)
+            return d2_float_new(I, v);
+        if (nd >= 0) {
+            char buf[512];
+            snprintf(buf, sizeof buf, "%.*f", (int)nd, v);
+            return d2_float_new(I, strtod(buf, NULL));
+        }
+        if (nd < -308)
+            return d2_float_new(I, copysign(0.0, v));
+        double pw = pow(10.0, (double)-nd);
+        double y = nearbyint(v / pw) * pw;
+        return d2_float_new(I, y);
+    }
+    bool found;
+    d2_obj *r = d2i_call_special(I, x, "__round__", has_nd ? &p[1] : NULL, has_nd ? 1 : 0, &found);
+    if (found)
+        return r;
+    return d2_raise(I, "TypeError", "type %s doesn't define __round__ method", d2_type_name(x));
+}
+
+BUILTIN(b_repr)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "repr", kw) < 0 || d2i_nargs(I, "repr", n, 1, 1) < 0)
+        return NULL;
+    return d2_repr(I, a[0]);
+}
+
+BUILTIN(b_ascii)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "ascii", kw) < 0 || d2i_nargs(I, "ascii", n, 1, 1) < 0)
+        return NULL;
+    return d2_repr(I, a[0]);
+}
+
+BUILTIN(b_sorted)
+{
+    (void)self;
+    d2_obj *p[3];
+    if (d2_parse_args(I, "sorted", "iterable, /, *, key=None, reverse=False", a, n, kw, p) < 0)
+        return NULL;
+    int rev = d2_truthy(I, p[2]);
+    if (rev < 0)
+        return NULL;
+    d2_obj *l = d2_list_from_iterable(I, p[0]);
+    if (!l)
+        return NULL;
+    if (d2i_sort(I, D2_AS(d2_list, l)->items, D2_AS(d2_list, l)->n, p[1], rev) < 0) {
+        d2_decref(l);
+        return NULL;
+    }
+    return l;
+}
+
+BUILTIN(b_hasattr)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "hasattr", kw) < 0 || d2i_nargs(I, "hasattr", n, 2, 2) < 0)
+        return NULL;
+    const char *name = d2_to_cstr(I, a[1], "hasattr(): attribute name");
+    if (!name)
+        return NULL;
+    d2_obj *v = d2_getattr_opt(I, a[0], name);
+    if (!v && d2_exc_pending(I))
+        return NULL;
+    d2_decref(v);
+    return d2_bool(I, v != NULL);
+}
+
+BUILTIN(b_getattr)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "getattr", kw) < 0 || d2i_nargs(I, "getattr", n, 2, 3) < 0)
+        return NULL;
+    const char *name = d2_to_cstr(I, a[1], "getattr(): attribute name");
+    if (!name)
+        return NULL;
+    if (n == 3) {
+        d2_obj *v = d2_getattr_opt(I, a[0], name);
+        if (v || d2_exc_pending(I))
+            return v;
+        return d2_incref(a[2]);
+    }
+    return d2_getattr(I, a[0], name);
+}
+
+BUILTIN(b_setattr)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "setattr", kw) < 0 || d2i_nargs(I, "setattr", n, 3, 3) < 0)
+        return NULL;
+    const char *name = d2_to_cstr(I, a[1], "setattr(): attribute name");
+    if (!name || d2_setattr(I, a[0], name, a[2]) < 0)
+        return NULL;
+    return d2_none(I);
+}
+
+BUILTIN(b_delattr)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "delattr", kw) < 0 || d2i_nargs(I, "delattr", n, 2, 2) < 0)
+        return NULL;
+    const char *name = d2_to_cstr(I, a[1], "delattr(): attribute name");
+    if (!name)
+        return NULL;
+    d2_dict *d = a[0]->kind == D2_OBJ_INSTANCE ? D2_AS(d2_instance, a[0])->dict
+                 : a[0]->kind == D2_OBJ_CLASS  ? D2_AS(d2_class, a[0])->dict
+                 : a[0]->kind == D2_OBJ_MODULE ? D2_AS(d2_module, a[0])->dict
+                                               : NULL;
+    d2_obj *v = d ? d2i_dict_pop(I, d, a[1]) : NULL;
+    if (!v) {
+        if (!d2_exc_pending(I))
+            d2_raise(I, "AttributeError", "'%s' object has no attribute '%s'", d2_type_name(a[0]),
+                     name);
+        return NULL;
+    }
+    d2_decref(v);
+    return d2_none(I);
+}
+
+BUILTIN(b_id)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "id", kw) < 0 || d2i_nargs(I, "id", n, 1, 1) < 0)
+        return NULL;
+    return d2_int_new(I, (int64_t)(uintptr_t)a[0]);
+}
+
+BUILTIN(b_hash)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "hash", kw) < 0 || d2i_nargs(I, "hash", n, 1, 1) < 0)
+        return NULL;
+    d2_obj *x = a[0];
+    int64_t iv;
+    if (x->kind == D2_OBJ_FLOAT && D2_AS(d2_float, x)->v == floor(D2_AS(d2_float, x)->v) &&
+        fabs(D2_AS(d2_float, x)->v) < 9.2e18)
+        iv = (int64_t)D2_AS(d2_float, x)->v;
+    else if (x->kind == D2_OBJ_INT || x->kind == D2_OBJ_BOOL)
+        iv = D2_AS(d2_int, x)->v;
+    else
+        iv = 0;
+    if (x->kind != D2_OBJ_FLOAT || iv != 0 || D2_AS(d2_float, x)->v == 0) {
+        if (d2i_is_number(x))
+            return d2_int_new(I, iv == -1 ? -2 : iv);
+    }
+    uint64_t h;
+    if (d2_hash(I, x, &h) < 0)
+        return NULL;
+    return d2_int_new(I, (int64_t)(h >> 1));
+}
+
+BUILTIN(b_iter)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "iter", kw) < 0 || d2i_nargs(I, "iter", n, 1, 1) < 0)
+        return NULL;
+    return d2_get_iter(I, a[0]);
+}
+
+BUILTIN(b_next)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "next", kw) < 0 || d2i_nargs(I, "next", n, 1, 2) < 0)
+        return NULL;
+    if (a[0]->kind != D2_OBJ_ITERATOR && !d2i_mro_lookup(I, a[0]->cls, "__next__"))
+        return d2_raise(I, "TypeError", "'%s' object is not an iterator", d2_type_name(a[0]));
+    bool done = false;
+    d2_obj *v = d2_iter_next(I, a[0], &done);
+    if (v || !done)
+        return v;
+    if (n == 2)
+        return d2_incref(a[1]);
+    d2_obj *e = d2i_exc_new(I, d2_exc_class(I, "StopIteration"), NULL, 0);
+    if (e)
+        d2i_set_exc(I, e);
+    return NULL;
+}
+
+static d2_obj *any_all(d2_interp *I, d2_obj **a, size_t n, d2_dict *kw, bool any)
+{
+    const char *fname = any ? "any" : "all";
+    if (d2i_no_kwargs(I, fname, kw) < 0 || d2i_nargs(I, fname, n, 1, 1) < 0)
+        return NULL;
+    d2_obj *it = d2_get_iter(I, a[0]);
+    if (!it)
+        return NULL;
+    for (;;) {
+        bool done = false;
+        d2_obj *v = d2_iter_next(I, it, &done);
+        if (!v) {
+            d2_decref(it);
+            return done ? d2_bool(I, !any) : NULL;
+        }
+        int t = d2_truthy(I, v);
+        d2_decref(v);
+        if (t < 0 || (t > 0) == any) {
+            d2_decref(it);
+            return t < 0 ? NULL : d2_bool(I, any);
+        }
+    }
+}
+
+BUILTIN(b_any) { (void)self; return any_all(I, a, n, kw, true); }
+BUILTIN(b_all) { (void)self; return any_all(I, a, n, kw, false); }
+
+BUILTIN(b_divmod)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "divmod", kw) < 0 || d2i_nargs(I, "divmod", n, 2, 2) < 0)
+        return NULL;
+    if (d2i_is_number(a[0]) && d2i_is_number(a[1])) {
+        bool fl = a[0]->kind == D2_OBJ_FLOAT || a[1]->kind == D2_OBJ_FLOAT;
+        bool zero = a[1]->kind == D2_OBJ_FLOAT ? D2_AS(d2_float, a[1])->v == 0
+                                               : D2_AS(d2_int, a[1])->v == 0;
+        if (zero)
+            return d2_raise(I, "ZeroDivisionError",
+                            fl ? "float divmod()" : "integer division or modulo by zero");
+    }
+    d2_obj *q = d2_binop(I, D2_OP_FLOOR_DIV, a[0], a[1]);
+    if (!q)
+        return NULL;
+    d2_obj *r = d2_binop(I, D2_OP_MOD, a[0], a[1]);
+    if (!r) {
+        d2_decref(q);
+        return NULL;
+    }
+    d2_obj *t = d2_tuple_pack(I, 2, q, r);
+    d2_decref(q);
+    d2_decref(r);
+    return t;
+}
+
+BUILTIN(b_pow)
+{
+    (void)self;
+    d2_obj *p[3];
+    if (d2_parse_args(I, "pow", "base, exp, mod=None", a, n, kw, p) < 0)
+        return NULL;
+    if (p[2]->kind == D2_OBJ_NONE)
+        return d2_binop(I, D2_OP_POW, p[0], p[1]);
+    int64_t b, e, m;
+    if (d2_to_int64(I, p[0], "pow() base", &b) < 0 || d2_to_int64(I, p[1], "pow() exp", &e) < 0 ||
+        d2_to_int64(I, p[2], "pow() mod", &m) < 0)
+        return NULL;
+    if (m == 0)
+        return d2_raise(I, "ValueError", "pow() 3rd argument cannot be 0");
+    if (e < 0)
+        return d2_raise(I, "ValueError", "base is not invertible for the given modulus");
+    __int128 r = 1, x = ((b % m) + m) % m;
+    while (e > 0) {
+        if (e & 1)
+            r = (r * x) % m;
+        x = (x * x) % m;
+        e >>= 1;
+    }
+    int64_t out = (int64_t)r;
+    if (out && ((out < 0) != (m < 0)))
+        out += m;
+    return d2_int_new(I, out);
+}
+
+static d2_obj *radix(d2_interp *I, d2_obj **a, size_t n, d2_dict *kw, const char *fname,
+                     const char *spec)
+{
+    if (d2i_no_kwargs(I, fname, kw) < 0 || d2i_nargs(I, fname, n, 1, 1) < 0)
+        return NULL;
+    int64_t v;
+    if (d2i_index(I, a[0], &v) < 0)
+        return NULL;
+    d2_obj *x = d2_int_new(I, v);
+    if (!x)
+        return NULL;
+    d2_obj *r = d2i_format(I, x, spec);
+    d2_decref(x);
+    return r;
+}
+
+BUILTIN(b_hex) { (void)self; return radix(I, a, n, kw, "hex", "#x"); }
+BUILTIN(b_oct) { (void)self; return radix(I, a, n, kw, "oct", "#o"); }
+BUILTIN(b_bin) { (void)self; return radix(I, a, n, kw, "bin", "#b"); }
+
+BUILTIN(b_chr)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "chr", kw) < 0 || d2i_nargs(I, "chr", n, 1, 1) < 0)
+        return NULL;
+    int64_t v;
+    if (d2i_index(I, a[0], &v) < 0)
+        return NULL;
+    if (v < 0 || v > 0x10FFFF)
+        return d2_raise(I, "ValueError", "chr() arg not in range(0x110000)");
+    return d2i_char(I, (uint32_t)v);
+}
+
+BUILTIN(b_ord)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "ord", kw) < 0 || d2i_nargs(I, "ord", n, 1, 1) < 0)
+        return NULL;
+    if (a[0]->kind != D2_OBJ_STR)
+        return d2_raise(I, "TypeError", "ord() expected string of length 1, but %s found",
+                        d2_type_name(a[0]));
+    d2_str *s = D2_AS(d2_str, a[0]);
+    size_t nc = d2i_str_chars(s);
+    if (nc != 1)
+        return d2_raise(I, "TypeError",
+                        "ord() expected a character, but string of length %zu found", nc);
+    const unsigned char *p = (const unsigned char *)s->s;
+    uint32_t cp = p[0];
+    if (cp >= 0xF0)
+        cp = ((cp & 7u) << 18) | ((p[1] & 0x3Fu) << 12) | ((p[2] & 0x3Fu) << 6) | (p[3] & 0x3Fu);
+    else if (cp >= 0xE0)
+        cp = ((cp & 15u) << 12) | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu);
+    else if (cp >= 0xC0)
+        cp = ((cp & 31u) << 6) | (p[1] & 0x3Fu);
+    return d2_int_new(I, cp);
+}
+
+BUILTIN(b_format)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "format", kw) < 0 || d2i_nargs(I, "format", n, 1, 2) < 0)
+        return NULL;
+    const char *spec = "";
+    if (n == 2 && !(spec = d2_to_cstr(I, a[1], "format() argument 2")))
+        return NULL;
+    return d2i_format(I, a[0], spec);
+}
+
+BUILTIN(b_callable)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "callable", kw) < 0 || d2i_nargs(I, "callable", n, 1, 1) < 0)
+        return NULL;
+    d2_obj_kind k = a[0]->kind;
+    bool c = k == D2_OBJ_FUNCTION || k == D2_OBJ_BUILTIN || k == D2_OBJ_BOUND_METHOD ||
+             k == D2_OBJ_CLASS || d2i_mro_lookup(I, a[0]->cls, "__call__") != NULL;
+    return d2_bool(I, c);
+}
+
+BUILTIN(b_vars)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "vars", kw) < 0 || d2i_nargs(I, "vars", n, 0, 1) < 0)
+        return NULL;
+    if (n == 0) {
+        d2_dict *g = d2i_current_globals(I);
+        return g ? d2_incref((d2_obj *)g) : d2_dict_new(I);
+    }
+    d2_obj *v = d2_getattr_opt(I, a[0], "__dict__");
+    if (v || d2_exc_pending(I))
+        return v;
+    return d2_raise(I, "TypeError", "vars() argument must have __dict__ attribute");
+}
+
+BUILTIN(b_globals)
+{
+    (void)self;
+    (void)a;
+    if (d2i_no_kwargs(I, "globals", kw) < 0 || d2i_nargs(I, "globals", n, 0, 0) < 0)
+        return NULL;
+    d2_dict *g = d2i_current_globals(I);
+    return g ? d2_incref((d2_obj *)g) : d2_dict_new(I);
+}
+
+/* ---- numeric methods ---- */
+
+BUILTIN(float_is_integer)
+{
+    (void)a;
+    if (d2i_no_kwargs(I, "is_integer", kw) < 0 || d2i_nargs(I, "is_integer", n, 0, 0) < 0)
+        return NULL;
+    double v = D2_AS(d2_float, self)->v;
+    return d2_bool(I, isfinite(v) && v == floor(v));
+}
+
+BUILTIN(int_bit_length)
+{
+    (void)a;
+    if (d2i_no_kwargs(I, "bit_length", kw) < 0 || d2i_nargs(I, "bit_length", n, 0, 0) < 0)
+        return NULL;
+    int64_t v = D2_AS(d2_int, self)->v;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    int bits = 0;
+    while (u) {
+        bits++;
+        u >>= 1;
+    }
+    return d2_int_new(I, bits);
+}
+
+/* ======================================================================
+ * Small standard-library modules scripts commonly import
+ * ==================================================================== */
+
+/* ---- math ---- */
+
+static int num_arg(d2_interp *I, d2_obj **a, size_t n, d2_dict *kw, const char *fname, size_t want,
+                   double *x)
+{
+    if (d2i_no_kwargs(I, fname, kw) < 0 || d2i_nargs(I, fname, n, want, want) < 0)
+        return -1;
+    for (size_t i = 0; i < want; i++)
+        if (d2_to_double(I, a[i], "must be real number", &x[i]) < 0) {
+            if (d2_exc_matches(I, d2_exc_class(I, "TypeError"))) {
+                d2_exc_clear(I);
+                d2_raise(I, "TypeError", "must be real number, not %s", d2_type_name(a[i]));
+            }
+            return -1;
+        }
+    return 0;
+}
+
+static d2_obj *math_result(d2_interp *I, double r, bool domain_ok)
+{
+    if (!domain_ok || isnan(r))
+        return d2_raise(I, "ValueError", "math domain error");
+    return d2_float_new(I, r);
+}
+
+#define MATH1(cname, expr, domain)                                                               \
+    BUILTIN(cname)                                                                                 \
+    {                                                                                              \
+        (void)self;                                                                                \
+        double x[1];                                                                               \
+        if (num_arg(I, a, n, kw, #cname + 2, 1, x) < 0)                                            \
+            return NULL;                                                                           \
+        double v = x[0];                                                                           \
+        if (isnan(v))                                                                              \
+            return d2_float_new(I, v);                                                             \
+        return math_result(I, (expr), (domain));                                                   \
+    }
+
+MATH1(m_sqrt, sqrt(v), v >= 0)
+MATH1(m_exp, exp(v), true)
+MATH1(m_log2, log2(v), v > 0)
+MATH1(m_log10, log10(v), v > 0)
+MATH1(m_log1p, log1p(v), v > -1)
+MATH1(m_sin, sin(v), !isinf(v))
+MATH1(m_cos, cos(v), !isinf(v))
+MATH1(m_tan, tan(v), !isinf(v))
+MATH1(m_asin, asin(v), v >= -1 && v <= 1)
+MATH1(m_acos, acos(v), v >= -1 && v <= 1)
+MATH1(m_atan, atan(v), true)
+MATH1(m_sinh, sinh(v), true)
+MATH1(m_cosh, cosh(v), true)
+MATH1(m_tanh, tanh(v), true)
+MATH1(m_erf, erf(v), true)
+MATH1(m_erfc, erfc(v), true)
+MATH1(m_fabs, fabs(v), true)
+MATH1(m_degrees, v * 180.0 / M_PI, true)
+MATH1(m_radians, v * M_PI / 180.0, true)
+MATH1(m_gamma, tgamma(v), !(v <= 0 && v == floor(v)))
+MATH1(m_lgamma, lgamma(v), !(v <= 0 && v == floor(v)))
+
+BUILTIN(m_log)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "log", kw) < 0 || d2i_nargs(I, "log", n, 1, 2) < 0)
+        return NULL;
+    double x, b = 0;
+    if (d2_to_double(I, a[0], "log() argument", &x) < 0 ||
+        (n == 2 && d2_to_double(I, a[1], "log() base", &b) < 0))
+        return NULL;
+    if (x <= 0 || (n == 2 && (b <= 0 || b == 1)))
+        return d2_raise(I, "ValueError", "math domain error");
+    return d2_float_new(I, n == 2 ? log(x) / log(b) : log(x));
+}
+
+static d2_obj *round_fn(d2_interp *I, d2_obj **a, size_t n, d2_dict *kw, const char *fname,
+                        int mode)
+{
+    if (d2i_no_kwargs(I, fname, kw) < 0 || d2i_nargs(I, fname, n, 1, 1) < 0)
+        return NULL;
+    if (a[0]->kind == D2_OBJ_INT || a[0]->kind == D2_OBJ_BOOL)
+        return d2_int_new(I, D2_AS(d2_int, a[0])->v);
+    double x;
+    if (d2_to_double(I, a[0], "must be real number", &x) < 0)
+        return NULL;
+    double r = mode == 0 ? floor(x) : mode == 1 ? ceil(x) : trunc(x);
+    if (isnan(r))
+        return d2_raise(I, "ValueError", "cannot convert float NaN to integer");
+    if (isinf(r) || fabs(r) >= 9.2e18)
+        return d2_raise(I, "OverflowError", "cannot convert float infinity to integer");
+    return d2_int_new(I, (int64_t)r);
+}
+
+BUILTIN(m_floor) { (void)self; return round_fn(I, a, n, kw, "floor", 0); }
+BUILTIN(m_ceil) { (void)self; return round_fn(I, a, n, kw, "ceil", 1); }
+BUILTIN(m_trunc) { (void)self; return round_fn(I, a, n, kw, "trunc", 2); }
+
+BUILTIN(m_pow)
+{
+    (void)self;
+    double x[2];
+    if (num_arg(I, a, n, kw, "pow", 2, x) < 0)
+        return NULL;
+    if (x[0] == 0 && x[1] < 0)
+        return d2_raise(I, "ValueError", "math domain error");
+    double r = pow(x[0], x[1]);
+    if (isnan(r) && !isnan(x[0]) && !isnan(x[1]))
+        return d2_raise(I, "ValueError", "math domain error");
+    if (isinf(r) && isfinite(x[0]) && isfinite(x[1]))
+        return d2_raise(I, "OverflowError", "math range error");
+    return d2_float_new(I, r);
+}
+
+BUILTIN(m_atan2)
+{
+    (void)self;
+    double x[2];
+    return num_arg(I, a, n, kw, "atan2", 2, x) < 0 ? NULL : d2_float_new(I, atan2(x[0], x[1]));
+}
+
+BUILTIN(m_fmod)
+{
+    (void)self;
+    double x[2];
+    if (num_arg(I, a, n, kw, "fmod", 2, x) < 0)
+        return NULL;
+    if (x[1] == 0 || isinf(x[0]))
+        return d2_raise(I, "ValueError", "math domain error");
+    return d2_float_new(I, fmod(x[0], x[1]));
+}
+
+BUILTIN(m_copysign)
+{
+    (void)self;
+    double x[2];
+    return num_arg(I, a, n, kw, "copysign", 2, x) < 0 ? NULL
+                                                      : d2_float_new(I, copysign(x[0], x[1]));
+}
+
+BUILTIN(m_hypot)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "hypot", kw) < 0)
+        return NULL;
+    double acc = 0;
+    for (size_t i = 0; i < n; i++) {
+        double v;
+        if (d2_to_double(I, a[i], "hypot() argument", &v) < 0)
+            return NULL;
+        acc = hypot(acc, v);
+    }
+    return d2_float_new(I, acc);
+}
+
+static d2_obj *classify_fn(d2_interp *I, d2_obj **a, size_t n, d2_dict *kw, const char *fname,
+                           int what)
+{
+    double x[1];
+    if (num_arg(I, a, n, kw, fname, 1, x) < 0)
+        return NULL;
+    return d2_bool(I, what == 0 ? isnan(x[0]) : what == 1 ? isinf(x[0]) : isfinite(x[0]));
+}
+
+BUILTIN(m_isnan) { (void)self; return classify_fn(I, a, n, kw, "isnan", 0); }
+BUILTIN(m_isinf) { (void)self; return classify_fn(I, a, n, kw, "isinf", 1); }
+BUILTIN(m_isfinite) { (void)self; return classify_fn(I, a, n, kw, "isfinite", 2); }
+
+BUILTIN(m_isclose)
+{
+    (void)self;
+    d2_obj *p[4];
+    if (d2_parse_args(I, "isclose", "a, b, /, *, rel_tol=1e-09, abs_tol=0.0", a, n, kw, p) < 0)
+        return NULL;
+    double x, y, rt, at;
+    if (d2_to_double(I, p[0], "isclose() a", &x) < 0 ||
+        d2_to_double(I, p[1], "isclose() b", &y) < 0 || d2_to_double(I, p[2], "rel_tol", &rt) < 0 ||
+        d2_to_double(I, p[3], "abs_tol", &at) < 0)
+        return NULL;
+    if (x == y)
+        return d2_bool(I, true);
+    if (isinf(x) || isinf(y))
+        return d2_bool(I, false);
+    double d = fabs(x - y);
+    return d2_bool(I, d <= fabs(rt * y) || d <= fabs(rt * x) || d <= at);
+}
+
+BUILTIN(m_gcd)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "gcd", kw) < 0)
+        return NULL;
+    int64_t g = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t v;
+        if (d2i_index(I, a[i], &v) < 0)
+            return NULL;
+        uint64_t x = g < 0 ? (uint64_t)-g : (uint64_t)g,
+                 y = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+        while (y) {
+            uint64_t t = x % y;
+            x = y;
+            y = t;
+        }
+        g = (int64_t)x;
+    }
+    return d2_int_new(I, g);
+}
+
+BUILTIN(m_factorial)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "factorial", kw) < 0 || d2i_nargs(I, "factorial", n, 1, 1) < 0)
+        return NULL;
+    int64_t v;
+    if (d2i_index(I, a[0], &v) < 0)
+        return NULL;
+    if (v < 0)
+        return d2_raise(I, "ValueError", "factorial() not defined for negative values");
+    int64_t r = 1;
+    for (int64_t i = 2; i <= v; i++)
+        if (__builtin_mul_overflow(r, i, &r))
+            return d2_raise(I, "OverflowError", "integer result out of range (ints are 64-bit)");
+    return d2_int_new(I, r);
+}
+
+BUILTIN(m_prod)
+{
+    (void)self;
+    d2_obj *p[2];
+    if (d2_parse_args(I, "prod", "iterable, /, *, start=1", a, n, kw, p) < 0)
+        return NULL;
+    d2_obj *it = d2_get_iter(I, p[0]);
+    if (!it)
+        return NULL;
+    d2_obj *acc = d2_incref(p[1]);
+    for (;;) {
+        bool done = false;
+        d2_obj *v = d2_iter_next(I, it, &done);
+        if (!v)
+            break;
+        d2_obj *r = d2_binop(I, D2_OP_MULT, acc, v);
+        d2_decref(v);
+        d2_decref(acc);
+        acc = r;
+        if (!acc)
+            break;
+    }
+    d2_decref(it);
+    if (d2_exc_pending(I)) {
+        d2_decref(acc);
+        return NULL;
+    }
+    return acc;
+}
+
+/* ---- sys ---- */
+
+BUILTIN(sys_exit)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "exit", kw) < 0 || d2i_nargs(I, "exit", n, 0, 1) < 0)
+        return NULL;
+    d2_obj *e = d2i_exc_new(I, d2_exc_class(I, "SystemExit"), a, n);
+    if (e)
+        d2i_set_exc(I, e);
+    return NULL;
+}
+
+BUILTIN(stream_write)
+{
+    if (d2i_no_kwargs(I, "write", kw) < 0 || d2i_nargs(I, "write", n, 1, 1) < 0)
+        return NULL;
+    if (a[0]->kind != D2_OBJ_STR)
+        return d2_raise(I, "TypeError", "write() argument must be str, not %s", d2_type_name(a[0]));
+    FILE *f = stream_of(I, self);
+    if (!f)
+        return d2_raise(I, "ValueError", "I/O operation on closed file");
+    d2_str *s = D2_AS(d2_str, a[0]);
+    fwrite(s->s, 1, s->len, f);
+    return d2_int_new(I, (int64_t)d2i_str_chars(s));
+}
+
+BUILTIN(stream_flush)
+{
+    (void)a;
+    if (d2i_no_kwargs(I, "flush", kw) < 0 || d2i_nargs(I, "flush", n, 0, 0) < 0)
+        return NULL;
+    FILE *f = stream_of(I, self);
+    if (f)
+        fflush(f);
+    return d2_none(I);
+}
+
+/* ---- os and os.path ---- */
+
+static const char *path_arg(d2_interp *I, d2_obj *o, const char *fname)
+{
+    if (o->kind != D2_OBJ_STR) {
+        d2_raise(I, "TypeError", "%s: path should be string, not %s", fname, d2_type_name(o));
+        return NULL;
+    }
+    return D2_AS(d2_str, o)->s;
+}
+
+BUILTIN(path_join)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "join", kw) < 0 || d2i_nargs(I, "join", n, 1, 64) < 0)
+        return NULL;
+    d2_buf b;
+    d2_buf_init(&b);
+    for (size_t i = 0; i < n; i++) {
+        const char *p = path_arg(I, a[i], "join()");
+        if (!p) {
+            d2_buf_free(&b);
+            return NULL;
+        }
+        if (p[0] == '/')
+            b.len = 0;
+        else if (b.len && b.data[b.len - 1] != '/')
+            d2_buf_puts(&b, "/");
+        d2_buf_puts(&b, p);
+    }
+    d2_obj *r = d2_str_new(I, b.data ? b.data : "", b.len);
+    d2_buf_free(&b);
+    return r;
+}
+
+static d2_obj *stat_fn(d2_interp *I, d2_obj **a, size_t n, d2_dict *kw, const char *fname, int what)
+{
+    if (d2i_no_kwargs(I, fname, kw) < 0 || d2i_nargs(I, fname, n, 1, 1) < 0)
+        return NULL;
+    const char *p = path_arg(I, a[0], fname);
+    if (!p)
+        return NULL;
+    struct stat sb;
+    bool ok = stat(p, &sb) == 0;
+    if (what == 1)
+        ok = ok && S_ISREG(sb.st_mode);
+    else if (what == 2)
+        ok = ok && S_ISDIR(sb.st_mode);
+    return d2_bool(I, ok);
+}
+
+BUILTIN(path_exists) { (void)self; return stat_fn(I, a, n, kw, "exists", 0); }
+BUILTIN(path_isfile) { (void)self; return stat_fn(I, a, n, kw, "isfile", 1); }
+BUILTIN(path_isdir) { (void)self; return stat_fn(I, a, n, kw, "isdir", 2); }
+
+/* split: 0 dirname, 1 basename, 2 (head, tail), 3 splitext */
+static d2_obj *path_part(d2_interp *I, d2_obj **a, size_t n, d2_dict *kw, const char *fname,
+                         int what)
+{
+    if (d2i_no_kwargs(I, fname, kw) < 0 || d2i_nargs(I, fname, n, 1, 1) < 0)
+        return NULL;
+    const char *p = path_arg(I, a[0], fname);
+    if (!p)
+        return NULL;
+    size_t len = strlen(p);
+    if (what == 3) {
+        const char *slash = strrchr(p, '/');
+        const char *base = slash ? slash + 1 : p;
+        const char *dot = strrchr(base, '.');
+        while (dot && dot > base && dot[-1] == '.')
+            dot = NULL;
+        if (!dot || dot == base)
+            dot = p + len;
+        d2_obj *x = d2_str_new(I, p, (size_t)(dot - p)), *y = d2_str_from(I, dot);
+        d2_obj *t = x && y ? d2_tuple_pack(I, 2, x, y) : NULL;
+        d2_decref(x);
+        d2_decref(y);
+        return t;
+    }
+    const char *slash = strrchr(p, '/');
+    size_t head = slash ? (size_t)(slash - p) + 1 : 0;
+    size_t hl = head;
+    while (hl > 1 && p[hl - 1] == '/')
+        hl--;
+    if (hl == 1 && p[0] != '/')
+        hl = 0;
+    if (head && hl == 0)
+        hl = 1;
+    if (slash && hl > 0 && p[hl - 1] == '/' && hl > 1)
+        hl--;
+    if (what == 0)
+        return d2_str_new(I, p, head ? (head > 1 ? head - 1 : 1) : 0);
+    if (what == 1)
+        return d2_str_from(I, p + head);
+    d2_obj *x = d2_str_new(I, p, head ? (head > 1 ? head - 1 : 1) : 0),
+           *y = d2_str_from(I, p + head);
+    d2_obj *t = x && y ? d2_tuple_pack(I, 2, x, y) : NULL;
+    d2_decref(x);
+    d2_decref(y);
+    return t;
+}
+
+BUILTIN(path_dirname) { (void)self; return path_part(I, a, n, kw, "dirname", 0); }
+BUILTIN(path_basename) { (void)self; return path_part(I, a, n, kw, "basename", 1); }
+BUILTIN(path_split) { (void)self; return path_part(I, a, n, kw, "split", 2); }
+BUILTIN(path_splitext) { (void)self; return path_part(I, a, n, kw, "splitext", 3); }
+
+BUILTIN(path_abspath)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "abspath", kw) < 0 || d2i_nargs(I, "abspath", n, 1, 1) < 0)
+        return NULL;
+    const char *p = path_arg(I, a[0], "abspath()");
+    if (!p)
+        return NULL;
+    if (p[0] == '/')
+        return d2_incref(a[0]);
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd))
+        return d2_raise(I, "OSError", "getcwd failed");
+    return d2_str_printf(I, "%s/%s", cwd, p);
+}
+
+BUILTIN(os_getcwd)
+{
+    (void)self;
+    (void)a;
+    if (d2i_no_kwargs(I, "getcwd", kw) < 0 || d2i_nargs(I, "getcwd", n, 0, 0) < 0)
+        return NULL;
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd))
+        return d2_raise(I, "OSError", "getcwd failed");
+    return d2_str_from(I, cwd);
+}
+
+BUILTIN(os_makedirs)
+{
+    (void)self;
+    d2_obj *p[3];
+    if (d2_parse_args(I, "makedirs", "name, mode=511, exist_ok=False", a, n, kw, p) < 0)
+        return NULL;
+    const char *path = path_arg(I, p[0], "makedirs()");
+    if (!path)
+        return NULL;
+    int ok = d2_truthy(I, p[2]);
+    struct stat sb;
+    if (stat(path, &sb) == 0) {
+        if (S_ISDIR(sb.st_mode) && ok)
+            return d2_none(I);
+        return d2_raise(I, "FileExistsError", "[Errno 17] File exists: '%s'", path);
+    }
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *s = buf + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = 0;
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return d2_raise(I, "OSError", "[Errno %d] %s: '%s'", errno, strerror(errno), buf);
+        *s = '/';
+    }
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+        return d2_raise(I, "OSError", "[Errno %d] %s: '%s'", errno, strerror(errno), buf);
+    return d2_none(I);
+}
+
+/* ---- time ---- */
+
+BUILTIN(time_time)
+{
+    (void)self;
+    (void)a;
+    if (d2i_no_kwargs(I, "time", kw) < 0 || d2i_nargs(I, "time", n, 0, 0) < 0)
+        return NULL;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return d2_float_new(I, (double)ts.tv_sec + ts.tv_nsec * 1e-9);
+}
+
+BUILTIN(time_perf_counter)
+{
+    (void)self;
+    (void)a;
+    if (d2i_no_kwargs(I, "perf_counter", kw) < 0 || d2i_nargs(I, "perf_counter", n, 0, 0) < 0)
+        return NULL;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return d2_float_new(I, (double)ts.tv_sec + ts.tv_nsec * 1e-9);
+}
+
+/* ---- functools ---- */
+
+BUILTIN(ft_reduce)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "reduce", kw) < 0 || d2i_nargs(I, "reduce", n, 2, 3) < 0)
+        return NULL;
+    d2_obj *it = d2_get_iter(I, a[1]);
+    if (!it)
+        return NULL;
+    d2_obj *acc = n == 3 ? d2_incref(a[2]) : NULL;
+    for (;;) {
+        bool done = false;
+        d2_obj *v = d2_iter_next(I, it, &done);
+        if (!v)
+            break;
+        if (!acc) {
+            acc = v;
+            continue;
+        }
+        d2_obj *args[2] = {acc, v};
+        d2_obj *r = d2_call(I, a[0], args, 2, NULL);
+        d2_decref(v);
+        d2_decref(acc);
+        acc = r;
+        if (!acc)
+            break;
+    }
+    d2_decref(it);
+    if (d2_exc_pending(I)) {
+        d2_decref(acc);
+        return NULL;
+    }
+    if (!acc)
+        return d2_raise(I, "TypeError", "reduce() of empty iterable with no initial value");
+    return acc;
+}
+
+/* partial objects: a builtin whose self is (func, args, kwargs). */
+BUILTIN(partial_call)
+{
+    d2_tuple *st = D2_AS(d2_tuple, self);
+    d2_tuple *pa = D2_AS(d2_tuple, st->items[1]);
+    d2_obj *kwo = d2_dict_new(I);
+    if (!kwo || d2i_dict_merge(I, D2_AS(d2_dict, kwo), st->items[2]) < 0 ||
+        (kw && d2i_dict_merge(I, D2_AS(d2_dict, kwo), (d2_obj *)kw) < 0)) {
+        d2_decref(kwo);
+        return NULL;
+    }
+    d2_obj **all = d2_malloc((pa->n + n + 1) * sizeof *all);
+    if (!all) {
+        d2_decref(kwo);
+        return d2_raise(I, "MemoryError", "out of memory");
+    }
+    memcpy(all, pa->items, pa->n * sizeof *all);
+    memcpy(all + pa->n, a, n * sizeof *all);
+    d2_obj *r = d2_call(I, st->items[0], all, pa->n + n, D2_AS(d2_dict, kwo));
+    d2_free(all);
+    d2_decref(kwo);
+    return r;
+}
+
+BUILTIN(ft_partial)
+{
+    (void)self;
+    if (n < 1)
+        return d2_raise(I, "TypeError", "type 'partial' takes at least one argument");
+    d2_obj *args = d2i_tuple_from_array(I, a + 1, n - 1);
+    d2_obj *kwd = d2_dict_new(I);
+    if (!args || !kwd || (kw && d2i_dict_merge(I, D2_AS(d2_dict, kwd), (d2_obj *)kw) < 0)) {
+        d2_decref(args);
+        d2_decref(kwd);
+        return NULL;
+    }
+    d2_obj *st = d2_tuple_pack(I, 3, a[0], args, kwd);
+    d2_decref(args);
+    d2_decref(kwd);
+    if (!st)
+        return NULL;
+    d2_obj *b = d2_builtin_new(I, "partial", partial_call, st, NULL);
+    d2_decref(st);
+    return b;
+}
+
+BUILTIN(identity_call)
+{
+    (void)kw;
+    (void)self;
+    if (n != 1)
+        return d2_raise(I, "TypeError", "expected one argument");
+    return d2_incref(a[0]);
+}
+
+/* functools.wraps(f) / lru_cache(...): decorators returning the function unchanged. */
+BUILTIN(ft_wraps)
+{
+    (void)self;
+    (void)a;
+    (void)n;
+    (void)kw;
+    return d2_builtin_new(I, "decorator", identity_call, NULL, NULL);
+}
+
+BUILTIN(ft_lru_cache)
+{
+    (void)self;
+    (void)kw;
+    if (n == 1 && (a[0]->kind == D2_OBJ_FUNCTION || a[0]->kind == D2_OBJ_BUILTIN))
+        return d2_incref(a[0]);
+    return d2_builtin_new(I, "decorator", identity_call, NULL, NULL);
+}
+
+/* ---- copy ---- */
+
+static d2_obj *copy_obj(d2_interp *I, d2_obj *x, d2_obj *memo, int depth);
+
+static d2_obj *copy_items(d2_interp *I, d2_obj **items, size_t n, d2_obj *memo, int depth,
+                          bool tuple)
+{
+    d2_obj *r = d2_list_new(I, 0);
+    for (size_t i = 0; r && i < n; i++) {
+        d2_obj *c = memo ? copy_obj(I, items[i], memo, depth + 1) : d2_incref(items[i]);
+        if (!c || d2_list_append(I, r, c) < 0) {
+            d2_decref(c);
+            d2_decref(r);
+            return NULL;
+        }
+        d2_decref(c);
+    }
+    if (r && tuple) {
+        d2_obj *t = d2i_tuple_from_array(I, D2_AS(d2_list, r)->items, D2_AS(d2_list, r)->n);
+        d2_decref(r);
+        return t;
+    }
+    return r;
+}
+
+/* Shallow copy when memo is NULL, deep copy otherwise. */
+static d2_obj *copy_obj(d2_interp *I, d2_obj *x, d2_obj *memo, int depth)
+{
+    if (depth > 500 || d2i_stack_check(I) < 0)
+        return d2_raise(I, "RecursionError", "maximum recursion depth exceeded while copying");
+    d2_obj *key = NULL;
+    if (memo) {
+        key = d2_int_new(I, (int64_t)(uintptr_t)x);
+        if (!key)
+            return NULL;
+        d2_obj *seen = d2_dict_get(I, D2_AS(d2_dict, memo), key);
+        if (seen) {
+            d2_decref(key);
+            return d2_incref(seen);
+        }
+    }
+    d2_obj *r;
+    switch (x->kind) {
+    case D2_OBJ_LIST:
+        r = copy_items(I, D2_AS(d2_list, x)->items, D2_AS(d2_list, x)->n, memo, depth, false);
+        break;
+    case D2_OBJ_TUPLE:
+        r = memo
+                ? copy_items(I, D2_AS(d2_tuple, x)->items, D2_AS(d2_tuple, x)->n, memo, depth, true)
+                : d2_incref(x);
+        break;
+    case D2_OBJ_DICT: {
+        r = d2_obj_alloc(I, D2_OBJ_DICT, x->cls, sizeof(d2_dict));
+        d2_dict *s = D2_AS(d2_dict, x);
+        for (size_t i = 0; r && i < s->n; i++) {
+            if (!s->entries[i].key)
+                continue;
+            d2_obj *v = memo ? copy_obj(I, s->entries[i].value, memo, depth + 1)
+                             : d2_incref(s->entries[i].value);
+            if (!v || d2i_dict_set_h(I, D2_AS(d2_dict, r), s->entries[i].key, s->entries[i].hash,
+                                     v) < 0) {
+                d2_decref(v);
+                d2_decref(r);
+                r = NULL;
+                break;
+            }
+            d2_decref(v);
+        }
+        break;
+    }
+    case D2_OBJ_INSTANCE: {
+        bool found;
+        d2_obj *m = memo ? d2i_call_special(I, x, "__deepcopy__", &memo, 1, &found)
+                         : d2i_call_special(I, x, "__copy__", NULL, 0, &found);
+        if (found) {
+            r = m;
+            break;
+        }
+        r = d2_instance_new(I, x->cls);
+        if (r && memo && d2_dict_set(I, D2_AS(d2_dict, memo), key, r) < 0) {
+            d2_decref(r);
+            r = NULL;
+        }
+        d2_dict *s = D2_AS(d2_instance, x)->dict;
+        for (size_t i = 0; r && i < s->n; i++) {
+            if (!s->entries[i].key)
+                continue;
+            d2_obj *v = memo ? copy_obj(I, s->entries[i].value, memo, depth + 1)
+                             : d2_incref(s->entries[i].value);
+            if (!v || d2i_dict_set_h(I, D2_AS(d2_instance, r)->dict, s->entries[i].key,
+                                     s->entries[i].hash, v) < 0) {
+                d2_decref(v);
+                d2_decref(r);
+                r = NULL;
+                break;
+            }
+            d2_decref(v);
+        }
+        break;
+    }
+    default: {
+        bool found = false;
+        if (x->kind >= D2_OBJ_TENSOR) {
+            d2_obj *m = memo ? d2i_call_special(I, x, "__deepcopy__", &memo, 1, &found)
+                             : d2i_call_special(I, x, "__copy__", NULL, 0, &found);
+            if (found) {
+                r = m;
+                break;
+            }
+        }
+        r = d2_incref(x);
+        break;
+    }
+    }
+    if (r && memo && x->kind != D2_OBJ_INSTANCE)
+        d2_dict_set(I, D2_AS(d2_dict, memo), key, r);
+    d2_decref(key);
+    return r;
+}
+
+BUILTIN(copy_copy)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "copy", kw) < 0 || d2i_nargs(I, "copy", n, 1, 1) < 0)
+        return NULL;
+    return copy_obj(I, a[0], NULL, 0);
+}
+
+BUILTIN(copy_deepcopy)
+{
+    (void)self;
+    if (d2i_no_kwargs(I, "deepcopy", kw) < 0 || d2i_nargs(I, "deepcopy", n, 1, 2) < 0)
+        return NULL;
+    d2_obj *memo = n == 2 && a[1]->kind == D2_OBJ_DICT ? d2_incref(a[1]) : d2_dict_new(I);
+    if (!memo)
+        return NULL;
+    d2_obj *r = copy_obj(I, a[0], memo, 0);
+    d2_decref(memo);
+    return r;
+}
+
+/* ---- warnings ---- */
+
+BUILTIN(warn_warn)
+{
+    (void)self;
+    d2_obj *p[3];
+    if (d2_parse_args(I, "warn", "message, category=None, stacklevel=1", a, n, kw, p) < 0)
+        return NULL;
+    d2_obj *s = d2_str_of(I, p[0]);
+    if (!s)
+        return NULL;
+    const char *cat = p[1]->kind == D2_OBJ_CLASS ? D2_AS(d2_class, p[1])->name : "UserWarning";
+    if (I->frame)
+        d2_warn(I, I->frame->span, I->frame->module, "%s: %s", cat, D2_AS(d2_str, s)->s);
+    d2_decref(s);
+    return d2_none(I);
+}
+
+BUILTIN(noop)
+{
+    (void)self;
+    (void)a;
+    (void)n;
+    (void)kw;
+    return d2_none(I);
+}
+
+/* ---- OrderedDict ---- */
+
+BUILTIN(odict_repr)
+{
+    (void)a;
+    (void)n;
+    (void)kw;
+    d2_dict *d = D2_AS(d2_dict, self);
+    if (d->live == 0)
+        return d2_str_printf(I, "%s()", d2_type_name(self));
+    int in = d2i_repr_enter(I, self);
+    if (in)
+        return in < 0 ? NULL : d2_str_from(I, "...");
+    d2_obj *items = d2_list_new(I, 0);
+    for (size_t i = 0; items && i < d->n; i++) {
+        if (!d->entries[i].key)
+            continue;
+        d2_obj *t = d2_tuple_pack(I, 2, d->entries[i].key, d->entries[i].value);
+        if (!t || d2_list_append(I, items, t) < 0) {
+            d2_decref(t);
+            d2_decref(items);
+            items = NULL;
+            break;
+        }
+        d2_decref(t);
+    }
+    d2_obj *r = items ? d2_repr(I, items) : NULL;
+    d2i_repr_leave(I);
+    d2_decref(items);
+    if (!r)
+        return NULL;
+    d2_obj *out = d2_str_printf(I, "%s(%s)", d2_type_name(self), D2_AS(d2_str, r)->s);
+    d2_decref(r);
+    return out;
+}
+
+/* ---- modules written in Python ---- */
+
+/* Python source of the embedded modules, run on first import. */
+static const char argparse_src[] =
+    "\"\"\"argparse: the subset of Python's argparse that build scripts use.\"\"\"\n"
+    "import sys\n"
+    "\n"
+    "\n"
+    "class Namespace:\n"
+    "    def __init__(self, **kwargs):\n"
+    "        for key, value in kwargs.items():\n"
+    "            setattr(self, key, value)\n"
+    "\n"
+    "    def __repr__(self):\n"
+    "        items = \", \".join(\"%s=%r\" % kv for kv in vars(self).items())\n"
+    "        return \"Namespace(\" + items + \")\"\n"
+    "\n"
+    "    def __eq__(self, other):\n"
+    "        return isinstance(other, Namespace) and vars(self) == vars(other)\n"
+    "\n"
+    "    def __contains__(self, key):\n"
+    "        return key in vars(self)\n"
+    "\n"
+    "\n"
+    "class ArgumentError(Exception):\n"
+    "    pass\n"
+    "\n"
+    "\n"
+    "class Action:\n"
+    "    def __init__(self, flags, dest, action, type, default, choices, nargs, required, help, "
+    "const):\n"
+    "        self.option_strings = flags\n"
+    "        self.dest = dest\n"
+    "        self.action = action\n"
+    "        self.type = type\n"
+    "        self.default = default\n"
+    "        self.choices = choices\n"
+    "        self.nargs = nargs\n"
+    "        self.required = required\n"
+    "        self.help = help\n"
+    "        self.const = const\n"
+    "\n"
+    "\n"
+    "class ArgumentParser:\n"
+    "    def __init__(self, prog=None, usage=None, description=None, epilog=None, **kwargs):\n"
+    "        self.prog = prog if prog is not None else (sys.argv[0].split(\"/\")[-1] if sys.argv "
+    "else \"script\")\n"
+    "        self.description = description\n"
+    "        self._optionals = []\n"
+    "        self._positionals = []\n"
+    "        self._defaults = {}\n"
+    "        self.add_argument(\"-h\", \"--help\", action=\"help\", help=\"show this help message "
+    "and exit\")\n"
+    "\n"
+    "    def add_argument(self, *flags, action=\"store\", type=None, default=None, choices=None,\n"
+    "                     nargs=None, required=False, help=None, dest=None, const=None, "
+    "metavar=None):\n"
+    "        if not flags:\n"
+    "            raise ValueError(\"add_argument() needs a name or flags\")\n"
+    "        if flags[0].startswith(\"-\"):\n"
+    "            longs = [f for f in flags if f.startswith(\"--\")]\n"
+    "            name = (longs[0] if longs else flags[0]).lstrip(\"-\")\n"
+    "            if dest is None:\n"
+    "                dest = name.replace(\"-\", \"_\")\n"
+    "            if action == \"store_true\" and default is None:\n"
+    "                default = False\n"
+    "            elif action == \"store_false\" and default is None:\n"
+    "                default = True\n"
+    "            elif action == \"count\" and default is None:\n"
+    "                default = None\n"
+    "            act = Action(list(flags), dest, action, type, default, choices, nargs, required, "
+    "help, const)\n"
+    "            self._optionals.append(act)\n"
+    "        else:\n"
+    "            act = Action([], flags[0], action, type, default, choices, nargs,\n"
+    "                         nargs not in (\"?\", \"*\"), help, const)\n"
+    "            self._positionals.append(act)\n"
+    "        return act\n"
+    "\n"
+    "    def add_argument_group(self, *args, **kwargs):\n"
+    "        return self\n"
+    "\n"
+    "    def add_mutually_exclusive_group(self, **kwargs):\n"
+    "        return self\n"
+    "\n"
+    "    def set_defaults(self, **kwargs):\n"
+    "        self._defaults.update(kwargs)\n"
+    "\n"
+    "    def get_default(self, dest):\n"
+    "        for act in self._optionals + self._positionals:\n"
+    "            if act.dest == dest:\n"
+    "                return act.default\n"
+    "        return self._defaults.get(dest)\n"
+    "\n"
+    "    def format_usage(self):\n"
+    "        parts = [\"usage: \" + self.prog]\n"
+    "        for act in self._optionals:\n"
+    "            flag = act.option_strings[0]\n"
+    "            if act.action in (\"store_true\", \"store_false\", \"help\", \"count\", "
+    "\"store_const\"):\n"
+    "                parts.append(\"[\" + flag + \"]\")\n"
+    "            else:\n"
+    "                parts.append(\"[\" + flag + \" \" + act.dest.upper() + \"]\")\n"
+    "        for act in self._positionals:\n"
+    "            parts.append(act.dest)\n"
+    "        return \" \".join(parts) + \"\\n\"\n"
+    "\n"
+    "    def format_help(self):\n"
+    "        text = self.format_usage()\n"
+    "        if self.description:\n"
+    "            text += \"\\n\" + self.description + \"\\n\"\n"
+    "        if self._positionals:\n"
+    "            text += \"\\npositional arguments:\\n\"\n"
+    "            for act in self._positionals:\n"
+    "                text += \"  \" + act.dest + (\"  \" + act.help if act.help else \"\") + "
+    "\"\\n\"\n"
+    "        text += \"\\noptions:\\n\"\n"
+    "        for act in self._optionals:\n"
+    "            text += \"  \" + \", \".join(act.option_strings) + (\"  \" + act.help if act.help "
+    "else \"\") + \"\\n\"\n"
+    "        return text\n"
+    "\n"
+    "    def print_usage(self, file=None):\n"
+    "        print(self.format_usage(), end=\"\", file=file)\n"
+    "\n"
+    "    def print_help(self, file=None):\n"
+    "        print(self.format_help(), end=\"\", file=file)\n"
+    "\n"
+    "    def exit(self, status=0, message=None):\n"
+    "        if message:\n"
+    "            print(message, end=\"\", file=sys.stderr)\n"
+    "        raise SystemExit(status)\n"
+    "\n"
+    "    def error(self, message):\n"
+    "        self.print_usage(sys.stderr)\n"
+    "        self.exit(2, \"%s: error: %s\\n\" % (self.prog, message))\n"
+    "\n"
+    "    def _convert(self, act, text):\n"
+    "        value = text\n"
+    "        if act.type is not None:\n"
+    "            try:\n"
+    "                value = act.type(text)\n"
+    "            except (TypeError, ValueError):\n"
+    "                name = getattr(act.type, \"__name__\", \"value\")\n"
+    "                self.error(\"argument %s: invalid %s value: %r\"\n"
+    "                           % (\"/\".join(act.option_strings) or act.dest, name, text))\n"
+    "        if act.choices is not None and value not in act.choices:\n"
+    "            self.error(\"argument %s: invalid choice: %r (choose from %s)\"\n"
+    "                       % (\"/\".join(act.option_strings) or act.dest, value,\n"
+    "                          \", \".join(repr(c) for c in act.choices)))\n"
+    "        return value\n"
+    "\n"
+    "    def _find(self, flag):\n"
+    "        for act in self._optionals:\n"
+    "            if flag in act.option_strings:\n"
+    "                return act\n"
+    "        matches = [a for a in self._optionals\n"
+    "                   if any(s.startswith(flag) for s in a.option_strings if "
+    "s.startswith(\"--\"))]\n"
+    "        if flag.startswith(\"--\") and len(matches) == 1:\n"
+    "            return matches[0]\n"
+    "        return None\n"
+    "\n"
+    "    def parse_args(self, args=None, namespace=None):\n"
+    "        ns, rest = self.parse_known_args(args, namespace)\n"
+    "        if rest:\n"
+    "            self.error(\"unrecognized arguments: \" + \" \".join(rest))\n"
+    "        return ns\n"
+    "\n"
+    "    def parse_known_args(self, args=None, namespace=None):\n"
+    "        args = list(sys.argv[1:] if args is None else args)\n"
+    "        ns = namespace if namespace is not None else Namespace()\n"
+    "        for act in self._optionals + self._positionals:\n"
+    "            if act.action != \"help\" and not hasattr(ns, act.dest):\n"
+    "                default = act.default\n"
+    "                if isinstance(default, str) and act.type is not None:\n"
+    "                    default = act.type(default)\n"
+    "                setattr(ns, act.dest, default)\n"
+    "        for key, value in self._defaults.items():\n"
+    "            if not hasattr(ns, key):\n"
+    "                setattr(ns, key, value)\n"
+    "        rest, positionals, seen = [], [], set()\n"
+    "        i = 0\n"
+    "        while i < len(args):\n"
+    "            arg = args[i]\n"
+    "            i += 1\n"
+    "            if arg == \"--\":\n"
+    "                positionals.extend(args[i:])\n"
+    "                break\n"
+    "            if not arg.startswith(\"-\") or arg == \"-\" or arg[1:2].isdigit():\n"
+    "                positionals.append(arg)\n"
+    "                continue\n"
+    "            flag, eq, inline = arg.partition(\"=\")\n"
+    "            act = self._find(flag)\n"
+    "            if act is None:\n"
+    "                rest.append(arg)\n"
+    "                continue\n"
+    "            seen.add(act.dest)\n"
+    "            kind = act.action\n"
+    "            if kind == \"help\":\n"
+    "                self.print_help()\n"
+    "                self.exit(0)\n"
+    "            elif kind == \"store_true\":\n"
+    "                setattr(ns, act.dest, True)\n"
+    "            elif kind == \"store_false\":\n"
+    "                setattr(ns, act.dest, False)\n"
+    "            elif kind == \"store_const\":\n"
+    "                setattr(ns, act.dest, act.const)\n"
+    "            elif kind == \"count\":\n"
+    "                setattr(ns, act.dest, (getattr(ns, act.dest) or 0) + 1)\n"
+    "            else:\n"
+    "                if act.nargs in (\"+\", \"*\") or isinstance(act.nargs, int):\n"
+    "                    values = [inline] if eq else []\n"
+    "                    while i < len(args) and not (args[i].startswith(\"-\") and len(args[i]) > "
+    "1\n"
+    "                                                 and not args[i][1:2].isdigit()):\n"
+    "                        if isinstance(act.nargs, int) and len(values) == act.nargs:\n"
+    "                            break\n"
+    "                        values.append(args[i])\n"
+    "                        i += 1\n"
+    "                    if act.nargs == \"+\" and not values:\n"
+    "                        self.error(\"argument %s: expected at least one argument\" % flag)\n"
+    "                    value = [self._convert(act, v) for v in values]\n"
+    "                else:\n"
+    "                    if eq:\n"
+    "                        text = inline\n"
+    "                    elif i < len(args):\n"
+    "                        text = args[i]\n"
+    "                        i += 1\n"
+    "                    else:\n"
+    "                        self.error(\"argument %s: expected one argument\" % "
+    "\"/\".join(act.option_strings))\n"
+    "                    value = self._convert(act, text)\n"
+    "                if kind == \"append\":\n"
+    "                    current = getattr(ns, act.dest)\n"
+    "                    setattr(ns, act.dest, (list(current) if current else []) + [value])\n"
+    "                else:\n"
+    "                    setattr(ns, act.dest, value)\n"
+    "        missing = [a for a in self._optionals if a.required and a.dest not in seen]\n"
+    "        for act in self._positionals:\n"
+    "            if act.nargs in (\"*\", \"+\"):\n"
+    "                if act.nargs == \"+\" and not positionals:\n"
+    "                    missing.append(act)\n"
+    "                    continue\n"
+    "                setattr(ns, act.dest, [self._convert(act, v) for v in positionals])\n"
+    "                positionals = []\n"
+    "            elif positionals:\n"
+    "                setattr(ns, act.dest, self._convert(act, positionals.pop(0)))\n"
+    "            elif act.nargs != \"?\":\n"
+    "                missing.append(act)\n"
+    "        if missing:\n"
+    "            names = [\"/\".join(a.option_strings) or a.dest for a in missing]\n"
+    "            self.error(\"the following arguments are required: \" + \", \".join(names))\n"
+    "        rest.extend(positionals)\n"
+    "        return ns, rest\n";
+
+/* The Python source of an embedded module, or NULL. */
+const char *d2i_embedded_source(const char *name)
+{
+    if (strcmp(name, "argparse") == 0)
+        return argparse_src;
+    return NULL;
+}
+
+/* ======================================================================
+ * Registration
+ * ==================================================================== */
+
+typedef struct fn_def {
+    const char *name;
+    d2_builtin_fn fn;
+} fn_def;
+
+static const fn_def builtin_fns[] = {
+    {"print", b_print}, {"len", b_len}, {"enumerate", b_enumerate}, {"zip", b_zip},
+    {"map", b_map}, {"filter", b_filter}, {"reversed", b_reversed},
+    {"isinstance", b_isinstance}, {"issubclass", b_issubclass}, {"min", b_min}, {"max", b_max},
+    {"sum", b_sum}, {"abs", b_abs}, {"round", b_round}, {"repr", b_repr}, {"ascii", b_ascii},
+    {"sorted", b_sorted}, {"hasattr", b_hasattr}, {"getattr", b_getattr},
+    {"setattr", b_setattr}, {"delattr", b_delattr}, {"id", b_id}, {"hash", b_hash},
+    {"iter", b_iter}, {"next", b_next}, {"any", b_any}, {"all", b_all}, {"divmod", b_divmod},
+    {"pow", b_pow}, {"hex", b_hex}, {"oct", b_oct}, {"bin", b_bin}, {"chr", b_chr},
+    {"ord", b_ord}, {"format", b_format}, {"callable", b_callable}, {"vars", b_vars},
+    {"globals", b_globals}, {"locals", b_globals},
+};
+
+static const fn_def math_fns[] = {
+    {"sqrt", m_sqrt}, {"exp", m_exp}, {"log", m_log}, {"log2", m_log2}, {"log10", m_log10},
+    {"log1p", m_log1p}, {"sin", m_sin}, {"cos", m_cos}, {"tan", m_tan}, {"asin", m_asin},
+    {"acos", m_acos}, {"atan", m_atan}, {"atan2", m_atan2}, {"sinh", m_sinh}, {"cosh", m_cosh},
+    {"tanh", m_tanh}, {"erf", m_erf}, {"erfc", m_erfc}, {"fabs", m_fabs}, {"floor", m_floor},
+    {"ceil", m_ceil}, {"trunc", m_trunc}, {"pow", m_pow}, {"fmod", m_fmod},
+    {"copysign", m_copysign}, {"hypot", m_hypot}, {"isnan", m_isnan}, {"isinf", m_isinf},
+    {"isfinite", m_isfinite}, {"isclose", m_isclose}, {"gcd", m_gcd},
+    {"factorial", m_factorial}, {"prod", m_prod}, {"degrees", m_degrees},
+    {"radians", m_radians}, {"gamma", m_gamma}, {"lgamma", m_lgamma},
+};
+
+static int add_fns(d2_interp *I, d2_module *m, const fn_def *f, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (d2_module_add_fn(I, m, f[i].name, f[i].fn, NULL) < 0)
+            return -1;
+    return 0;
+}
+
+static int set_float(d2_interp *I, d2_module *m, const char *name, double v)
+{
+    d2_obj *o = d2_float_new(I, v);
+    int rc = o ? d2_dict_set_str(I, m->dict, name, o) : -1;
+    d2_decref(o);
+    return rc;
+}
+
+static int set_obj(d2_interp *I, d2_dict *d, const char *name, d2_obj *o) /* steals o */
+{
+    int rc = o ? d2_dict_set_str(I, d, name, o) : -1;
+    d2_decref(o);
+    return rc;
+}
+
+static int init_stdlib(d2_interp *I)
+{
+    /* math */
+    d2_module *m = d2_module_new_builtin(I, "math");
+    if (!m || add_fns(I, m, math_fns, D2_COUNTOF(math_fns)) < 0 ||
+        set_float(I, m, "pi", M_PI) < 0 || set_float(I, m, "e", M_E) < 0 ||
+        set_float(I, m, "tau", 2 * M_PI) < 0 || set_float(I, m, "inf", INFINITY) < 0 ||
+        set_float(I, m, "nan", NAN) < 0)
+        return -1;
+    /* sys */
+    m = d2_module_new_builtin(I, "sys");
+    if (!m || d2_module_add_fn(I, m, "exit", sys_exit, NULL) < 0 ||
+        d2_dict_set_str(I, m->dict, "modules", (d2_obj *)I->modules) < 0 ||
+        set_obj(I, m->dict, "argv", d2_list_new(I, 0)) < 0 ||
+        set_obj(I, m->dict, "path", d2_list_new(I, 0)) < 0 ||
+        set_obj(I, m->dict, "version", d2_str_from(I, "3.11.0 (dy2st)")) < 0 ||
+        set_obj(I, m->dict, "platform", d2_str_from(I, "linux")) < 0 ||
+        set_obj(I, m->dict, "maxsize", d2_int_new(I, INT64_MAX)) < 0)
+        return -1;
+    {
+        d2_obj *a = d2_int_new(I, 3), *b = d2_int_new(I, 11), *c = d2_int_new(I, 0);
+        d2_obj *vi = a && b && c ? d2_tuple_pack(I, 3, a, b, c) : NULL;
+        d2_decref(a);
+        d2_decref(b);
+        d2_decref(c);
+        if (set_obj(I, m->dict, "version_info", vi) < 0)
+            return -1;
+    }
+    d2_class *tio = d2i_class_new(I, "TextIOWrapper", NULL, D2_OBJ_OPAQUE, NULL, false);
+    if (!tio || d2_class_add_method(I, tio, "write", stream_write) < 0 ||
+        d2_class_add_method(I, tio, "flush", stream_flush) < 0)
+        return -1;
+    for (int i = 1; i <= 2; i++) {
+        d2_obj *s = d2_obj_alloc(I, D2_OBJ_OPAQUE, tio, sizeof(d2_opaque));
+        if (!s)
+            return -1;
+        D2_AS(d2_opaque, s)->payload = (void *)(intptr_t)i;
+        if (set_obj(I, m->dict, i == 1 ? "stdout" : "stderr", s) < 0)
+            return -1;
+    }
+    d2_decref((d2_obj *)tio);
+    /* os, os.path */
+    m = d2_module_new_builtin(I, "os");
+    d2_module *op = m ? d2_module_new_builtin(I, "os.path") : NULL;
+    static const fn_def path_fns[] = {
+        {"join", path_join}, {"exists", path_exists}, {"isfile", path_isfile},
+        {"isdir", path_isdir}, {"dirname", path_dirname}, {"basename", path_basename},
+        {"split", path_split}, {"splitext", path_splitext}, {"abspath", path_abspath},
+    };
+    if (!op || add_fns(I, op, path_fns, D2_COUNTOF(path_fns)) < 0 ||
+        d2_module_add_fn(I, m, "getcwd", os_getcwd, NULL) < 0 ||
+        d2_module_add_fn(I, m, "makedirs", os_makedirs, NULL) < 0 ||
+        set_obj(I, m->dict, "sep", d2_str_from(I, "/")) < 0 ||
+        set_obj(I, m->dict, "environ", d2_dict_new(I)) < 0)
+        return -1;
+    /* time */
+    m = d2_module_new_builtin(I, "time");
+    if (!m || d2_module_add_fn(I, m, "time", time_time, NULL) < 0 ||
+        d2_module_add_fn(I, m, "perf_counter", time_perf_counter, NULL) < 0)
+        return -1;
+    /* functools */
+    m = d2_module_new_builtin(I, "functools");
+    if (!m || d2_module_add_fn(I, m, "reduce", ft_reduce, NULL) < 0 ||
+        d2_module_add_fn(I, m, "partial", ft_partial, NULL) < 0 ||
+        d2_module_add_fn(I, m, "wraps", ft_wraps, NULL) < 0 ||
+        d2_module_add_fn(I, m, "lru_cache", ft_lru_cache, NULL) < 0)
+        return -1;
+    /* copy */
+    m = d2_module_new_builtin(I, "copy");
+    if (!m || d2_module_add_fn(I, m, "copy", copy_copy, NULL) < 0 ||
+        d2_module_add_fn(I, m, "deepcopy", copy_deepcopy, NULL) < 0)
+        return -1;
+    /* warnings */
+    m = d2_module_new_builtin(I, "warnings");
+    if (!m || d2_module_add_fn(I, m, "warn", warn_warn, NULL) < 0 ||
+        d2_module_add_fn(I, m, "filterwarnings", noop, NULL) < 0 ||
+        d2_module_add_fn(I, m, "simplefilter", noop, NULL) < 0)
+        return -1;
+    /* typing: subscriptable placeholders */
+    m = d2_module_new_builtin(I, "typing");
+    static const char *const typing_names[] = {
+        "Any", "List", "Dict", "Tuple", "Optional", "Union", "Callable", "Sequence", "Iterable",
+        "Iterator", "Type", "Set", "Mapping", "Generic", "TypeVar", "NamedTuple", "Literal",
+    };
+    if (!m)
+        return -1;
+    for (size_t i = 0; i < D2_COUNTOF(typing_names); i++) {
+        d2_class *c = d2i_class_new(I, typing_names[i], NULL, D2_OBJ_INSTANCE, m, false);
+        if (set_obj(I, m->dict, typing_names[i], (d2_obj *)c) < 0)
+            return -1;
+    }
+    /* collections */
+    m = d2_module_new_builtin(I, "collections");
+    d2_class *od =
+        m ? d2i_class_new(I, "OrderedDict", I->types[D2_OBJ_DICT], D2_OBJ_DICT, m, false) : NULL;
+    if (!od || d2_class_add_method(I, od, "__repr__", odict_repr) < 0 ||
+        set_obj(I, m->dict, "OrderedDict", (d2_obj *)od) < 0)
+        return -1;
+    /* abc */
+    m = d2_module_new_builtin(I, "abc");
+    d2_class *abc = m ? d2i_class_new(I, "ABC", NULL, D2_OBJ_INSTANCE, m, false) : NULL;
+    if (!abc || set_obj(I, m->dict, "ABC", (d2_obj *)abc) < 0 ||
+        d2_dict_set_str(I, m->dict, "ABCMeta", (d2_obj *)I->types[D2_OBJ_CLASS]) < 0 ||
+        d2_module_add_fn(I, m, "abstractmethod", identity_call, NULL) < 0)
+        return -1;
+    return 0;
+}
+
+int d2i_init_builtins(d2_interp *I)
+{
+    struct d2_interp_state *st = I->st;
+    for (size_t i = 0; i < D2_COUNTOF(builtin_fns); i++) {
+        d2_obj *b = d2_builtin_new(I, builtin_fns[i].name, builtin_fns[i].fn, NULL, NULL);
+        if (set_obj(I, I->builtins, builtin_fns[i].name, b) < 0)
+            return -1;
+    }
+    struct {
+        const char *name;
+        d2_class *cls;
+        d2_builtin_fn new_fn;
+    } types[] = {
+        {"int", I->types[D2_OBJ_INT], int_new},
+        {"float", I->types[D2_OBJ_FLOAT], float_new},
+        {"bool", I->types[D2_OBJ_BOOL], bool_new},
+        {"str", I->types[D2_OBJ_STR], str_new},
+        {"list", I->types[D2_OBJ_LIST], list_new},
+        {"tuple", I->types[D2_OBJ_TUPLE], tuple_new},
+        {"dict", I->types[D2_OBJ_DICT], dict_new},
+        {"set", st->set, set_new},
+        {"frozenset", st->set, NULL},
+        {"range", I->types[D2_OBJ_RANGE], range_new},
+        {"slice", I->types[D2_OBJ_SLICE], slice_new},
+        {"object", st->object, object_new},
+        {"type", st->type, type_new},
+        {"property", I->types[D2_OBJ_PROPERTY], NULL},
+        {"staticmethod", I->types[D2_OBJ_STATICMETHOD], NULL},
+        {"classmethod", I->types[D2_OBJ_CLASSMETHOD], NULL},
+        {"super", st->super, NULL},
+    };
+    for (size_t i = 0; i < D2_COUNTOF(types); i++) {
+        if (types[i].new_fn && d2_class_add_method(I, types[i].cls, "__new__", types[i].new_fn) < 0)
+            return -1;
+        if (d2_dict_set_str(I, I->builtins, types[i].name, (d2_obj *)types[i].cls) < 0)
+            return -1;
+    }
+    st->object_new = d2_dict_get_str(I, st->object->dict, "__new__");
+    if (d2_dict_set_str(I, I->builtins, "NotImplemented", I->not_implemented) < 0 ||
+        d2_dict_set_str(I, I->builtins, "Ellipsis", I->ellipsis) < 0 ||
+        d2_dict_set_str(I, I->builtins, "__debug__", I->true_) < 0 ||
+        d2_class_add_method(I, I->types[D2_OBJ_FLOAT], "is_integer", float_is_integer) < 0 ||
+        d2_class_add_method(I, I->types[D2_OBJ_INT], "bit_length", int_bit_length) < 0)
+        return -1;
+    return init_stdlib(I);
+}

@@ -25,6 +25,41 @@ typedef struct d2_builder {
     d2_dict *lifted;           /* id(tensor obj) -> var, for concrete tensors already lifted */
 } d2_builder;
 
+/* ---- per-layout hooks ----
+ * The module that owns a builtin layout (tensor_api.c: TENSOR and DTYPE,
+ * numpy_api.c: NDARRAY) installs a hook table for it at init:
+ *     I->hooks[D2_OBJ_TENSOR] = &tensor_hooks;
+ * The generic protocol functions below dispatch on o->kind to these. Every
+ * member may be NULL; the generic path then applies (special methods found
+ * on the object's class such as __len__ or __getitem__, identity equality
+ * and hashing, TypeError). Return conventions are those of the protocol
+ * function of the same name. binop/compare are called when EITHER operand
+ * has the layout (the left operand's hook first), so they must accept a
+ * foreign value on either side; they decline with a new reference to
+ * I->not_implemented, and the other operand's hook, then the builtin
+ * numeric/sequence rules, then __add__/__radd__-style methods are tried. */
+typedef struct d2_type_hooks {
+    d2_obj *(*binop)(d2_interp *I, int op, d2_obj *a, d2_obj *b);    /* d2_ast_operator */
+    d2_obj *(*unaryop)(d2_interp *I, int op, d2_obj *a);             /* d2_ast_unaryop but Not */
+    d2_obj *(*compare)(d2_interp *I, int cmpop, d2_obj *a, d2_obj *b); /* Eq..GtE only */
+    int (*truthy)(d2_interp *I, d2_obj *o);
+    int64_t (*len)(d2_interp *I, d2_obj *o);
+    d2_obj *(*getitem)(d2_interp *I, d2_obj *o, d2_obj *key);
+    int (*setitem)(d2_interp *I, d2_obj *o, d2_obj *key, d2_obj *v);
+    d2_obj *(*get_iter)(d2_interp *I, d2_obj *o);
+    d2_obj *(*repr)(d2_interp *I, d2_obj *o);
+    d2_obj *(*str)(d2_interp *I, d2_obj *o); /* NULL: repr */
+    /* Computed attributes, consulted BEFORE the class: return NULL without an
+     * exception to fall through to the class (methods, properties). */
+    d2_obj *(*getattr)(d2_interp *I, d2_obj *o, const char *name);
+    /* 0 stored, -1 error, 1 not handled (then AttributeError: no instance dict). */
+    int (*setattr)(d2_interp *I, d2_obj *o, const char *name, d2_obj *v);
+    /* int(o) / float(o) / index use (range(t), list[t]): `to` is D2_OBJ_INT or
+     * D2_OBJ_FLOAT; returns a new INT or FLOAT object. */
+    d2_obj *(*to_number)(d2_interp *I, d2_obj *o, d2_obj_kind to);
+    int (*hash)(d2_interp *I, d2_obj *o, uint64_t *h); /* NULL: by identity */
+} d2_type_hooks;
+
 typedef struct d2_interp_options {
     const char *device;      /* "cpu" (default) or "opencl[:N]" */
     bool no_fallback;        /* to_static fallback to tracing is an error */
@@ -47,7 +82,7 @@ struct d2_interp {
     d2_diag diag;               /* warnings and the final error, rendered compiler-style */
     d2_obj *exc;                /* pending exception instance, or NULL */
     d2_frame *frame;            /* innermost frame */
-    d2_frame *exc_frame;        /* snapshot position where the pending exception was raised */
+    d2_frame *exc_frame;        /* frame where the pending exception was raised (valid while it runs) */
     d2_span exc_span;
     const d2_module *exc_module;
     d2_dict *modules;           /* sys.modules: name -> module */
@@ -61,15 +96,31 @@ struct d2_interp {
     unsigned next_gen;
     int64_t depth;              /* Python call depth, bounded to catch runaway recursion */
     void *ext[8];               /* per-module extension state (paddle, numpy, jit) */
+    /* called at teardown, before any object is freed, for each non-NULL ext */
+    void (*ext_fini[8])(d2_interp *I, void *ext);
+    const d2_type_hooks *hooks[D2_OBJ_KIND_COUNT]; /* per layout, may be NULL */
+    d2_obj *not_implemented;    /* the NotImplemented singleton */
+    struct d2_interp_state *st; /* private to the interpreter (value.c, interp.c, builtins.c) */
 };
 
+/* Creates the interpreter: builtin classes, exceptions, builtins, then calls
+ * d2_tensor_api_init and d2_numpy_api_init (which register the paddle and
+ * numpy modules in sys.modules and install their hooks; 0 or -1 with err
+ * set through d2_raise). */
 d2_interp *d2_interp_new(const d2_interp_options *opt, d2_err *err);
+int d2_tensor_api_init(d2_interp *I);
+int d2_numpy_api_init(d2_interp *I);
+/* Objects currently alive (walks the live list; for tests and statistics). */
+size_t d2_interp_live_objects(const d2_interp *I);
 /* Frees every object (cycles included), module and arena. */
 void d2_interp_free(d2_interp *I);
 
 /* Runs a script file as module "__main__". Returns 0, or -1 with the
  * exception rendered into I->diag (file:line:col: error: ... with the source
- * line, and a traceback as notes). */
+ * line, and a traceback as notes). An uncaught SystemExit with code None or
+ * 0 counts as success. After an out-of-memory failure the interpreter may
+ * only be freed (its arena's out-of-memory state is sticky). Scope analysis
+ * is cached by AST address: ASTs run by the interpreter must outlive it. */
 int d2_interp_run_file(d2_interp *I, const char *path);
 int d2_interp_run_source(d2_interp *I, const char *filename, const char *src, size_t len);
 /* Imports a module by dotted name (builtin modules such as paddle, numpy,
@@ -92,9 +143,17 @@ bool d2_exc_pending(const d2_interp *I);
 /* True if the pending exception is an instance of class cls (or a subclass). */
 bool d2_exc_matches(d2_interp *I, d2_class *cls);
 void d2_exc_clear(d2_interp *I);
+/* The builtin exception class of that name, or NULL when there is none. */
 d2_class *d2_exc_class(d2_interp *I, const char *name);
 
 /* ---- constructors (new references; NULL + MemoryError on OOM) ---- */
+/* A zeroed object of `size` bytes (at least sizeof(d2_obj)) with rc 1, the
+ * given layout and class, linked into the live list: how other modules make
+ * TENSOR / NDARRAY / DTYPE / OPAQUE objects. d2_obj_dealloc frees it by kind
+ * (unrefs a tensor's d2_tensor, calls an OPAQUE's fin). */
+d2_obj *d2_obj_alloc(d2_interp *I, d2_obj_kind kind, d2_class *cls, size_t size);
+/* A new instance (INSTANCE layout, empty dict) of cls without calling __init__. */
+d2_obj *d2_instance_new(d2_interp *I, d2_class *cls);
 d2_obj *d2_none(d2_interp *I);
 d2_obj *d2_bool(d2_interp *I, bool v);
 d2_obj *d2_int_new(d2_interp *I, int64_t v);
@@ -104,7 +163,8 @@ d2_obj *d2_str_from(d2_interp *I, const char *s);
 d2_obj *d2_str_printf(d2_interp *I, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 d2_obj *d2_tuple_new(d2_interp *I, size_t n); /* items NULL; fill them with new refs */
 d2_obj *d2_tuple_pack(d2_interp *I, size_t n, ...); /* borrowed args, increfs them */
-d2_obj *d2_list_new(d2_interp *I, size_t n);
+d2_obj *d2_list_new(d2_interp *I, size_t n); /* n NULL items to fill with new refs */
+d2_obj *d2_list_from_iterable(d2_interp *I, d2_obj *iterable);
 int d2_list_append(d2_interp *I, d2_obj *list, d2_obj *v); /* borrows v */
 d2_obj *d2_dict_new(d2_interp *I);
 /* Dict access: get returns a BORROWED reference or NULL (no exception when
@@ -117,16 +177,35 @@ int d2_dict_del(d2_interp *I, d2_dict *d, d2_obj *key); /* KeyError when absent 
 d2_obj *d2_builtin_new(d2_interp *I, const char *name, d2_builtin_fn fn, d2_obj *self,
                        const void *data);
 /* A builtin class with the given layout and base (NULL = object); methods
- * are added with d2_class_add_method. Lives until interpreter teardown. */
+ * are added with d2_class_add_method. Lives until interpreter teardown. The
+ * first class made for a layout becomes I->types[layout]. name is copied.
+ * User classes may subclass builtin classes of INSTANCE layout. */
 d2_class *d2_class_new_builtin(d2_interp *I, const char *name, d2_class *base,
                                d2_obj_kind layout, d2_module *module);
+/* Adds a method: fn receives the receiver as self. A method named "__new__"
+ * receives the class as self and makes the instance when the class is
+ * called (then __init__ runs if the result is an instance of the class);
+ * without one, calling a class of INSTANCE layout makes a d2_instance. */
 int d2_class_add_method(d2_interp *I, d2_class *cls, const char *name, d2_builtin_fn fn);
-/* A builtin module registered in sys.modules under its dotted name. */
+/* Adds a property whose getter/setter are builtins called with self and no
+ * argument / one argument (set may be NULL: read-only). */
+int d2_class_add_property(d2_interp *I, d2_class *cls, const char *name, d2_builtin_fn get,
+                          d2_builtin_fn set);
+/* A builtin module registered in sys.modules under its dotted name; the
+ * pointer is borrowed (sys.modules owns it). "a.b" also becomes attribute b
+ * of module "a" when that is registered already. */
 d2_module *d2_module_new_builtin(d2_interp *I, const char *name);
 int d2_module_add_fn(d2_interp *I, d2_module *m, const char *name, d2_builtin_fn fn,
                      const void *data);
 
-/* ---- object protocol (new references / -1 on error) ---- */
+/* ---- object protocol (new references / -1 on error) ----
+ * Besides the hooks, special methods defined on an object's class (by a
+ * class statement or d2_class_add_method) are honoured for every layout:
+ * __add__/__radd__/__iadd__..., __eq__/__lt__..., __len__, __getitem__,
+ * __setitem__, __delitem__, __contains__, __iter__/__next__, __bool__,
+ * __call__, __repr__/__str__, __format__, __hash__, __index__/__int__/
+ * __float__, __getattr__/__setattr__, __enter__/__exit__, __get__/__set__
+ * (descriptors on INSTANCE, TENSOR..OPAQUE layouts). */
 d2_obj *d2_getattr(d2_interp *I, d2_obj *o, const char *name);
 /* Like d2_getattr but returns NULL without an exception when absent. */
 d2_obj *d2_getattr_opt(d2_interp *I, d2_obj *o, const char *name);
@@ -145,6 +224,7 @@ d2_obj *d2_compare(d2_interp *I, int cmpop, d2_obj *a, d2_obj *b);
 int d2_truthy(d2_interp *I, d2_obj *o);
 d2_obj *d2_getitem(d2_interp *I, d2_obj *o, d2_obj *key);
 int d2_setitem(d2_interp *I, d2_obj *o, d2_obj *key, d2_obj *v);
+int d2_delitem(d2_interp *I, d2_obj *o, d2_obj *key);
 d2_obj *d2_get_iter(d2_interp *I, d2_obj *o);
 /* Next item (new ref); NULL with *done at the end; NULL with an exception on error. */
 d2_obj *d2_iter_next(d2_interp *I, d2_obj *it, bool *done);
@@ -166,6 +246,9 @@ const char *d2_type_name(d2_obj *o);
  * TypeError naming fname for missing/unexpected/duplicate arguments. */
 int d2_parse_args(d2_interp *I, const char *fname, const char *spec, d2_obj **args, size_t nargs,
                   d2_dict *kwargs, d2_obj **out);
+/* ("/" marks the preceding parameters positional-only, "*" the following
+ * keyword-only; the tuple and dict made for star parameters are borrowed too,
+ * kept alive until the builtin called through d2_call returns.) */
 /* Conversions raising TypeError with the parameter name. */
 int d2_to_int64(d2_interp *I, d2_obj *o, const char *what, int64_t *v);
 int d2_to_double(d2_interp *I, d2_obj *o, const char *what, double *v);

@@ -123,7 +123,8 @@ struct d2_class {
     d2_tuple *mro;     /* C3 linearisation, starting with the class itself */
     d2_dict *dict;     /* class attributes and methods */
     d2_obj_kind layout; /* the builtin layout instances use (INSTANCE for user classes) */
-    struct d2_module *module;
+    struct d2_module *module; /* owned reference; NULL for the core builtin classes */
+    unsigned flags;     /* interpreter's cache: which special methods the MRO defines */
 };
 
 typedef struct { d2_obj h; d2_dict *dict; } d2_instance; /* cls in h.cls */

@@ -1,0 +1,2 @@
+﻿# A file starting with a UTF-8 byte order mark.
+x = "bom"

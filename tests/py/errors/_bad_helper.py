@@ -1,0 +1,3 @@
+SCALE = 2
+table = [1, 2, 3]
+value = table[SCALE * 2]

@@ -1,0 +1,6 @@
+def numbers(n):
+    for i in range(n):
+        yield i
+
+
+print(list(numbers(3)))

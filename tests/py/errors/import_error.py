@@ -1,0 +1,2 @@
+import math
+import not_a_module

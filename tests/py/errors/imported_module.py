@@ -1,0 +1,3 @@
+import _bad_helper
+
+print(_bad_helper.value)

@@ -1,0 +1,6 @@
+def add(a, b):
+    return a + b
+
+
+print(add(1, 2))
+print(add(1))

@@ -1,0 +1,5 @@
+def f():
+    return undefined_thing + 1
+
+
+f()

@@ -1,0 +1,2 @@
+name = "héllo"
+msg = "naïve: " + len(name)

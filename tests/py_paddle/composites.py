@@ -1,0 +1,25 @@
+# Composite functions built from registry ops: flip, norm, std/var, one_hot, normalize, activations.
+import paddle, numpy as np
+import paddle.nn.functional as F
+x = paddle.to_tensor(np.arange(12, dtype='float32').reshape(3, 4) / 5.0 - 1.0)
+def show(name, t):
+    print(name, t.dtype, t.shape, np.round(t.numpy().astype('float64'), 4).tolist())
+show('flip0', paddle.flip(x, [0]))
+show('flip01', paddle.flip(x, axis=[0, 1]))
+show('norm', paddle.norm(x))
+show('norm1', paddle.norm(x, p=1, axis=1))
+show('norm_inf', paddle.norm(x, p=float('inf'), axis=0, keepdim=True))
+show('std', paddle.std(x))
+show('std0', paddle.std(x, axis=0, unbiased=False))
+show('var1', paddle.var(x, axis=1, keepdim=True))
+show('t', paddle.t(x))
+show('xt', x.t())
+show('one_hot', F.one_hot(paddle.to_tensor([0, 2, 1]), 4))
+show('normalize', F.normalize(x))
+show('normalize0', F.normalize(x, axis=0, p=1))
+show('softplus', F.softplus(x * 10, threshold=5))
+show('hardsigmoid', F.hardsigmoid(x * 3))
+show('hardswish', F.hardswish(x * 3))
+show('xflip', x.flip([1]))
+show('xnorm', x.norm())
+show('xstd', x.std(axis=1))

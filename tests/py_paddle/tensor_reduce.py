@@ -1,0 +1,46 @@
+# Reductions with axis and keepdim.
+import numpy as np
+import paddle
+
+
+def show(name, t):
+    a = t.numpy()
+    print(name, t.dtype, t.shape, np.round(a.astype("float64"), 4).tolist())
+
+
+x = paddle.to_tensor([[1.0, 5.0, 3.0], [7.0, -2.0, 9.0]])
+i = paddle.to_tensor([[1, 5, 3], [7, -2, 9]])
+i32 = paddle.to_tensor(np.array([[1, 2], [3, 4]], dtype="int32"))
+b = paddle.to_tensor([[True, False], [True, True]])
+show("sum", paddle.sum(x))
+show("sum0", paddle.sum(x, axis=0))
+show("sum1k", paddle.sum(x, axis=1, keepdim=True))
+show("sum01", paddle.sum(x, axis=[0, 1]))
+show("sum-1", x.sum(axis=-1))
+show("sum_i", paddle.sum(i))
+show("sum_i32", paddle.sum(i32))
+show("sum_b", paddle.sum(b))
+show("sum_dtype", paddle.sum(i, dtype="float32"))
+show("mean", paddle.mean(x))
+show("mean0", paddle.mean(x, axis=0))
+show("mean1k", x.mean(axis=1, keepdim=True))
+show("max", paddle.max(x))
+show("max0", paddle.max(x, axis=0))
+show("max1k", x.max(axis=1, keepdim=True))
+show("min", paddle.min(x))
+show("min1", x.min(axis=1))
+show("amax", paddle.amax(x, axis=1))
+show("prod", paddle.prod(x))
+show("prod1", paddle.prod(x, axis=1))
+show("prod_i", paddle.prod(i, axis=0))
+show("argmax", paddle.argmax(x))
+show("argmax0", paddle.argmax(x, axis=0))
+show("argmax1k", paddle.argmax(x, axis=1, keepdim=True))
+show("argmin", paddle.argmin(x))
+show("argmin1", x.argmin(axis=1))
+show("argmax_i32", paddle.argmax(x, axis=1, dtype="int32"))
+show("any", paddle.any(b))
+show("any0", paddle.any(b, axis=0))
+show("all", paddle.all(b))
+show("all1", paddle.all(b, axis=1))
+show("numel", paddle.numel(x))

@@ -1,0 +1,99 @@
+/* tensor_api.h - the Paddle tensor API and the NumPy subset: module setup and shared helpers. */
+#ifndef DY2ST_TENSOR_API_H
+#define DY2ST_TENSOR_API_H
+
+#include "interp.h"
+
+/* Slots of d2_interp.ext used by these modules. */
+enum { D2_EXT_PADDLE = 0, D2_EXT_NUMPY = 1 };
+
+/* Register the `paddle` module tree (paddle, paddle.nn, paddle.nn.functional,
+ * paddle.nn.initializer, paddle.fluid, paddle.fluid.dygraph, paddle.framework)
+ * and `numpy` (numpy, numpy.random, numpy.testing). Called once from
+ * d2_interp_new; 0, or -1 with an exception pending. */
+int d2_tensor_api_init(d2_interp *I);
+int d2_numpy_api_init(d2_interp *I);
+
+/* Operator protocol. The classes paddle.Tensor and numpy.ndarray carry the
+ * usual dunder methods (__add__, __radd__, __getitem__, __bool__, __iter__,
+ * __repr__, ...), so a generic class-based dispatch in d2_binop & co. finds
+ * them. The same entry points as plain functions, for a direct dispatch on
+ * the layout (either operand a TENSOR or NDARRAY; op is a d2_ast_operator,
+ * d2_ast_unaryop or d2_ast_cmpop). New reference, or NULL with an exception. */
+d2_obj *d2_pd_binop(d2_interp *I, int op, d2_obj *a, d2_obj *b);
+d2_obj *d2_pd_unaryop(d2_interp *I, int op, d2_obj *a);
+d2_obj *d2_pd_compare(d2_interp *I, int cmpop, d2_obj *a, d2_obj *b);
+d2_obj *d2_np_binop(d2_interp *I, int op, d2_obj *a, d2_obj *b);
+d2_obj *d2_np_unaryop(d2_interp *I, int op, d2_obj *a);
+d2_obj *d2_np_compare(d2_interp *I, int cmpop, d2_obj *a, d2_obj *b);
+/* Truth value of a one-element tensor / ndarray: 1, 0, or -1 with an exception
+ * (more than one element, or a symbolic tensor). */
+int d2_pd_truth(d2_interp *I, d2_obj *t);
+
+/* ---- tensors for the interpreter, jit and tracer ---- */
+/* A symbolic tensor: variable `var` of builder b's Program (type from the var). */
+d2_obj *d2_pd_symbolic(d2_interp *I, d2_builder *b, int var);
+/* The variable standing for tensor object o in builder b: its own var when
+ * symbolic, else o lifted once into b's Program as a parameter named by its
+ * Paddle name (or a generated one). -1 with an exception. */
+int d2_pd_lift(d2_interp *I, d2_builder *b, d2_obj *o);
+/* A contiguous CPU copy (or reference) of a concrete tensor or ndarray; NULL
+ * with a TypeError naming fname for anything else. Caller unrefs. */
+d2_tensor *d2_pd_host(d2_interp *I, d2_obj *o, const char *fname);
+/* x[key] and x[key] = v with the tensor indexing rules on a CPU tensor,
+ * always eager (for numpy.ndarray). *out / *t receive new references. */
+int d2_pd_index_host(d2_interp *I, d2_tensor *t, d2_obj *key, d2_tensor **out);
+int d2_pd_setitem_host(d2_interp *I, d2_tensor **t, d2_obj *key, d2_obj *v);
+/* Tracer hook, called by d2_apply_op after an eager op ran while
+ * I->tracer is set. The definition here is a weak no-op; the trace
+ * recorder provides the real one. 0, or -1 with an exception pending. */
+int d2_trace_record(d2_interp *I, d2_op_id op, d2_obj **inputs, int n_in, const d2_attrs *attrs,
+                    d2_obj **outs, int n_out);
+
+/* ---- helpers shared by the paddle and numpy modules ---- */
+/* The dtype object for dt (paddle.float32 or np.float32 style); borrowed. */
+d2_obj *d2_pd_dtype_obj(d2_interp *I, d2_dtype dt, bool np_style);
+/* Reads a dtype argument: a dtype object, a string ("float32", "int64",
+ * "float", ...) or the Python types float/int/bool (numpy rules when
+ * np_style: float -> float64). None gives *dt = -1. 0, or -1 with a
+ * TypeError naming fname. */
+int d2_pd_parse_dtype(d2_interp *I, d2_obj *o, const char *fname, bool np_style, int *dt);
+/* Converts a Python scalar, nested list/tuple (of scalars, tensors, ndarrays),
+ * tensor or ndarray into a new contiguous CPU tensor of dtype dt (-1: infer;
+ * Python floats give float_dt, ints int64, bools bool). Caller unrefs. */
+d2_tensor *d2_pd_from_py(d2_interp *I, d2_obj *o, int dt, d2_dtype float_dt, const char *fname);
+/* Converts a CPU tensor to nested Python lists (0-d: a scalar). New ref. */
+d2_obj *d2_pd_tolist(d2_interp *I, const d2_tensor *t);
+/* Scalar element i of a contiguous CPU tensor as a Python int/float/bool. */
+d2_obj *d2_pd_item(d2_interp *I, const d2_tensor *t, int64_t i);
+/* Reads an int / a list or tuple of ints (an int gives one item) into v[*n]
+ * (at most max); TypeError names fname and what. */
+int d2_pd_ints(d2_interp *I, d2_obj *o, const char *fname, const char *what, int64_t *v, int *n,
+               int max);
+/* The builtin class of a layout, created on first use. */
+d2_class *d2_pd_layout_class(d2_interp *I, d2_obj_kind kind, const char *module);
+
+/* MT19937 with NumPy's legacy RandomState conventions (seed = init_genrand,
+ * 53-bit doubles from two draws, polar Box-Muller with a cached value). */
+typedef struct d2_mt19937 {
+    uint32_t key[624];
+    int pos;
+    bool has_gauss;
+    double gauss;
+} d2_mt19937;
+void d2_mt_seed(d2_mt19937 *s, uint32_t seed);
+void d2_mt_seed_array(d2_mt19937 *s, const uint32_t *key, int n);
+uint32_t d2_mt_next32(d2_mt19937 *s);
+uint64_t d2_mt_next64(d2_mt19937 *s);
+double d2_mt_double(d2_mt19937 *s);
+double d2_mt_gauss(d2_mt19937 *s);
+/* Uniform integer in [0, rng] by masked rejection (NumPy's legacy randint). */
+uint64_t d2_mt_bounded(d2_mt19937 *s, uint64_t rng);
+
+/* NumPy's array printing (np.array2string defaults) of a CPU tensor:
+ * repr form "array([1., 2.], dtype=float32)" or str form "[1. 2.]". New str. */
+d2_obj *d2_np_format(d2_interp *I, const d2_tensor *t, bool repr);
+/* NumPy's scalar repr of element i (1.5, 1e-05, 3, True). Appends to b. */
+void d2_np_format_scalar(d2_buf *b, const d2_tensor *t, int64_t i);
+
+#endif
