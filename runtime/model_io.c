@@ -412,7 +412,7 @@ done:
 
 /* A memory-mapped file shared by the parameter tensors that use it in place. */
 typedef struct mapping {
-    _Atomic long refs;
+    long refs; /* updated with __atomic builtins only */
     void *base;
     size_t size;
 } mapping;

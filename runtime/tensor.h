@@ -53,7 +53,7 @@ struct d2_backend;
 /* Storage: a reference-counted buffer owned by a backend. `release` (when set)
  * is called instead of the backend's free, e.g. for memory-mapped parameters. */
 typedef struct d2_storage {
-    _Atomic long refcount;
+    long refcount; /* updated with __atomic builtins only */
     struct d2_backend *backend;
     void *data; /* host pointer (CPU) or backend handle (OpenCL) */
     size_t nbytes;
@@ -68,7 +68,7 @@ typedef enum { D2_VALUE_TENSOR = 0, D2_VALUE_ARRAY = 1 } d2_value_kind;
  * inside loops. Tensors are reference counted; d2_tensor_unref frees at zero.
  * Strides and offset are in elements. A tensor with numel 0 may have no storage. */
 typedef struct d2_tensor {
-    _Atomic long refcount;
+    long refcount; /* updated with __atomic builtins only */
     d2_value_kind kind;
     d2_dtype dtype;
     int ndim;
