@@ -7,6 +7,8 @@
  */
 #include "dy2st/dy2st.h"
 
+#include "cmd_jit.h"
+
 #include "interp.h"
 #include "model_io.h"
 #include "opencl/opencl.h"
@@ -520,6 +522,9 @@ static const command commands[] = {
      show_help, cmd_show},
     {"exec", "[--device DEV] [--no-fallback] SCRIPT [ARGS]...",
      "Run a Python build script (dygraph code, to_static, saving).", exec_help, cmd_exec},
+    {"convert", cmd_convert_args, cmd_convert_summary, cmd_convert_help, cmd_convert},
+    {"program", cmd_program_args, cmd_program_summary, cmd_program_help, cmd_program},
+    {"save", cmd_save_args, cmd_save_summary, cmd_save_help, cmd_save},
     {"devices", "", "List the devices tensors can live on (cpu, opencl:N).", devices_help,
      cmd_devices},
     {"help", "[COMMAND]", "Show the commands, or the options of one command.", "", cmd_help},

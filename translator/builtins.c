@@ -1969,6 +1969,224 @@ BUILTIN(stream_flush)
     return d2_none(I);
 }
 
+/* ---- open(): text files ---- */
+
+static const char *path_arg_open(d2_interp *I, d2_obj *o)
+{
+    if (o->kind != D2_OBJ_STR) {
+        d2_raise(I, "TypeError", "expected str, bytes or os.PathLike object, not %s", d2_type_name(o));
+        return NULL;
+    }
+    return D2_AS(d2_str, o)->s;
+}
+
+typedef struct pyfile {
+    FILE *f;
+    bool readable, writable;
+} pyfile;
+
+static void pyfile_fin(void *p)
+{
+    pyfile *pf = p;
+    if (pf->f)
+        fclose(pf->f);
+    d2_free(pf);
+}
+
+static pyfile *file_of(d2_interp *I, d2_obj *self, bool want_write)
+{
+    pyfile *pf = self->kind == D2_OBJ_OPAQUE ? D2_AS(d2_opaque, self)->payload : NULL;
+    if (!pf || !pf->f) {
+        d2_raise(I, "ValueError", "I/O operation on closed file.");
+        return NULL;
+    }
+    if (want_write ? !pf->writable : !pf->readable) {
+        d2_raise(I, "OSError", "not %s", want_write ? "writable" : "readable");
+        return NULL;
+    }
+    return pf;
+}
+
+/* One line including its newline; an empty string at the end. */
+static d2_obj *read_line(d2_interp *I, FILE *f)
+{
+    d2_buf b;
+    d2_buf_init(&b);
+    int c;
+    while ((c = fgetc(f)) != EOF) {
+        char ch = (char)c;
+        d2_buf_append(&b, &ch, 1);
+        if (c == '\n')
+            break;
+    }
+    d2_obj *r = b.oom ? d2_raise(I, "MemoryError", "out of memory") : d2_str_new(I, b.data ? b.data : "", b.len);
+    d2_buf_free(&b);
+    return r;
+}
+
+BUILTIN(file_read)
+{
+    if (d2i_no_kwargs(I, "read", kw) < 0 || d2i_nargs(I, "read", n, 0, 1) < 0)
+        return NULL;
+    pyfile *pf = file_of(I, self, false);
+    if (!pf)
+        return NULL;
+    int64_t size = -1;
+    if (n == 1 && a[0]->kind != D2_OBJ_NONE && d2_to_int64(I, a[0], "size", &size) < 0)
+        return NULL;
+    d2_buf b;
+    d2_buf_init(&b);
+    char tmp[65536];
+    size_t got;
+    while (size != 0 && (got = fread(tmp, 1, size < 0 || size > (int64_t)sizeof tmp ? sizeof tmp : (size_t)size, pf->f)) > 0) {
+        d2_buf_append(&b, tmp, got);
+        if (size > 0)
+            size -= (int64_t)got;
+    }
+    d2_obj *r = b.oom ? d2_raise(I, "MemoryError", "out of memory") : d2_str_new(I, b.data ? b.data : "", b.len);
+    d2_buf_free(&b);
+    return r;
+}
+
+BUILTIN(file_readline)
+{
+    (void)a;
+    if (d2i_no_kwargs(I, "readline", kw) < 0 || d2i_nargs(I, "readline", n, 0, 0) < 0)
+        return NULL;
+    pyfile *pf = file_of(I, self, false);
+    return pf ? read_line(I, pf->f) : NULL;
+}
+
+BUILTIN(file_readlines)
+{
+    (void)a;
+    if (d2i_no_kwargs(I, "readlines", kw) < 0 || d2i_nargs(I, "readlines", n, 0, 0) < 0)
+        return NULL;
+    pyfile *pf = file_of(I, self, false);
+    if (!pf)
+        return NULL;
+    d2_obj *l = d2_list_new(I, 0);
+    while (l) {
+        d2_obj *line = read_line(I, pf->f);
+        if (!line || D2_AS(d2_str, line)->len == 0 || d2_list_append(I, l, line) < 0) {
+            bool err = !line || D2_AS(d2_str, line)->len != 0;
+            d2_decref(line);
+            if (err) {
+                d2_decref(l);
+                return NULL;
+            }
+            break;
+        }
+        d2_decref(line);
+    }
+    return l;
+}
+
+static d2_obj *file_line_next(d2_interp *I, d2_iter *it, bool *done)
+{
+    pyfile *pf = file_of(I, it->src, false);
+    if (!pf)
+        return NULL;
+    d2_obj *line = read_line(I, pf->f);
+    if (line && D2_AS(d2_str, line)->len == 0) {
+        d2_decref(line);
+        *done = true;
+        return NULL;
+    }
+    return line;
+}
+
+BUILTIN(file_iter)
+{
+    (void)a;
+    (void)n;
+    (void)kw;
+    return file_of(I, self, false) ? d2i_iter_new(I, file_line_next, self) : NULL;
+}
+
+BUILTIN(file_write)
+{
+    if (d2i_no_kwargs(I, "write", kw) < 0 || d2i_nargs(I, "write", n, 1, 1) < 0)
+        return NULL;
+    pyfile *pf = file_of(I, self, true);
+    if (!pf)
+        return NULL;
+    if (a[0]->kind != D2_OBJ_STR)
+        return d2_raise(I, "TypeError", "write() argument must be str, not %s", d2_type_name(a[0]));
+    d2_str *s = D2_AS(d2_str, a[0]);
+    if (fwrite(s->s, 1, s->len, pf->f) != s->len)
+        return d2_raise(I, "OSError", "write failed: %s", strerror(errno));
+    return d2_int_new(I, (int64_t)d2i_str_chars(s));
+}
+
+BUILTIN(file_close)
+{
+    (void)a;
+    (void)n;
+    (void)kw;
+    pyfile *pf = self->kind == D2_OBJ_OPAQUE ? D2_AS(d2_opaque, self)->payload : NULL;
+    if (pf && pf->f) {
+        fclose(pf->f);
+        pf->f = NULL;
+    }
+    return d2_none(I);
+}
+
+BUILTIN(file_enter)
+{
+    (void)I;
+    (void)a;
+    (void)n;
+    (void)kw;
+    return d2_incref(self);
+}
+
+BUILTIN(b_open)
+{
+    (void)self;
+    d2_obj *p[5];
+    if (d2_parse_args(I, "open", "file, mode='r', buffering=-1, encoding=None, *, newline=None", a, n, kw, p) < 0)
+        return NULL;
+    const char *path = path_arg_open(I, p[0]);
+    const char *mode = path ? d2_to_cstr(I, p[1], "open() mode") : NULL;
+    if (!mode)
+        return NULL;
+    if (strchr(mode, 'b'))
+        return d2_raise(I, "NotImplementedError", "binary files are not supported (mode '%s')", mode);
+    char cmode[4] = {0};
+    bool plus = strchr(mode, '+') != NULL;
+    char m0 = mode[0];
+    if (m0 != 'r' && m0 != 'w' && m0 != 'a' && m0 != 'x')
+        return d2_raise(I, "ValueError", "invalid mode: '%s'", mode);
+    cmode[0] = m0 == 'x' ? 'w' : m0;
+    if (plus)
+        cmode[1] = '+';
+    if (m0 == 'x') {
+        struct stat sb;
+        if (stat(path, &sb) == 0)
+            return d2_raise(I, "FileExistsError", "[Errno 17] File exists: '%s'", path);
+    }
+    FILE *f = fopen(path, cmode);
+    if (!f) {
+        int e = errno;
+        return d2_raise(I, e == ENOENT ? "FileNotFoundError" : e == EACCES ? "PermissionError" : "OSError",
+                        "[Errno %d] %s: '%s'", e, strerror(e), path);
+    }
+    pyfile *pf = d2_calloc(1, sizeof *pf);
+    d2_obj *o = pf ? d2_obj_alloc(I, D2_OBJ_OPAQUE, I->st->file_type, sizeof(d2_opaque)) : NULL;
+    if (!o) {
+        fclose(f);
+        d2_free(pf);
+        return pf ? NULL : d2_raise(I, "MemoryError", "out of memory");
+    }
+    pf->f = f;
+    pf->readable = m0 == 'r' || plus;
+    pf->writable = m0 != 'r' || plus;
+    D2_AS(d2_opaque, o)->payload = pf;
+    D2_AS(d2_opaque, o)->fin = pyfile_fin;
+    return o;
+}
+
 /* ---- os and os.path ---- */
 
 static const char *path_arg(d2_interp *I, d2_obj *o, const char *fname)
@@ -2758,7 +2976,7 @@ static const fn_def builtin_fns[] = {
     {"iter", b_iter}, {"next", b_next}, {"any", b_any}, {"all", b_all}, {"divmod", b_divmod},
     {"pow", b_pow}, {"hex", b_hex}, {"oct", b_oct}, {"bin", b_bin}, {"chr", b_chr},
     {"ord", b_ord}, {"format", b_format}, {"callable", b_callable}, {"vars", b_vars},
-    {"globals", b_globals}, {"locals", b_globals},
+    {"globals", b_globals}, {"locals", b_globals}, {"open", b_open},
 };
 
 static const fn_def math_fns[] = {
@@ -2796,17 +3014,25 @@ static int set_obj(d2_interp *I, d2_dict *d, const char *name, d2_obj *o) /* ste
     return rc;
 }
 
+/* A new builtin module, borrowed: sys.modules keeps it. */
+static d2_module *std_module(d2_interp *I, const char *name)
+{
+    d2_module *m = d2_module_new_builtin(I, name);
+    d2_decref((d2_obj *)m);
+    return m;
+}
+
 static int init_stdlib(d2_interp *I)
 {
     /* math */
-    d2_module *m = d2_module_new_builtin(I, "math");
+    d2_module *m = std_module(I, "math");
     if (!m || add_fns(I, m, math_fns, D2_COUNTOF(math_fns)) < 0 ||
         set_float(I, m, "pi", M_PI) < 0 || set_float(I, m, "e", M_E) < 0 ||
         set_float(I, m, "tau", 2 * M_PI) < 0 || set_float(I, m, "inf", INFINITY) < 0 ||
         set_float(I, m, "nan", NAN) < 0)
         return -1;
     /* sys */
-    m = d2_module_new_builtin(I, "sys");
+    m = std_module(I, "sys");
     if (!m || d2_module_add_fn(I, m, "exit", sys_exit, NULL) < 0 ||
         d2_dict_set_str(I, m->dict, "modules", (d2_obj *)I->modules) < 0 ||
         set_obj(I, m->dict, "argv", d2_list_new(I, 0)) < 0 ||
@@ -2824,6 +3050,18 @@ static int init_stdlib(d2_interp *I)
         if (set_obj(I, m->dict, "version_info", vi) < 0)
             return -1;
     }
+    d2_class *fc = d2i_class_new(I, "TextIOWrapper", NULL, D2_OBJ_OPAQUE, NULL, false);
+    static const fn_def file_methods[] = {
+        {"read", file_read}, {"readline", file_readline}, {"readlines", file_readlines},
+        {"write", file_write}, {"close", file_close}, {"flush", noop}, {"__iter__", file_iter},
+        {"__enter__", file_enter}, {"__exit__", file_close},
+    };
+    if (!fc)
+        return -1;
+    for (size_t i = 0; i < D2_COUNTOF(file_methods); i++)
+        if (d2_class_add_method(I, fc, file_methods[i].name, file_methods[i].fn) < 0)
+            return -1;
+    I->st->file_type = fc;
     d2_class *tio = d2i_class_new(I, "TextIOWrapper", NULL, D2_OBJ_OPAQUE, NULL, false);
     if (!tio || d2_class_add_method(I, tio, "write", stream_write) < 0 ||
         d2_class_add_method(I, tio, "flush", stream_flush) < 0)
@@ -2838,8 +3076,8 @@ static int init_stdlib(d2_interp *I)
     }
     d2_decref((d2_obj *)tio);
     /* os, os.path */
-    m = d2_module_new_builtin(I, "os");
-    d2_module *op = m ? d2_module_new_builtin(I, "os.path") : NULL;
+    m = std_module(I, "os");
+    d2_module *op = m ? std_module(I, "os.path") : NULL;
     static const fn_def path_fns[] = {
         {"join", path_join}, {"exists", path_exists}, {"isfile", path_isfile},
         {"isdir", path_isdir}, {"dirname", path_dirname}, {"basename", path_basename},
@@ -2852,30 +3090,30 @@ static int init_stdlib(d2_interp *I)
         set_obj(I, m->dict, "environ", d2_dict_new(I)) < 0)
         return -1;
     /* time */
-    m = d2_module_new_builtin(I, "time");
+    m = std_module(I, "time");
     if (!m || d2_module_add_fn(I, m, "time", time_time, NULL) < 0 ||
         d2_module_add_fn(I, m, "perf_counter", time_perf_counter, NULL) < 0)
         return -1;
     /* functools */
-    m = d2_module_new_builtin(I, "functools");
+    m = std_module(I, "functools");
     if (!m || d2_module_add_fn(I, m, "reduce", ft_reduce, NULL) < 0 ||
         d2_module_add_fn(I, m, "partial", ft_partial, NULL) < 0 ||
         d2_module_add_fn(I, m, "wraps", ft_wraps, NULL) < 0 ||
         d2_module_add_fn(I, m, "lru_cache", ft_lru_cache, NULL) < 0)
         return -1;
     /* copy */
-    m = d2_module_new_builtin(I, "copy");
+    m = std_module(I, "copy");
     if (!m || d2_module_add_fn(I, m, "copy", copy_copy, NULL) < 0 ||
         d2_module_add_fn(I, m, "deepcopy", copy_deepcopy, NULL) < 0)
         return -1;
     /* warnings */
-    m = d2_module_new_builtin(I, "warnings");
+    m = std_module(I, "warnings");
     if (!m || d2_module_add_fn(I, m, "warn", warn_warn, NULL) < 0 ||
         d2_module_add_fn(I, m, "filterwarnings", noop, NULL) < 0 ||
         d2_module_add_fn(I, m, "simplefilter", noop, NULL) < 0)
         return -1;
     /* typing: subscriptable placeholders */
-    m = d2_module_new_builtin(I, "typing");
+    m = std_module(I, "typing");
     static const char *const typing_names[] = {
         "Any", "List", "Dict", "Tuple", "Optional", "Union", "Callable", "Sequence", "Iterable",
         "Iterator", "Type", "Set", "Mapping", "Generic", "TypeVar", "NamedTuple", "Literal",
@@ -2888,14 +3126,14 @@ static int init_stdlib(d2_interp *I)
             return -1;
     }
     /* collections */
-    m = d2_module_new_builtin(I, "collections");
+    m = std_module(I, "collections");
     d2_class *od =
         m ? d2i_class_new(I, "OrderedDict", I->types[D2_OBJ_DICT], D2_OBJ_DICT, m, false) : NULL;
     if (!od || d2_class_add_method(I, od, "__repr__", odict_repr) < 0 ||
         set_obj(I, m->dict, "OrderedDict", (d2_obj *)od) < 0)
         return -1;
     /* abc */
-    m = d2_module_new_builtin(I, "abc");
+    m = std_module(I, "abc");
     d2_class *abc = m ? d2i_class_new(I, "ABC", NULL, D2_OBJ_INSTANCE, m, false) : NULL;
     if (!abc || set_obj(I, m->dict, "ABC", (d2_obj *)abc) < 0 ||
         d2_dict_set_str(I, m->dict, "ABCMeta", (d2_obj *)I->types[D2_OBJ_CLASS]) < 0 ||

@@ -1,5 +1,6 @@
 /* interp.c - the evaluator: scope analysis, frames, statements, expressions, calls, imports. */
 #include "interp_priv.h"
+#include "jit.h"
 
 #include <errno.h>
 #include <math.h>
@@ -1338,8 +1339,11 @@ d2_module *d2_module_new_builtin(d2_interp *I, const char *name)
             !d2_dict_get_str(I, D2_AS(d2_module, p)->dict, dot + 1))
             rc = d2_dict_set_str(I, D2_AS(d2_module, p)->dict, dot + 1, o);
     }
-    d2_decref(o); /* sys.modules keeps it */
-    return rc == 0 ? m : NULL;
+    if (rc < 0) {
+        d2_decref(o);
+        return NULL;
+    }
+    return m;
 }
 
 int d2_module_add_fn(d2_interp *I, d2_module *m, const char *name, d2_builtin_fn fn,
@@ -4897,6 +4901,17 @@ static int run_module(d2_interp *I, d2_module *m, const d2_ast_module *ast)
     return x == X_ERROR ? -1 : 0;
 }
 
+int d2_interp_exec_ast(d2_interp *I, const d2_ast_module *ast, d2_module *m)
+{
+    char base = 0;
+    bool outer = I->st->stack_base == NULL;
+    stack_begin(I, &base);
+    int rc = run_module(I, m, ast);
+    if (outer)
+        I->st->stack_base = NULL;
+    return rc;
+}
+
 static char *read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
@@ -5114,7 +5129,7 @@ static void render_exception(d2_interp *I)
 
 int d2_interp_run_source(d2_interp *I, const char *filename, const char *src, size_t len)
 {
-    char base;
+    char base = 0;
     bool outer = I->st->stack_base == NULL;
     stack_begin(I, &base);
     int rc = -1;
@@ -5631,7 +5646,7 @@ d2_interp *d2_interp_new(const d2_interp_options *opt, d2_err *err)
         d2_interp_free(I);
         return NULL;
     }
-    if (d2_tensor_api_init(I) < 0 || d2_numpy_api_init(I) < 0) {
+    if (d2_tensor_api_init(I) < 0 || d2_numpy_api_init(I) < 0 || d2_jit_init(I) < 0) {
         d2_obj *s = I->exc ? d2_str_of(I, I->exc) : NULL;
         d2_err_set(err, D2_ERR_RUNTIME, "initialising the paddle/numpy modules: %s",
                    s && s->kind == D2_OBJ_STR ? D2_AS(d2_str, s)->s : "failed");

@@ -123,6 +123,11 @@ void d2_interp_free(d2_interp *I);
  * is cached by AST address: ASTs run by the interpreter must outlive it. */
 int d2_interp_run_file(d2_interp *I, const char *path);
 int d2_interp_run_source(d2_interp *I, const char *filename, const char *src, size_t len);
+/* Runs the statements of ast in module m's globals, as an import does: 0, or
+ * -1 with the exception left pending (not rendered). Positions are reported
+ * against m->ast's source, so a transformed tree that keeps the user's spans
+ * gets diagnostics in the user's file. ast must outlive the interpreter. */
+int d2_interp_exec_ast(d2_interp *I, const d2_ast_module *ast, d2_module *m);
 /* Imports a module by dotted name (builtin modules such as paddle, numpy,
  * paddle.nn.functional; or NAME.py beside the importing file). New ref. */
 d2_obj *d2_import(d2_interp *I, const char *name, const d2_module *from);
@@ -191,9 +196,9 @@ int d2_class_add_method(d2_interp *I, d2_class *cls, const char *name, d2_builti
  * argument / one argument (set may be NULL: read-only). */
 int d2_class_add_property(d2_interp *I, d2_class *cls, const char *name, d2_builtin_fn get,
                           d2_builtin_fn set);
-/* A builtin module registered in sys.modules under its dotted name; the
- * pointer is borrowed (sys.modules owns it). "a.b" also becomes attribute b
- * of module "a" when that is registered already. */
+/* A builtin module registered in sys.modules under its dotted name (a new
+ * reference like every constructor here; sys.modules holds another). "a.b"
+ * also becomes attribute b of module "a" when that is registered already. */
 d2_module *d2_module_new_builtin(d2_interp *I, const char *name);
 int d2_module_add_fn(d2_interp *I, d2_module *m, const char *name, d2_builtin_fn fn,
                      const void *data);
@@ -246,7 +251,8 @@ const char *d2_type_name(d2_obj *o);
  * TypeError naming fname for missing/unexpected/duplicate arguments. */
 int d2_parse_args(d2_interp *I, const char *fname, const char *spec, d2_obj **args, size_t nargs,
                   d2_dict *kwargs, d2_obj **out);
-/* ("/" marks the preceding parameters positional-only, "*" the following
+/* (out needs one slot per parameter named in spec, star parameters
+ * included; "/" marks the preceding parameters positional-only, "*" the following
  * keyword-only; the tuple and dict made for star parameters are borrowed too,
  * kept alive until the builtin called through d2_call returns.) */
 /* Conversions raising TypeError with the parameter name. */

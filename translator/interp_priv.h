@@ -38,9 +38,8 @@ struct d2_interp_state {
     d2_obj *memory_error;        /* raised without allocating when memory runs out */
     d2_obj *chars[128];          /* one-character ASCII strings, made on demand */
     d2_class *object, *type, *set, *method_descr, *super, *base_exc, *notimpl_type, *tb_type;
-    d2_class *generic_alias;
-    d2_class *views[3];
-        /* dict_keys, dict_values, dict_items */ /* typing placeholders (List[int]) */
+    d2_class *views[3];          /* dict_keys, dict_values, dict_items */
+    d2_class *file_type;         /* objects made by open() */
     /* object's own methods, to tell overrides */
     d2_obj *object_init, *object_setattr, *object_repr, *object_str, *object_new;
     d2_module *builtins_mod;

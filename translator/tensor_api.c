@@ -1648,8 +1648,126 @@ static int ix_parse(d2_interp *I, const d2_shape *xs, d2_obj *key, ix_plan *p, c
     return 0;
 }
 
+/* A boolean mask key of exactly x's shape (tensor, ndarray or nested list of
+ * bools); *m receives a host copy. 1 when it is one, 0 when not, -1 on error. */
+static int bool_mask(d2_interp *I, d2_obj *key, const d2_shape *xs, const char *fname,
+                     d2_tensor **m)
+{
+    *m = NULL;
+    bool is_mask = (is_tensor(key) && obj_type(key)->dtype == D2_BOOL) ||
+                   (is_ndarray(key) && NDA(key)->t->dtype == D2_BOOL);
+    if (!is_mask)
+        return 0;
+    if (is_sym(key) || I->builder) {
+        d2_raise(I, "IndexError",
+                 "%s: boolean mask indexing is not supported inside to_static (the result's size "
+                 "depends on the data); use paddle.where",
+                 fname);
+        return -1;
+    }
+    d2_tensor *h = d2_pd_host(I, key, fname);
+    if (!h)
+        return -1;
+    d2_shape ms;
+    d2_tensor_get_shape(h, &ms);
+    if (!d2_shape_equal(&ms, xs)) {
+        char a[128], b[128];
+        d2_shape_str(&ms, a, sizeof a);
+        d2_shape_str(xs, b, sizeof b);
+        d2_tensor_unref(h);
+        d2_raise(I, "IndexError", "%s: the boolean mask's shape %s does not match the tensor's %s",
+                 fname, a, b);
+        return -1;
+    }
+    *m = h;
+    return 1;
+}
+
+/* x[mask] on the host: the selected elements as a 1-D tensor. */
+static d2_obj *mask_select(d2_interp *I, d2_obj *x, d2_tensor *m, const char *fname)
+{
+    d2_tensor *h = d2_pd_host(I, x, fname);
+    if (!h)
+        return NULL;
+    int64_t n = d2_tensor_numel(h), k = 0;
+    for (int64_t i = 0; i < n; i++)
+        k += d2_tensor_get_i64(m, i) != 0;
+    d2_err err = {0};
+    d2_tensor *r = d2_tensor_new(NULL, h->dtype, 1, &k, &err);
+    if (r) {
+        size_t es = d2_dtype_size(h->dtype);
+        char *dst = d2_tensor_data(r);
+        const char *src = d2_tensor_data(h);
+        for (int64_t i = 0, j = 0; i < n; i++)
+            if (d2_tensor_get_i64(m, i))
+                memcpy(dst + es * (size_t)j++, src + es * (size_t)i, es);
+    }
+    d2_tensor_unref(h);
+    if (!r)
+        return d2_raise_err(I, &err);
+    return wrap_host(I, r);
+}
+
+/* x[mask] = v on the host: v is a scalar / one element, or one value per
+ * selected element. Replaces x's data. */
+static int mask_assign(d2_interp *I, d2_obj *x, d2_tensor *m, d2_obj *v, const char *fname)
+{
+    d2_tensor *h = d2_pd_host(I, x, fname);
+    if (!h)
+        return -1;
+    d2_err err = {0};
+    d2_tensor *w = d2_tensor_copy_to(h, NULL, &err);
+    d2_tensor_unref(h);
+    if (!w) {
+        d2_raise_err(I, &err);
+        return -1;
+    }
+    d2_tensor *val = d2_pd_from_py(I, v, w->dtype, D2_F32, fname);
+    if (!val) {
+        d2_tensor_unref(w);
+        return -1;
+    }
+    int64_t n = d2_tensor_numel(w), nv = d2_tensor_numel(val), cnt = 0;
+    for (int64_t i = 0; i < n; i++)
+        cnt += d2_tensor_get_i64(m, i) != 0;
+    int rc = -1;
+    if (nv != 1 && nv != cnt) {
+        d2_raise(I, "ValueError",
+                 "%s: cannot assign %lld values to the %lld elements the mask selects", fname,
+                 (long long)nv, (long long)cnt);
+    } else {
+        size_t es = d2_dtype_size(w->dtype);
+        char *dst = d2_tensor_data(w);
+        const char *src = d2_tensor_data(val);
+        for (int64_t i = 0, j = 0; i < n; i++)
+            if (d2_tensor_get_i64(m, i)) {
+                memcpy(dst + es * (size_t)i, src + es * (size_t)(nv == 1 ? 0 : j), es);
+                j++;
+            }
+        d2_tensor *nt = to_backend(I, w);
+        w = NULL;
+        if (nt) {
+            d2_tensor_unref(TOBJ(x)->t);
+            TOBJ(x)->t = nt;
+            rc = 0;
+        }
+    }
+    if (w)
+        d2_tensor_unref(w);
+    d2_tensor_unref(val);
+    return rc;
+}
+
 static d2_obj *getitem_impl(d2_interp *I, d2_obj *x, d2_obj *key, const char *fname)
 {
+    d2_tensor *mask;
+    int mk = bool_mask(I, key, &obj_type(x)->shape, fname, &mask);
+    if (mk != 0) {
+        d2_obj *r = mk > 0 ? mask_select(I, x, mask, fname) : NULL;
+        if (mask)
+            d2_tensor_unref(mask);
+        return r;
+    }
     const d2_shape *xs = &obj_type(x)->shape;
     if (xs->ndim == 0 && !(key->kind == D2_OBJ_ELLIPSIS || is_none(I, key)))
         return d2_raise(I, "IndexError", "%s: a 0-D tensor cannot be indexed", fname);
@@ -1741,6 +1859,14 @@ static int setitem_impl(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v, const c
                  "value with paddle.where or paddle.concat instead",
                  fname);
         return -1;
+    }
+    d2_tensor *mask;
+    int mk = bool_mask(I, key, &obj_type(x)->shape, fname, &mask);
+    if (mk != 0) {
+        int r = mk > 0 ? mask_assign(I, x, mask, v, fname) : -1;
+        if (mask)
+            d2_tensor_unref(mask);
+        return r;
     }
     d2_tensor *h = d2_pd_host(I, x, fname);
     if (!h)

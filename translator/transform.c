@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The pipeline for one function (each pass works on a private deep copy of
- * the function, so the caller's tree is never touched):
+/* The pipeline for one function (check reads the caller's tree; the other
+ * passes work on a private deep copy of it, so it is never touched):
  *   check       unsupported syntax -> diagnostics and a fallback status
  *   rewrite     expressions: and/or/not, a if c else b, print, assert, casts,
  *               len, calls -> _jst helpers
@@ -706,18 +706,15 @@ static void check_block(X *x, const d2_ast_seq *b, const nameset *written)
         case D2_AST_ASYNC_FUNCTION_DEF:
         case D2_AST_CLASS_DEF: walk(x, s, nested_nonlocal_visit, NULL); continue;
         case D2_AST_FOR:
-        case D2_AST_WHILE:
-            if (s->for_.orelse.n == 0 && s->kind == D2_AST_FOR)
-                break;
-            if (s->kind == D2_AST_WHILE && s->while_.orelse.n == 0)
-                break;
-            unsupported(x,
-                        else_span(x, s,
-                                  s->kind == D2_AST_FOR ? s->for_.orelse.items[0] : s->while_.orelse.items[0]),
-                        s->kind == D2_AST_FOR ? "'for ... else' cannot be converted"
-                                              : "'while ... else' cannot be converted",
-                        NULL);
+        case D2_AST_WHILE: {
+            const d2_ast_seq *orelse = s->kind == D2_AST_FOR ? &s->for_.orelse : &s->while_.orelse;
+            if (orelse->n)
+                unsupported(x, else_span(x, s, orelse->items[0]),
+                            s->kind == D2_AST_FOR ? "'for ... else' cannot be converted"
+                                                  : "'while ... else' cannot be converted",
+                            NULL);
             break;
+        }
         default: break;
         }
         /* expressions of this statement (not those of nested blocks) */

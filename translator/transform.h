@@ -76,6 +76,19 @@
  *                             forward (converted recursively on first use).
  *   _jst.UndefinedVar(name)   the value of a variable not assigned yet.
  *
+ * Names the transforms make (suffixed _2, _3... on a clash with the user's
+ * names): functions if_true_L / if_false_L, while_cond_L / while_body_L,
+ * for_body_L / for_cond_L, where L is the construct's line; variables
+ * _return_flag and _return_value (a return inside an if or loop), _break_L
+ * and _continue_L (flags), _item_L (a for item bound to a non-name target).
+ * The _return_ / _break_ / _continue_ prefixes mark the transform's own
+ * variables: a helper may give them a placeholder where a branch leaves
+ * them unset.
+ *
+ * The converted code uses nested defs that read the enclosing function's
+ * variables as closures, lambdas, tuple packing and unpacking, and, for a
+ * bare super() inside converted control flow, super(__class__, self).
+ *
  * Lists: a variable mutated in a loop by x.append(v) (or extend, insert,
  * pop, remove, clear) counts as written by the loop, so it is a loop
  * variable and its name is in names. The call itself stays as written. In

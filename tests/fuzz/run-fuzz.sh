@@ -24,7 +24,7 @@ while getopts t:b:o:h opt; do
     t) secs=$OPTARG ;;
     b) build=$OPTARG ;;
     o) crashes=$OPTARG ;;
-    *) sed -n '3,15s/^# \{0,1\}//p' "$0"; exit 2 ;;
+    *) sed -n '4,15s/^# \{0,1\}//p' "$0"; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))

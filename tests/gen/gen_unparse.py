@@ -72,6 +72,13 @@ def write_if_changed(path, text):
 
 def gen_expected():
     for tag, rel in CORPUS:
+        outdir = os.path.join(ROOT, "tests/golden/unparse/expected", tag)
+        inputs = set(corpus_files(rel))
+        if os.path.isdir(outdir):
+            for old in sorted(os.listdir(outdir)):
+                if old.endswith(".txt") and old[:-4] + ".py" not in inputs:
+                    os.remove(os.path.join(outdir, old))
+                    print("removed", os.path.join("tests/golden/unparse/expected", tag, old))
         for name in corpus_files(rel):
             with open(os.path.join(ROOT, rel, name), "rb") as f:
                 src = f.read()

@@ -52,3 +52,12 @@ for row in paddle.to_tensor([[1, 2], [3, 4], [5, 6]]):
 print(len(x), len(x[0]))
 z = paddle.to_tensor([10, 20, 30])
 print([int(v) for v in z])
+m = paddle.to_tensor([[1.0, -2.0, 3.0], [-4.0, 5.0, -6.0]])
+show("m[m>0]", m[m > 0])
+mm = m.clone()
+mm[mm < 0] = 0.0
+show("mm[mm<0]=0", mm)
+mm[m > 4] = paddle.to_tensor(9.0)
+show("mm[m>4]=9", mm)
+k = paddle.to_tensor([1, 2, 3, 2])
+show("k[k!=2]", k[k != 2])

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "interp.h"
 
@@ -538,6 +539,41 @@ static void test_c_api(void **state)
     fclose(out);
 }
 
+/* d2_interp_exec_ast: a tree parsed elsewhere runs in an existing module's
+ * globals and leaves its exception pending. */
+static void test_exec_ast(void **state)
+{
+    (void)state;
+    d2_arena *a = d2_arena_new(); /* the tree must outlive the interpreter */
+    FILE *out = tmpfile();
+    d2_interp *I = new_interp(out);
+    int rc;
+    char *o = run(I, out, "x = 21\ndef twice(v):\n    return 2 * v\n", &rc);
+    assert_int_equal(rc, 0);
+    free(o);
+    d2_diag diag;
+    d2_diag_init(&diag, a);
+    const char *src = "y = twice(x)\nprint(y)\nz = y + missing\n";
+    const d2_ast_module *ast = d2_ast_parse(a, "extra.py", src, strlen(src), &diag);
+    assert_non_null(ast);
+    d2_module *m = D2_AS(d2_module, d2_dict_get_str(I, I->modules, "__main__"));
+    rewind(out);
+    assert_int_equal(d2_interp_exec_ast(I, ast, m), -1);
+    assert_true(d2_exc_matches(I, d2_exc_class(I, "NameError")));
+    assert_int_equal(I->exc_span.line, 3);
+    assert_int_equal(I->exc_span.col, 8);
+    d2_exc_clear(I);
+    o = slurp(out);
+    assert_string_equal(o, "42\n");
+    free(o);
+    d2_obj *y = d2_dict_get_str(I, m->dict, "y");
+    assert_non_null(y);
+    assert_int_equal(D2_AS(d2_int, y)->v, 42);
+    d2_interp_free(I);
+    fclose(out);
+    d2_arena_delete(a);
+}
+
 /* ---- per-layout hooks: a fake layout that behaves like a tiny vector ---- */
 
 typedef struct {
@@ -696,6 +732,61 @@ static void test_layout_hooks(void **state)
     fclose(out);
 }
 
+/* open(): text files written and read back (the path is a fresh temporary file). */
+static void test_text_files(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/d2interpXXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    char src[2048];
+    snprintf(src, sizeof src,
+             "path = '%s'\n"
+             "with open(path, 'w') as f:\n"
+             "    f.write('line one\\n')\n"
+             "    f.write('line two\\nlast')\n"
+             "with open(path) as f:\n"
+             "    print(repr(f.read()))\n"
+             "f = open(path)\n"
+             "print(f.readline(), end='')\n"
+             "print(f.readlines())\n"
+             "f.close()\n"
+             "for line in open(path):\n"
+             "    print(line.rstrip())\n"
+             "with open(path, 'a') as f:\n"
+             "    print(f.write('\\nappended'))\n"
+             "print(open(path).read().splitlines())\n"
+             "try:\n"
+             "    open(path + '.missing/x')\n"
+             "except FileNotFoundError as e:\n"
+             "    print(type(e).__name__)\n"
+             "try:\n"
+             "    f.read()\n"
+             "except ValueError as e:\n"
+             "    print(e)\n",
+             path);
+    FILE *out = tmpfile();
+    d2_interp *I = new_interp(out);
+    int rc;
+    char *o = run(I, out, src, &rc);
+    unlink(path);
+    assert_int_equal(rc, 0);
+    assert_string_equal(o, "'line one\\nline two\\nlast'\n"
+                           "line one\n"
+                           "['line two\\n', 'last']\n"
+                           "line one\n"
+                           "line two\n"
+                           "last\n"
+                           "9\n"
+                           "['line one', 'line two', 'last', 'appended']\n"
+                           "FileNotFoundError\n"
+                           "I/O operation on closed file.\n");
+    free(o);
+    d2_interp_free(I);
+    fclose(out);
+}
+
 /* Out of memory at any allocation: creating an interpreter or running a
  * script fails cleanly (no crash; no leak under the sanitizer build). */
 static void test_allocation_failures(void **state)
@@ -753,7 +844,9 @@ int main(void)
         cmocka_unit_test(test_cycles_freed_at_teardown),
         cmocka_unit_test(test_recursion_limits),
         cmocka_unit_test(test_c_api),
+        cmocka_unit_test(test_exec_ast),
         cmocka_unit_test(test_layout_hooks),
+        cmocka_unit_test(test_text_files),
         cmocka_unit_test(test_allocation_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -392,24 +392,33 @@ static void test_no_object_growth(void **state)
 {
     (void)state;
     d2_interp *I = new_interp(NULL);
-    static const char *src = "import numpy as np\n"
-                             "import paddle\n"
-                             "import paddle.nn.functional as F\n"
-                             "net = paddle.nn.Sequential(paddle.nn.Linear(3, 4), paddle.nn.ReLU(), "
-                             "paddle.nn.Linear(4, 2))\n"
-                             "def step():\n"
-                             "    x = paddle.to_tensor(np.ones((2, 3), dtype='float32'))\n"
-                             "    y = net(x) * 2.0 + 1\n"
-                             "    z = F.softmax(y)[0, ::-1]\n"
-                             "    s = paddle.concat([z, z]).sum().item()\n"
-                             "    parts = paddle.split(paddle.stack([y, y]), 2, axis=0)\n"
-                             "    a = np.arange(6).reshape(2, 3) * 1.5\n"
-                             "    b = a[a > 2].tolist()\n"
-                             "    t = repr(paddle.to_tensor(a)) + repr(a) + str(net)\n"
-                             "    sd = net.state_dict()\n"
-                             "    return s\n"
-                             "step()\n";
-    assert_int_equal(d2_interp_run_source(I, "growth.py", src, strlen(src)), 0);
+    static const char src[] =
+        "import numpy as np\n"
+        "import paddle\n"
+        "import paddle.nn.functional as F\n"
+        "net = paddle.nn.Sequential(paddle.nn.Linear(3, 4), paddle.nn.ReLU(), "
+        "paddle.nn.Linear(4, 2))\n"
+        "def step():\n"
+        "    x = paddle.to_tensor(np.ones((2, 3), dtype='float32'))\n"
+        "    y = net(x) * 2.0 + 1\n"
+        "    z = F.softmax(y)[0, ::-1]\n"
+        "    s = paddle.concat([z, z]).sum().item()\n"
+        "    parts = paddle.split(paddle.stack([y, y]), 2, axis=0)\n"
+        "    a = np.arange(6).reshape(2, 3) * 1.5\n"
+        "    b = a[a > 2].tolist()\n"
+        "    t = repr(paddle.to_tensor(a)) + repr(a) + str(net)\n"
+        "    sd = net.state_dict()\n"
+        "    for bad in (lambda: paddle.reshape(x, [7]), lambda: x[9], lambda: net(a),\n"
+        "                lambda: paddle.concat([x, a]), lambda: paddle.to_tensor([[1], []]),\n"
+        "                lambda: x.numpy()[5], lambda: np.ones(3).reshape(2),\n"
+        "                lambda: paddle.split(x, 4), lambda: F.conv2d(x, x)):\n"
+        "        try:\n"
+        "            bad()\n"
+        "        except Exception:\n"
+        "            pass\n"
+        "    return s\n"
+        "step()\n";
+    assert_int_equal(d2_interp_run_source(I, "growth.py", src, sizeof src - 1), 0);
     d2_obj *main = d2_dict_get_str(I, I->modules, "__main__");
     assert_non_null(main);
     d2_obj *step = d2_getattr(I, main, "step");
@@ -426,6 +435,71 @@ static void test_no_object_growth(void **state)
     assert_int_equal(after, before);
     d2_decref(step);
     d2_interp_free(I);
+}
+
+/* ---- out of memory: every allocation failure in the API paths is an exception ---- */
+
+static void test_allocation_failures(void **state)
+{
+    (void)state;
+    d2_interp *I = new_interp(NULL);
+    static const char src[] =
+        "import numpy as np\n"
+        "import paddle\n"
+        "def step():\n"
+        "    x = paddle.to_tensor([[1.0, 2.0], [3.0, 4.0]])\n"
+        "    fc = paddle.nn.Linear(2, 3)\n"
+        "    y = paddle.nn.functional.relu(fc(x) * 2.0)[0, ::-1]\n"
+        "    z = paddle.concat([y, y]).numpy()\n"
+        "    s = repr(paddle.to_tensor(z)) + repr(z) + str(fc)\n"
+        "    sd = fc.state_dict()\n"
+        "    return np.random.RandomState(0).randn(3).sum() + float(paddle.split(y, 3)[0])\n";
+    assert_int_equal(d2_interp_run_source(I, "oom.py", src, sizeof src - 1), 0);
+    d2_obj *main = d2_dict_get_str(I, I->modules, "__main__");
+    d2_obj *step = d2_getattr(I, main, "step");
+    assert_non_null(step);
+    int failures = 0;
+    for (long k = 0; k < 100000; k++) {
+        d2_alloc_fail_after(k);
+        d2_obj *r = d2_call(I, step, NULL, 0, NULL);
+        d2_alloc_fail_after(-1);
+        if (r) {
+            d2_decref(r);
+            break; /* k allocations were enough */
+        }
+        assert_true(d2_exc_pending(I));
+        d2_exc_clear(I);
+        failures++;
+    }
+    assert_true(failures > 100);
+    /* and the interpreter still works */
+    d2_obj *r = d2_call(I, step, NULL, 0, NULL);
+    assert_non_null(r);
+    d2_decref(r);
+    d2_decref(step);
+    d2_interp_free(I);
+}
+
+/* ---- bad arguments: every case raises an exception with a message ---- */
+
+static void test_bad_arguments(void **state)
+{
+    (void)state;
+    char py[1024];
+    snprintf(py, sizeof py, "%s/tests/translator/tensor_api_errors.py", D2_SRCDIR);
+    FILE *out = tmpfile();
+    assert_non_null(out);
+    d2_interp *I = new_interp(out);
+    int rc = d2_interp_run_file(I, py);
+    d2_interp_free(I);
+    rewind(out);
+    char line[512] = "";
+    char *got = fgets(line, sizeof line, out);
+    fclose(out);
+    assert_int_equal(rc, 0);
+    assert_non_null(got);
+    /* the script lists the cases that did not raise */
+    assert_non_null(strstr(line, "without an exception []"));
 }
 
 /* ---- NumPy printing against real NumPy's strings ---- */
@@ -491,6 +565,8 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_static_mode),
         cmocka_unit_test(test_no_object_growth),
+        cmocka_unit_test(test_bad_arguments),
+        cmocka_unit_test(test_allocation_failures),
         cmocka_unit_test(test_numpy_format),
         cmocka_unit_test(test_golden_tensor_basics),
         cmocka_unit_test(test_golden_tensor_arith),

@@ -1,0 +1,89 @@
+#!/bin/sh
+# test_jit_cli.sh - dy2st convert, program and save: outputs, saved models that run, errors, exit codes.
+# Converted sources are compared with the transform goldens (CPython's ast.unparse of the expected
+# trees); saved models are run with 'dy2st run'.
+
+top_builddir=${top_builddir:-.}
+top_srcdir=${top_srcdir:-.}
+DY2ST="$top_builddir/dy2st"
+[ -x "$DY2ST" ] || { echo "SKIP: $DY2ST not built"; exit 77; }
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/dy2st-jit-cli.XXXXXX") || exit 99
+trap 'rm -rf "$TMP"' EXIT INT TERM
+S="$top_srcdir/samples"
+G="$top_srcdir/tests/golden/transform"
+failures=0
+checks=0
+
+fail() {
+    echo "FAIL: $*"
+    failures=$((failures + 1))
+}
+
+# expect STATUS NEEDLE CMD...: runs CMD, checks its exit status and that
+# stdout+stderr contain NEEDLE (a fixed string; empty = anything).
+expect() {
+    want=$1 needle=$2
+    shift 2
+    checks=$((checks + 1))
+    "$@" >"$TMP/out" 2>&1
+    got=$?
+    if [ "$got" -ne "$want" ]; then
+        fail "$* exited $got, expected $want"
+        sed 's/^/    /' "$TMP/out"
+        return
+    fi
+    if [ -n "$needle" ] && ! grep -qF -- "$needle" "$TMP/out"; then
+        fail "$* did not print '$needle'"
+        sed 's/^/    /' "$TMP/out"
+    fi
+}
+
+# ---- convert: the transform goldens, NAME selection, unsupported syntax
+for f in if_else loops break_continue returns bool_ops mixed; do
+    checks=$((checks + 1))
+    "$DY2ST" convert "$G/$f.py" >"$TMP/conv" 2>"$TMP/err" || fail "convert $f.py failed"
+    cmp -s "$TMP/conv" "$G/$f.converted.py" || fail "convert $f.py differs from $f.converted.py"
+done
+expect 0 "_jst.While(" "$DY2ST" convert "$S/char_rnn.py:CharRNN"
+expect 1 "no function or class named 'Nope'" "$DY2ST" convert "$S/char_rnn.py:Nope"
+expect 0 "warning: 'try' statement cannot be converted" "$DY2ST" convert "$G/unsupported.py"
+expect 1 "cannot fall back to tracing" "$DY2ST" convert --no-fallback "$G/unsupported.py"
+expect 1 "cannot read" "$DY2ST" convert "$TMP/missing.py"
+expect 2 "no FILE.py given" "$DY2ST" convert
+
+# ---- program: text and DOT forms, inputs from INPUT_SPEC or --input
+expect 0 "= cond(" "$DY2ST" program "$S/lenet_branch.py"
+expect 0 "block ^0 (image : float32[-1,1,28,28])" "$DY2ST" program "$S/lenet_branch.py:LeNetBranch"
+expect 0 "block ^0 (x : float32[3,1,28,28])" \
+    "$DY2ST" program "$S/lenet_branch.py:build_model" --input "x:float32[3,1,28,28]"
+expect 0 "= while_loop(" "$DY2ST" program "$S/char_rnn.py" --input "ids:int64[None,None]"
+expect 0 "digraph" "$DY2ST" program "$S/greedy_decoder.py" --dot
+expect 2 "bad input" "$DY2ST" program "$S/char_rnn.py" --input "ids:int64[1"
+expect 2 "unknown option '--frob'" "$DY2ST" program "$S/char_rnn.py" --frob
+expect 1 "has no 'Nope'" "$DY2ST" program "$S/char_rnn.py:Nope"
+expect 1 "returned a" "$DY2ST" program "$S/char_rnn.py:example_inputs"
+expect 1 "no such file" "$DY2ST" program "$TMP/missing.py"
+
+# ---- save: a saved model that 'dy2st run' and 'dy2st show' read
+expect 0 "saved $TMP/fc.dy2st" "$DY2ST" save "$S/simple_fc.py" \
+    --params "$top_srcdir/tests/oracle/expected/simple_fc.npz" -o "$TMP/fc.dy2st"
+expect 0 "param linear_0.w_0 : float32[784,10]" "$DY2ST" show "$TMP/fc.dy2st"
+cat >"$TMP/mk.py" <<PY
+import numpy as np
+np.save("$TMP/x.npy", np.ones((4, 784), dtype="float32"))
+PY
+expect 0 "" "$DY2ST" exec "$TMP/mk.py"
+expect 0 "output_0: float32[4,10]" "$DY2ST" run "$TMP/fc.dy2st" --input "x=$TMP/x.npy"
+expect 1 "missing input 'x'" "$DY2ST" run "$TMP/fc.dy2st"
+expect 0 "saved $TMP/gd.dy2st" "$DY2ST" save "$S/greedy_decoder.py:GreedyDecoder" -o "$TMP/gd.dy2st"
+expect 0 "while_loop(" "$DY2ST" show "$TMP/gd.dy2st"
+expect 2 "no output file given" "$DY2ST" save "$S/simple_fc.py"
+expect 1 ".pdparams pickles are not supported" "$DY2ST" save "$S/simple_fc.py" \
+    --params "$TMP/w.pdparams" -o "$TMP/w.dy2st"
+expect 1 "is not in the model's state_dict" "$DY2ST" save "$S/mnist_cnn.py" \
+    --params "$top_srcdir/tests/oracle/expected/simple_fc.npz" -o "$TMP/m.dy2st"
+expect 0 "save FILE.py[:NAME]" "$DY2ST" help save
+
+echo "$checks checks, $failures failures"
+[ "$failures" -eq 0 ]

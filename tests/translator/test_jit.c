@@ -1,0 +1,607 @@
+/* test_jit.c - to_static at run time: golden scripts from real Paddle, the samples end to end
+ * against Paddle's outputs, diagnostics, the program cache, saving, .npz and --input parsing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "exec.h"
+#include "interp.h"
+#include "jit.h"
+#include "model_io.h"
+
+/* ---- helpers ---- */
+
+static d2_interp *new_interp(FILE *out)
+{
+    d2_interp_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.out = out;
+    opt.quiet_warnings = true;
+    d2_err err = {0};
+    d2_interp *I = d2_interp_new(&opt, &err);
+    assert_non_null(I);
+    return I;
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    size_t got = fread(b, 1, (size_t)n, f);
+    b[got] = 0;
+    fclose(f);
+    if (len)
+        *len = got;
+    return b;
+}
+
+static char *slurp_stream(FILE *f)
+{
+    fflush(f);
+    long n = ftell(f);
+    rewind(f);
+    char *s = malloc((size_t)n + 1);
+    size_t k = fread(s, 1, (size_t)n, f);
+    s[k] = 0;
+    return s;
+}
+
+/* A scratch directory (scripts may write files there); the caller removes it. */
+static char scratch[512];
+
+static void enter_scratch(char *oldcwd, size_t n)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(scratch, sizeof scratch, "%s/dy2st-jit-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    assert_non_null(mkdtemp(scratch));
+    assert_non_null(getcwd(oldcwd, n));
+    assert_int_equal(chdir(scratch), 0);
+}
+
+static void leave_scratch(const char *oldcwd)
+{
+    assert_int_equal(chdir(oldcwd), 0);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", scratch);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* Runs src (named file) and returns what it printed (malloc'd); *rc gets the
+ * status and, on failure, the rendered diagnostics are appended. */
+static char *run_source(const char *file, const char *src, int *rc)
+{
+    FILE *out = tmpfile();
+    assert_non_null(out);
+    d2_interp *I = new_interp(out);
+    *rc = d2_interp_run_source(I, file, src, strlen(src));
+    if (*rc < 0) {
+        d2_buf b;
+        d2_buf_init(&b);
+        d2_diag_render(&I->diag, &b);
+        if (b.data)
+            fputs(b.data, out);
+        d2_buf_free(&b);
+    }
+    d2_interp_free(I);
+    char *s = slurp_stream(out);
+    fclose(out);
+    return s;
+}
+
+/* ---- golden scripts: tests/py_static/NAME.py printed NAME.out under real Paddle ---- */
+
+static void run_golden(const char *name)
+{
+    char py[1024], outp[1024], cwd[1024];
+    snprintf(py, sizeof py, "%s/tests/py_static/%s.py", D2_SRCDIR, name);
+    snprintf(outp, sizeof outp, "%s/tests/py_static/%s.out", D2_SRCDIR, name);
+    char *src = read_file(py, NULL);
+    assert_non_null(src);
+    enter_scratch(cwd, sizeof cwd);
+    int rc;
+    char *got = run_source(py, src, &rc);
+    leave_scratch(cwd);
+    char *want = read_file(outp, NULL);
+    assert_non_null(want);
+    if (rc < 0 || strcmp(got, want) != 0) {
+        const char *g = got, *w = want;
+        int line = 1;
+        while (*g && *g == *w) {
+            if (*g == '\n')
+                line++;
+            g++;
+            w++;
+        }
+        while (g > got && g[-1] != '\n')
+            g--;
+        while (w > want && w[-1] != '\n')
+            w--;
+        fprintf(stderr, "%s.py: output differs at line %d\n  want: %.300s\n  got:  %.300s\n", name,
+                line, w, g);
+    }
+    assert_int_equal(rc, 0);
+    assert_string_equal(got, want);
+    free(got);
+    free(want);
+    free(src);
+}
+
+#define GOLDEN(name)                                                                               \
+    static void test_golden_##name(void **state)                                                   \
+    {                                                                                              \
+        (void)state;                                                                               \
+        run_golden(#name);                                                                         \
+    }
+GOLDEN(if_else)
+GOLDEN(while_loops)
+GOLDEN(for_loops)
+GOLDEN(calls_misc)
+GOLDEN(layers_static)
+
+/* ---- the samples: dy2st save with Paddle's weights, then the saved model on
+ * Paddle's inputs must give Paddle's to_static outputs ---- */
+
+typedef struct arrays {
+    int n;
+    char *name[64];
+    d2_tensor *t[64];
+} arrays;
+
+static int keep_array(void *ctx, const char *name, d2_tensor *t, d2_err *err)
+{
+    (void)err;
+    arrays *a = ctx;
+    if (a->n >= 64)
+        return 1;
+    a->name[a->n] = strdup(name);
+    a->t[a->n] = d2_tensor_ref(t);
+    a->n++;
+    return 0;
+}
+
+static d2_tensor *find_array(arrays *a, const char *name)
+{
+    for (int i = 0; i < a->n; i++)
+        if (strcmp(a->name[i], name) == 0)
+            return a->t[i];
+    return NULL;
+}
+
+static void free_arrays(arrays *a)
+{
+    for (int i = 0; i < a->n; i++) {
+        free(a->name[i]);
+        d2_tensor_unref(a->t[i]);
+    }
+    a->n = 0;
+}
+
+static double json_number(const char *json, const char *key)
+{
+    char k[64];
+    snprintf(k, sizeof k, "\"%s\":", key);
+    const char *p = strstr(json, k);
+    assert_non_null(p);
+    return strtod(p + strlen(k), NULL);
+}
+
+/* Compares got with want elementwise: |got - want| <= atol + rtol * |want|. */
+static void expect_close(const char *what, const d2_tensor *got, const d2_tensor *want,
+                         double rtol, double atol)
+{
+    assert_int_equal(got->dtype, want->dtype);
+    assert_int_equal(got->ndim, want->ndim);
+    for (int d = 0; d < got->ndim; d++)
+        assert_int_equal(got->shape[d], want->shape[d]);
+    int64_t n = d2_tensor_numel(want);
+    d2_err err = {0};
+    d2_tensor *g = d2_tensor_contiguous((d2_tensor *)got, &err);
+    assert_non_null(g);
+    int bad = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double x = d2_tensor_get_f64(g, i), y = d2_tensor_get_f64(want, i);
+        if (!(fabs(x - y) <= atol + rtol * fabs(y))) {
+            if (bad++ < 5)
+                fprintf(stderr, "%s: element %lld is %.9g, Paddle gives %.9g\n", what,
+                        (long long)i, x, y);
+        }
+    }
+    d2_tensor_unref(g);
+    assert_int_equal(bad, 0);
+}
+
+static void run_sample(const char *sample)
+{
+    char py[1024], npz[1024], json[1024], cwd[1024];
+    snprintf(py, sizeof py, "%s/samples/%s.py", D2_SRCDIR, sample);
+    snprintf(npz, sizeof npz, "%s/tests/oracle/expected/%s.npz", D2_SRCDIR, sample);
+    snprintf(json, sizeof json, "%s/tests/oracle/expected/%s.json", D2_SRCDIR, sample);
+    char *meta = read_file(json, NULL);
+    assert_non_null(meta);
+    double rtol = json_number(meta, "rtol"), atol = json_number(meta, "atol");
+    /* what `dy2st save SAMPLE.py --params SAMPLE.npz -o model.dy2st` runs */
+    char src[4096];
+    snprintf(src, sizeof src,
+             "import _jst\n_m = _jst._load_file('%s')\n_t = _jst._resolve(_m, None)\n"
+             "_jst._load_params(_t, '%s')\n_jst._save(_t, _m.INPUT_SPEC, 'model.dy2st')\n",
+             py, npz);
+    enter_scratch(cwd, sizeof cwd);
+    int rc;
+    char *out = run_source("<save>", src, &rc);
+    if (rc < 0)
+        fprintf(stderr, "%s: %s\n", sample, out);
+    assert_int_equal(rc, 0);
+    free(out);
+    d2_err err = {0};
+    char model[700];
+    snprintf(model, sizeof model, "%s/model.dy2st", scratch);
+    d2_program *p = d2_model_load(model, &err);
+    leave_scratch(cwd);
+    if (!p)
+        fprintf(stderr, "%s: %s\n", sample, err.msg);
+    assert_non_null(p);
+    d2_prepared *pp = d2_exec_prepare(p, NULL, &err);
+    assert_non_null(pp);
+    arrays a = {0};
+    assert_int_equal(d2_jit_npz_load(npz, keep_array, &a, &err), 0);
+    int n_in = p->blocks[0].n_params, n_out = p->blocks[0].n_yields;
+    static const char *const sets[] = {"example", "other"};
+    int ran = 0;
+    for (int s = 0; s < 2; s++) {
+        d2_tensor *in[8] = {NULL}, *outs[8] = {NULL};
+        char name[128];
+        snprintf(name, sizeof name, "%s/input0", sets[s]);
+        if (!find_array(&a, name))
+            continue;
+        for (int i = 0; i < n_in; i++) {
+            snprintf(name, sizeof name, "%s/input%d", sets[s], i);
+            in[i] = find_array(&a, name);
+            assert_non_null(in[i]);
+        }
+        if (d2_exec_run(pp, in, n_in, outs, n_out, &err) < 0)
+            fprintf(stderr, "%s/%s: %s\n", sample, sets[s], err.msg);
+        assert_non_null(outs[0]);
+        for (int k = 0; k < n_out; k++) {
+            snprintf(name, sizeof name, "%s/static%d", sets[s], k);
+            d2_tensor *want = find_array(&a, name);
+            assert_non_null(want);
+            char what[256];
+            snprintf(what, sizeof what, "%s/%s output %d", sample, sets[s], k);
+            expect_close(what, outs[k], want, rtol, atol);
+            d2_tensor_unref(outs[k]);
+        }
+        ran++;
+    }
+    assert_true(ran > 0);
+    free_arrays(&a);
+    d2_exec_free(pp);
+    d2_program_free(p);
+    free(meta);
+}
+
+#define SAMPLE(name)                                                                               \
+    static void test_sample_##name(void **state)                                                   \
+    {                                                                                              \
+        (void)state;                                                                               \
+        run_sample(#name);                                                                         \
+    }
+SAMPLE(simple_fc)
+SAMPLE(mnist_cnn)
+SAMPLE(lenet_branch)
+SAMPLE(char_rnn)
+SAMPLE(greedy_decoder)
+SAMPLE(lstm_cell)
+SAMPLE(resnet_small)
+SAMPLE(transformer_encoder)
+
+/* ---- the Programs built for control flow ---- */
+
+static char *program_text(const char *sample)
+{
+    char src[2048];
+    snprintf(src, sizeof src,
+             "import _jst\n_m = _jst._load_file('%s/samples/%s.py')\n"
+             "print(_jst._program(_jst._resolve(_m, None), _m.INPUT_SPEC), end='')\n",
+             D2_SRCDIR, sample);
+    int rc;
+    char *out = run_source("<program>", src, &rc);
+    if (rc < 0)
+        fprintf(stderr, "%s\n", out);
+    assert_int_equal(rc, 0);
+    return out;
+}
+
+static void test_program_structure(void **state)
+{
+    (void)state;
+    char *t = program_text("lenet_branch");
+    /* the data-dependent head is one cond over two blocks; the input keeps its spec name */
+    assert_non_null(strstr(t, "block ^0 (image : float32[-1,1,28,28])"));
+    assert_non_null(strstr(t, " = cond("));
+    assert_non_null(strstr(t, "block ^2 parent ^0"));
+    assert_null(strstr(t, "while_loop"));
+    free(t);
+    t = program_text("char_rnn");
+    assert_non_null(strstr(t, " = while_loop("));
+    assert_null(strstr(t, " = cond("));
+    free(t);
+    /* break becomes a flag carried by the loop; the list of tokens a tensor array */
+    t = program_text("greedy_decoder");
+    assert_non_null(strstr(t, " = while_loop("));
+    assert_non_null(strstr(t, "array_write("));
+    assert_non_null(strstr(t, "array_concat("));
+    assert_non_null(strstr(t, "logical_and("));
+    free(t);
+    t = program_text("mnist_cnn");
+    assert_null(strstr(t, " = cond("));
+    assert_null(strstr(t, "while_loop"));
+    free(t);
+}
+
+/* ---- diagnostics ---- */
+
+static const char diag_src[] =
+    "import paddle\n"                                  /* 1 */
+    "\n"                                               /* 2 */
+    "@paddle.jit.to_static\n"                          /* 3 */
+    "def dtypes(x):\n"                                 /* 4 */
+    "    if paddle.sum(x) > 0:\n"                      /* 5 */
+    "        y = x\n"                                  /* 6 */
+    "    else:\n"                                      /* 7 */
+    "        y = paddle.cast(x, 'int64')\n"            /* 8 */
+    "    return y\n"                                   /* 9 */
+    "\n"                                               /* 10 */
+    "@paddle.jit.to_static\n"                          /* 11 */
+    "def one_branch(x):\n"                             /* 12 */
+    "    if paddle.sum(x) > 0:\n"                      /* 13 */
+    "        big = x * 2\n"                            /* 14 */
+    "    return big + 1\n"                             /* 15 */
+    "\n"                                               /* 16 */
+    "@paddle.jit.to_static\n"                          /* 17 */
+    "def loop_dtype(x):\n"                             /* 18 */
+    "    i = paddle.zeros([1], dtype='int64')\n"       /* 19 */
+    "    while i < 3:\n"                               /* 20 */
+    "        i = paddle.cast(i, 'float32') + 1\n"      /* 21 */
+    "    return i\n"                                   /* 22 */
+    "\n"                                               /* 23 */
+    "@paddle.jit.to_static\n"                          /* 24 */
+    "def with_try(x):\n"                               /* 25 */
+    "    try:\n"                                       /* 26 */
+    "        y = x + 1\n"                              /* 27 */
+    "    except ValueError:\n"                         /* 28 */
+    "        y = x\n"                                  /* 29 */
+    "    return y\n"                                   /* 30 */
+    "\n"                                               /* 31 */
+    "x = paddle.to_tensor([1.0, 2.0])\n";              /* 32 */
+
+static char *diag_run(const char *call)
+{
+    char src[4096];
+    snprintf(src, sizeof src, "%s%s\n", diag_src, call);
+    int rc;
+    char *out = run_source("model.py", src, &rc);
+    assert_int_equal(rc, -1);
+    return out;
+}
+
+static void test_diagnostics(void **state)
+{
+    (void)state;
+    char *o = diag_run("dtypes(x)");
+    assert_non_null(strstr(o, "'y' is a float32[2] tensor in the true branch but a int64[2] tensor "
+                              "in the false branch of the if at model.py:5"));
+    free(o);
+    o = diag_run("one_branch(x)");
+    /* the error points at the use, in the user's file */
+    assert_non_null(strstr(o, "model.py:15:12: error: NameError: 'big' is assigned only in the "
+                              "true branch of the if at model.py:13"));
+    assert_non_null(strstr(o, "    return big + 1\n"));
+    free(o);
+    o = diag_run("loop_dtype(x)");
+    assert_non_null(strstr(o, "'i' is int64[1] before the while loop at model.py:20 but "
+                              "float32[1] after its body"));
+    free(o);
+    o = diag_run("with_try(x)");
+    assert_non_null(strstr(o, "model.py:26:5: error: 'try' statement cannot be converted; "
+                              "with_try() cannot be converted to a static program"));
+    free(o);
+}
+
+/* ---- caching, parameters, code, saving ---- */
+
+static const char cache_src[] =
+    "import numpy as np\n"
+    "import paddle\n"
+    "import paddle.nn as nn\n"
+    "import _jst\n"
+    "class Net(nn.Layer):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.fc = nn.Linear(2, 2)\n"
+    "    @paddle.jit.to_static\n"
+    "    def forward(self, x):\n"
+    "        y = self.fc(x)\n"
+    "        if paddle.sum(y) > 0:\n"
+    "            y = y * 2\n"
+    "        return y\n"
+    "net = Net()\n"
+    "net.set_state_dict({'fc.weight': np.eye(2, dtype='float32'),\n"
+    "                    'fc.bias': np.zeros(2, dtype='float32')})\n"
+    "a = paddle.to_tensor([[1.0, 2.0]])\n"
+    "print(net(a).numpy().tolist())\n"
+    "print(net(a * 3).numpy().tolist(), _jst._cache_size(net.forward))\n"
+    "print(net(paddle.to_tensor([[1.0, 2.0], [3.0, 4.0]])).numpy().tolist(),\n"
+    "      _jst._cache_size(net.forward))\n"
+    "net.set_state_dict({'fc.weight': np.eye(2, dtype='float32') * -1,\n"
+    "                    'fc.bias': np.ones(2, dtype='float32')})\n"
+    "print(net(a).numpy().tolist(), _jst._cache_size(net.forward))\n"
+    "net.eval()\n"
+    "print(net(a).numpy().tolist(), _jst._cache_size(net.forward))\n"
+    "print('_jst.IfElse(' in Net.forward.code, Net.forward.code.startswith('def forward(self, x):'))\n"
+    "paddle.jit.save(net, 'net')\n"
+    "loaded = paddle.jit.load('net')\n"
+    "print(loaded(a).numpy().tolist())\n"
+    "paddle.jit.save(net, 'net2.dy2st')\n"
+    "print(paddle.jit.load('net2.dy2st')(a * 3).numpy().tolist())\n";
+
+static void test_cache_params_save(void **state)
+{
+    (void)state;
+    char cwd[1024];
+    enter_scratch(cwd, sizeof cwd);
+    int rc;
+    char *o = run_source("cache.py", cache_src, &rc);
+    struct stat sb;
+    bool saved = stat("net.dy2st", &sb) == 0 && stat("net2.dy2st", &sb) == 0 &&
+                 stat("net2.dy2st.dy2st", &sb) != 0;
+    leave_scratch(cwd);
+    if (rc < 0)
+        fprintf(stderr, "%s\n", o);
+    assert_int_equal(rc, 0);
+    /* one Program per input shape; new parameters and the training flag are seen */
+    assert_string_equal(o, "[[2.0, 4.0]]\n"
+                           "[[6.0, 12.0]] 1\n"
+                           "[[2.0, 4.0], [6.0, 8.0]] 2\n"
+                           "[[0.0, -1.0]] 2\n"
+                           "[[0.0, -1.0]] 3\n"
+                           "True True\n"
+                           "[[0.0, -1.0]]\n"
+                           "[[-2.0, -5.0]]\n");
+    assert_true(saved);
+    free(o);
+}
+
+/* ---- .npz and --input ---- */
+
+typedef struct count_ctx {
+    int n, params;
+} count_ctx;
+
+static int count_member(void *ctx, const char *name, d2_tensor *t, d2_err *err)
+{
+    (void)err;
+    count_ctx *c = ctx;
+    c->n++;
+    if (strncmp(name, "param/", 6) == 0)
+        c->params++;
+    if (strcmp(name, "param/cell.weight") == 0) {
+        assert_int_equal(t->dtype, D2_F32);
+        assert_int_equal(t->ndim, 2);
+        assert_int_equal(t->shape[0], 48);
+        assert_int_equal(t->shape[1], 24);
+    }
+    return 0;
+}
+
+static void test_npz(void **state)
+{
+    (void)state;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/oracle/expected/greedy_decoder.npz", D2_SRCDIR);
+    count_ctx c = {0, 0};
+    d2_err err = {0};
+    assert_int_equal(d2_jit_npz_load(path, count_member, &c, &err), 0);
+    /* 5 parameters; 2 input sets of 2 inputs, 2 eager and 2 static outputs */
+    assert_int_equal(c.params, 5);
+    assert_int_equal(c.n, 5 + 2 * (2 + 2 + 2));
+    snprintf(path, sizeof path, "%s/tests/oracle/expected/greedy_decoder.json", D2_SRCDIR);
+    d2_err_clear(&err);
+    assert_int_equal(d2_jit_npz_load(path, count_member, &c, &err), -1);
+    assert_non_null(strstr(err.msg, "not an .npz file"));
+    d2_err_clear(&err);
+    assert_int_equal(d2_jit_npz_load("/nonexistent/x.npz", count_member, &c, &err), -1);
+    assert_int_equal(err.code, D2_ERR_IO);
+}
+
+static void test_parse_input(void **state)
+{
+    (void)state;
+    char name[64];
+    d2_dtype dt;
+    d2_shape s;
+    d2_err err = {0};
+    assert_int_equal(d2_jit_parse_input("x:float32[-1,784]", name, sizeof name, &dt, &s, &err), 0);
+    assert_string_equal(name, "x");
+    assert_int_equal(dt, D2_F32);
+    assert_int_equal(s.ndim, 2);
+    assert_int_equal(s.dims[0], -1);
+    assert_int_equal(s.dims[1], 784);
+    assert_int_equal(d2_jit_parse_input("ids:int64[None, None]", name, sizeof name, &dt, &s, &err),
+                     0);
+    assert_int_equal(dt, D2_I64);
+    assert_int_equal(s.ndim, 2);
+    assert_int_equal(s.dims[1], -1);
+    assert_int_equal(d2_jit_parse_input("flag:bool", name, sizeof name, &dt, &s, &err), 0);
+    assert_int_equal(s.ndim, 0);
+    assert_int_equal(d2_jit_parse_input("n:int32[]", name, sizeof name, &dt, &s, &err), 0);
+    assert_int_equal(s.ndim, 0);
+    static const char *const bad[] = {"x", ":float32[1]", "x:float33[1]", "x:float32[1,",
+                                      "x:float32[a]", "x:float32[1]]", "x:float32[-2]"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        d2_err_clear(&err);
+        assert_int_equal(d2_jit_parse_input(bad[i], name, sizeof name, &dt, &s, &err), -1);
+        assert_int_equal(err.code, D2_ERR_INVALID);
+    }
+}
+
+static void test_input_spec(void **state)
+{
+    (void)state;
+    int rc;
+    char *o = run_source("spec.py",
+                         "from paddle.static import InputSpec\n"
+                         "import paddle\n"
+                         "s = InputSpec([None, 784], 'float32', 'x')\n"
+                         "print(s)\n"
+                         "print(s.shape, s.dtype, s.name)\n"
+                         "t = InputSpec.from_tensor(paddle.zeros([2, 3], dtype='int64'), name='t')\n"
+                         "print(t)\n",
+                         &rc);
+    assert_int_equal(rc, 0);
+    assert_string_equal(o,
+                        "InputSpec(shape=(-1, 784), dtype=paddle.float32, name=x, "
+                        "stop_gradient=False)\n"
+                        "(-1, 784) paddle.float32 x\n"
+                        "InputSpec(shape=(2, 3), dtype=paddle.int64, name=t, stop_gradient=False)\n");
+    free(o);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_input),
+        cmocka_unit_test(test_npz),
+        cmocka_unit_test(test_input_spec),
+        cmocka_unit_test(test_golden_if_else),
+        cmocka_unit_test(test_golden_while_loops),
+        cmocka_unit_test(test_golden_for_loops),
+        cmocka_unit_test(test_golden_calls_misc),
+        cmocka_unit_test(test_golden_layers_static),
+        cmocka_unit_test(test_diagnostics),
+        cmocka_unit_test(test_cache_params_save),
+        cmocka_unit_test(test_program_structure),
+        cmocka_unit_test(test_sample_simple_fc),
+        cmocka_unit_test(test_sample_mnist_cnn),
+        cmocka_unit_test(test_sample_lenet_branch),
+        cmocka_unit_test(test_sample_char_rnn),
+        cmocka_unit_test(test_sample_greedy_decoder),
+        cmocka_unit_test(test_sample_lstm_cell),
+        cmocka_unit_test(test_sample_resnet_small),
+        cmocka_unit_test(test_sample_transformer_encoder),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,380 @@
+/* cmd_jit.c - dy2st convert / program / save: converted source, static Programs and saved
+ * models of a model file's to_static code. */
+#include "cmd_jit.h"
+
+#include "ast.h"
+#include "interp.h"
+#include "jit.h"
+#include "transform.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { EXIT_OK = 0, EXIT_ERROR = 1, EXIT_USAGE = 2 };
+
+const char cmd_convert_args[] = "FILE.py[:NAME] [--no-fallback]";
+const char cmd_convert_summary[] = "Print the converted source of a file's to_static functions.";
+const char cmd_convert_help[] =
+    "Prints FILE.py with every function decorated with @paddle.jit.to_static\n"
+    "converted as to_static converts it (data-dependent if/while/for, break,\n"
+    "continue and return rewritten into _jst helper calls). With :NAME, only\n"
+    "the function or class NAME. Functions that use syntax the transforms do\n"
+    "not convert are printed unchanged with a warning (they are traced).\n"
+    "\n"
+    "  --no-fallback   make unsupported syntax an error\n";
+
+const char cmd_program_args[] = "FILE.py[:NAME] [--input NAME:DTYPE[DIMS]]... [--dot]";
+const char cmd_program_summary[] = "Print the static Program of a Layer or to_static function.";
+const char cmd_program_help[] =
+    "Builds the static Program of NAME in FILE.py and prints its text form.\n"
+    "NAME is a Layer class (constructed with no arguments), a function taking\n"
+    "no arguments that returns a Layer (such as build_model), a Layer object,\n"
+    "or a function to convert; without NAME, build_model. Layers are put in\n"
+    "eval mode. The file is imported as a module: its `if __name__ ==\n"
+    "\"__main__\"` block does not run.\n"
+    "\n"
+    "  --input NAME:DTYPE[DIMS]   one per input, in order, e.g.\n"
+    "                             x:float32[-1,784] (-1 or None: any size);\n"
+    "                             default: the file's INPUT_SPEC, else the\n"
+    "                             input_spec given to to_static\n"
+    "  --params FILE.npz          parameters (numpy.savez of the state_dict;\n"
+    "                             members 'param/<key>' or '<key>')\n"
+    "  --dot                      print a Graphviz graph instead\n"
+    "  --no-fallback              unsupported syntax is an error\n";
+
+const char cmd_save_args[] =
+    "FILE.py[:NAME] [--input NAME:DTYPE[DIMS]]... [--params FILE.npz] -o OUT";
+const char cmd_save_summary[] = "Convert a Layer or function and write it as a saved model.";
+const char cmd_save_help[] =
+    "Builds the static Program of NAME in FILE.py (see 'dy2st help program')\n"
+    "and writes it with its parameters to OUT, a saved model that 'dy2st run'\n"
+    "and the C API load.\n"
+    "\n"
+    "  --input NAME:DTYPE[DIMS]   one per input (default: the file's INPUT_SPEC)\n"
+    "  --params FILE.npz          parameters (numpy.savez of the state_dict;\n"
+    "                             members 'param/<key>' or '<key>'); Paddle's\n"
+    "                             .pdparams pickles are not read\n"
+    "  -o, --output OUT           the saved model to write\n"
+    "  --no-fallback              unsupported syntax is an error\n";
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage(const char *cmd, const char *args, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("dy2st: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return EXIT_ERROR;
+}
+
+static int usage(const char *cmd, const char *args, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("dy2st: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    fprintf(stderr, "usage: dy2st %s %s\n(see 'dy2st help %s')\n", cmd, args, cmd);
+    return EXIT_USAGE;
+}
+
+/* "--name VALUE" or "--name=VALUE" (alt: a short spelling). 1 matched, 0
+ * not this option, -1 value missing. */
+static int opt_value(int argc, char **argv, int *i, const char *name, const char *alt,
+                     const char **val)
+{
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) == 0 && a[n] == '=') {
+        *val = a + n + 1;
+        return 1;
+    }
+    if (strcmp(a, name) != 0 && (!alt || strcmp(a, alt) != 0))
+        return 0;
+    if (*i + 1 >= argc)
+        return -1;
+    *val = argv[++*i];
+    return 1;
+}
+
+/* Splits "FILE.py[:NAME]" into a path and a name (NULL when absent). */
+static int split_target(const char *arg, char **path, char **name)
+{
+    const char *py = strstr(arg, ".py:");
+    if (py) {
+        *path = d2_strndup(arg, (size_t)(py + 3 - arg));
+        *name = d2_strdup(py + 4);
+        if (*path && *name && **name)
+            return 0;
+        d2_free(*path);
+        d2_free(*name);
+        return -1;
+    }
+    *path = d2_strdup(arg);
+    *name = NULL;
+    return *path ? 0 : -1;
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    d2_buf b;
+    d2_buf_init(&b);
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        d2_buf_append(&b, chunk, n);
+    bool bad = ferror(f) != 0;
+    fclose(f);
+    if (bad || b.oom) {
+        d2_buf_free(&b);
+        return NULL;
+    }
+    *len = b.len;
+    char *s = d2_buf_take(&b);
+    return s ? s : d2_strdup("");
+}
+
+/* ---- convert ---------------------------------------------------------------------- */
+
+int cmd_convert(int argc, char **argv)
+{
+    const char *target = NULL;
+    bool no_fallback = false, opts_done = false;
+    for (int i = 1; i < argc; i++) {
+        if (!opts_done && strcmp(argv[i], "--") == 0)
+            opts_done = true;
+        else if (!opts_done && strcmp(argv[i], "--no-fallback") == 0)
+            no_fallback = true;
+        else if (!opts_done && argv[i][0] == '-' && argv[i][1] != '\0')
+            return usage("convert", cmd_convert_args, "unknown option '%s'", argv[i]);
+        else if (target)
+            return usage("convert", cmd_convert_args, "unexpected argument '%s'", argv[i]);
+        else
+            target = argv[i];
+    }
+    if (!target)
+        return usage("convert", cmd_convert_args, "no FILE.py given");
+    char *path, *name;
+    if (split_target(target, &path, &name) < 0)
+        return usage("convert", cmd_convert_args, "bad target '%s' (expected FILE.py[:NAME])",
+                     target);
+    size_t len = 0;
+    char *src = read_all(path, &len);
+    if (!src) {
+        int rc = fail("cannot read %s: %s", path, strerror(errno));
+        d2_free(path);
+        d2_free(name);
+        return rc;
+    }
+    d2_arena *a = d2_arena_new();
+    d2_diag diag;
+    d2_buf out, msgs;
+    d2_buf_init(&out);
+    d2_buf_init(&msgs);
+    int rc = EXIT_ERROR;
+    if (!a) {
+        fail("out of memory");
+        goto done;
+    }
+    d2_diag_init(&diag, a);
+    d2_ast_module *m = d2_ast_parse(a, path, src, len, &diag);
+    if (m) {
+        d2_xform_options opt = {no_fallback, NULL, 0};
+        d2_xform_status st = d2_xform_convert_module(a, m, name, &diag, &opt, &out);
+        if (st != D2_XFORM_ERROR) {
+            if (out.data)
+                fputs(out.data, stdout);
+            rc = EXIT_OK;
+        }
+    }
+    d2_diag_render(&diag, &msgs);
+    if (msgs.data)
+        fputs(msgs.data, stderr);
+done:
+    d2_buf_free(&out);
+    d2_buf_free(&msgs);
+    d2_arena_delete(a);
+    d2_free(src);
+    d2_free(path);
+    d2_free(name);
+    return rc;
+}
+
+/* ---- program / save: a driver script run by the interpreter ------------------------ */
+
+/* Appends s as a Python string literal. */
+static void py_str(d2_buf *b, const char *s)
+{
+    d2_buf_puts(b, "'");
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '\\' || *p == '\'')
+            d2_buf_printf(b, "\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7f)
+            d2_buf_printf(b, "\\x%02x", *p);
+        else
+            d2_buf_append(b, p, 1);
+    }
+    d2_buf_puts(b, "'");
+}
+
+typedef struct jit_args {
+    char *path, *name;
+    const char **inputs;
+    int n_inputs;
+    const char *params, *output;
+    bool dot, no_fallback;
+} jit_args;
+
+static int parse_jit_args(int argc, char **argv, bool save, jit_args *ja)
+{
+    const char *cmd = save ? "save" : "program";
+    const char *syn = save ? cmd_save_args : cmd_program_args;
+    const char *target = NULL;
+    bool opts_done = false;
+    memset(ja, 0, sizeof *ja);
+    ja->inputs = calloc((size_t)argc + 1, sizeof *ja->inputs);
+    if (!ja->inputs)
+        return fail("out of memory");
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int r;
+        if (!opts_done && strcmp(argv[i], "--") == 0) {
+            opts_done = true;
+        } else if (!opts_done && (r = opt_value(argc, argv, &i, "--input", "-i", &v)) != 0) {
+            if (r < 0)
+                return usage(cmd, syn, "--input needs NAME:DTYPE[DIMS]");
+            char nm[256];
+            d2_dtype dt;
+            d2_shape sh;
+            d2_err err = {0};
+            if (d2_jit_parse_input(v, nm, sizeof nm, &dt, &sh, &err) < 0)
+                return usage(cmd, syn, "%s", err.msg);
+            ja->inputs[ja->n_inputs++] = v;
+        } else if (!opts_done && (r = opt_value(argc, argv, &i, "--params", NULL, &v)) != 0) {
+            if (r < 0)
+                return usage(cmd, syn, "--params needs a file");
+            ja->params = v;
+        } else if (!opts_done && save &&
+                   (r = opt_value(argc, argv, &i, "--output", "-o", &v)) != 0) {
+            if (r < 0)
+                return usage(cmd, syn, "%s needs a file", argv[i]);
+            ja->output = v;
+        } else if (!opts_done && !save && strcmp(argv[i], "--dot") == 0) {
+            ja->dot = true;
+        } else if (!opts_done && strcmp(argv[i], "--no-fallback") == 0) {
+            ja->no_fallback = true;
+        } else if (!opts_done && argv[i][0] == '-' && argv[i][1] != '\0') {
+            return usage(cmd, syn, "unknown option '%s'", argv[i]);
+        } else if (target) {
+            return usage(cmd, syn, "unexpected argument '%s'", argv[i]);
+        } else {
+            target = argv[i];
+        }
+    }
+    if (!target)
+        return usage(cmd, syn, "no FILE.py given");
+    if (save && !ja->output)
+        return usage(cmd, syn, "no output file given (-o OUT)");
+    if (split_target(target, &ja->path, &ja->name) < 0)
+        return usage(cmd, syn, "bad target '%s' (expected FILE.py[:NAME])", target);
+    return EXIT_OK;
+}
+
+/* The driver: load the file, resolve NAME, set parameters, then print the
+ * Program or save the model. */
+static char *driver_source(const jit_args *ja, bool save)
+{
+    d2_buf b;
+    d2_buf_init(&b);
+    d2_buf_puts(&b, "import _jst\n_m = _jst._load_file(");
+    py_str(&b, ja->path);
+    d2_buf_puts(&b, ")\n_t = _jst._resolve(_m, ");
+    if (ja->name)
+        py_str(&b, ja->name);
+    else
+        d2_buf_puts(&b, "None");
+    d2_buf_puts(&b, ")\n");
+    if (ja->params) {
+        d2_buf_puts(&b, "_jst._load_params(_t, ");
+        py_str(&b, ja->params);
+        d2_buf_puts(&b, ")\n");
+    }
+    if (ja->n_inputs) {
+        d2_buf_puts(&b, "_s = [");
+        for (int i = 0; i < ja->n_inputs; i++) {
+            d2_buf_puts(&b, i ? ", _jst._input_spec(" : "_jst._input_spec(");
+            py_str(&b, ja->inputs[i]);
+            d2_buf_puts(&b, ")");
+        }
+        d2_buf_puts(&b, "]\n");
+    } else {
+        d2_buf_puts(&b, "_s = getattr(_m, 'INPUT_SPEC', None)\n");
+    }
+    if (save) {
+        d2_buf_puts(&b, "_jst._save(_t, _s, ");
+        py_str(&b, ja->output);
+        d2_buf_puts(&b, ")\n");
+    } else {
+        d2_buf_printf(&b, "print(_jst._program(_t, _s, %s), end='')\n", ja->dot ? "True" : "False");
+    }
+    return d2_buf_take(&b);
+}
+
+static int run_driver(int argc, char **argv, bool save)
+{
+    jit_args ja;
+    int rc = parse_jit_args(argc, argv, save, &ja);
+    if (rc != EXIT_OK) {
+        free(ja.inputs);
+        d2_free(ja.path);
+        d2_free(ja.name);
+        return rc;
+    }
+    char *src = driver_source(&ja, save);
+    d2_interp_options opt = {0};
+    opt.no_fallback = ja.no_fallback;
+    d2_err err = {0};
+    d2_interp *I = src ? d2_interp_new(&opt, &err) : NULL;
+    if (!I) {
+        rc = fail("%s", src ? err.msg : "out of memory");
+    } else {
+        int r = d2_interp_run_source(I, save ? "<dy2st save>" : "<dy2st program>", src,
+                                     strlen(src));
+        fflush(stdout);
+        if (r < 0) {
+            d2_buf b;
+            d2_buf_init(&b);
+            for (const d2_diag_item *it = I->diag.first; it; it = it->next)
+                if (it->severity != D2_DIAG_WARNING)
+                    d2_diag_render_item(it, &b);
+            if (b.data)
+                fputs(b.data, stderr);
+            d2_buf_free(&b);
+            rc = EXIT_ERROR;
+        } else if (save) {
+            printf("saved %s\n", ja.output);
+        }
+        d2_interp_free(I);
+    }
+    d2_free(src);
+    free(ja.inputs);
+    d2_free(ja.path);
+    d2_free(ja.name);
+    return rc;
+}
+
+int cmd_program(int argc, char **argv) { return run_driver(argc, argv, false); }
+
+int cmd_save(int argc, char **argv) { return run_driver(argc, argv, true); }

@@ -1,0 +1,15 @@
+/* cmd_jit.h - the dy2st subcommands of to_static: convert, program, save. */
+#ifndef DY2ST_CMD_JIT_H
+#define DY2ST_CMD_JIT_H
+
+/* Each takes argv[0] = the subcommand's name and returns the exit status
+ * (0, 1 on an error, 2 on a usage error). */
+int cmd_convert(int argc, char **argv);
+int cmd_program(int argc, char **argv);
+int cmd_save(int argc, char **argv);
+
+extern const char cmd_convert_args[], cmd_convert_summary[], cmd_convert_help[];
+extern const char cmd_program_args[], cmd_program_summary[], cmd_program_help[];
+extern const char cmd_save_args[], cmd_save_summary[], cmd_save_help[];
+
+#endif
