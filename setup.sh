@@ -28,8 +28,12 @@ fi
 [ -f Makefile ] || ./configure -q
 make -j"$(nproc)"
 
-# The default sample: an MLP whose hidden state is refined by a while_loop,
-# in the Program text form, run on a batch of inputs.
+# The default sample: a LeNet whose head depends on the data. dy2st shows the
+# converted source of its to_static forward (the branch becomes a cond op)
+# and runs the script, which calls the converted model on two batches.
 echo
-echo "== dy2st run samples/programs/mlp_loop.d2p =="
-./dy2st run samples/programs/mlp_loop.d2p --input x=tests/golden/cli/mlp_loop/x.npy
+echo "== dy2st convert samples/lenet_branch.py =="
+./dy2st convert samples/lenet_branch.py
+echo
+echo "== dy2st exec samples/lenet_branch.py =="
+./dy2st exec samples/lenet_branch.py
