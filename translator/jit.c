@@ -441,7 +441,8 @@ static d2_obj *UV_new(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d
         return NULL;
     const char *name = cstr(a[0]) ? cstr(a[0]) : "?";
     char msg[400];
-    snprintf(msg, sizeof msg, "local variable '%s' is referenced before assignment", name);
+    snprintf(msg, sizeof msg,
+             "cannot access local variable '%s' where it is not associated with a value", name);
     return new_undef(I, name, msg);
 }
 
@@ -450,7 +451,10 @@ static d2_obj *UV_raise(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
     D2_UNUSED(args);
     D2_UNUSED(nargs);
     D2_UNUSED(kw);
-    return d2_raise(I, "NameError", "%s", undef_message(self));
+    const char *m = undef_message(self);
+    /* never assigned on any path: Python's own error; else a NameError naming the if */
+    bool plain = strncmp(m, "cannot access local variable", 28) == 0;
+    return d2_raise(I, plain ? "UnboundLocalError" : "NameError", "%s", m);
 }
 
 static d2_obj *UV_repr(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
@@ -845,6 +849,65 @@ static d2_obj *mismatch(merge *m, const char *name, d2_obj *a, d2_obj *b, const 
                     why);
 }
 
+/* True when list o holds only tensors (or is empty): it becomes a tensor array. */
+static bool tensor_list(d2_obj *o)
+{
+    if (o->kind != D2_OBJ_LIST)
+        return false;
+    d2_list *l = D2_AS(d2_list, o);
+    for (size_t i = 0; i < l->n; i++)
+        if (!is_tensor(l->items[i]))
+            return false;
+    return true;
+}
+
+/* A tensor array holding the tensors of list l, made in branch block `side`. */
+static d2_obj *side_array(merge *m, int side, d2_obj *l, d2_dtype dt)
+{
+    d2_interp *I = m->I;
+    int saved = m->B->block;
+    m->B->block = m->blk[side];
+    ab b;
+    ab_init(&b, D2_OP_array_create);
+    ab_int(&b, "dtype", dt);
+    d2_obj *t = op_n(I, D2_OP_array_create, NULL, 0, &b);
+    size_t n;
+    d2_obj **items = tuple_items(l, &n);
+    for (size_t i = 0; t && i < n; i++) {
+        d2_obj *x = cast_to(I, items[i], dt);
+        d2_obj *idx = x ? constant(I, D2_I64, NULL, (double)i) : NULL;
+        d2_obj *in[3] = {t, idx, x};
+        d2_obj *nt = idx ? op_n(I, D2_OP_array_write, in, 3, NULL) : NULL;
+        d2_decref(x);
+        d2_decref(idx);
+        d2_setref(&t, nt);
+    }
+    m->B->block = saved;
+    return t;
+}
+
+/* Lists of tensors that grow differently in the two branches (append in a
+ * branch) become tensor arrays, as Paddle does. */
+static d2_obj *merge_lists(merge *m, d2_obj *a, d2_obj *b, const char *name)
+{
+    d2_obj *first = D2_AS(d2_list, a)->n ? D2_AS(d2_list, a)->items[0]
+                                         : D2_AS(d2_list, b)->items[0];
+    d2_dtype dt = TOBJ(first)->type.dtype;
+    d2_obj *lists[2] = {a, b};
+    for (int w = 0; w < 2; w++)
+        for (size_t i = 0; i < D2_AS(d2_list, lists[w])->n; i++)
+            if (TOBJ(D2_AS(d2_list, lists[w])->items[i])->type.dtype != dt)
+                return mismatch(m, name, a, b, " (lists of tensors of different dtypes)");
+    d2_obj *ta = side_array(m, 0, a, dt);
+    d2_obj *tb = ta ? side_array(m, 1, b, dt) : NULL;
+    d2_obj *info = tb ? d2_dict_new(m->I) : NULL;
+    d2_obj *r = info ? merge_yield(m, ta, tb, info) : NULL;
+    d2_decref(ta);
+    d2_decref(tb);
+    d2_decref(info);
+    return r;
+}
+
 /* Merges the values a (true branch) and b (false branch) of one name into
  * a template: equal Python values stay, tensors become cond results. */
 static d2_obj *unify(merge *m, d2_obj *a, d2_obj *b, const char *name, int depth)
@@ -929,8 +992,11 @@ static d2_obj *unify(merge *m, d2_obj *a, d2_obj *b, const char *name, int depth
     if (depth < 32 && a->kind == b->kind && (a->kind == D2_OBJ_LIST || a->kind == D2_OBJ_TUPLE)) {
         size_t na, nb;
         d2_obj **ia = tuple_items(a, &na), **ib = tuple_items(b, &nb);
-        if (na != nb)
+        if (na != nb) {
+            if (a->kind == D2_OBJ_LIST && tensor_list(a) && tensor_list(b))
+                return merge_lists(m, a, b, name);
             return mismatch(m, name, a, b, " (lists of different lengths)");
+        }
         d2_obj *r = a->kind == D2_OBJ_LIST ? d2_list_new(I, na) : tuple_n(I, na);
         char sub[300];
         for (size_t i = 0; r && i < na; i++) {
@@ -1278,18 +1344,6 @@ typedef struct lslot {
     d2_obj *info;   /* array info (owned) */
 } lslot;
 
-/* True when list o holds only tensors (or is empty): it becomes a tensor array. */
-static bool tensor_list(d2_obj *o)
-{
-    if (o->kind != D2_OBJ_LIST)
-        return false;
-    d2_list *l = D2_AS(d2_list, o);
-    for (size_t i = 0; i < l->n; i++)
-        if (!is_tensor(l->items[i]))
-            return false;
-    return true;
-}
-
 static int classify(d2_interp *I, d2_obj *v, lslot *s, const char *name, const char *what)
 {
     memset(s, 0, sizeof *s);
@@ -1332,7 +1386,8 @@ static int classify(d2_interp *I, d2_obj *v, lslot *s, const char *name, const c
         if (!s->info ||
             d2_dict_set_str(I, D2_AS(d2_dict, s->info), "loose", l->n ? I->false_ : I->true_) < 0)
             return -1;
-    } else if (is_undef(I, v)) {
+    } else if (is_undef(I, v) || v->kind == D2_OBJ_NONE) {
+        /* None before the loop is undefined to Paddle too (a placeholder) */
         s->kind = SLOT_UNDEF;
         s->adopt = true;
     } else {
@@ -1373,7 +1428,7 @@ static int check_carried(d2_interp *I, lslot *s, d2_obj *orig, d2_obj *v, const 
 {
     char ka[200], kb[200];
     if (s->kind == SLOT_UNDEF) {
-        if (is_undef(I, v))
+        if (v == orig || is_undef(I, v))
             return 0;
         if (!is_tensor(v) && !is_pynum(v) && !is_array(I, v) && !tensor_list(v)) {
             d2_raise(I, "TypeError",
@@ -1807,11 +1862,7 @@ static d2_obj *RG_iter(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, 
                     "run time only)");
 }
 
-static bool is_py_index(d2_interp *I, d2_obj *o)
-{
-    return o->kind == D2_OBJ_INT || o->kind == D2_OBJ_BOOL || (is_tensor(o) && !is_sym(o) && I);
-}
-
+/* _jst.Range(*args): a Python range, or a lazy range when a bound is symbolic. */
 static d2_obj *JST_Range(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
 {
     D2_UNUSED(self);
@@ -1824,7 +1875,7 @@ static d2_obj *JST_Range(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs
             return d2_raise(I, "NameError", "range");
         d2_obj *conv[3] = {NULL, NULL, NULL};
         for (size_t i = 0; i < nargs && i < 3; i++) {
-            if (is_tensor(args[i]) && is_py_index(I, args[i])) {
+            if (is_tensor(args[i]) && !is_sym(args[i])) { /* a concrete tensor bound */
                 int64_t v;
                 if (d2_to_int64(I, args[i], "range", &v) < 0) {
                     decref_all(conv, 3);
@@ -2677,8 +2728,9 @@ static int convert(d2_interp *I, d2_obj *fobj, bool only_code, conv_result *r)
             argv[k] = d2_incref(v);
         else {
             char msg[300];
-            snprintf(msg, sizeof msg, "free variable '%s' referenced before assignment",
-                     cstr(e->key));
+            snprintf(msg, sizeof msg,
+                     "cannot access free variable '%s' where it is not associated with a value in "
+                     "enclosing scope", cstr(e->key));
             argv[k] = new_undef(I, cstr(e->key), msg);
         }
         if (!argv[k]) {
@@ -3112,11 +3164,33 @@ static int walk_value(walk *w, d2_obj *v, d2_obj *spec, const char *name, int de
 }
 
 /* v with its tensors (and InputSpecs) replaced by the symbolic feeds *k, *k+1... */
+/* Whether v holds a tensor, ndarray or InputSpec (a feed). */
+static bool has_feed(d2_interp *I, d2_obj *v, int depth)
+{
+    if (is_spec(I, v) || is_tensor(v) || v->kind == D2_OBJ_NDARRAY)
+        return true;
+    if (depth > 32)
+        return false;
+    if (v->kind == D2_OBJ_LIST || v->kind == D2_OBJ_TUPLE) {
+        size_t n;
+        d2_obj **items = tuple_items(v, &n);
+        for (size_t i = 0; i < n; i++)
+            if (has_feed(I, items[i], depth + 1))
+                return true;
+    } else if (v->kind == D2_OBJ_DICT) {
+        d2_dict *d = D2_AS(d2_dict, v);
+        for (size_t i = 0; i < d->n; i++)
+            if (d->entries[i].key && has_feed(I, d->entries[i].value, depth + 1))
+                return true;
+    }
+    return false;
+}
+
 static d2_obj *symbolic_args(d2_interp *I, d2_obj *v, const int *vars, int *k, int depth)
 {
     if (is_spec(I, v) || is_tensor(v) || v->kind == D2_OBJ_NDARRAY)
         return d2_pd_symbolic(I, I->builder, vars[(*k)++]);
-    if (depth > 32)
+    if (depth > 32 || !has_feed(I, v, depth))
         return d2_incref(v);
     if (v->kind == D2_OBJ_LIST || v->kind == D2_OBJ_TUPLE) {
         size_t n;
@@ -4694,10 +4768,11 @@ static d2_obj *C_load_params(d2_interp *I, d2_obj *self, d2_obj **args, size_t n
         if (!pd->entries[i].key)
             continue;
         if (!d2_dict_get(I, D2_AS(d2_dict, sd), pd->entries[i].key)) {
+            d2_raise(I, "KeyError", "%s: '%s' is not in the model's state_dict", path,
+                     cstr(pd->entries[i].key));
             d2_decref(sd);
             d2_decref(c.dict);
-            return d2_raise(I, "KeyError", "%s: '%s' is not in the model's state_dict", path,
-                            cstr(pd->entries[i].key));
+            return NULL;
         }
     }
     d2_decref(sd);

@@ -28,8 +28,9 @@ enum { D2_EXT_JIT = 2 };
  *
  * Saved models: paddle.jit.save(layer, path, input_spec) writes path +
  * ".dy2st" (a d2_model_save file; Paddle writes path.pdmodel/.pdiparams)
- * unless path already ends in ".dy2st"; paddle.jit.load(path) reads the
- * same name back and returns a callable layer. */
+ * unless path already ends in ".dy2st"; without input_spec it uses the
+ * to_static input_spec or the last compiled signature. paddle.jit.load(path)
+ * reads the same name back and returns a callable TranslatedLayer. */
 int d2_jit_init(d2_interp *I);
 
 /* Fallback for functions the transforms cannot convert: when the trace
@@ -40,8 +41,8 @@ int d2_jit_init(d2_interp *I);
  * the construct. */
 d2_obj *d2_trace_function(d2_interp *I, d2_obj *fn, d2_obj **args, size_t nargs, d2_dict *kwargs);
 
-/* Reads every array of an .npz file (NumPy's savez: a zip archive of .npy
- * members, stored or deflated is not supported: stored only). fn is called
+/* Reads every array of an .npz file (numpy.savez: a zip archive of stored
+ * .npy members; savez_compressed's deflated members are refused). fn is called
  * with each member's name (without ".npy") and a new CPU tensor it borrows;
  * a non-zero return stops the walk and is returned. -1 with err set on a
  * bad file. */

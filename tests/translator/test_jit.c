@@ -151,6 +151,7 @@ GOLDEN(while_loops)
 GOLDEN(for_loops)
 GOLDEN(calls_misc)
 GOLDEN(layers_static)
+GOLDEN(lists_none)
 
 /* ---- the samples: dy2st save with Paddle's weights, then the saved model on
  * Paddle's inputs must give Paddle's to_static outputs ---- */
@@ -591,6 +592,7 @@ int main(void)
         cmocka_unit_test(test_golden_for_loops),
         cmocka_unit_test(test_golden_calls_misc),
         cmocka_unit_test(test_golden_layers_static),
+        cmocka_unit_test(test_golden_lists_none),
         cmocka_unit_test(test_diagnostics),
         cmocka_unit_test(test_cache_params_save),
         cmocka_unit_test(test_program_structure),
