@@ -87,25 +87,6 @@ static int usage(const char *cmd, const char *args, const char *fmt, ...)
     return EXIT_USAGE;
 }
 
-/* "--name VALUE" or "--name=VALUE" (alt: a short spelling). 1 matched, 0
- * not this option, -1 value missing. */
-static int opt_value(int argc, char **argv, int *i, const char *name, const char *alt,
-                     const char **val)
-{
-    const char *a = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(a, name, n) == 0 && a[n] == '=') {
-        *val = a + n + 1;
-        return 1;
-    }
-    if (strcmp(a, name) != 0 && (!alt || strcmp(a, alt) != 0))
-        return 0;
-    if (*i + 1 >= argc)
-        return -1;
-    *val = argv[++*i];
-    return 1;
-}
-
 /* Splits "FILE.py[:NAME]" into a path and a name (NULL when absent). */
 static int split_target(const char *arg, char **path, char **name)
 {
@@ -252,7 +233,7 @@ static int parse_jit_args(int argc, char **argv, bool save, jit_args *ja)
         int r;
         if (!opts_done && strcmp(argv[i], "--") == 0) {
             opts_done = true;
-        } else if (!opts_done && (r = opt_value(argc, argv, &i, "--input", "-i", &v)) != 0) {
+        } else if (!opts_done && (r = cli_opt_value(argc, argv, &i, "--input", "-i", &v)) != 0) {
             if (r < 0)
                 return usage(cmd, syn, "--input needs NAME:DTYPE[DIMS]");
             char nm[256];
@@ -262,12 +243,12 @@ static int parse_jit_args(int argc, char **argv, bool save, jit_args *ja)
             if (d2_jit_parse_input(v, nm, sizeof nm, &dt, &sh, &err) < 0)
                 return usage(cmd, syn, "%s", err.msg);
             ja->inputs[ja->n_inputs++] = v;
-        } else if (!opts_done && (r = opt_value(argc, argv, &i, "--params", NULL, &v)) != 0) {
+        } else if (!opts_done && (r = cli_opt_value(argc, argv, &i, "--params", NULL, &v)) != 0) {
             if (r < 0)
                 return usage(cmd, syn, "--params needs a file");
             ja->params = v;
         } else if (!opts_done && save &&
-                   (r = opt_value(argc, argv, &i, "--output", "-o", &v)) != 0) {
+                   (r = cli_opt_value(argc, argv, &i, "--output", "-o", &v)) != 0) {
             if (r < 0)
                 return usage(cmd, syn, "%s needs a file", argv[i]);
             ja->output = v;

@@ -12,4 +12,11 @@ extern const char cmd_convert_args[], cmd_convert_summary[], cmd_convert_help[];
 extern const char cmd_program_args[], cmd_program_summary[], cmd_program_help[];
 extern const char cmd_save_args[], cmd_save_summary[], cmd_save_help[];
 
+/* Matches argv[*i] against option `name` (or its short form `alt`, may be
+ * NULL) taking a value, as "--name VALUE" or "--name=VALUE": 1 and *val set
+ * on a match, 0 when argv[*i] is another option, -1 when the value is
+ * missing. Shared by every subcommand (defined in dy2st.c). */
+int cli_opt_value(int argc, char **argv, int *i, const char *name, const char *alt,
+                  const char **val);
+
 #endif

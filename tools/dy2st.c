@@ -69,7 +69,7 @@ static int usage_error(const command *c, const char *fmt, ...)
  * taking a value, as "--name VALUE" or "--name=VALUE". Returns 1 and sets
  * *val on a match, 0 when argv[*i] is another option, -1 when the value is
  * missing. */
-static int opt_value(int argc, char **argv, int *i, const char *name, const char *alt,
+int cli_opt_value(int argc, char **argv, int *i, const char *name, const char *alt,
                      const char **val)
 {
     const char *a = argv[*i];
@@ -229,19 +229,19 @@ static int cmd_run(int argc, char **argv)
         int r;
         if (!opts_done && strcmp(argv[i], "--") == 0) {
             opts_done = true;
-        } else if (!opts_done && (r = opt_value(argc, argv, &i, "--input", "-i", &v)) != 0) {
+        } else if (!opts_done && (r = cli_opt_value(argc, argv, &i, "--input", "-i", &v)) != 0) {
             if (r < 0) {
                 rc = usage_error(self, "%s needs NAME=FILE.npy", argv[i]);
                 goto done;
             }
             specs[n_specs++] = v;
-        } else if (!opts_done && (r = opt_value(argc, argv, &i, "--output-dir", "-o", &v)) != 0) {
+        } else if (!opts_done && (r = cli_opt_value(argc, argv, &i, "--output-dir", "-o", &v)) != 0) {
             if (r < 0) {
                 rc = usage_error(self, "%s needs a directory", argv[i]);
                 goto done;
             }
             out_dir = v;
-        } else if (!opts_done && (r = opt_value(argc, argv, &i, "--device", "-d", &v)) != 0) {
+        } else if (!opts_done && (r = cli_opt_value(argc, argv, &i, "--device", "-d", &v)) != 0) {
             if (r < 0) {
                 rc = usage_error(self, "%s needs a device name", argv[i]);
                 goto done;
@@ -437,7 +437,7 @@ static int cmd_exec(int argc, char **argv)
             i++;
             break;
         }
-        if ((r = opt_value(argc, argv, &i, "--device", NULL, &val)) != 0) {
+        if ((r = cli_opt_value(argc, argv, &i, "--device", NULL, &val)) != 0) {
             if (r < 0)
                 return usage_error(self, "--device needs a value");
             opt.device = val;
