@@ -32,14 +32,14 @@
  * set the CPU can run once, and hand it to every bli_?gemm_ex call.
  *
  * Measured on an Intel Xeon (Cascade Lake, 2 cores, AVX-512), one thread,
- * sgemm, GFLOP/s (see bench/RESULTS-gemm.md for the full table):
+ * sgemm, GFLOP/s (bench/gemm_bench; full table in bench/RESULTS-gemm.md):
  *                 1024^3   256^3   128^3   64^3   m=16,n=k=512
- *   skx            ~110    ~108     ~83     ~38       ~32
- *   haswell         ~71     ~71     ~48     ~61       ~44
- *   zen3/zen2       ~71     ~50      -      ~55        -
- *   generic         ~19     ~19      -      ~13        -
+ *   skx            ~110    ~108     ~83     ~37       ~32
+ *   haswell         ~70     ~71     ~48     ~61       ~44
+ *   zen3/zen2/zen   ~70     ~64      -      ~61        -
+ *   generic         ~19     ~19      -      ~14        -
  * So skx wins by ~1.5x on every medium and large product, and dgemm shows the
- * same (~52 vs ~33 at 512^3). But BLIS 0.9.0's skx configuration has no
+ * same (~54 vs ~35 at 1024^3). But BLIS 0.9.0's skx configuration has no
  * small-matrix ("sup") kernels, so tiny or skinny products pay for packing;
  * there the haswell context, whose AVX2 sup kernels skip packing, is up to 3x
  * faster. With skx selected, products below the thresholds in small_product()
