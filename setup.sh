@@ -6,14 +6,16 @@
 #
 # Debian packages: the build tools, tree-sitter, BLIS, cmocka, the OpenCL ICD
 # loader and headers, PoCL (OpenCL on the CPU, for tests), Python (pip fetches
-# the pinned tree-sitter-python grammar sources).
+# the pinned tree-sitter-python grammar sources and the Paddle wheel whose
+# docstring examples the tests run), clang and its fuzzer runtime (CI's fuzzing).
 set -eu
 cd "$(dirname "$0")"
 
 PACKAGES="build-essential autoconf automake libtool pkg-config \
 libtree-sitter-dev libblis-dev libcmocka-dev \
 ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo \
-python3 python3-pip ca-certificates"
+python3 python3-pip ca-certificates \
+clang libclang-rt-14-dev"
 
 if [ "${1:-}" != "--no-deps" ]; then
     SUDO=
@@ -24,6 +26,8 @@ if [ "${1:-}" != "--no-deps" ]; then
 fi
 
 ./grammar/fetch.sh
+# Paddle's docstring examples, which `make check` runs (tests/docs)
+./tests/docs/fetch_examples.sh tests/docs/fetched
 [ -x configure ] || autoreconf -fi
 [ -f Makefile ] || ./configure -q
 make -j"$(nproc)"

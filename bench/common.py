@@ -22,9 +22,10 @@ RESULTS = os.path.join(BENCH, "results")
 SAMPLE_NAMES = ["simple_fc", "mnist_cnn", "lenet_branch", "char_rnn", "lstm_cell",
                 "resnet_small", "transformer_encoder", "greedy_decoder"]
 
-# The Layer class of each sample (the NAME of `dy2st save samples/X.py:NAME`).
+# The NAME of `dy2st save samples/X.py:NAME` for each sample: its Layer class, or
+# build_model where the class's constructor takes arguments (SimpleFcLayer).
 SAMPLE_CLASSES = {
-    "simple_fc": "SimpleFcLayer", "mnist_cnn": "MNIST", "lenet_branch": "LeNetBranch",
+    "simple_fc": "build_model", "mnist_cnn": "MNIST", "lenet_branch": "LeNetBranch",
     "char_rnn": "CharRNN", "lstm_cell": "LSTMCellLoop", "resnet_small": "SmallResNet",
     "transformer_encoder": "EncoderLayer", "greedy_decoder": "GreedyDecoder",
 }
@@ -184,7 +185,8 @@ def last_json_line(text):
 def spawn_measured(argv, threads, timeout, cwd=ROOT):
     """Runs argv in a fresh process and reports its own peak RSS (via wait4).
 
-    Returns a dict: rc (None on timeout), stdout, stderr, rss_mb, wall_s.
+    Returns a dict: rc (None on timeout), stdout, stderr, rss_mb, wall_s and cpu_s
+    (its user + system CPU time).
     """
     import signal
     t0 = time.perf_counter()
@@ -228,7 +230,8 @@ def spawn_measured(argv, threads, timeout, cwd=ROOT):
     rc = None if killed else (os.waitstatus_to_exitcode(status))
     return {"rc": rc, "stdout": b"".join(bufs[r_out]).decode(errors="replace"),
             "stderr": b"".join(bufs[r_err]).decode(errors="replace"),
-            "rss_mb": usage.ru_maxrss / 1024.0, "wall_s": time.perf_counter() - t0}
+            "rss_mb": usage.ru_maxrss / 1024.0, "wall_s": time.perf_counter() - t0,
+            "cpu_s": usage.ru_utime + usage.ru_stime}
 
 
 def batch_keys(meta):

@@ -1,6 +1,7 @@
 """Measures dy2st itself on every sample: conversion (`dy2st save`), load and run latency.
 
-    dy2st_bench.py run --build-dir DIR --workdir DIR [--samples a,b] [--threads 1,2] [--out FILE]
+    dy2st_bench.py run --build-dir DIR --workdir DIR [--samples a,b] [--threads 1,2]
+                       [--device cpu|opencl[:N]] [--out FILE]
 
 For each sample it runs
 
@@ -17,6 +18,11 @@ from `dy2st run` on the batch-32 inputs, a process without Python.
 The same C-API path is also run on samples/programs/mlp_loop.d2p (a
 hand-written Program, no translator involved) as a check that the timing
 harness works; that number is not a sample result.
+
+--device picks the backend the models are loaded on (the C API's device
+string: cpu, the default, or opencl[:N] for an OpenCL device as listed by
+`dy2st devices`); inputs are uploaded and outputs read back inside each timed
+run, as an application calling dy2st_model_run would see it.
 """
 import argparse
 import ctypes
@@ -77,9 +83,9 @@ class Dy2st:
     def version(self):
         return self.lib.dy2st_version().decode()
 
-    def load(self, path):
+    def load(self, path, device="cpu"):
         st = _Status()
-        m = self.lib.dy2st_model_load(path.encode(), b"cpu", ctypes.byref(st))
+        m = self.lib.dy2st_model_load(path.encode(), device.encode(), ctypes.byref(st))
         if not m:
             raise RuntimeError(st.message.decode(errors="replace"))
         return m
@@ -144,9 +150,9 @@ def order_inputs(names, spec_names, arrays):
 
 def measure(args):
     d = Dy2st(args.lib)
-    res = {"threads": args.threads, "dy2st": d.version()}
+    res = {"threads": args.threads, "dy2st": d.version(), "device": args.device}
     t0 = time.perf_counter()
-    m = d.load(args.model)
+    m = d.load(args.model, args.device)
     res["load_s"] = time.perf_counter() - t0
     names = d.input_names(m)
     if args.selfcheck:
@@ -215,7 +221,7 @@ def _worker(argv, threads, timeout):
     return got
 
 
-def _dy2st_run_rss(dy2st, model, meta, wd, threads):
+def _dy2st_run_rss(dy2st, model, meta, wd, threads, device="cpu"):
     """Peak RSS (MiB) of `dy2st run` on the largest inputs, or None when it fails."""
     key = C.batch_keys(meta)[-1]
     arrays = C.load_inputs(wd, key)
@@ -225,6 +231,8 @@ def _dy2st_run_rss(dy2st, model, meta, wd, threads):
         np.save(path, a)
         argv += ["--input", f"{spec['name']}={path}"]
     argv += ["--output-dir", os.path.join(wd, "dy2st_out")]
+    if device != "cpu":
+        argv += ["--device", device]
     r = C.spawn_measured(argv, threads, 120)
     return (r["rss_mb"] if r["rc"] == 0 else None), " ".join(shlex.quote(a) for a in argv)
 
@@ -237,7 +245,8 @@ def run(args):
     threads = [int(t) for t in args.threads.split(",")]
     workdir = args.workdir or tempfile.mkdtemp(prefix="dy2st-bench-")
     me = [sys.executable, os.path.abspath(__file__)]
-    out = {"build_dir": build, "threads": threads, "samples": {}, "commands": {}}
+    out = {"build_dir": build, "threads": threads, "device": args.device, "samples": {},
+           "commands": {}}
     if not os.access(dy2st, os.X_OK):
         out["unavailable"] = f"no dy2st binary in the build directory ({dy2st}); build it first"
         C.write_json(args.out, out)
@@ -253,7 +262,7 @@ def run(args):
         sc = {}
         for t in threads:
             argv = me + ["measure", "--lib", lib, "--model", os.path.join(C.ROOT, SELFCHECK_PROGRAM),
-                         "--selfcheck", "--threads", str(t)]
+                         "--selfcheck", "--threads", str(t), "--device", args.device]
             sc[str(t)] = _worker(argv, t, 120)
         out["selfcheck"] = {"program": SELFCHECK_PROGRAM, "results": sc}
         C.log("dy2st: harness check on %s: %s" % (SELFCHECK_PROGRAM, ", ".join(
@@ -294,10 +303,11 @@ def run(args):
         entry["by_threads"] = {}
         for t in threads:
             argv = me + ["measure", "--lib", lib, "--model", model, "--sample", name,
-                         "--workdir", workdir, "--threads", str(t)]
+                         "--workdir", workdir, "--threads", str(t), "--device", args.device]
             res = _worker(argv, t, args.timeout) if out["has_lib"] else \
                 {"status": "failed", "reason": "libdy2st.so not built"}
-            res["rss_mb"], out["commands"]["rss"] = _dy2st_run_rss(dy2st, model, meta, wd, t)
+            res["rss_mb"], out["commands"]["rss"] = _dy2st_run_rss(dy2st, model, meta, wd, t,
+                                                                   args.device)
             entry["by_threads"][str(t)] = res
             C.log("dy2st: %-20s %dT %s %s" % (name, t, res.get("status"), " ".join(
                 "%s=%.3fms" % (k, v["median_s"] * 1e3) for k, v in res.get("latency", {}).items())
@@ -305,7 +315,8 @@ def run(args):
         statuses = {r.get("status") for r in entry["by_threads"].values()}
         entry["status"] = "ok" if statuses == {"ok"} else sorted(statuses - {"ok"})[0]
     out["commands"]["measure"] = (" ".join(me[1:]) + " measure --lib LIBDY2ST --model MODEL "
-                                  "--sample SAMPLE --workdir WORK --threads N")
+                                  "--sample SAMPLE --workdir WORK --threads N --device " +
+                                  args.device)
     C.write_json(args.out, out)
     C.log(f"dy2st: wrote {args.out}")
 
@@ -320,6 +331,7 @@ def main(argv):
     p.add_argument("--threads", default=",".join(str(t) for t in C.THREADS))
     p.add_argument("--out", default=os.path.join(C.RESULTS, "dy2st.json"))
     p.add_argument("--timeout", type=int, default=240)
+    p.add_argument("--device", default="cpu", help="cpu (default) or opencl[:N]")
     p = sub.add_parser("measure")
     p.add_argument("--lib", required=True)
     p.add_argument("--model", required=True)
@@ -327,6 +339,7 @@ def main(argv):
     p.add_argument("--workdir")
     p.add_argument("--selfcheck", action="store_true")
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--device", default="cpu")
     args = ap.parse_args(argv)
     if args.cmd == "run":
         run(args)

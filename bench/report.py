@@ -3,8 +3,9 @@
     report.py --raw WORK [--build-dir DIR] [--results DIR] [--markdown FILE]
 
 Reads WORK/peers.json (peers.py), WORK/dy2st.json (dy2st_bench.py),
-WORK/gemm.txt (the GEMM benchmark's output) and WORK/commands.txt (the
-commands run_bench.sh ran). What it writes names no directory of the machine
+WORK/convert.json (convert_bench.py, conversion times), WORK/opencl.md (from
+opencl_bench.sh, included as it is), WORK/gemm.txt (the GEMM benchmark's
+output) and WORK/commands.txt (the commands run_bench.sh ran). What it writes names no directory of the machine
 it ran on: the work, build and source directories become WORK, BUILD and
 paths relative to the source tree. Every ratio is a peer's median latency divided by
 the baseline's: dy2st where dy2st ran the sample, otherwise Paddle eager
@@ -16,6 +17,7 @@ import datetime
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 
@@ -112,7 +114,9 @@ def fmt_s(s):
 
 
 def fmt_ratio(x):
-    return "-" if x is None else (f"{x:.2f}x" if x < 10 else f"{x:.1f}x")
+    if x is None:
+        return "-"
+    return f"{x:.2g}x" if x < 0.1 else (f"{x:.2f}x" if x < 10 else f"{x:.1f}x")
 
 
 def fmt_diff(d):
@@ -165,8 +169,9 @@ def write_csv(rows, path):
                         for k, v in r.items()})
 
 
-def plot(rows, samples, path):
-    """Bar chart of latency ratios to the baseline (1 thread), one panel per batch setting."""
+def plot(rows, samples, path, crows=()):
+    """Bar chart of latency ratios to the baseline (1 thread), one panel per batch setting,
+    and one of conversion-time ratios (Paddle / dy2st) where they were measured."""
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -175,10 +180,40 @@ def plot(rows, samples, path):
         return f"no chart: matplotlib unavailable ({C.short_error(e)})"
     panels = [("b1", "batch 1 (fixed batch where the input spec has no batch dim)"),
               ("b32", "batch 32")]
-    fig, axes = plt.subplots(len(panels), 1, figsize=(12, 8.5), squeeze=False)
+    conv = [r for r in crows if r.get("ratio")]
+    fig, axes = plt.subplots(len(panels) + (1 if conv else 0), 1,
+                             figsize=(12, 8.5 + (3.5 if conv else 0)), squeeze=False)
     tools = [t for t in ALL if any(r["tool"] == t and r["ratio_to_baseline"] for r in rows)]
     width = 0.8 / max(len(tools), 1)
-    for ax, (key, title) in zip(axes[:, 0], panels):
+    if conv:
+        ax = axes[-1, 0]
+        xs = [i for i, name in enumerate(samples) if any(r["sample"] == name for r in conv)]
+        vals = [next(r["ratio"] for r in conv if r["sample"] == samples[i]) for i in xs]
+        ax.bar([x - 0.2 for x in xs], vals, 0.4, color="C0", label="wall time, medians")
+        for x, v in zip(xs, vals):
+            ax.text(x - 0.2, v, f"{v:.0f}x", ha="center", va="bottom", fontsize=7)
+        cpu = [(i, next((r.get("ratio_cpu_program_cmd") for r in conv
+                         if r["sample"] == samples[i]), None)) for i in xs]
+        cpu = [(x, v) for x, v in cpu if v]
+        if cpu:
+            ax.bar([x + 0.2 for x, _ in cpu], [v for _, v in cpu], 0.4, color="C1",
+                   label="CPU time (errs against dy2st)")
+            for x, v in cpu:
+                ax.text(x + 0.2, v, f"{v:.0f}x", ha="center", va="bottom", fontsize=7)
+            vals += [v for _, v in cpu]
+        ax.legend(loc="upper right", fontsize=7)
+        ax.set_ylim(1.0, max(vals + [100.0]) * 3)
+        ax.axhline(100.0, color="red", linewidth=0.8, linestyle="--")
+        ax.text(-0.45, 100.0, "target 100x", color="red", ha="left", va="top", fontsize=8)
+        ax.set_yscale("log")
+        ax.set_xlim(-0.5, len(samples) - 0.5)
+        ax.set_xticks(range(len(samples)))
+        ax.set_xticklabels(samples, fontsize=7)
+        ax.set_ylabel("Paddle / dy2st (log)")
+        ax.set_title("conversion time: Paddle's first to_static call (AST, Program built) / "
+                     "dy2st's conversion and lowering; higher = dy2st faster", fontsize=10)
+        ax.grid(axis="y", which="both", alpha=0.3)
+    for ax, (key, title) in zip(axes[:len(panels), 0], panels):
         labels = []
         for i, name in enumerate(samples):
             use = key
@@ -204,12 +239,13 @@ def plot(rows, samples, path):
         ax.set_title(f"median latency ratio, 1 thread, {title}", fontsize=10)
         ax.grid(axis="y", which="both", alpha=0.3)
     handles, names = [], []
-    for ax in axes[:, 0]:
+    for ax in axes[:len(panels), 0]:
         for h, n in zip(*ax.get_legend_handles_labels()):
             if n not in names:
                 handles.append(h)
                 names.append(n)
-    fig.legend(handles, names, loc="upper center", ncol=len(names), fontsize=8)
+    if names:
+        fig.legend(handles, names, loc="upper center", ncol=len(names), fontsize=8)
     fig.tight_layout(rect=(0, 0, 1, 0.95))
     fig.savefig(path, dpi=110)
     return None
@@ -223,16 +259,168 @@ def read_text(path):
         return None
 
 
-def markdown(peers, dy, recs, rows, mach, raw, chart_note):
+def conversion_rows(conv, samples):
+    """One row per sample of the conversion benchmark (convert_bench.py)."""
+    rows = []
+    for name in samples:
+        e = (conv.get("samples") or {}).get(name) or {}
+        p, d = e.get("paddle") or {}, e.get("dy2st") or {}
+        rows.append({
+            "sample": name, "paddle_convert_ms": ms(p.get("convert_s")),
+            "paddle_convert_min_ms": ms(min(p["all_s"])) if p.get("all_s") else None,
+            "paddle_ops": p.get("ops"), "paddle_warmup_ms": ms(p.get("warmup_s")),
+            "dy2st_convert_ms": ms(d.get("convert_s")),
+            "dy2st_convert_min_ms": ms(min(d["all_s"])) if d.get("all_s") else None,
+            "dy2st_load_ms": ms(d.get("load_s")), "dy2st_lower_ms": ms(d.get("lower_s")),
+            "dy2st_build_ms": ms(d.get("build_s")),
+            "dy2st_program_cmd_net_ms": ms(d.get("program_net_s")),
+            "paddle_cpu_ms": ms(p.get("cpu_s")),
+            "ratio": e.get("ratio"), "ratio_min": e.get("ratio_min"),
+            "ratio_cpu_program_cmd": e.get("ratio_cmd"),
+            "paddle_runs": len(p.get("all_s", [])), "dy2st_runs": len(d.get("all_s", [])),
+            "note": "; ".join(x for x in (
+                "Paddle: " + e["paddle_error"] if e.get("paddle_error") else "",
+                "dy2st: " + e["dy2st_error"] if e.get("dy2st_error") else "") if x),
+        })
+    return rows
+
+
+def why_not(rec):
+    """Why a tool has no number for a sample: its status and reason, one line."""
+    why = rec.get("reason") or rec.get("status") or "not run"
+    label = LABELS.get(rec.get("peer"), "")
+    if label and why.startswith(label + ":"):
+        why = why[len(label) + 1:].strip()
+    if rec.get("dy2st_message"):
+        why += f" (dy2st says: {rec['dy2st_message']})"
+    return (f"{label}: " if label else "") + why
+
+
+def ms(s):
+    return None if s is None else s * 1e3
+
+
+def fmt_cms(v):
+    """A conversion time in ms."""
+    if v is None:
+        return "-"
+    return f"{v:.3g} ms" if v < 1000 else f"{v / 1e3:.2f} s"
+
+
+def geomean(xs):
+    import math
+    xs = [x for x in xs if x and x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
+def conversion_section(conv, samples):
+    L = []
+    add = L.append
+    add("## Conversion time: dy2st against Paddle's first to_static call\n")
+    if not conv:
+        add("Not run (`bench/convert_bench.py`).\n")
+        return L
+    crow = conversion_rows(conv, samples)
+    target = conv.get("target_ratio", 100)
+    add("Converting each sample's model and building its static Program, without running it, "
+        "on the sample's `INPUT_SPEC` and `build_model()`; fresh processes at 1 thread, imports "
+        "and the Layer's construction not timed, Paddle's and dy2st's runs alternating; medians "
+        f"of {conv.get('runs')} Paddle and {conv.get('dy2st_runs')} dy2st processes per sample "
+        "(load average %s at the start of this step, %s at its end). Method in detail: "
+        "`bench/convert_bench.py`'s docstring.\n" % (conv.get("loadavg_start", "?"),
+                                                     conv.get("loadavg_end", "?")))
+    add("- **Paddle**: `paddle.jit.to_static(layer, input_spec=INPUT_SPEC, full_graph=True)` + "
+        "`.forward.concrete_program` (the AST ProgramTranslator: conversion of forward and "
+        "what it calls, plus construction of the static Program), after one trivial function "
+        "was converted so that the dy2static machinery's lazy imports are not counted.")
+    add("- **dy2st**: inside `dy2st exec` (timed with `time.perf_counter` in dy2st's "
+        "interpreter): load = read, parse and run the sample file, whose "
+        "`@paddle.jit.to_static` converts forward; lower = `_jst._program`, building the "
+        "Program (helpers converted on the way) and printing it to a string. Conversion = "
+        "load + lower; the Layer's construction (`build_model()`) is not counted, as on "
+        "Paddle's side.")
+    add("- **Ratio, wall time** (like for like: the same steps timed the same way on both "
+        "sides): Paddle's median / dy2st's median of the in-process times above; and the same "
+        "with each side's fastest run (a run of a few milliseconds that loses its core once is "
+        "slowed several times over, one of a second averages the load out).")
+    add("- **Ratio, CPU time** (a bound that errs against dy2st): Paddle's median CPU time "
+        "(`time.process_time` around the steps above) / the median CPU time (user + system, "
+        "from `wait4`) of a whole `dy2st program samples/X.py` minus that of a `dy2st "
+        "program` on a two-line function (process start, interpreter start-up, a trivial "
+        "conversion). dy2st's side here also counts building the Layer, printing the Program "
+        "and freeing everything at exit, which Paddle's side does not.\n")
+    first = True
+    for key, what in (("ratio", "wall time, medians"), ("ratio_min", "wall time, fastest runs"),
+                      ("ratio_cpu_program_cmd", "CPU time (errs against dy2st)")):
+        xs = [r[key] for r in crow if r[key]]
+        if not xs:
+            continue
+        line = (f"{what}: dy2st {min(xs):.0f}x to {max(xs):.0f}x faster (geometric mean "
+                f"{geomean(xs):.0f}x) over {len(xs)} samples, "
+                f"{sum(1 for x in xs if x >= target)} of {len(xs)} at issue #4's target of "
+                f"{target:.0f}x or more.")
+        add(f"**{line[0].upper() + line[1:]}**" if first else line[0].upper() + line[1:])
+        first = False
+    stretch = [r["paddle_convert_ms"] / r["paddle_cpu_ms"] for r in crow
+               if r["paddle_convert_ms"] and r["paddle_cpu_ms"]]
+    if stretch:
+        add(f"\nOn this run Paddle's conversion was on a core for only 1/{max(stretch):.1f} to "
+            f"1/{min(stretch):.1f} of its wall time (the machine was loaded), while a run of "
+            "dy2st's few milliseconds is often not preempted at all (compare its medians with "
+            "its fastest runs): the wall-time ratios therefore overstate dy2st's lead over an "
+            "idle machine, and the CPU-time ratios, which charge dy2st for more work than "
+            "Paddle, understate it; the idle-machine figure most likely lies between the two.")
+    add("")
+    add("| sample | Paddle ops | wall: Paddle median (fastest) "
+        "| wall: dy2st load + lower, median (fastest) | wall: dy2st lower | ratio, wall "
+        "medians | ratio, wall fastest | CPU: Paddle | CPU: dy2st `program` - trivial "
+        "| ratio, CPU |")
+    add("|---|---|---|---|---|---|---|---|---|---|")
+    notes = []
+    for r in crow:
+        def both(med, low):
+            return "-" if med is None else f"{fmt_cms(med)} ({fmt_cms(low)})"
+        def rx(x, bold=False):
+            return "-" if not x else (f"**{x:.0f}x**" if bold else f"{x:.0f}x")
+        add(f"| {r['sample']} | {r['paddle_ops'] if r['paddle_ops'] is not None else '-'} | "
+            f"{both(r['paddle_convert_ms'], r['paddle_convert_min_ms'])} | "
+            f"{both(r['dy2st_convert_ms'], r['dy2st_convert_min_ms'])} | "
+            f"{fmt_cms(r['dy2st_lower_ms'])} | {rx(r['ratio'], True)} | {rx(r['ratio_min'])} | "
+            f"{fmt_cms(r['paddle_cpu_ms'])} | {fmt_cms(r['dy2st_program_cmd_net_ms'])} | "
+            f"{rx(r['ratio_cpu_program_cmd'])} |")
+        if r["note"]:
+            notes.append(f"- {r['sample']}: {short(r['note'], 220)}")
+    add("")
+    warm = [r["paddle_warmup_ms"] for r in crow if r["paddle_warmup_ms"]]
+    build = [r["dy2st_build_ms"] for r in crow if r["dy2st_build_ms"] is not None]
+    extra = []
+    if warm:
+        extra.append("Not counted above: Paddle's conversion of the trivial function (the "
+                     f"machinery's first use) took {fmt_cms(statistics.median(warm))} (median over "
+                     "samples)")
+    if build:
+        extra.append(f"dy2st's construction of the Layer took {fmt_cms(min(build))} to "
+                     f"{fmt_cms(max(build))}")
+    if conv.get("trivial_cpu_s") is not None:
+        extra.append("the trivial `dy2st program` (the cross-check's baseline) took "
+                     f"{fmt_cms(conv['trivial_cpu_s'] * 1e3)} of CPU time")
+    if extra:
+        add("; ".join(extra) + ".\n")
+    if notes:
+        add("\n".join(notes) + "\n")
+    return L
+
+
+def markdown(peers, dy, recs, rows, mach, raw, chart_note, conv=None):
     threads = peers.get("threads") or list(C.THREADS)
     samples = peers.get("samples") or C.SAMPLE_NAMES
     prepared = peers.get("prepared", {})
     L = []
     add = L.append
-    try:
-        stamp = os.path.getmtime(os.path.join(raw, "peers.json"))
-    except OSError:
-        stamp = None
+    stamps = [os.path.getmtime(os.path.join(raw, f))
+              for f in ("peers.json", "dy2st.json", "convert.json", "opencl.md")
+              if os.path.exists(os.path.join(raw, f))]
+    stamp = max(stamps) if stamps else None
     when = datetime.datetime.fromtimestamp(stamp).strftime("%Y-%m-%d %H:%M") if stamp else "?"
     add("# Benchmark results: dy2st against Paddle, PyTorch and ONNX Runtime\n")
     add(f"Measured (finished) {when} by `make bench` (`bench/run_bench.sh BUILD_DIR`); raw data in "
@@ -246,11 +434,15 @@ def markdown(peers, dy, recs, rows, mach, raw, chart_note):
             "). Until it can, every ratio below is against **Paddle eager**, not against "
             "dy2st, and the dy2st rows are empty. The runner picks dy2st's numbers up by "
             "itself once `dy2st save` works; nothing here is estimated.\n")
+    elif len(dy_ok) == len(samples):
+        add(f"dy2st converted and ran all {len(samples)} samples, with outputs matching real "
+            "Paddle's; every ratio below is against dy2st (above 1 = slower than dy2st).\n")
     else:
         add(f"dy2st ran {len(dy_ok)} of {len(samples)} samples; ratios of those are against "
             "dy2st, the others' against Paddle eager (labelled per table).\n")
     add("**Noise.** The machine has 2 cores and other builds were running during the "
-        "measurement (load average %s at the start, %s at the end), so single numbers "
+        "measurement (load average %s at the start of the latency measurements, %s at their "
+        "end), so single numbers "
         "can be off by 2x or more, the 2-thread ones most; only medians are reported, "
         "and small differences mean nothing.\n" % (
             peers.get("loadavg_start", "?"), peers.get("loadavg_end", "?")))
@@ -299,9 +491,13 @@ def markdown(peers, dy, recs, rows, mach, raw, chart_note):
     add("- Peak RSS: `ru_maxrss` of the worker process (a fresh one per tool, sample and thread "
         "count) from `wait4`, so it includes the Python interpreter and the framework; dy2st's "
         "is that of `dy2st run` on the batch-32 inputs (no Python).")
-    add("- Convert: Paddle to_static = first call (translation + first run); Paddle Inference "
-        "= `paddle.jit.save`; TorchScript = `torch.jit.script`; ONNX Runtime = the export "
-        "(paddle2onnx, or torch.onnx where paddle2onnx failed); dy2st = `dy2st save`. "
+    add("- Convert (per-sample tables): Paddle to_static = first call (translation + first "
+        "run) in Paddle 2.6's default mode, which translates bytecode (SOT, `full_graph=False`); "
+        "Paddle Inference = `paddle.jit.save` (AST translation, Program, writing the files); "
+        "TorchScript = `torch.jit.script`; ONNX Runtime = the export "
+        "(paddle2onnx, or torch.onnx where paddle2onnx failed); dy2st = the whole `dy2st save` "
+        "command's wall time (process start, conversion, loading the .npz, writing the model). "
+        "Conversion alone, against Paddle's, has its own section below. "
         "Load: eager ones = build the model + load the weights; Paddle Inference = Config + "
         "`create_predictor`; TorchScript = `torch.jit.load`; ORT = `InferenceSession` "
         "(includes its graph optimisation); dy2st = `dy2st_model_load`. Both at 1 thread.\n")
@@ -309,6 +505,7 @@ def markdown(peers, dy, recs, rows, mach, raw, chart_note):
     add("## Summary: median latency relative to the baseline (1 thread)\n")
     add("Ratio = tool's latency / baseline's latency; above 1 = slower than the baseline.\n")
     add("![latency ratios](results/ratios.png)\n" if not chart_note else f"({chart_note})\n")
+    na_reasons = []
     hdr = "| sample | baseline | batch | " + " | ".join(LABELS[t] for t in ALL) + " |"
     add(hdr)
     add("|" + "---|" * (3 + len(ALL)))
@@ -320,10 +517,36 @@ def markdown(peers, dy, recs, rows, mach, raw, chart_note):
             for tool in ALL:
                 r = next((r for r in rows if r["sample"] == name and r["tool"] == tool and
                           r["threads"] == 1 and r["batch"] == key), None)
-                cells.append(fmt_ratio(r["ratio_to_baseline"]) if r and r["ratio_to_baseline"]
-                             else ("n/a" if not r or r["status"] != "ok" else "-"))
+                if r and r["ratio_to_baseline"]:
+                    cells.append(fmt_ratio(r["ratio_to_baseline"]))
+                elif not r or r["status"] != "ok":
+                    why = why_not(recs.get((name, tool, 1)) or {})
+                    if why not in na_reasons:
+                        na_reasons.append(why)
+                    cells.append(f"n/a [{na_reasons.index(why) + 1}]")
+                else:
+                    cells.append("-")
             add(f"| {name} | {blabel} | {batch_label(meta, key)} | " + " | ".join(cells) + " |")
     add("")
+    heads = []
+    for tool in PEERS:
+        for t in threads:
+            xs = [r["ratio_to_baseline"] for r in rows if r["tool"] == tool and
+                  r["threads"] == t and r["baseline"] == "dy2st" and r["ratio_to_baseline"]]
+            if xs:
+                heads.append(f"| {LABELS[tool]} | {t} | {fmt_ratio(geomean(xs))} | "
+                             f"{fmt_ratio(min(xs))} | {fmt_ratio(max(xs))} | {len(xs)} |")
+    if heads:
+        add("Per peer, over the rows where dy2st is the baseline (geometric mean; above 1 = "
+            "the peer is slower than dy2st):\n")
+        add("| peer | threads | geometric mean | lowest | highest | rows |")
+        add("|---|---|---|---|---|---|")
+        add("\n".join(sorted(heads, key=lambda h: int(h.split("|")[2]))) + "\n")
+    if na_reasons:
+        add("Why a cell is n/a (1 thread; the per-sample sections give each thread count):\n")
+        add("\n".join(f"{i + 1}. {short(w, 260)}" for i, w in enumerate(na_reasons)) + "\n")
+
+    L.extend(conversion_section(conv or {}, samples))
 
     add("## dy2st\n")
     if dy.get("unavailable"):
@@ -423,6 +646,11 @@ def markdown(peers, dy, recs, rows, mach, raw, chart_note):
             f"{chosen['exporter'] if chosen else 'none'} |")
     add("")
 
+    opencl = read_text(os.path.join(raw, "opencl.md"))
+    if opencl:
+        add("## OpenCL (bench/opencl_bench.sh)\n")
+        add(opencl.rstrip() + "\n")
+
     gemm = read_text(os.path.join(raw, "gemm.txt"))
     add("## GEMM (bench/gemm_bench)\n")
     if gemm:
@@ -441,6 +669,10 @@ def markdown(peers, dy, recs, rows, mach, raw, chart_note):
         add(f"# peers {k}:\n{v}")
     for k, v in sorted(dy.get("commands", {}).items()):
         add(f"# dy2st {k}:\n{v}")
+    for k, v in sorted((conv or {}).get("commands", {}).items()):
+        add(f"# conversion ({k}):\n{v}")
+    if (conv or {}).get("driver"):
+        add("# conversion: WORK/convert_driver.py, run by dy2st exec:\n" + conv["driver"].rstrip())
     for name in samples:
         e = dy.get("samples", {}).get(name, {})
         if e.get("command"):
@@ -455,6 +687,10 @@ def scrubber(raw, build, extra=()):
     if build:
         pairs += [(os.path.realpath(build), "BUILD"), (build, "BUILD")]
     pairs += [(p, n) for p, n in extra if p]
+    if build:
+        rel = os.path.relpath(os.path.realpath(build), os.path.realpath(C.ROOT))
+        if not rel.startswith(".."):  # a build directory inside the source tree
+            pairs += [(rel + os.sep, "BUILD" + os.sep)]
     pairs += [(C.ROOT + os.sep, ""), (C.ROOT, "."), (os.path.expanduser("~"), "~")]
     pairs.sort(key=lambda p: -len(p[0]))
 
@@ -482,6 +718,7 @@ def main(argv):
     args = ap.parse_args(argv)
     os.makedirs(args.results, exist_ok=True)
     peers, dy, recs = collect(args.raw)
+    conv = C.read_json(os.path.join(args.raw, "convert.json"), {}) or {}
     scrub = scrubber(args.raw, args.build_dir or dy.get("build_dir"),
                      [(peers.get("workdir"), "WORK"), (dy.get("build_dir"), "BUILD"),
                       (os.path.dirname(os.path.dirname(sys.executable)), "bench/venv")])
@@ -495,8 +732,15 @@ def main(argv):
         text = scrub(f.read())
     with open(csv_path, "w") as f:
         f.write(text)
-    chart_note = plot(rows, samples, os.path.join(args.results, "ratios.png"))
-    merged = json.dumps({"machine": mach, "peers": peers, "dy2st": dy, "rows": rows},
+    crows = conversion_rows(conv, samples) if conv else []
+    conv_csv = os.path.join(args.results, "conversion.csv")
+    if crows:
+        write_csv(crows, conv_csv)
+    elif os.path.exists(conv_csv):
+        os.unlink(conv_csv)
+    chart_note = plot(rows, samples, os.path.join(args.results, "ratios.png"), crows)
+    merged = json.dumps({"machine": mach, "peers": peers, "dy2st": dy, "conversion": conv,
+                         "rows": rows, "conversion_rows": crows},
                         indent=1, sort_keys=True, default=str)
     with open(os.path.join(args.results, "results.json"), "w") as f:
         f.write(scrub(merged) + "\n")
@@ -505,7 +749,7 @@ def main(argv):
         with open(os.path.join(args.results, "gemm.txt"), "w") as f:
             f.write(scrub(gemm))
     with open(args.markdown, "w") as f:
-        f.write(scrub(markdown(peers, dy, recs, rows, mach, args.raw, chart_note)))
+        f.write(scrub(markdown(peers, dy, recs, rows, mach, args.raw, chart_note, conv)))
     C.log(f"report: wrote {args.markdown}, {args.results}/results.json, results.csv, ratios.png")
 
 

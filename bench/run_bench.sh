@@ -8,7 +8,8 @@
 # and the raw files go to a scratch directory ($BENCH_WORKDIR, or a new one
 # under $TMPDIR) that is removed at the end unless BENCH_KEEP=1.
 # BENCH_QUICK=1 takes fewer timing samples and fewer GEMM shapes (for trying the
-# runner out); BENCH_SAMPLES=a,b limits the run to those samples.
+# runner out); BENCH_SAMPLES=a,b limits the run to those samples;
+# BENCH_CONVERT_RUNS=N sets the Paddle processes per sample of the conversion step.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -20,6 +21,7 @@ if [ ! -x "$py" ]; then
 fi
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
     export BENCH_MAX_RUNS=8 BENCH_BUDGET_S=0.2 BENCH_WARMUP=2 BENCH_MIN_RUNS=3
+    export BENCH_CONVERT_RUNS=${BENCH_CONVERT_RUNS:-3}
     set -- -r 1 -s 256
 else
     set -- -r 3
@@ -60,7 +62,20 @@ step "$py" bench/peers.py run --workdir "$work" ${BENCH_SAMPLES:+--samples=$BENC
 step "$py" bench/dy2st_bench.py run --build-dir "$build" --workdir "$work" \
     ${BENCH_SAMPLES:+--samples=$BENCH_SAMPLES} --out "$work/dy2st.json" || echo "run_bench.sh: warning: dy2st_bench.py failed" >&2
 
-# 4. The report.
+# 4. Conversion time: dy2st against Paddle's first to_static call (fresh processes per run).
+step "$py" bench/convert_bench.py run --build-dir "$build" --workdir "$work" \
+    ${BENCH_SAMPLES:+--samples=$BENCH_SAMPLES} ${BENCH_CONVERT_RUNS:+--runs=$BENCH_CONVERT_RUNS} \
+    --out "$work/convert.json" || echo "run_bench.sh: warning: convert_bench.py failed" >&2
+
+# 5. OpenCL (bench/opencl_bench.sh, where present): called as
+#    opencl_bench.sh BUILD_DIR WORK_DIR; a WORK_DIR/opencl.md it writes is
+#    included in RESULTS.md as it is.
+if [ -x "$here/opencl_bench.sh" ]; then
+    step "$here/opencl_bench.sh" "$build" "$work" ||
+        echo "run_bench.sh: warning: opencl_bench.sh failed" >&2
+fi
+
+# 6. The report.
 "$py" bench/report.py --raw "$work" --build-dir "$build" --results "$here/results" \
     --markdown "$here/RESULTS.md"
 rc=$?

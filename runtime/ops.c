@@ -858,6 +858,11 @@ int d2_op_run(d2_backend *be, d2_op_id id, const d2_attrs *attrs, d2_tensor **in
             d2_err_prefix(err, "%s", def->name);
         goto done;
     }
+    /* a device reports bad indices and integer division by zero at its next
+     * sync (Programs read them with their next download): an op run on its
+     * own reports them here */
+    if (be && be->kind != D2_BACKEND_CPU && be->sync(be, err) < 0)
+        goto done;
     rc = 0;
 done:
     for (int i = 0; i < 16; i++)

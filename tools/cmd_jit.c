@@ -40,13 +40,15 @@ const char cmd_program_help[] =
     "                             x:float32[-1,784] (-1 or None: any size);\n"
     "                             default: the file's INPUT_SPEC, else the\n"
     "                             input_spec given to to_static\n"
-    "  --params FILE.npz          parameters (numpy.savez of the state_dict;\n"
-    "                             members 'param/<key>' or '<key>')\n"
+    "  --params FILE              parameters: FILE.npz (numpy.savez of the\n"
+    "                             state_dict; members 'param/<key>' or '<key>')\n"
+    "                             or FILE.pdparams (paddle.save of the\n"
+    "                             state_dict, read without running any code)\n"
     "  --dot                      print a Graphviz graph instead\n"
     "  --no-fallback              unsupported syntax is an error\n";
 
 const char cmd_save_args[] =
-    "FILE.py[:NAME] [--input NAME:DTYPE[DIMS]]... [--params FILE.npz] -o OUT";
+    "FILE.py[:NAME] [--input NAME:DTYPE[DIMS]]... [--params FILE] -o OUT";
 const char cmd_save_summary[] = "Convert a Layer or function and write it as a saved model.";
 const char cmd_save_help[] =
     "Builds the static Program of NAME in FILE.py (see 'dy2st help program')\n"
@@ -54,11 +56,32 @@ const char cmd_save_help[] =
     "and the C API load.\n"
     "\n"
     "  --input NAME:DTYPE[DIMS]   one per input (default: the file's INPUT_SPEC)\n"
-    "  --params FILE.npz          parameters (numpy.savez of the state_dict;\n"
-    "                             members 'param/<key>' or '<key>'); Paddle's\n"
-    "                             .pdparams pickles are not read\n"
+    "  --params FILE              parameters: FILE.npz or FILE.pdparams\n"
+    "                             (see 'dy2st help program')\n"
     "  -o, --output OUT           the saved model to write\n"
     "  --no-fallback              unsupported syntax is an error\n";
+
+const char cmd_trace_args[] =
+    "FILE.py:NAME --input NAME:DTYPE[DIMS]... [--params FILE] -o OUT";
+const char cmd_trace_summary[] = "Trace a Layer or function on example inputs into a saved model.";
+const char cmd_trace_help[] =
+    "Runs NAME in FILE.py eagerly on example inputs (random in [0, 1) for\n"
+    "floating types, zeros otherwise; unknown dims are 1) while recording\n"
+    "every op applied to the inputs and parameters, as paddle.jit.TracedLayer\n"
+    "does, and writes the recorded Program with its parameters to OUT.\n"
+    "Python values read out of tensors during the run (bool(t), t.item(),\n"
+    "int(t), t.shape, t.numpy()) are frozen into the Program as constants;\n"
+    "each such place is reported as a warning. NAME is resolved as for\n"
+    "'dy2st help program'.\n"
+    "\n"
+    "  --input NAME:DTYPE[DIMS]   one per input, in order (default: the\n"
+    "                             file's INPUT_SPEC); -1 dims stay dynamic\n"
+    "                             in the saved model\n"
+    "  --params FILE              parameters: FILE.npz or FILE.pdparams\n"
+    "                             (see 'dy2st help program')\n"
+    "  -o, --output OUT           the saved model to write\n";
+
+enum { MODE_PROGRAM, MODE_SAVE, MODE_TRACE };
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage(const char *cmd, const char *args, const char *fmt, ...)
@@ -218,10 +241,11 @@ typedef struct jit_args {
     bool dot, no_fallback;
 } jit_args;
 
-static int parse_jit_args(int argc, char **argv, bool save, jit_args *ja)
+static int parse_jit_args(int argc, char **argv, int mode, jit_args *ja)
 {
-    const char *cmd = save ? "save" : "program";
-    const char *syn = save ? cmd_save_args : cmd_program_args;
+    bool save = mode != MODE_PROGRAM;
+    const char *cmd = mode == MODE_TRACE ? "trace" : save ? "save" : "program";
+    const char *syn = mode == MODE_TRACE ? cmd_trace_args : save ? cmd_save_args : cmd_program_args;
     const char *target = NULL;
     bool opts_done = false;
     memset(ja, 0, sizeof *ja);
@@ -254,7 +278,7 @@ static int parse_jit_args(int argc, char **argv, bool save, jit_args *ja)
             ja->output = v;
         } else if (!opts_done && !save && strcmp(argv[i], "--dot") == 0) {
             ja->dot = true;
-        } else if (!opts_done && strcmp(argv[i], "--no-fallback") == 0) {
+        } else if (!opts_done && mode != MODE_TRACE && strcmp(argv[i], "--no-fallback") == 0) {
             ja->no_fallback = true;
         } else if (!opts_done && argv[i][0] == '-' && argv[i][1] != '\0') {
             return usage(cmd, syn, "unknown option '%s'", argv[i]);
@@ -275,7 +299,7 @@ static int parse_jit_args(int argc, char **argv, bool save, jit_args *ja)
 
 /* The driver: load the file, resolve NAME, set parameters, then print the
  * Program or save the model. */
-static char *driver_source(const jit_args *ja, bool save)
+static char *driver_source(const jit_args *ja, int mode)
 {
     d2_buf b;
     d2_buf_init(&b);
@@ -303,7 +327,11 @@ static char *driver_source(const jit_args *ja, bool save)
     } else {
         d2_buf_puts(&b, "_s = getattr(_m, 'INPUT_SPEC', None)\n");
     }
-    if (save) {
+    if (mode == MODE_TRACE) {
+        d2_buf_puts(&b, "_jst._trace_save(_t, _s, ");
+        py_str(&b, ja->output);
+        d2_buf_puts(&b, ")\n");
+    } else if (mode == MODE_SAVE) {
         d2_buf_puts(&b, "_jst._save(_t, _s, ");
         py_str(&b, ja->output);
         d2_buf_puts(&b, ")\n");
@@ -313,17 +341,18 @@ static char *driver_source(const jit_args *ja, bool save)
     return d2_buf_take(&b);
 }
 
-static int run_driver(int argc, char **argv, bool save)
+static int run_driver(int argc, char **argv, int mode)
 {
+    bool save = mode != MODE_PROGRAM;
     jit_args ja;
-    int rc = parse_jit_args(argc, argv, save, &ja);
+    int rc = parse_jit_args(argc, argv, mode, &ja);
     if (rc != EXIT_OK) {
         free(ja.inputs);
         d2_free(ja.path);
         d2_free(ja.name);
         return rc;
     }
-    char *src = driver_source(&ja, save);
+    char *src = driver_source(&ja, mode);
     d2_interp_options opt = {0};
     opt.no_fallback = ja.no_fallback;
     d2_err err = {0};
@@ -331,7 +360,10 @@ static int run_driver(int argc, char **argv, bool save)
     if (!I) {
         rc = fail("%s", src ? err.msg : "out of memory");
     } else {
-        int r = d2_interp_run_source(I, save ? "<dy2st save>" : "<dy2st program>", src,
+        int r = d2_interp_run_source(I, mode == MODE_TRACE ? "<dy2st trace>"
+                                        : save             ? "<dy2st save>"
+                                                           : "<dy2st program>",
+                                     src,
                                      strlen(src));
         fflush(stdout);
         if (r < 0) {
@@ -356,6 +388,8 @@ static int run_driver(int argc, char **argv, bool save)
     return rc;
 }
 
-int cmd_program(int argc, char **argv) { return run_driver(argc, argv, false); }
+int cmd_program(int argc, char **argv) { return run_driver(argc, argv, MODE_PROGRAM); }
 
-int cmd_save(int argc, char **argv) { return run_driver(argc, argv, true); }
+int cmd_save(int argc, char **argv) { return run_driver(argc, argv, MODE_SAVE); }
+
+int cmd_trace(int argc, char **argv) { return run_driver(argc, argv, MODE_TRACE); }

@@ -1,6 +1,9 @@
 /* interp.c - the evaluator: scope analysis, frames, statements, expressions, calls, imports. */
 #include "interp_priv.h"
 #include "jit.h"
+#include "opencl/opencl.h"
+#include "static_api.h"
+#include "trace.h"
 
 #include <errno.h>
 #include <math.h>
@@ -1540,8 +1543,12 @@ static d2_obj *generic_getattr(d2_interp *I, d2_obj *o, const char *name)
         }
         if (descr)
             return bind_descr(I, descr, o, false);
-        if (name[0] != '_' || name[1] != '_')
+        if (name[0] != '_' || name[1] != '_') {
+            /* a method reads its function's attributes (m.forward.code) */
+            if (o->kind == D2_OBJ_BOUND_METHOD)
+                return generic_getattr(I, D2_AS(d2_bound_method, o)->func, name);
             break;
+        }
         if (strcmp(name, "__class__") == 0)
             return d2_incref((d2_obj *)o->cls);
         if (o->kind == D2_OBJ_INSTANCE && strcmp(name, "__dict__") == 0)
@@ -5646,7 +5653,17 @@ d2_interp *d2_interp_new(const d2_interp_options *opt, d2_err *err)
         d2_interp_free(I);
         return NULL;
     }
-    if (d2_tensor_api_init(I) < 0 || d2_numpy_api_init(I) < 0 || d2_jit_init(I) < 0) {
+    /* --device (else DY2ST_DEVICE): where eager tensors and to_static Programs run */
+    const char *dev = I->opt.device && *I->opt.device ? I->opt.device : getenv("DY2ST_DEVICE");
+    if (dev && *dev) {
+        I->backend = d2_backend_from_name(dev, err);
+        if (!I->backend) {
+            d2_interp_free(I);
+            return NULL;
+        }
+    }
+    if (d2_tensor_api_init(I) < 0 || d2_numpy_api_init(I) < 0 || d2_jit_init(I) < 0 ||
+        d2_trace_init(I) < 0 || d2_static_api_init(I) < 0) {
         d2_obj *s = I->exc ? d2_str_of(I, I->exc) : NULL;
         d2_err_set(err, D2_ERR_RUNTIME, "initialising the paddle/numpy modules: %s",
                    s && s->kind == D2_OBJ_STR ? D2_AS(d2_str, s)->s : "failed");

@@ -5,6 +5,7 @@
 #include "exec.h"
 #include "model_io.h"
 #include "npy.h"
+#include "pickle.h"
 #include "tensor_api.h"
 #include "transform.h"
 #include "unparse.h"
@@ -13,10 +14,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Weak: the trace recorder provides it (see jit.h). */
 extern d2_obj *d2_trace_function(d2_interp *I, d2_obj *fn, d2_obj **args, size_t nargs,
                                  d2_dict *kwargs) __attribute__((weak));
+/* Weak: trace.c (trace.h) traces a function that cannot be converted into the Program being
+ * built by compile(). */
+extern d2_obj *d2_trace_symbolic(d2_interp *I, d2_builder *B, d2_obj *fn, d2_obj **sym,
+                                 size_t nargs, d2_dict *kw, const int *vars,
+                                 d2_tensor *const *vals, int n_feeds) __attribute__((weak));
 
 #define TOBJ(o) D2_AS(d2_tensor_obj, o)
 #define MAX_ATTEMPTS 8
@@ -37,6 +44,7 @@ typedef struct jit_state {
     d2_class *prog_cls;   /* a loaded Program (OPAQUE) */
     d2_obj *orig_concat, *orig_stack;
     d2_obj *converted;    /* dict: user function -> converted function (or itself) */
+    d2_program *last_prog; /* copy of the Program compiled last (d2_jit_last_program) */
     bool enabled;         /* paddle.jit.enable_to_static */
 } jit_state;
 
@@ -52,6 +60,7 @@ static void state_fini(d2_interp *I, void *p)
     d2_decref(s->orig_concat);
     d2_decref(s->orig_stack);
     d2_decref(s->converted);
+    d2_program_free(s->last_prog);
     d2_free(s);
 }
 
@@ -755,6 +764,7 @@ typedef struct merge {
     int *yv[2];
     d2_obj **info; /* per yield: the TensorArray info (owned) or NULL */
     const char *what; /* "the if at model.py:24" */
+    d2_obj *const *fns; /* the if's two branch functions, or NULL */
 } merge;
 
 static void merge_free(merge *m)
@@ -828,7 +838,7 @@ static const char *kind_text(d2_interp *I, d2_obj *o, char *buf, size_t n)
         snprintf(buf, n, "a %s tensor", ts);
     } else if (is_array(I, o)) {
         snprintf(buf, n, "a list grown in a tensor loop");
-    } else if (is_pynum(o)) {
+    } else if (is_pynum(o) || (o->kind == D2_OBJ_STR && d2_len(I, o) <= 40)) {
         d2_obj *r = d2_repr(I, o);
         snprintf(buf, n, "the Python %s %s", d2_type_name(o), r ? cstr(r) : "?");
         d2_decref(r);
@@ -842,11 +852,17 @@ static const char *kind_text(d2_interp *I, d2_obj *o, char *buf, size_t n)
 
 static d2_obj *mismatch(merge *m, const char *name, d2_obj *a, d2_obj *b, const char *why)
 {
-    char ka[256], kb[256];
+    char ka[256], kb[256], nm[300];
+    if (strncmp(name, "_return_value", 13) == 0) /* the transform's own name */
+        snprintf(nm, sizeof nm, "the returned value%s%s", name[13] ? " " : "", name + 13);
+    else
+        snprintf(nm, sizeof nm, "'%s'", name);
     return d2_raise(m->I, "TypeError",
-                    "'%s' is %s in the true branch but %s in the false branch of %s%s", name,
+                    "%s is %s in the true branch but %s in the false branch of %s%s%s", nm,
                     kind_text(m->I, a, ka, sizeof ka), kind_text(m->I, b, kb, sizeof kb), m->what,
-                    why);
+                    why,
+                    nm[0] == 't' ? "; every return inside a loop or if on a tensor must give the "
+                                   "same kind of value" : "");
 }
 
 /* True when list o holds only tensors (or is empty): it becomes a tensor array. */
@@ -908,6 +924,57 @@ static d2_obj *merge_lists(merge *m, d2_obj *a, d2_obj *b, const char *name)
     return r;
 }
 
+static bool binds_name(const d2_ast_expr *t, const char *name)
+{
+    if (t->kind == D2_AST_NAME)
+        return strcmp(t->name.id, name) == 0;
+    if (t->kind == D2_AST_TUPLE || t->kind == D2_AST_LIST)
+        for (uint32_t i = 0; i < t->tuple.elts.n; i++)
+            if (binds_name(t->tuple.elts.items[i], name))
+                return true;
+    if (t->kind == D2_AST_STARRED)
+        return binds_name(t->starred.value, name);
+    return false;
+}
+
+/* The line of the first top-level statement of branch function fn that
+ * assigns name; 0 when none is found. */
+static uint32_t assign_line(d2_obj *fn, const char *name)
+{
+    if (!fn || fn->kind != D2_OBJ_FUNCTION || !D2_AS(d2_function, fn)->body)
+        return 0;
+    const d2_ast_seq *body = D2_AS(d2_function, fn)->body;
+    for (uint32_t i = 0; i < body->n; i++) {
+        const d2_ast_stmt *st = body->items[i];
+        bool hit = false;
+        if (st->kind == D2_AST_ASSIGN)
+            for (uint32_t k = 0; k < st->assign.targets.n && !hit; k++)
+                hit = binds_name(st->assign.targets.items[k], name);
+        else if (st->kind == D2_AST_AUG_ASSIGN)
+            hit = binds_name(st->aug_assign.target, name);
+        else if (st->kind == D2_AST_ANN_ASSIGN)
+            hit = binds_name(st->ann_assign.target, name);
+        if (hit)
+            return st->span.line;
+    }
+    return 0;
+}
+
+/* The line of the first statement of branch function fn, 0 when it holds
+ * only the transform's closing return (an if without else). */
+static uint32_t branch_line(d2_obj *fn)
+{
+    if (!fn || fn->kind != D2_OBJ_FUNCTION || !D2_AS(d2_function, fn)->body)
+        return 0;
+    const d2_ast_seq *body = D2_AS(d2_function, fn)->body;
+    if (body->n == 0)
+        return 0;
+    const d2_ast_stmt *st = body->items[0];
+    if (body->n == 1 && st->kind == D2_AST_RETURN)
+        return 0;
+    return st->span.line;
+}
+
 /* Merges the values a (true branch) and b (false branch) of one name into
  * a template: equal Python values stay, tensors become cond results. */
 static d2_obj *unify(merge *m, d2_obj *a, d2_obj *b, const char *name, int depth)
@@ -937,11 +1004,45 @@ static d2_obj *unify(merge *m, d2_obj *a, d2_obj *b, const char *name, int depth
             d2_decref(dt);
             return r;
         }
-        char msg[700];
+        if (internal_name(name) && depth < 32 &&
+            (def->kind == D2_OBJ_TUPLE || def->kind == D2_OBJ_LIST)) {
+            /* a returned tuple: a placeholder per element */
+            size_t nd;
+            d2_obj **items = tuple_items(def, &nd);
+            d2_obj *undef = ua ? a : b;
+            d2_obj *r = def->kind == D2_OBJ_LIST ? d2_list_new(I, nd) : tuple_n(I, nd);
+            char sub[300];
+            for (size_t i = 0; r && i < nd; i++) {
+                snprintf(sub, sizeof sub, "%s[%zu]", name, i);
+                d2_obj *c = unify(m, ua ? undef : items[i], ua ? items[i] : undef, sub, depth + 1);
+                if (!c) {
+                    d2_decref(r);
+                    return NULL;
+                }
+                if (def->kind == D2_OBJ_LIST)
+                    D2_AS(d2_list, r)->items[i] = c;
+                else
+                    D2_AS(d2_tuple, r)->items[i] = c;
+            }
+            return r;
+        }
+        char msg[900], lines[200] = "";
+        if (m->fns) {
+            /* where each branch starts: the one that assigns and the one that does not */
+            uint32_t la = assign_line(m->fns[ua ? 1 : 0], name);
+            uint32_t lb = branch_line(m->fns[ua ? 0 : 1]);
+            if (la && lb)
+                snprintf(lines, sizeof lines,
+                         " (assigned at line %u; the %s branch at line %u does not assign it)",
+                         (unsigned)la, ua ? "true" : "false", (unsigned)lb);
+            else if (la)
+                snprintf(lines, sizeof lines, " (assigned at line %u; %s)", (unsigned)la,
+                         ua ? "the true branch assigns nothing" : "there is no else");
+        }
         snprintf(msg, sizeof msg,
-                 "'%s' is assigned only in the %s branch of %s, so it is not defined after it "
+                 "'%s' is assigned only in the %s branch of %s%s, so it is not defined after it "
                  "when the condition is %s at run time",
-                 name, ua ? "false" : "true", m->what, ua ? "true" : "false");
+                 name, ua ? "false" : "true", m->what, lines, ua ? "true" : "false");
         return new_undef(I, name, msg);
     }
     if (is_array(I, a) || is_array(I, b)) {
@@ -1128,7 +1229,7 @@ static d2_obj *wrap_var(d2_interp *I, int v, d2_obj *info)
 /* Builds `cond(pred)` whose branches run fn(ctx, 0) and fn(ctx, 1); each
  * gives the packed values of the n names. out receives n new references. */
 static int cond_core(d2_interp *I, d2_obj *pred, branch_fn fn, void *ctx, size_t n,
-                     const char **names, const char *what, d2_obj **out)
+                     const char **names, const char *what, d2_obj *const *fns, d2_obj **out)
 {
     d2_builder *B = I->builder;
     d2_program *p = B->prog;
@@ -1136,7 +1237,7 @@ static int cond_core(d2_interp *I, d2_obj *pred, branch_fn fn, void *ctx, size_t
     int pv = pred_var(I, pred, what);
     if (pv < 0)
         return -1;
-    merge m = {.I = I, .B = B, .what = what};
+    merge m = {.I = I, .B = B, .what = what, .fns = fns};
     d2_err err = {0};
     d2_obj **vals = d2_calloc(2 * n + 1, sizeof *vals);
     d2_obj **tmpl = d2_calloc(n + 1, sizeof *tmpl);
@@ -1285,7 +1386,7 @@ static d2_obj *JST_IfElse(d2_interp *I, d2_obj *self, d2_obj **args, size_t narg
     d2_obj *r = NULL;
     if (!out)
         nomem(I);
-    else if (cond_core(I, a[0], ifelse_branch, &c, n, names, what, out) == 0) {
+    else if (cond_core(I, a[0], ifelse_branch, &c, n, names, what, c.fns, out) == 0) {
         r = pack(I, out, n);
         decref_all(out, n);
     }
@@ -1317,7 +1418,8 @@ static d2_obj *JST_IfExp(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs
     ifelse_ctx c = {{a[1], a[2]}, NULL};
     const char *names[1] = {"<conditional expression>"};
     d2_obj *out = NULL;
-    if (cond_core(I, a[0], ifexp_branch, &c, 1, names, "a conditional expression", &out) < 0)
+    if (cond_core(I, a[0], ifexp_branch, &c, 1, names, "a conditional expression", NULL, &out) <
+        0)
         return NULL;
     return out;
 }
@@ -1606,8 +1708,13 @@ static int init_var(d2_interp *I, const lslot *s, d2_obj *v)
 /* Builds while_loop over the n values vals (names for messages and
  * variables): carried values become the op's loop variables, values that
  * are not tensors must not change. out receives the n values after the loop. */
-static int build_while(d2_interp *I, size_t n, d2_obj **vals, const char **names, loop_cbs *cb,
-                       const char *what, d2_obj **out)
+typedef struct split_info {
+    size_t j, k; /* value j became a tuple (or list) of k */
+    bool list;
+} split_info;
+
+static int build_while_flat(d2_interp *I, size_t n, d2_obj **vals, const char **names,
+                            loop_cbs *cb, const char *what, d2_obj **out, split_info *split)
 {
     d2_builder *B = I->builder;
     d2_program *p = B->prog;
@@ -1678,9 +1785,24 @@ static int build_while(d2_interp *I, size_t n, d2_obj **vals, const char **names
         B->block = body_b;
         if (cb->body(I, cb->ctx, bargs, bouts) < 0)
             goto done;
-        for (size_t j = 0; j < n; j++)
+        for (size_t j = 0; j < n; j++) {
+            if (split && slots[j].kind == SLOT_UNDEF && internal_name(names[j]) &&
+                bouts[j] != vals[j] &&
+                (bouts[j]->kind == D2_OBJ_TUPLE || bouts[j]->kind == D2_OBJ_LIST)) {
+                /* a returned tuple: the caller carries its elements one by one */
+                size_t k;
+                tuple_items(bouts[j], &k);
+                if (k > 0) {
+                    split->j = j;
+                    split->k = k;
+                    split->list = bouts[j]->kind == D2_OBJ_LIST;
+                    rc = -2;
+                    goto done;
+                }
+            }
             if (check_carried(I, &slots[j], vals[j], bouts[j], names[j], what, &again) < 0)
                 goto done;
+        }
     }
     /* body yields, then the initial values and the op in the parent block */
     size_t nc = 0;
@@ -1732,6 +1854,224 @@ done:
     d2_free(ins);
     d2_free(outv);
     d2_free(map);
+    return rc;
+}
+
+/* Loop-carried values of the transform's own names (a `return a, b` inside
+ * a tensor loop) that become tuples are carried element by element: tup
+ * maps the loop's values to the flat list build_while_flat sees. */
+typedef struct tup_ctx {
+    loop_cbs *inner;
+    size_t n, nflat;
+    const size_t *arity; /* per value: 0 carried as is, k a tuple of k */
+    const bool *is_list;
+    d2_obj **undef;      /* per value: its value before the loop */
+    d2_obj **tmp, **tmp2;
+} tup_ctx;
+
+/* flat values -> the loop's values (new references in t->tmp) */
+static void tup_pack(d2_interp *I, tup_ctx *t, d2_obj **flat)
+{
+    size_t f = 0;
+    for (size_t j = 0; j < t->n; j++) {
+        if (!t->arity[j]) {
+            t->tmp[j] = d2_incref(flat[f++]);
+            continue;
+        }
+        size_t k = t->arity[j];
+        bool all_undef = true;
+        for (size_t i = 0; i < k; i++)
+            all_undef &= is_undef(I, flat[f + i]);
+        if (all_undef) {
+            t->tmp[j] = d2_incref(t->undef[j]);
+        } else {
+            d2_obj *r = t->is_list[j] ? d2_list_new(I, k) : tuple_n(I, k);
+            for (size_t i = 0; r && i < k; i++) {
+                if (t->is_list[j])
+                    D2_AS(d2_list, r)->items[i] = d2_incref(flat[f + i]);
+                else
+                    D2_AS(d2_tuple, r)->items[i] = d2_incref(flat[f + i]);
+            }
+            t->tmp[j] = r;
+        }
+        f += k;
+    }
+}
+
+/* the loop's values -> flat values (new references); -1 on a mismatch */
+static int tup_unpack(d2_interp *I, tup_ctx *t, d2_obj **vals, const char **names, d2_obj **flat)
+{
+    size_t f = 0;
+    for (size_t j = 0; j < t->n; j++) {
+        d2_obj *v = vals[j];
+        if (!t->arity[j]) {
+            flat[f++] = d2_incref(v);
+            continue;
+        }
+        size_t k = t->arity[j], nv = 0;
+        d2_obj **items = NULL;
+        if (v && (v->kind == D2_OBJ_TUPLE || v->kind == D2_OBJ_LIST))
+            items = tuple_items(v, &nv);
+        if (v && is_undef(I, v)) {
+            for (size_t i = 0; i < k; i++)
+                flat[f + i] = d2_incref(v);
+        } else if (items && nv == k) {
+            for (size_t i = 0; i < k; i++)
+                flat[f + i] = d2_incref(items[i]);
+        } else {
+            for (size_t i = 0; i < k; i++)
+                flat[f + i] = NULL;
+            D2_UNUSED(names);
+            d2_raise(I, "TypeError",
+                     "a value returned from inside a loop whose test is a tensor is a tuple of "
+                     "%zu in one place and a %s in another; every such return must give the "
+                     "same kind of value", k, v ? d2_type_name(v) : "nothing");
+            return -1;
+        }
+        f += k;
+    }
+    return 0;
+}
+
+static d2_obj *tup_cond(d2_interp *I, void *vctx, d2_obj **vals)
+{
+    tup_ctx *t = vctx;
+    tup_pack(I, t, vals);
+    d2_obj *r = NULL;
+    bool ok = true;
+    for (size_t j = 0; j < t->n; j++)
+        ok &= t->tmp[j] != NULL;
+    r = ok ? t->inner->cond(I, t->inner->ctx, t->tmp) : nomem(I);
+    decref_all(t->tmp, t->n);
+    return r;
+}
+
+static int tup_body(d2_interp *I, void *vctx, d2_obj **vals, d2_obj **out)
+{
+    tup_ctx *t = vctx;
+    tup_pack(I, t, vals);
+    int rc = -1;
+    bool ok = true;
+    for (size_t j = 0; j < t->n; j++) {
+        ok &= t->tmp[j] != NULL;
+        t->tmp2[j] = NULL;
+    }
+    if (!ok)
+        nomem(I);
+    else if (t->inner->body(I, t->inner->ctx, t->tmp, t->tmp2) == 0)
+        rc = tup_unpack(I, t, t->tmp2, NULL, out);
+    if (rc < 0)
+        decref_all(out, t->nflat);
+    decref_all(t->tmp, t->n);
+    decref_all(t->tmp2, t->n);
+    return rc;
+}
+
+/* build_while_flat, splitting loop-carried tuples of the transform's
+ * return values into their elements as the body reveals them. */
+static int build_while(d2_interp *I, size_t n, d2_obj **vals, const char **names, loop_cbs *cb,
+                       const char *what, d2_obj **out)
+{
+    split_info sp;
+    int nb = I->builder->prog->n_blocks;
+    int rc = build_while_flat(I, n, vals, names, cb, what, out, &sp);
+    if (rc != -2)
+        return rc;
+    size_t *arity = d2_calloc(n + 1, sizeof *arity);
+    bool *is_list = d2_calloc(n + 1, sizeof *is_list);
+    d2_obj **tmp = d2_calloc(2 * n + 1, sizeof *tmp);
+    d2_obj **fv = NULL, **fo = NULL;
+    const char **fnames = NULL;
+    char *fnbuf = NULL;
+    size_t *owner = NULL, nflat = n;
+    rc = -1;
+    if (!arity || !is_list || !tmp) {
+        nomem(I);
+        goto done;
+    }
+    size_t j = sp.j;
+    for (int attempt = 0;; attempt++) {
+        drop_blocks(I->builder->prog, nb);
+        if (attempt > 0) {
+            j = owner[sp.j];
+            if (arity[j]) {
+                d2_raise(I, "TypeError",
+                         "a value returned from inside %s holds a nested tuple or list; such a "
+                         "return may give a tensor or a flat tuple of tensors", what);
+                goto done;
+            }
+        }
+        if (attempt >= MAX_ATTEMPTS) {
+            d2_raise(I, "RuntimeError", "the loop variables of %s do not settle on fixed types",
+                     what);
+            goto done;
+        }
+        arity[j] = sp.k;
+        is_list[j] = sp.list;
+        nflat = 0;
+        for (size_t i = 0; i < n; i++)
+            nflat += arity[i] ? arity[i] : 1;
+        d2_free(fv);
+        d2_free(fnames);
+        d2_free(fnbuf);
+        d2_free(owner);
+        fv = d2_calloc(2 * nflat + 1, sizeof *fv);
+        fnames = d2_calloc(nflat + 1, sizeof *fnames);
+        fnbuf = d2_calloc(nflat + 1, 300);
+        owner = d2_calloc(nflat + 1, sizeof *owner);
+        if (!fv || !fnames || !fnbuf || !owner) {
+            nomem(I);
+            goto done;
+        }
+        fo = fv + nflat;
+        size_t f = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (!arity[i]) {
+                fv[f] = vals[i];
+                fnames[f] = names[i];
+                owner[f++] = i;
+                continue;
+            }
+            for (size_t e = 0; e < arity[i]; e++) {
+                char *nm = fnbuf + 300 * f;
+                snprintf(nm, 300, "%s[%zu]", names[i], e);
+                fv[f] = vals[i]; /* undefined before the loop */
+                fnames[f] = nm;
+                owner[f++] = i;
+            }
+        }
+        tup_ctx t = {cb, n, nflat, arity, is_list, vals, tmp, tmp + n};
+        loop_cbs tcb = {tup_cond, tup_body, &t};
+        rc = build_while_flat(I, nflat, fv, fnames, &tcb, what, fo, &sp);
+        if (rc == -2) {
+            rc = -1;
+            continue;
+        }
+        if (rc < 0)
+            goto done;
+        /* the flat results back into the loop's values */
+        tup_pack(I, &t, fo);
+        decref_all(fo, nflat);
+        for (size_t i = 0; i < n; i++) {
+            out[i] = tmp[i];
+            tmp[i] = NULL;
+            if (!out[i])
+                rc = -1;
+        }
+        if (rc < 0) {
+            decref_all(out, n);
+            nomem(I);
+        }
+        break;
+    }
+done:
+    d2_free(arity);
+    d2_free(is_list);
+    d2_free(tmp);
+    d2_free(fv);
+    d2_free(fnames);
+    d2_free(fnbuf);
+    d2_free(owner);
     return rc;
 }
 
@@ -2132,7 +2472,7 @@ static int for_step(d2_interp *I, d2_obj *body_fn, d2_obj *cond_fn, d2_obj *item
         goto done;
     if (p && is_sym(p)) {
         guard_ctx g = {body_fn, item, vars, n};
-        if (cond_core(I, p, guard_branch, &g, n, names, what, next) < 0)
+        if (cond_core(I, p, guard_branch, &g, n, names, what, NULL, next) < 0)
             goto done;
     } else {
         if (p) {
@@ -2509,6 +2849,41 @@ static d2_obj *JST_Len(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, 
     return n < 0 ? NULL : d2_int_new(I, n);
 }
 
+/* x.shape: ints for static dims; for a symbolic tensor, each dynamic dim is
+ * an element of paddle.shape(x), as Paddle's convert_shape does. */
+static d2_obj *JST_Shape(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+{
+    D2_UNUSED(self);
+    d2_obj *a[1] = {NULL};
+    if (d2_parse_args(I, "_jst.Shape", "x", args, nargs, kw, a) < 0)
+        return NULL;
+    d2_obj *x = a[0];
+    if (is_undef(I, x))
+        return raise_undef(I, x);
+    if (!is_sym(x) || TOBJ(x)->type.kind != D2_VALUE_TENSOR ||
+        d2_shape_is_static(&TOBJ(x)->type.shape))
+        return d2_getattr(I, x, "shape");
+    const d2_shape *s = &TOBJ(x)->type.shape;
+    d2_obj *sh = op_1(I, D2_OP_shape, x, NULL);
+    d2_obj *r = sh ? d2_list_new(I, (size_t)s->ndim) : NULL;
+    for (int k = 0; r && k < s->ndim; k++) {
+        d2_obj *v = NULL;
+        if (s->dims[k] >= 0) {
+            v = d2_int_new(I, s->dims[k]);
+        } else {
+            d2_obj *i = d2_int_new(I, k);
+            v = i ? d2_getitem(I, sh, i) : NULL;
+            d2_decref(i);
+        }
+        if (!v)
+            d2_setref(&r, NULL);
+        else
+            D2_AS(d2_list, r)->items[k] = v;
+    }
+    d2_decref(sh);
+    return r;
+}
+
 /* ======================================================================
  * Converting user functions
  * ====================================================================== */
@@ -2751,6 +3126,9 @@ static int convert(d2_interp *I, d2_obj *fobj, bool only_code, conv_result *r)
         d2_function *nf = D2_AS(d2_function, r->fn);
         d2_setref((d2_obj **)&nf->defaults, d2_incref((d2_obj *)f->defaults));
         d2_setref((d2_obj **)&nf->kw_defaults, d2_incref((d2_obj *)f->kw_defaults));
+        /* a recursive call inside reaches the converted function itself */
+        if (fattr_set(I, r->fn, "_dy2st_converted", I->true_) < 0)
+            goto done;
     }
     rc = 0;
 done:
@@ -2767,7 +3145,7 @@ static d2_obj *converted_callee(d2_interp *I, d2_obj *f)
 {
     d2_function *fn = D2_AS(d2_function, f);
     if (!fn->def || !fn->module || !fn->module->path || fn->module->path[0] == '<' ||
-        fattr(I, f, "_dy2st_static") ||
+        fattr(I, f, "_dy2st_static") || fattr(I, f, "_dy2st_converted") ||
         fattr(I, f, "_dy2st_not_to_static") || d2_xform_is_not_to_static(fn->def))
         return d2_incref(f);
     jit_state *s = JS(I);
@@ -3408,13 +3786,51 @@ static void retire_builder(d2_interp *I, const d2_builder *B)
         }
 }
 
+/* A tensor condition the transforms left to Python (the `if` of a
+ * comprehension, a condition inside a lambda) fails while building, and so
+ * does recursion whose depth a tensor decides (both branches of the
+ * converted `if` are built): with the tracer, s is then traced instead. True
+ * when it will be (the exception is cleared and the warning given where it
+ * was raised). */
+static bool late_fallback(d2_interp *I, sfn *s)
+{
+    if (!d2_trace_symbolic || I->opt.no_fallback || !I->exc)
+        return false;
+    char *why = NULL;
+    if (d2_exc_matches(I, d2_exc_class(I, "RecursionError"))) {
+        why = d2_strdup("recursion whose depth depends on a tensor cannot be converted");
+    } else if (d2_exc_matches(I, d2_exc_class(I, "TypeError"))) {
+        d2_obj *m = d2_str_of(I, I->exc);
+        if (m && m->kind == D2_OBJ_STR &&
+            strstr(D2_AS(d2_str, m)->s, "truth value of a symbolic tensor"))
+            why = d2_strdup("the truth value of a tensor is needed where the transforms cannot "
+                            "convert it");
+        d2_decref(m);
+    }
+    if (!why)
+        return false;
+    d2_span sp = I->exc_span;
+    const d2_module *mod = I->exc_module;
+    d2_exc_clear(I);
+    s->fallback = true;
+    s->why_span = sp;
+    d2_free(s->why);
+    s->why = why;
+    if (!I->opt.quiet_warnings)
+        d2_warn(I, sp, mod,
+                "%s; %s() is traced instead and its data-dependent branches are frozen", why,
+                D2_AS(d2_function, s->fn)->name);
+    return true;
+}
+
 /* Builds the Program of s for the call, prepared unless prepare is false. */
 static entry *compile(d2_interp *I, sfn *s, d2_obj **args, size_t nargs, d2_dict *kw, feeds *fd,
                       bool prepare)
 {
     if (sfn_convert(I, s) < 0)
         return NULL;
-    if (s->fallback || !s->conv) {
+    bool traced = s->fallback && d2_trace_symbolic && !I->opt.no_fallback;
+    if ((s->fallback || !s->conv) && !traced) {
         fallback_error(I, s);
         return NULL;
     }
@@ -3434,7 +3850,7 @@ static entry *compile(d2_interp *I, sfn *s, d2_obj **args, size_t nargs, d2_dict
     d2_obj **sym = d2_calloc(nargs + 1, sizeof *sym);
     d2_obj *kws = NULL, *result = NULL;
     d2_builder B = {p, 0, ++I->next_gen, I->builder, NULL};
-    bool ok = false;
+    bool ok = false, retry = false;
     if (!vars || !sym) {
         nomem(I);
         goto done;
@@ -3460,10 +3876,16 @@ static entry *compile(d2_interp *I, sfn *s, d2_obj **args, size_t nargs, d2_dict
         if (!kws)
             goto built;
     }
-    result = d2_call(I, s->conv, sym, nargs, kws ? D2_AS(d2_dict, kws) : NULL);
+    if (traced) /* unsupported syntax: trace the original on example inputs */
+        result = d2_trace_symbolic(I, &B, s->fn, sym, nargs, kws ? D2_AS(d2_dict, kws) : NULL,
+                                   vars, fd->t, fd->n);
+    else
+        result = d2_call(I, s->conv, sym, nargs, kws ? D2_AS(d2_dict, kws) : NULL);
     if (result) {
         e->tmpl = out_template(I, result, 0);
         ok = e->tmpl != NULL;
+    } else if (!traced) {
+        retry = late_fallback(I, s);
     }
 built:
     I->builder = B.outer;
@@ -3497,7 +3919,7 @@ done:
     d2_decref(result);
     if (!ok) {
         entry_free(e);
-        return NULL;
+        return retry ? compile(I, s, args, nargs, kw, fd, prepare) : NULL;
     }
     return e;
 }
@@ -3650,6 +4072,13 @@ static d2_obj *run_static(d2_interp *I, sfn *s, d2_obj **args, size_t nargs, d2_
                 nomem(I);
             goto done;
         }
+        d2_err cerr = {0};
+        d2_program_free(JS(I)->last_prog);
+        JS(I)->last_prog = d2_program_clone(e->prog, &cerr);
+        if (!JS(I)->last_prog) {
+            d2_raise_err(I, &cerr);
+            goto done;
+        }
     }
     r = run_entry(I, e, &fd);
 done:
@@ -3686,6 +4115,8 @@ static d2_obj *SF_call(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, 
     } else if (s->fallback || !s->conv) {
         if (I->builder)
             r = d2_call(I, s->fn, all, n, kwd);
+        else if (s->fallback && d2_trace_symbolic && !I->opt.no_fallback)
+            r = run_static(I, s, all, n, kwd); /* traced once per signature */
         else if (d2_trace_function && !I->opt.no_fallback)
             r = d2_trace_function(I, s->fn, all, n, kwd);
         else
@@ -3965,6 +4396,14 @@ static d2_program *program_for(d2_interp *I, d2_obj *target, d2_obj *specs)
     p = e->prog;
     e->prog = NULL;
     entry_free(e);
+    d2_err cerr = {0};
+    d2_program_free(JS(I)->last_prog);
+    JS(I)->last_prog = d2_program_clone(p, &cerr);
+    if (!JS(I)->last_prog) {
+        d2_raise_err(I, &cerr);
+        d2_program_free(p);
+        p = NULL;
+    }
 done:
     feeds_free(&fd);
     d2_buf_free(&key);
@@ -3985,6 +4424,34 @@ static char *model_path(const char *path)
     return r;
 }
 
+/* Creates the missing directories above file, as Paddle's jit.save does
+ * (mkdir -p of its dirname). 0, or -1 with err set. */
+static int make_parent_dirs(const char *file, d2_err *err)
+{
+    char *d = d2_strdup(file);
+    if (!d) {
+        d2_err_set(err, D2_ERR_NOMEM, "out of memory");
+        return -1;
+    }
+    char *last = strrchr(d, '/');
+    int rc = 0;
+    for (char *p = d + 1; last && p <= last; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        struct stat st;
+        if (stat(d, &st) < 0 && mkdir(d, 0777) < 0 && errno != EEXIST) {
+            d2_err_set(err, D2_ERR_IO, "paddle.jit.save: cannot create directory '%s': %s", d,
+                       strerror(errno));
+            rc = -1;
+            break;
+        }
+        *p = '/';
+    }
+    d2_free(d);
+    return rc;
+}
+
 /* paddle.jit.save(layer, path, input_spec=None, **configs) */
 static d2_obj *J_save(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
 {
@@ -4001,12 +4468,24 @@ static d2_obj *J_save(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d
         return NULL;
     char *file = model_path(path);
     d2_err err = {0};
-    int rc = file ? d2_model_save(p, file, &err) : -1;
+    int rc = file ? make_parent_dirs(file, &err) : -1;
+    if (rc == 0)
+        rc = d2_model_save(p, file, &err);
     d2_free(file);
     d2_program_free(p);
     if (rc < 0)
         return err.code ? d2_raise_err(I, &err) : nomem(I);
     return d2_none(I);
+}
+
+d2_program *d2_jit_last_program(d2_interp *I, d2_err *err)
+{
+    if (!JS(I) || !JS(I)->last_prog) {
+        d2_err_set(err, D2_ERR_INVALID, "no to_static function has been compiled yet: call it "
+                   "once before saving its program");
+        return NULL;
+    }
+    return d2_program_clone(JS(I)->last_prog, err);
 }
 
 /* ---- paddle.jit.load: TranslatedLayer ---- */
@@ -4725,9 +5204,74 @@ static int npz_has_prefix(void *vctx, const char *name, d2_tensor *t, d2_err *er
     return 0;
 }
 
+/* _jst._load_npz(path): every member of an .npz as a dict name -> Tensor
+ * (on the CPU), for scripts that compare outputs with stored ones. */
+static d2_obj *C_load_npz(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+{
+    D2_UNUSED(self);
+    d2_obj *a[1] = {NULL};
+    if (d2_parse_args(I, "_jst._load_npz", "path", args, nargs, kw, a) < 0)
+        return NULL;
+    const char *path = d2_to_cstr(I, a[0], "path");
+    if (!path)
+        return NULL;
+    npz_ctx c = {I, d2_dict_new(I), false};
+    if (!c.dict)
+        return NULL;
+    d2_err err = {0};
+    if (d2_jit_npz_load(path, npz_param, &c, &err) < 0) {
+        d2_decref(c.dict);
+        return err.code == D2_ERR_IO ? d2_raise(I, "FileNotFoundError", "%s", err.msg)
+                                     : d2_raise_err(I, &err);
+    }
+    return c.dict;
+}
+
+/* Sets dict[name] = Tensor for each array of a paddle.save pickle
+ * (.pdparams, .pdopt), read by the restricted unpickler. */
+static int pickle_to_dict(d2_interp *I, const char *path, d2_obj *dict, d2_err *err)
+{
+    d2_pickle_params pp;
+    if (d2_pickle_load_params(path, &pp, err) < 0)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < pp.n; i++) {
+        d2_obj *v = d2_tensor_wrap(I, pp.items[i].tensor);
+        rc = v ? d2_dict_set_str(I, D2_AS(d2_dict, dict), pp.items[i].name, v) : -1;
+        d2_decref(v);
+    }
+    d2_pickle_params_free(&pp);
+    if (rc < 0)
+        d2_err_set(err, D2_ERR_NOMEM, "out of memory");
+    return rc;
+}
+
+/* paddle.load(path): the dict name -> Tensor of a file paddle.save wrote
+ * (nested dicts flattened with '.'; see pickle.h). */
+static d2_obj *P_load(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+{
+    D2_UNUSED(self);
+    d2_obj *a[1] = {NULL};
+    if (d2_parse_args(I, "paddle.load", "path", args, nargs, kw, a) < 0)
+        return NULL;
+    const char *path = d2_to_cstr(I, a[0], "path");
+    if (!path)
+        return NULL;
+    d2_obj *dict = d2_dict_new(I);
+    if (!dict)
+        return NULL;
+    d2_err err = {0};
+    if (pickle_to_dict(I, path, dict, &err) < 0) {
+        d2_decref(dict);
+        return err.code == D2_ERR_IO ? d2_raise(I, "FileNotFoundError", "%s", err.msg)
+                                     : d2_raise_err(I, &err);
+    }
+    return dict;
+}
+
 /* _jst._load_params(layer, path): sets the Layer's state_dict from an .npz
- * (members "param/<key>" when there are any, else every member). Returns
- * the number of entries set. */
+ * (members "param/<key>" when there are any, else every member) or from a
+ * paddle.save pickle (.pdparams). Returns the number of entries set. */
 static d2_obj *C_load_params(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
                              d2_dict *kw)
 {
@@ -4741,21 +5285,20 @@ static d2_obj *C_load_params(d2_interp *I, d2_obj *self, d2_obj **args, size_t n
     if (!is_layer(I, a[0]))
         return d2_raise(I, "TypeError", "--params needs a Layer, got %s", d2_type_name(a[0]));
     size_t pl = strlen(path);
-    if (pl < 4 || strcmp(path + pl - 4, ".npz") != 0)
-        return d2_raise(I, "ValueError",
-                        "%s: parameters are read from .npz files (numpy.savez of the state_dict); "
-                        "Paddle's .pdparams pickles are not supported", path);
+    bool npz = pl >= 4 && strcmp(path + pl - 4, ".npz") == 0;
     bool prefixed = false;
     d2_err err = {0};
-    if (d2_jit_npz_load(path, npz_has_prefix, &prefixed, &err) < 0)
+    if (npz && d2_jit_npz_load(path, npz_has_prefix, &prefixed, &err) < 0)
         return err.code == D2_ERR_IO ? d2_raise(I, "FileNotFoundError", "%s", err.msg)
                                      : d2_raise_err(I, &err);
     npz_ctx c = {I, d2_dict_new(I), prefixed};
     if (!c.dict)
         return NULL;
-    if (d2_jit_npz_load(path, npz_param, &c, &err) < 0) {
+    if (npz ? d2_jit_npz_load(path, npz_param, &c, &err) < 0
+            : pickle_to_dict(I, path, c.dict, &err) < 0) {
         d2_decref(c.dict);
-        return d2_raise_err(I, &err);
+        return err.code == D2_ERR_IO ? d2_raise(I, "FileNotFoundError", "%s", err.msg)
+                                     : d2_raise_err(I, &err);
     }
     /* every key must name an entry of the state_dict */
     d2_obj *sd = d2_call_method(I, a[0], "state_dict", NULL, 0, NULL);
@@ -4846,11 +5389,11 @@ int d2_jit_init(d2_interp *I)
         {"IfElse", JST_IfElse}, {"IfExp", JST_IfExp}, {"While", JST_While},
         {"For", JST_For}, {"Range", JST_Range}, {"Enumerate", JST_Enumerate},
         {"And", JST_And}, {"Or", JST_Or}, {"Not", JST_Not},
-        {"Print", JST_Print}, {"Assert", JST_Assert}, {"Cast", JST_Cast},
+        {"Print", JST_Print}, {"Assert", JST_Assert}, {"Cast", JST_Cast}, {"Shape", JST_Shape},
         {"Len", JST_Len}, {"Call", JST_Call},
         {"_input_spec", C_input_spec}, {"_load_file", C_load_file}, {"_resolve", C_resolve},
         {"_program", C_program}, {"_save", C_save}, {"_load_params", C_load_params},
-        {"_cache_size", C_cache_size},
+        {"_cache_size", C_cache_size}, {"_load_npz", C_load_npz},
     };
     if (add_fns(I, s->jst, jst_fns, D2_COUNTOF(jst_fns)) < 0)
         return -1;
@@ -4920,6 +5463,8 @@ int d2_jit_init(d2_interp *I)
         if (s->orig_concat && s->orig_stack &&
             (d2_module_add_fn(I, D2_AS(d2_module, pd), "concat", P_concat, NULL) < 0 ||
              d2_module_add_fn(I, D2_AS(d2_module, pd), "stack", P_stack, NULL) < 0))
+            return -1;
+        if (d2_module_add_fn(I, D2_AS(d2_module, pd), "load", P_load, NULL) < 0)
             return -1;
         if (d2_dict_set_str(I, pdd, "jit", (d2_obj *)s->jit) < 0 ||
             d2_dict_set_str(I, pdd, "static", (d2_obj *)s->statics) < 0)

@@ -41,6 +41,12 @@ int d2_jit_init(d2_interp *I);
  * the construct. */
 d2_obj *d2_trace_function(d2_interp *I, d2_obj *fn, d2_obj **args, size_t nargs, d2_dict *kwargs);
 
+/* A copy of the Program that a to_static call compiled most recently (its
+ * parameters share data with the Layer), for ProgramTranslator's
+ * save_inference_model / get_program. Caller frees; NULL with err set when
+ * nothing was compiled yet. */
+d2_program *d2_jit_last_program(d2_interp *I, d2_err *err);
+
 /* Reads every array of an .npz file (numpy.savez: a zip archive of stored
  * .npy members; savez_compressed's deflated members are refused). fn is called
  * with each member's name (without ".npy") and a new CPU tensor it borrows;

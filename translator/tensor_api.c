@@ -1,5 +1,6 @@
 /* tensor_api.c - the Paddle API subset: tensors, ops, paddle.nn.functional, nn.Layer and layers. */
 #include "tensor_api.h"
+#include "static_api.h"
 
 #include <ctype.h>
 #include <float.h>
@@ -11,6 +12,7 @@
 #include <strings.h>
 
 #include "ast.h"
+#include "trace.h"
 
 /* ======================================================================
  * State
@@ -918,8 +920,17 @@ static int apply_named(d2_interp *I, const char *fname, d2_op_id op, d2_obj **in
     if (ST(I)->no_grad)
         sg = true;
     int rc;
-    if (I->builder) {
+    /* outside of a build, an op on a symbolic tensor of a static Program
+     * (paddle.static.data after paddle.enable_static) extends that Program */
+    d2_builder *owner = I->builder;
+    for (int i = 0; !owner && i < n_in; i++)
+        if (inputs[i] && is_sym(inputs[i]))
+            owner = TOBJ(inputs[i])->builder;
+    if (owner) {
+        d2_builder *saved = I->builder;
+        I->builder = owner;
         rc = apply_static(I, fname, op, inputs, n_in, attrs, outs, n_out);
+        I->builder = saved;
     } else {
         d2_tensor *sin[16], *sout[16];
         d2_tensor **in = n_in <= 16 ? sin : d2_calloc((size_t)n_in, sizeof *in);
@@ -1306,6 +1317,8 @@ int d2_pd_truth(d2_interp *I, d2_obj *t)
             "use it as the condition of an if/while that dy2st converts, or paddle.static.nn.cond");
         return -1;
     }
+    if (I->tracer)
+        d2_trace_frozen(I, t, D2_FREEZE_BOOL);
     d2_tensor *h = d2_pd_host(I, t, "bool(Tensor)");
     if (!h)
         return -1;
@@ -1451,7 +1464,9 @@ static d2_obj *tensor_to_string(d2_interp *I, d2_obj *o)
     d2_tensor_obj *to = TOBJ(o);
     d2_buf b;
     d2_buf_init(&b);
-    if (!to->t) {
+    if (!to->t && d2_static_var_text(I, o, &b)) {
+        /* a Variable of a Program built by hand: Paddle's text */
+    } else if (!to->t) {
         d2_buf_puts(&b, "Tensor(shape=");
         shape_list_str(&b, &to->type.shape);
         d2_buf_printf(&b, ", dtype=%s, symbolic, var=%s)", dtname(to->type.dtype),
@@ -2042,6 +2057,8 @@ static d2_obj *tensor_getitem(d2_interp *I, d2_obj *x, d2_obj *key)
 
 static int tensor_setitem(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v)
 {
+    if (I->tracer)
+        d2_trace_frozen(I, x, D2_FREEZE_SETITEM);
     return setitem_impl(I, x, key, v, "Tensor.__setitem__");
 }
 
@@ -2538,6 +2555,16 @@ static d2_obj *fill_value(d2_interp *I, d2_obj *o, const char *fname, double *v,
         *kind = 2;
         return o;
     }
+    if (o->kind == D2_OBJ_STR) { /* Paddle also takes the number as a string: "0.5" */
+        const char *str = D2_AS(d2_str, o)->s;
+        char *end;
+        double f = strtod(str, &end);
+        if (end != str && *end == 0) {
+            *v = f;
+            *kind = 2;
+            return o;
+        }
+    }
     return d2_raise(I, "TypeError", "%s: fill_value must be a number, got %s", fname,
                     d2_type_name(o));
 }
@@ -2735,7 +2762,7 @@ static d2_obj *f_linspace(d2_interp *I, d2_obj *self, d2_obj **args, size_t narg
     /* Paddle's kernel: the first half from start, the second half from stop */
     int64_t half = n / 2;
     for (int64_t i = 0; i < n; i++)
-        v[i] = i < half ? s + step * (double)i : e - step * (double)(n - 1 - i);
+        v[i] = i < half || n == 1 ? s + step * (double)i : e - step * (double)(n - 1 - i);
     d2_tensor *t = host_from_doubles(I, (d2_dtype)dt, 1, &n, v);
     d2_free(v);
     return t ? wrap_host(I, t) : NULL;
@@ -2892,7 +2919,13 @@ static d2_obj *f_seed(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d
     if (get_int(I, a[0], "paddle.seed", "seed", &s) < 0)
         return NULL;
     d2_mt_seed(&ST(I)->rng, (uint32_t)s);
-    return d2_none(I);
+    d2_obj *m = d2_dict_get_str(I, I->modules, "paddle.base.libpaddle");
+    d2_obj *g = m && m->kind == D2_OBJ_MODULE
+                    ? d2_dict_get_str(I, D2_AS(d2_module, m)->dict, "Generator")
+                    : NULL;
+    if (!g || g->kind != D2_OBJ_CLASS)
+        return d2_none(I);
+    return d2_instance_new(I, D2_AS(d2_class, g));
 }
 
 /* ---- reductions with irregular arguments ---- */
@@ -3464,6 +3497,89 @@ static d2_obj *f_assign(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
     return r;
 }
 
+/* x's values as a contiguous float64 host tensor (concrete tensors only). */
+static d2_tensor *host_f64(d2_interp *I, d2_obj *o, const char *fname)
+{
+    if (!is_tensor(o)) {
+        d2_raise(I, "TypeError", "%s: expected a Tensor, got %s", fname, d2_type_name(o));
+        return NULL;
+    }
+    if (is_sym(o)) {
+        d2_raise(I, "NotImplementedError", "%s: not supported inside to_static", fname);
+        return NULL;
+    }
+    d2_obj *c = cast_to(I, fname, o, D2_F64);
+    d2_tensor *h = c ? d2_pd_host(I, c, fname) : NULL;
+    d2_decref(c);
+    if (!h)
+        return NULL;
+    d2_err err = {0};
+    d2_tensor *r = d2_tensor_contiguous(h, &err);
+    d2_tensor_unref(h);
+    if (!r)
+        d2_raise_err(I, &err);
+    return r;
+}
+
+/* paddle.allclose and paddle.equal_all: a 0-d bool tensor, computed on the host.
+ * close: |x - y| <= atol + rtol * |y|, infinities equal when equal, NaNs when equal_nan. */
+static d2_obj *all_close(d2_interp *I, const char *fname, d2_obj *x, d2_obj *y, bool exact,
+                         double rtol, double atol, bool equal_nan)
+{
+    d2_tensor *hx = host_f64(I, x, fname);
+    d2_tensor *hy = hx ? host_f64(I, y, fname) : NULL;
+    if (!hy) {
+        if (hx)
+            d2_tensor_unref(hx);
+        return NULL;
+    }
+    d2_shape sx, sy;
+    d2_tensor_get_shape(hx, &sx);
+    d2_tensor_get_shape(hy, &sy);
+    bool same = sx.ndim == sy.ndim;
+    for (int k = 0; same && k < sx.ndim; k++)
+        same = sx.dims[k] == sy.dims[k];
+    d2_obj *r = NULL;
+    if (!same && !exact) {
+        r = d2_raise(I, "ValueError", "%s: x and y must have the same shape", fname);
+    } else {
+        bool ok = same;
+        const double *a = d2_tensor_data(hx), *b = d2_tensor_data(hy);
+        for (int64_t i = 0, n = d2_tensor_numel(hx); ok && i < n; i++) {
+            if (exact)
+                ok = a[i] == b[i];
+            else if (isnan(a[i]) || isnan(b[i]))
+                ok = equal_nan && isnan(a[i]) && isnan(b[i]);
+            else if (isinf(a[i]) || isinf(b[i]))
+                ok = a[i] == b[i];
+            else
+                ok = fabs(a[i] - b[i]) <= atol + rtol * fabs(b[i]);
+        }
+        r = const_tensor(I, 0, ok, true, D2_BOOL);
+    }
+    d2_tensor_unref(hx);
+    d2_tensor_unref(hy);
+    return r;
+}
+
+static d2_obj *f_allclose(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+{
+    D2_UNUSED(self);
+    const char *fname = "paddle.allclose";
+    PARSE(fname, "x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None", 6);
+    if (!is_number(a[2]) || !is_number(a[3]))
+        return d2_raise(I, "TypeError", "%s: rtol and atol must be numbers", fname);
+    return all_close(I, fname, a[0], a[1], false, num_value(a[2]), num_value(a[3]),
+                     d2_truthy(I, a[4]) == 1);
+}
+
+static d2_obj *f_equal_all(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+{
+    D2_UNUSED(self);
+    PARSE("paddle.equal_all", "x, y, name=None", 3);
+    return all_close(I, "paddle.equal_all", a[0], a[1], true, 0, 0, false);
+}
+
 static d2_obj *f_is_tensor(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
 {
     D2_UNUSED(self);
@@ -3507,6 +3623,17 @@ static d2_obj *f_noop(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d
     D2_UNUSED(nargs);
     D2_UNUSED(kw);
     return d2_none(I);
+}
+
+/* repr(paddle.CPUPlace()): Paddle's form */
+static d2_obj *f_cpu_place_repr(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
+                                d2_dict *kw)
+{
+    D2_UNUSED(self);
+    D2_UNUSED(args);
+    D2_UNUSED(nargs);
+    D2_UNUSED(kw);
+    return d2_str_from(I, "Place(cpu)");
 }
 
 /* ======================================================================
@@ -4464,8 +4591,11 @@ static d2_obj *tensor_getattr(d2_interp *I, d2_obj *o, const char *name)
     d2_tensor_obj *t = TOBJ(o);
     switch (name[0]) {
     case 's':
-        if (strcmp(name, "shape") == 0)
+        if (strcmp(name, "shape") == 0) {
+            if (I->tracer)
+                d2_trace_frozen(I, o, D2_FREEZE_SHAPE);
             return shape_pylist(I, &t->type.shape);
+        }
         if (strcmp(name, "size") == 0) {
             int64_t n = d2_shape_numel(&t->type.shape);
             return d2_int_new(I, n);
@@ -4544,6 +4674,8 @@ static int tensor_setattr(d2_interp *I, d2_obj *o, const char *name, d2_obj *v)
 
 static int64_t tensor_len(d2_interp *I, d2_obj *o)
 {
+    if (I->tracer)
+        d2_trace_frozen(I, o, D2_FREEZE_LEN);
     const d2_shape *s = &obj_type(o)->shape;
     if (s->ndim == 0) {
         d2_raise(I, "TypeError", "len() of a 0-D tensor");
@@ -4593,6 +4725,8 @@ static d2_obj *tensor_get_iter(d2_interp *I, d2_obj *o)
 /* One-element tensor as a Python number (int(t), float(t), index use). */
 static d2_obj *tensor_to_number(d2_interp *I, d2_obj *o, d2_obj_kind to)
 {
+    if (I->tracer)
+        d2_trace_frozen(I, o, to == D2_OBJ_FLOAT ? D2_FREEZE_FLOAT : D2_FREEZE_INT);
     d2_tensor *h = d2_pd_host(I, o, to == D2_OBJ_FLOAT ? "float(Tensor)" : "int(Tensor)");
     if (!h)
         return NULL;
@@ -4661,6 +4795,8 @@ static const d2_type_hooks tensor_hooks = {
 static d2_obj *m_numpy(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
 {
     SELF_ARG("Tensor.numpy");
+    if (I->tracer)
+        d2_trace_frozen(I, self, D2_FREEZE_NUMPY);
     D2_UNUSED(args);
     D2_UNUSED(kw);
     if (nargs)
@@ -4679,6 +4815,8 @@ static d2_obj *m_numpy(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, 
 static d2_obj *m_item(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
 {
     SELF_ARG("Tensor.item");
+    if (I->tracer)
+        d2_trace_frozen(I, self, D2_FREEZE_ITEM);
     D2_UNUSED(kw);
     d2_tensor *h = d2_pd_host(I, self, "Tensor.item");
     if (!h)
@@ -4711,6 +4849,8 @@ static d2_obj *m_item(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d
 static d2_obj *m_tolist(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
 {
     SELF_ARG("Tensor.tolist");
+    if (I->tracer)
+        d2_trace_frozen(I, self, D2_FREEZE_TOLIST);
     D2_UNUSED(args);
     D2_UNUSED(kw);
     d2_tensor *h = d2_pd_host(I, self, "Tensor.tolist");
@@ -7774,6 +7914,19 @@ int d2_tensor_api_init(d2_interp *I)
     d2_module *fw = new_module(I, "paddle.framework", pd, "framework");
     if (!nn || !F || !ini || !fluid || !dyg || !fw)
         return -1;
+    /* Paddle 2.6 names paddle.fluid paddle.base; its docs use both spellings
+     * (import paddle.base as base; from paddle.base.dygraph.base import to_variable) */
+    if (set_attr(I, pd, "base", (d2_obj *)fluid) < 0 ||
+        d2_dict_set_str(I, I->modules, "paddle.base", (d2_obj *)fluid) < 0 ||
+        d2_dict_set_str(I, I->modules, "paddle.base.dygraph", (d2_obj *)dyg) < 0 ||
+        d2_dict_set_str(I, I->modules, "paddle.base.dygraph.base", (d2_obj *)dyg) < 0)
+        return -1;
+    /* paddle.seed returns the generator, which doc examples show by its repr */
+    d2_module *lp = new_module(I, "paddle.base.libpaddle", NULL, NULL);
+    if (!lp || !new_class(I, lp, "paddle.base.libpaddle.Generator", NULL, NULL, 0) ||
+        d2_dict_set_str(I, lp->dict, "Generator",
+                        d2_dict_get_str(I, lp->dict, "paddle.base.libpaddle.Generator")) < 0)
+        return -1;
     if (init_tensor_class(I, s) < 0 || set_attr(I, pd, "Tensor", (d2_obj *)s->tensor_cls) < 0)
         return -1;
     /* dtypes */
@@ -7827,6 +7980,9 @@ int d2_tensor_api_init(d2_interp *I)
         {"dot", f_dot},
         {"assign", f_assign},
         {"is_tensor", f_is_tensor},
+        {"allclose", f_allclose},
+        {"equal_all", f_equal_all},
+        {"tolist", m_tolist},
         {"set_device", f_set_device},
         {"get_device", f_get_device},
         {"in_dynamic_mode", f_true},
@@ -7873,7 +8029,9 @@ int d2_tensor_api_init(d2_interp *I)
         {"__init__", f_noop}, {"__enter__", f_noop}, {"__exit__", NG_exit}};
     d2_class *guard = new_class(I, dyg, "guard", NULL, guard_m, D2_COUNTOF(guard_m));
     static const method_entry place_methods[] = {{"__init__", f_noop}};
-    s->place_cls = new_class(I, pd, "CPUPlace", NULL, place_methods, 1);
+    static const method_entry cpu_place_m[] = {{"__init__", f_noop},
+                                               {"__repr__", f_cpu_place_repr}};
+    s->place_cls = new_class(I, pd, "CPUPlace", NULL, cpu_place_m, D2_COUNTOF(cpu_place_m));
     d2_class *cuda_place = new_class(I, pd, "CUDAPlace", NULL, place_methods, 1);
     if (!s->ctx_cls || !guard || !s->place_cls || !cuda_place ||
         set_attr(I, dyg, "no_grad", (d2_obj *)s->ctx_cls) < 0 ||

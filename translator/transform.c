@@ -907,6 +907,17 @@ static d2_ast_expr *rewrite_expr(X *x, d2_ast_expr *e, int ctl)
         return e;
     case D2_AST_IF_EXP: return rewrite_if_exp(x, e);
     case D2_AST_CALL: return rewrite_call(x, e, ctl);
+    case D2_AST_ATTRIBUTE:
+        /* x.shape -> _jst.Shape(x): tensors for dynamic dims (not paddle.shape) */
+        if (e->attribute.ctx == D2_CTX_LOAD && strcmp(e->attribute.attr, "shape") == 0) {
+            const d2_ast_expr *root = e->attribute.value;
+            while (root->kind == D2_AST_ATTRIBUTE)
+                root = root->attribute.value;
+            if (root->kind == D2_AST_NAME && is_library_root(x, root->name.id))
+                return e;
+            return call1(x, jst(x, "Shape", e->span), e->attribute.value, e->span);
+        }
+        return e;
     default: return e;
     }
 }

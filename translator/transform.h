@@ -70,6 +70,10 @@
  *                             a tensor is cast (int64 / float32 / bool).
  *   _jst.Len(x)               len(x); a tensor whose first dim is dynamic
  *                             gives a tensor.
+ *   _jst.Shape(x)             x.shape (not paddle.shape & co.); for a
+ *                             symbolic tensor, a list with ints for static
+ *                             dims and elements of paddle.shape(x) for
+ *                             dynamic ones.
  *   _jst.Call(f)              returns what to call for f(...): f itself for
  *                             builtins and library functions, the converted
  *                             function for a user function or a Layer's

@@ -7,7 +7,15 @@
 /* Returns the OpenCL backend for device `index` (over all platforms, in
  * listing order), creating it on first use; NULL with a clear error when the
  * loader, a platform or the device is missing (D2_ERR_DEVICE). Backends live
- * until exit. Thread-safe. */
+ * until exit. Thread-safe. The ICD loader is libOpenCL.so.1 (or .so), or the
+ * library DY2ST_OPENCL_LIBRARY names.
+ *
+ * A Program runs wholly on the device: the host reads back only cond and
+ * while_loop predicates (and the few small values ops need on the host:
+ * tensor-array indices, arange bounds, shape operands, print/assert).
+ * Kernels that find bad input (an index out of range, integer division by
+ * zero) set a device flag that is read with the next download or sync, so
+ * such an error is reported there; d2_op_run syncs after each op. */
 d2_backend *d2_opencl_backend(int index, d2_err *err);
 /* Writes one line per device ("N: platform / device (version)") into out;
  * returns the number of devices or -1 with err set. */
@@ -31,6 +39,24 @@ void d2_opencl_set_fp64(d2_backend *be, bool on);
  * GPUs and accelerators, simple on CPUs, where PoCL runs it far faster). */
 void d2_opencl_set_gemm_tiled(d2_backend *be, int mode);
 
+/* Counters of one device's traffic since its creation or the last reset:
+ * host<->device transfers (each upload/download call, with bytes), device-side
+ * copies, kernel launches, and device buffers newly created versus taken from
+ * the backend's pool of freed buffers. Setting DY2ST_OPENCL_STATS=1 in the
+ * environment prints them for every device used when the process exits. */
+typedef struct d2_opencl_stats {
+    uint64_t uploads, upload_bytes;
+    uint64_t downloads, download_bytes;
+    uint64_t copies;
+    uint64_t launches;
+    uint64_t buffers_created, buffers_reused;
+} d2_opencl_stats;
+/* Fills *out with be's counters (all zero when be is not an OpenCL backend). */
+void d2_opencl_get_stats(d2_backend *be, d2_opencl_stats *out);
+void d2_opencl_reset_stats(d2_backend *be);
+/* Releases every pooled (freed, kept for reuse) buffer of be. */
+void d2_opencl_trim_pool(d2_backend *be);
+
 #ifdef D2_OPENCL_INTERNAL
 /* ---- internal: shared by opencl_backend.c and opencl_ops.c only ---- */
 #define CL_TARGET_OPENCL_VERSION 120
@@ -52,6 +78,7 @@ void d2_opencl_set_gemm_tiled(d2_backend *be, int mode);
     X(cl_int, ReleaseCommandQueue, (cl_command_queue))                                             \
     X(cl_mem, CreateBuffer, (cl_context, cl_mem_flags, size_t, void *, cl_int *))                  \
     X(cl_int, ReleaseMemObject, (cl_mem))                                                          \
+    X(cl_int, GetMemObjectInfo, (cl_mem, cl_mem_info, size_t, void *, size_t *))                   \
     X(cl_int, EnqueueWriteBuffer,                                                                  \
       (cl_command_queue, cl_mem, cl_bool, size_t, size_t, const void *, cl_uint, const cl_event *, \
        cl_event *))                                                                                \
@@ -98,6 +125,25 @@ typedef struct ocl_kentry {
 } ocl_kentry;
 
 #define OCL_KCACHE 1024
+#define OCL_POOL_MAX 256
+#define OCL_CHECKS 32
+
+/* What a checked kernel's flag means (see ocl_check_begin). */
+typedef enum {
+    OCL_CHECK_DIV,    /* integer division: 1 division by zero, 2 0 to a negative power */
+    OCL_CHECK_GATHER, /* gather/index_select: the first bad position, INT32_MAX none */
+    OCL_CHECK_EMBED,  /* embedding: the first bad position, INT32_MAX none */
+} ocl_check_kind;
+
+/* One checked launch whose flag has not been read yet. */
+typedef struct ocl_check {
+    cl_mem flag;
+    ocl_check_kind kind;
+    cl_int init;
+    char op[32];
+    int64_t axis, size; /* gather: axis and its size; embedding: the number of rows */
+    d2_tensor *index;   /* the indices (a reference), to name a bad one */
+} ocl_check;
 
 /* One device. The d2_backend comes first so a d2_backend* is an ocl_dev*.
  * `mu` guards the lazy program build, the kernel cache and every
@@ -121,6 +167,24 @@ typedef struct ocl_dev {
     cl_program program;
     ocl_kentry kcache[OCL_KCACHE];
     cl_mem dummy; /* 64 bytes, for unused buffer arguments */
+    d2_opencl_stats stats; /* updated with __atomic builtins */
+    /* Checked launches (bad indices, integer division by zero) report through
+     * flags read at the next download or sync, together with whatever is read
+     * then, so that a Program makes no extra round trip for them. errbuf
+     * holds 16 bytes of the downloaded value and one int per check. */
+    pthread_mutex_t chk_mu;
+    cl_mem errbuf;
+    int n_checks;
+    ocl_check checks[OCL_CHECKS];
+    /* Freed buffers kept for reuse (guarded by pool_mu): a loop that frees and
+     * allocates the same sizes every iteration allocates nothing new. */
+    pthread_mutex_t pool_mu;
+    int pool_n;
+    size_t pool_bytes, pool_max_bytes;
+    struct {
+        cl_mem m;
+        size_t size;
+    } pool[OCL_POOL_MAX];
 } ocl_dev;
 
 /* Kernel arguments collected before a launch (values are copied in). */
@@ -158,6 +222,14 @@ cl_kernel ocl_kernel(ocl_dev *d, const char *name, size_t *max_wg, d2_err *err);
  * NULL) in `dims` dimensions. gws must already be a multiple of lws. */
 int ocl_run(ocl_dev *d, const char *name, int dims, const size_t *gws, const size_t *lws,
             const ocl_args *a, d2_err *err);
+/* Starts a checked launch: returns a flag buffer set to init on the device
+ * (no host transfer), or NULL with err set. After enqueueing the kernel, hand
+ * it to ocl_check_commit (which takes a reference to index when given); on
+ * failure before that, to ocl_check_abort. */
+cl_mem ocl_check_begin(ocl_dev *d, cl_int init, d2_err *err);
+int ocl_check_commit(ocl_dev *d, cl_mem flag, cl_int init, ocl_check_kind kind, const char *op,
+                     int64_t axis, int64_t size, d2_tensor *index, d2_err *err);
+void ocl_check_abort(ocl_dev *d, cl_mem flag);
 /* A temporary device buffer of n bytes (at least 8); release with ocl_release. */
 cl_mem ocl_temp(ocl_dev *d, size_t n, d2_err *err);
 void ocl_release(cl_mem m);

@@ -133,10 +133,19 @@ static void disc_fail(d2_errcode code, const char *fmt, ...)
 static void discover(void)
 {
     d2_err err = {0};
-    loader_handle = load_api("libOpenCL.so.1", &ocl, &err);
-    if (!loader_handle) {
-        d2_err_clear(&err);
-        loader_handle = load_api("libOpenCL.so", &ocl, &err);
+    const char *lib = getenv("DY2ST_OPENCL_LIBRARY");
+    if (lib && *lib) {
+        loader_handle = load_api(lib, &ocl, &err);
+        if (!loader_handle) {
+            disc_fail(err.code, "%s (named by DY2ST_OPENCL_LIBRARY)", err.msg);
+            return;
+        }
+    } else {
+        loader_handle = load_api("libOpenCL.so.1", &ocl, &err);
+        if (!loader_handle) {
+            d2_err_clear(&err);
+            loader_handle = load_api("libOpenCL.so", &ocl, &err);
+        }
     }
     if (!loader_handle) {
         disc_fail(err.code, "%s", err.msg);
@@ -219,13 +228,108 @@ int d2_opencl_list_devices(d2_buf *out, d2_err *err)
     return n_devices;
 }
 
+/* ---- counters ---- */
+
+#define STAT_ADD(d, field, v) __atomic_fetch_add(&(d)->stats.field, (uint64_t)(v), __ATOMIC_RELAXED)
+
+void d2_opencl_get_stats(d2_backend *be, d2_opencl_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!be || be->kind != D2_BACKEND_OPENCL)
+        return;
+    ocl_dev *d = (ocl_dev *)be;
+#define G(f) out->f = __atomic_load_n(&d->stats.f, __ATOMIC_RELAXED);
+    G(uploads) G(upload_bytes) G(downloads) G(download_bytes) G(copies) G(launches)
+    G(buffers_created) G(buffers_reused)
+#undef G
+}
+
+void d2_opencl_reset_stats(d2_backend *be)
+{
+    if (!be || be->kind != D2_BACKEND_OPENCL)
+        return;
+    ocl_dev *d = (ocl_dev *)be;
+#define Z(f) __atomic_store_n(&d->stats.f, 0, __ATOMIC_RELAXED);
+    Z(uploads) Z(upload_bytes) Z(downloads) Z(download_bytes) Z(copies) Z(launches)
+    Z(buffers_created) Z(buffers_reused)
+#undef Z
+}
+
+/* With DY2ST_OPENCL_STATS set (and not "0"), prints every used device's
+ * counters to stderr at exit. */
+static void print_stats_at_exit(void)
+{
+    for (int i = 0; i < MAX_DEVICES; i++) {
+        ocl_dev *d = devs[i];
+        if (!d)
+            continue;
+        d2_opencl_stats st;
+        d2_opencl_get_stats(&d->be, &st);
+        fprintf(stderr,
+                "dy2st: opencl:%d (%s): %llu kernel launches, %llu uploads (%llu bytes), "
+                "%llu downloads (%llu bytes), %llu device copies, %llu buffers created, "
+                "%llu reused\n",
+                i, d->name, (unsigned long long)st.launches, (unsigned long long)st.uploads,
+                (unsigned long long)st.upload_bytes, (unsigned long long)st.downloads,
+                (unsigned long long)st.download_bytes, (unsigned long long)st.copies,
+                (unsigned long long)st.buffers_created, (unsigned long long)st.buffers_reused);
+    }
+}
+
 /* ---- buffers and transfers ---- */
+
+/* The size a buffer of n bytes is allocated with, so that freed buffers can be
+ * reused for requests of nearly the same size: multiples of 256 bytes up to
+ * 4 KiB, then four classes per power of two (at most 25% larger). */
+static size_t size_class(size_t n)
+{
+    if (n <= 4096)
+        return (n + 255) & ~(size_t)255;
+    size_t p = 4096;
+    while (p * 2 < n && p < ((size_t)1 << 62))
+        p *= 2;
+    size_t step = p / 4;
+    size_t c = (n + step - 1) / step * step;
+    return c < n ? n : c;
+}
+
+/* Takes a pooled buffer of exactly `size` bytes, or NULL. */
+static cl_mem pool_take(ocl_dev *d, size_t size)
+{
+    cl_mem m = NULL;
+    pthread_mutex_lock(&d->pool_mu);
+    for (int i = d->pool_n - 1; i >= 0; i--)
+        if (d->pool[i].size == size) {
+            m = d->pool[i].m;
+            d->pool_bytes -= size;
+            d->pool[i] = d->pool[--d->pool_n];
+            break;
+        }
+    pthread_mutex_unlock(&d->pool_mu);
+    return m;
+}
+
+void d2_opencl_trim_pool(d2_backend *be)
+{
+    if (!be || be->kind != D2_BACKEND_OPENCL)
+        return;
+    ocl_dev *d = (ocl_dev *)be;
+    pthread_mutex_lock(&d->pool_mu);
+    for (int i = 0; i < d->pool_n; i++)
+        ocl.ReleaseMemObject(d->pool[i].m);
+    d->pool_n = 0;
+    d->pool_bytes = 0;
+    pthread_mutex_unlock(&d->pool_mu);
+}
 
 static void *be_alloc(d2_backend *be, size_t n, d2_err *err)
 {
     ocl_dev *d = (ocl_dev *)be;
     if (n < 8)
         n = 8;
+    size_t want = size_class(n);
+    if (want > d->max_alloc)
+        want = n;
     if (n > d->max_alloc) {
         d2_err_set(err, D2_ERR_NOMEM,
                    "OpenCL device %s: cannot allocate %zu bytes: more than the device's largest "
@@ -233,22 +337,52 @@ static void *be_alloc(d2_backend *be, size_t n, d2_err *err)
                    d->name, n, (unsigned long long)d->max_alloc);
         return NULL;
     }
+    cl_mem m = pool_take(d, want);
+    if (m) {
+        STAT_ADD(d, buffers_reused, 1);
+        return m;
+    }
     cl_int rc;
-    cl_mem m = ocl.CreateBuffer(d->ctx, CL_MEM_READ_WRITE, n, NULL, &rc);
+    m = ocl.CreateBuffer(d->ctx, CL_MEM_READ_WRITE, want, NULL, &rc);
+    if ((!m || rc != CL_SUCCESS) && d->pool_n > 0) {
+        /* the pooled buffers may be what fills the device: release them, retry */
+        d2_opencl_trim_pool(be);
+        m = ocl.CreateBuffer(d->ctx, CL_MEM_READ_WRITE, want, NULL, &rc);
+    }
     if (!m || rc != CL_SUCCESS) {
         char what[64];
         snprintf(what, sizeof what, "allocating %zu bytes", n);
         ocl_fail(d, err, what, rc == CL_SUCCESS ? CL_MEM_OBJECT_ALLOCATION_FAILURE : rc);
         return NULL;
     }
+    STAT_ADD(d, buffers_created, 1);
     return m;
 }
 
+/* Keeps the buffer for reuse when the pool has room, else releases it. The
+ * queue is in order, so work still queued on the buffer's old contents runs
+ * before anything its next owner enqueues. */
 static void be_free(d2_backend *be, void *buf)
 {
-    D2_UNUSED(be);
-    if (buf)
-        ocl.ReleaseMemObject((cl_mem)buf);
+    ocl_dev *d = (ocl_dev *)be;
+    if (!buf)
+        return;
+    size_t size = 0;
+    if (ocl.GetMemObjectInfo((cl_mem)buf, CL_MEM_SIZE, sizeof size, &size, NULL) == CL_SUCCESS &&
+        size > 0) {
+        pthread_mutex_lock(&d->pool_mu);
+        bool kept = d->pool_n < OCL_POOL_MAX && d->pool_bytes + size <= d->pool_max_bytes;
+        if (kept) {
+            d->pool[d->pool_n].m = (cl_mem)buf;
+            d->pool[d->pool_n].size = size;
+            d->pool_n++;
+            d->pool_bytes += size;
+        }
+        pthread_mutex_unlock(&d->pool_mu);
+        if (kept)
+            return;
+    }
+    ocl.ReleaseMemObject((cl_mem)buf);
 }
 
 static int be_upload(d2_backend *be, void *dst, size_t dst_off, const void *src, size_t n,
@@ -257,9 +391,125 @@ static int be_upload(d2_backend *be, void *dst, size_t dst_off, const void *src,
     ocl_dev *d = (ocl_dev *)be;
     if (n == 0)
         return 0;
+    STAT_ADD(d, uploads, 1);
+    STAT_ADD(d, upload_bytes, n);
     cl_int rc =
         ocl.EnqueueWriteBuffer(d->queue, (cl_mem)dst, CL_TRUE, dst_off, n, src, 0, NULL, NULL);
     return rc == CL_SUCCESS ? 0 : ocl_fail(d, err, "upload (clEnqueueWriteBuffer)", rc);
+}
+
+/* ---- deferred checks ---- */
+
+cl_mem ocl_check_begin(ocl_dev *d, cl_int init, d2_err *err)
+{
+    cl_mem m = be_alloc(&d->be, sizeof init, err);
+    if (!m)
+        return NULL;
+    cl_int rc = ocl.EnqueueFillBuffer(d->queue, m, &init, sizeof init, 0, sizeof init, 0, NULL, NULL);
+    if (rc != CL_SUCCESS) {
+        be_free(&d->be, m);
+        ocl_fail(d, err, "clEnqueueFillBuffer", rc);
+        return NULL;
+    }
+    return m;
+}
+
+void ocl_check_abort(ocl_dev *d, cl_mem flag) { be_free(&d->be, flag); }
+
+/* Reads every pending check's flag and, when src is given, n <= 16 bytes of
+ * src at off into dst, in one download; then reports the first failed check
+ * (in launch order). Without pending checks, only the plain read is done. */
+static int read_checked(ocl_dev *d, void *dst, cl_mem src, size_t off, size_t n, d2_err *err)
+{
+    ocl_check taken[OCL_CHECKS];
+    cl_int flags[OCL_CHECKS];
+    unsigned char buf[16 + 4 * OCL_CHECKS];
+    pthread_mutex_lock(&d->chk_mu);
+    int nt = d->n_checks;
+    memcpy(taken, d->checks, sizeof(ocl_check) * (size_t)nt);
+    d->n_checks = 0;
+    cl_int rc = CL_SUCCESS;
+    const char *what = "download (clEnqueueReadBuffer)";
+    if (src)
+        rc = ocl.EnqueueCopyBuffer(d->queue, src, d->errbuf, off, 0, n, 0, NULL, NULL);
+    for (int i = 0; i < nt && rc == CL_SUCCESS; i++)
+        rc = ocl.EnqueueCopyBuffer(d->queue, taken[i].flag, d->errbuf, 0, 16 + 4 * (size_t)i, 4, 0,
+                                   NULL, NULL);
+    if (rc != CL_SUCCESS)
+        what = "copy (clEnqueueCopyBuffer)";
+    size_t nb = 16 + 4 * (size_t)nt;
+    if (rc == CL_SUCCESS) {
+        STAT_ADD(d, downloads, 1);
+        STAT_ADD(d, download_bytes, (src ? n : 0) + 4 * (size_t)nt);
+        rc = ocl.EnqueueReadBuffer(d->queue, d->errbuf, CL_TRUE, 0, nb, buf, 0, NULL, NULL);
+    }
+    pthread_mutex_unlock(&d->chk_mu);
+    int result = 0;
+    if (rc != CL_SUCCESS)
+        result = ocl_fail(d, err, what, rc);
+    else if (src)
+        memcpy(dst, buf, n);
+    for (int i = 0; i < nt; i++) {
+        memcpy(&flags[i], buf + 16 + 4 * i, 4);
+        ocl_check *c = &taken[i];
+        cl_int f = flags[i];
+        if (result == 0 && rc == CL_SUCCESS && f != c->init) {
+            result = -1;
+            if (c->kind == OCL_CHECK_DIV) {
+                d2_err_set(err, D2_ERR_RUNTIME, "%s: %s", c->op,
+                           f == 2 ? "zero cannot be raised to a negative integer power"
+                                  : "integer division by zero");
+            } else {
+                /* the bad index itself, for the message */
+                union {
+                    int32_t i;
+                    int64_t l;
+                } v = {0};
+                size_t es = d2_dtype_size(c->index->dtype);
+                ocl.EnqueueReadBuffer(d->queue, (cl_mem)c->index->storage->data, CL_TRUE,
+                                      (size_t)(c->index->offset + f) * es, es, &v, 0, NULL, NULL);
+                long long bad = c->index->dtype == D2_I32 ? v.i : v.l;
+                if (c->kind == OCL_CHECK_GATHER)
+                    d2_err_set(err, D2_ERR_RUNTIME,
+                               "%s: index %lld (at position %d) is out of range for axis %d of "
+                               "size %lld",
+                               c->op, bad, (int)f, (int)c->axis, (long long)c->size);
+                else
+                    d2_err_set(err, D2_ERR_RUNTIME,
+                               "%s: id %lld at position %d is out of range [0, %lld)", c->op, bad,
+                               (int)f, (long long)c->size);
+            }
+        }
+        be_free(&d->be, c->flag);
+        d2_tensor_unref(c->index);
+    }
+    return result;
+}
+
+int ocl_check_commit(ocl_dev *d, cl_mem flag, cl_int init, ocl_check_kind kind, const char *op,
+                     int64_t axis, int64_t size, d2_tensor *index, d2_err *err)
+{
+    for (;;) {
+        pthread_mutex_lock(&d->chk_mu);
+        if (d->n_checks < OCL_CHECKS) {
+            ocl_check *c = &d->checks[d->n_checks++];
+            c->flag = flag;
+            c->kind = kind;
+            c->init = init;
+            snprintf(c->op, sizeof c->op, "%s", op);
+            c->axis = axis;
+            c->size = size;
+            c->index = index ? d2_tensor_ref(index) : NULL;
+            pthread_mutex_unlock(&d->chk_mu);
+            return 0;
+        }
+        pthread_mutex_unlock(&d->chk_mu);
+        /* full: read the pending ones now */
+        if (read_checked(d, NULL, NULL, 0, 0, err) < 0) {
+            be_free(&d->be, flag);
+            return -1;
+        }
+    }
 }
 
 static int be_download(d2_backend *be, void *dst, const void *src, size_t src_off, size_t n,
@@ -268,6 +518,14 @@ static int be_download(d2_backend *be, void *dst, const void *src, size_t src_of
     ocl_dev *d = (ocl_dev *)be;
     if (n == 0)
         return 0;
+    if (__atomic_load_n(&d->n_checks, __ATOMIC_ACQUIRE) > 0) {
+        if (n <= 16)
+            return read_checked(d, dst, (cl_mem)src, src_off, n, err);
+        if (read_checked(d, NULL, NULL, 0, 0, err) < 0)
+            return -1;
+    }
+    STAT_ADD(d, downloads, 1);
+    STAT_ADD(d, download_bytes, n);
     cl_int rc =
         ocl.EnqueueReadBuffer(d->queue, (cl_mem)src, CL_TRUE, src_off, n, dst, 0, NULL, NULL);
     return rc == CL_SUCCESS ? 0 : ocl_fail(d, err, "download (clEnqueueReadBuffer)", rc);
@@ -279,6 +537,7 @@ static int be_copy(d2_backend *be, void *dst, size_t dst_off, const void *src, s
     ocl_dev *d = (ocl_dev *)be;
     if (n == 0 || (dst == src && dst_off == src_off))
         return 0;
+    STAT_ADD(d, copies, 1);
     cl_int rc;
     if (dst == src && dst_off < src_off + n && src_off < dst_off + n) {
         /* overlapping ranges of one buffer: go through a temporary */
@@ -308,7 +567,11 @@ static int be_sync(d2_backend *be, d2_err *err)
 {
     ocl_dev *d = (ocl_dev *)be;
     cl_int rc = ocl.Finish(d->queue);
-    return rc == CL_SUCCESS ? 0 : ocl_fail(d, err, "clFinish", rc);
+    if (rc != CL_SUCCESS)
+        return ocl_fail(d, err, "clFinish", rc);
+    if (__atomic_load_n(&d->n_checks, __ATOMIC_ACQUIRE) > 0)
+        return read_checked(d, NULL, NULL, 0, 0, err);
+    return 0;
 }
 
 /* ---- kernel table (one entry per op of ops.def) ---- */
@@ -540,6 +803,7 @@ int ocl_run(ocl_dev *d, const char *name, int dims, const size_t *gws, const siz
             snprintf(what, sizeof what, "kernel %s: setting argument %d", name, i);
     }
     if (rc == CL_SUCCESS) {
+        STAT_ADD(d, launches, 1);
         rc = ocl.EnqueueNDRangeKernel(d->queue, e->kernel, (cl_uint)dims, NULL, gws, lws, 0, NULL,
                                       NULL);
         if (rc != CL_SUCCESS)
@@ -606,7 +870,24 @@ static ocl_dev *dev_create(int i, d2_err *err)
         d2_free(d);
         return NULL;
     }
+    d->errbuf = ocl.CreateBuffer(d->ctx, CL_MEM_READ_WRITE, 16 + 4 * OCL_CHECKS, NULL, &rc);
+    if (!d->errbuf || rc != CL_SUCCESS) {
+        ocl_fail(d, err, "allocating the check buffer", rc);
+        ocl.ReleaseMemObject(d->dummy);
+        ocl.ReleaseCommandQueue(d->queue);
+        ocl.ReleaseContext(d->ctx);
+        d2_free(d);
+        return NULL;
+    }
     pthread_mutex_init(&d->mu, NULL);
+    pthread_mutex_init(&d->pool_mu, NULL);
+    pthread_mutex_init(&d->chk_mu, NULL);
+    cl_ulong gmem = 0;
+    if (ocl.GetDeviceInfo(d->device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof gmem, &gmem, NULL) !=
+            CL_SUCCESS ||
+        gmem == 0)
+        gmem = (cl_ulong)1 << 30;
+    d->pool_max_bytes = (size_t)(gmem / 8 < ((cl_ulong)512 << 20) ? gmem / 8 : (cl_ulong)512 << 20);
     d->be.name = "opencl";
     d->be.kind = D2_BACKEND_OPENCL;
     d->be.alloc = be_alloc;
@@ -630,6 +911,12 @@ d2_backend *d2_opencl_backend(int index, d2_err *err)
         return NULL;
     }
     pthread_mutex_lock(&devs_mu);
+    static bool stats_hooked;
+    const char *st = getenv("DY2ST_OPENCL_STATS");
+    if (!stats_hooked && st && *st && strcmp(st, "0") != 0) {
+        stats_hooked = true;
+        atexit(print_stats_at_exit);
+    }
     if (!devs[index])
         devs[index] = dev_create(index, err);
     ocl_dev *d = devs[index];

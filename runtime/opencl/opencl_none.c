@@ -54,3 +54,13 @@ void d2_opencl_set_gemm_tiled(d2_backend *be, int mode)
     D2_UNUSED(be);
     D2_UNUSED(mode);
 }
+
+void d2_opencl_get_stats(d2_backend *be, d2_opencl_stats *out)
+{
+    D2_UNUSED(be);
+    memset(out, 0, sizeof *out);
+}
+
+void d2_opencl_reset_stats(d2_backend *be) { D2_UNUSED(be); }
+
+void d2_opencl_trim_pool(d2_backend *be) { D2_UNUSED(be); }

@@ -136,25 +136,6 @@ static d2_tensor *dev_tensor(d2_kctx *k, d2_dtype dt, int nd, const int64_t *sha
     return d2_tensor_new(k->be, dt, nd, shape, k->err);
 }
 
-/* A device int set to v, for kernels that report bad input through it. */
-static cl_mem flag_buffer(d2_kctx *k, cl_int v)
-{
-    cl_mem m = ocl_temp(devof(k), sizeof v, k->err);
-    if (m && k->be->upload(k->be, m, 0, &v, sizeof v, k->err) < 0) {
-        ocl_release(m);
-        return NULL;
-    }
-    return m;
-}
-
-/* Reads back (and releases) a flag buffer. */
-static int read_flag(d2_kctx *k, cl_mem m, cl_int *v)
-{
-    int rc = k->be->download(k->be, v, m, 0, sizeof *v, k->err);
-    ocl_release(m);
-    return rc;
-}
-
 /* ---- broadcasting index spaces ---- */
 
 /* The output index space of an elementwise op: shape plus, per operand, its
@@ -233,7 +214,7 @@ static int launch_binary(d2_kctx *k, bool cmp, int op, d2_tensor *x, d2_tensor *
     bspace_init(&b, out->ndim, out->shape, 2, nds, shapes);
     bool checked = !cmp && !d2_dtype_is_float(x->dtype) && x->dtype != D2_BOOL &&
                    (op == BIN_DIV || op == BIN_FLOORDIV || op == BIN_REM || op == BIN_POW);
-    cl_mem flag = checked ? flag_buffer(k, 0) : devof(k)->dummy;
+    cl_mem flag = checked ? ocl_check_begin(devof(k), 0, k->err) : devof(k)->dummy;
     if (!flag)
         return -1;
     char name[64];
@@ -255,14 +236,12 @@ static int launch_binary(d2_kctx *k, bool cmp, int op, d2_tensor *x, d2_tensor *
         ocl_arg_mem(&a, flag);
     int rc = run1d(k, name, n, &a);
     if (checked) {
-        cl_int f = 0;
-        if (read_flag(k, flag, &f) < 0 || rc < 0)
+        /* the flag is read with the next download (see ocl_check_commit) */
+        if (rc < 0) {
+            ocl_check_abort(devof(k), flag);
             return -1;
-        if (f == 1)
-            return d2_err_set(k->err, D2_ERR_RUNTIME, "%s: integer division by zero", opname(k));
-        if (f == 2)
-            return d2_err_set(k->err, D2_ERR_RUNTIME,
-                              "%s: zero cannot be raised to a negative integer power", opname(k));
+        }
+        return ocl_check_commit(devof(k), flag, 0, OCL_CHECK_DIV, opname(k), 0, 0, NULL, k->err);
     }
     return rc;
 }
@@ -1193,9 +1172,8 @@ int ocl_tile(d2_kctx *k)
  * equal to pad (>= 0) read as zero. *bad receives the position of the first
  * index outside [0, dim) and *bad_value that index, or *bad = -1. */
 static int launch_gather(d2_kctx *k, d2_tensor *x, int64_t inner, int64_t dim, d2_tensor *index,
-                         d2_tensor *out, int64_t pad, int64_t *bad, int64_t *bad_value)
+                         d2_tensor *out, int64_t pad, ocl_check_kind kind, int axis)
 {
-    *bad = -1;
     if (index->dtype != D2_I32 && index->dtype != D2_I64)
         return d2_err_set(k->err, D2_ERR_DTYPE, "%s: index must be int32 or int64, got %s",
                           opname(k), d2_dtype_name(index->dtype));
@@ -1205,7 +1183,7 @@ static int launch_gather(d2_kctx *k, d2_tensor *x, int64_t inner, int64_t dim, d
     if (nidx == 0 || inner == 0)
         return d2_err_set(k->err, D2_ERR_SHAPE, "%s: output shape does not match the inputs",
                           opname(k));
-    cl_mem flag = flag_buffer(k, INT32_MAX);
+    cl_mem flag = ocl_check_begin(devof(k), INT32_MAX, k->err);
     if (!flag)
         return -1;
     char name[32];
@@ -1223,22 +1201,12 @@ static int launch_gather(d2_kctx *k, d2_tensor *x, int64_t inner, int64_t dim, d
     ocl_arg_long(&a, out->offset);
     ocl_arg_long(&a, pad);
     ocl_arg_mem(&a, flag);
-    int rc = run1d(k, name, n, &a);
-    cl_int f = INT32_MAX;
-    if (read_flag(k, flag, &f) < 0 || rc < 0)
+    if (run1d(k, name, n, &a) < 0) {
+        ocl_check_abort(devof(k), flag);
         return -1;
-    if (f == INT32_MAX)
-        return 0;
-    *bad = f;
-    size_t es = d2_dtype_size(index->dtype);
-    union {
-        int32_t i;
-        int64_t l;
-    } v;
-    if (k->be->download(k->be, &v, mem_of(index), (size_t)(index->offset + f) * es, es, k->err) < 0)
-        return -1;
-    *bad_value = index->dtype == D2_I32 ? v.i : v.l;
-    return 0;
+    }
+    /* a bad index is reported with the next download (see ocl_check_commit) */
+    return ocl_check_commit(devof(k), flag, INT32_MAX, kind, opname(k), axis, dim, index, k->err);
 }
 
 static int gather(d2_kctx *k)
@@ -1261,15 +1229,7 @@ static int gather(d2_kctx *k)
     if (outer * d2_tensor_numel(index) * inner != d2_tensor_numel(out) || out->dtype != x->dtype)
         return d2_err_set(k->err, D2_ERR_SHAPE, "%s: output shape does not match the inputs",
                           opname(k));
-    int64_t bad, v;
-    if (launch_gather(k, x, inner, x->shape[axis], index, out, -1, &bad, &v) < 0)
-        return -1;
-    if (bad >= 0)
-        return d2_err_set(k->err, D2_ERR_RUNTIME,
-                          "%s: index %lld (at position %lld) is out of range for axis %d of "
-                          "size %lld",
-                          opname(k), (long long)v, (long long)bad, axis, (long long)x->shape[axis]);
-    return 0;
+    return launch_gather(k, x, inner, x->shape[axis], index, out, -1, OCL_CHECK_GATHER, axis);
 }
 
 int ocl_gather(d2_kctx *k) { return gather(k); }
@@ -1295,14 +1255,7 @@ int ocl_embedding(d2_kctx *k)
     if (d2_tensor_numel(ids) * w->shape[1] != d2_tensor_numel(out) || out->dtype != w->dtype)
         return d2_err_set(k->err, D2_ERR_SHAPE, "%s: output shape does not match the inputs",
                           opname(k));
-    int64_t bad, v;
-    if (launch_gather(k, w, w->shape[1], V, ids, out, has_pad ? pad : -1, &bad, &v) < 0)
-        return -1;
-    if (bad >= 0)
-        return d2_err_set(k->err, D2_ERR_RUNTIME,
-                          "%s: id %lld at position %lld is out of range [0, %lld)", opname(k),
-                          (long long)v, (long long)bad, (long long)V);
-    return 0;
+    return launch_gather(k, w, w->shape[1], V, ids, out, has_pad ? pad : -1, OCL_CHECK_EMBED, 0);
 }
 
 int ocl_full(d2_kctx *k)

@@ -79,8 +79,60 @@ expect 1 "missing input 'x'" "$DY2ST" run "$TMP/fc.dy2st"
 expect 0 "saved $TMP/gd.dy2st" "$DY2ST" save "$S/greedy_decoder.py:GreedyDecoder" -o "$TMP/gd.dy2st"
 expect 0 "while_loop(" "$DY2ST" show "$TMP/gd.dy2st"
 expect 2 "no output file given" "$DY2ST" save "$S/simple_fc.py"
-expect 1 ".pdparams pickles are not supported" "$DY2ST" save "$S/simple_fc.py" \
-    --params "$TMP/w.pdparams" -o "$TMP/w.dy2st"
+# --params FILE.pdparams (paddle.save's pickle) gives the model that the same
+# parameters as .npz give, and Paddle's output (tolerance 1e-6)
+PK="$top_srcdir/tests/golden/pickle"
+expect 0 "saved $TMP/p.dy2st" "$DY2ST" save "$PK/tiny_fc.py" --params "$PK/tiny_fc.pdparams" \
+    -o "$TMP/p.dy2st"
+expect 0 "saved $TMP/z.dy2st" "$DY2ST" save "$PK/tiny_fc.py" --params "$PK/tiny_fc.npz" \
+    -o "$TMP/z.dy2st"
+cat >"$TMP/pk.py" <<PY
+import numpy as np
+np.save("$TMP/xs.npy", (np.arange(12, dtype="float32").reshape(3, 4) - 5) / 4)
+PY
+expect 0 "" "$DY2ST" exec "$TMP/pk.py"
+expect 0 "output_0: float32[3,2]" "$DY2ST" run "$TMP/p.dy2st" --input "x=$TMP/xs.npy" \
+    --output-dir "$TMP/op"
+expect 0 "output_0: float32[3,2]" "$DY2ST" run "$TMP/z.dy2st" --input "x=$TMP/xs.npy" \
+    --output-dir "$TMP/oz"
+cat >"$TMP/pkcmp.py" <<PY
+import numpy as np
+p, z = np.load("$TMP/op/output_0.npy"), np.load("$TMP/oz/output_0.npy")
+assert np.array_equal(p, z), "pdparams and npz models differ"
+assert np.allclose(p, np.load("$PK/tiny_fc_out.npy"), rtol=1e-6, atol=1e-6), "differs from Paddle"
+print("same")
+PY
+expect 0 "same" "$DY2ST" exec "$TMP/pkcmp.py"
+expect 1 "STACK_GLOBAL: 'posix.system' is not allowed" "$DY2ST" save "$PK/tiny_fc.py" \
+    --params "$PK/bad_os_system.pkl" -o "$TMP/w.dy2st"
+expect 1 "truncated" "$DY2ST" program "$PK/tiny_fc.py" --params "$PK/bad_truncated.pkl"
+expect 1 "No such file" "$DY2ST" save "$S/simple_fc.py" --params "$TMP/w.pdparams" -o "$TMP/w.dy2st"
+# paddle.load + set_state_dict in a script
+cat >"$TMP/pl.py" <<PY
+import numpy as np
+import paddle
+class TinyFc(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = paddle.nn.Linear(4, 5)
+        self.fc2 = paddle.nn.Linear(5, 2)
+    def forward(self, x):
+        return self.fc2(paddle.nn.functional.relu(self.fc1(x)))
+m = TinyFc()
+sd = paddle.load("$PK/tiny_fc.pdparams")
+print(sorted(sd.keys()))
+m.set_state_dict(sd)
+m.eval()
+y = m(paddle.to_tensor(np.load("$TMP/xs.npy")))
+assert np.allclose(y.numpy(), np.load("$PK/tiny_fc_out.npy"), rtol=1e-6, atol=1e-6)
+print("loaded", type(sd["fc1.weight"]).__name__)
+PY
+expect 0 "loaded Tensor" "$DY2ST" exec "$TMP/pl.py"
+cat >"$TMP/pe.py" <<PY
+import paddle
+paddle.load("$PK/bad_eval.pkl")
+PY
+expect 1 "'__builtin__.eval' is not allowed" "$DY2ST" exec "$TMP/pe.py"
 expect 1 "is not in the model's state_dict" "$DY2ST" save "$S/mnist_cnn.py" \
     --params "$top_srcdir/tests/oracle/expected/simple_fc.npz" -o "$TMP/m.dy2st"
 expect 0 "save FILE.py[:NAME]" "$DY2ST" help save

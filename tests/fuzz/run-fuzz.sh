@@ -2,7 +2,7 @@
 # run-fuzz.sh - builds the fuzz targets with clang's libFuzzer, ASan and UBSan, and runs each for a while.
 #
 # Usage: tests/fuzz/run-fuzz.sh [-t SECONDS] [-b BUILDDIR] [-o CRASHDIR] [TARGET...]
-#   TARGET     model, npy, program or python (default: all four)
+#   TARGET     model, npy, program, python or pickle (default: all five)
 #   -t SECONDS how long each target runs (default 60)
 #   -b BUILDDIR where the instrumented build goes (default build-libfuzzer in
 #              the source tree; it is configured once and reused)
@@ -28,7 +28,7 @@ while getopts t:b:o:h opt; do
     esac
 done
 shift $((OPTIND - 1))
-targets=${*:-model npy program python}
+targets=${*:-model npy program python pickle}
 for t in $targets; do
     [ -f "$here/fuzz_$t.c" ] || { echo "run-fuzz: unknown target '$t'" >&2; exit 2; }
 done
@@ -62,12 +62,12 @@ if [ ! -f "$build/Makefile" ]; then
         CFLAGS="-O1 -g -fsanitize=fuzzer-no-link") || exit 2
 fi
 echo "run-fuzz: building the library"
-make -s -C "$build" -j"${FUZZ_MAKE_JOBS:-2}" libdy2st_core.la libdy2st_stubs.la libtsgrammar.la >"$build/run-fuzz-build.log" 2>&1 || {
+make -s -C "$build" -j"${FUZZ_MAKE_JOBS:-2}" libdy2st_core.la libtsgrammar.la >"$build/run-fuzz-build.log" 2>&1 || {
     tail -n 30 "$build/run-fuzz-build.log" >&2
     exit 2
 }
 var() { sed -n "s/^$1 = //p" "$build/Makefile" | head -n 1; }
-libs="$build/.libs/libdy2st_core.a $build/.libs/libtsgrammar.a $build/.libs/libdy2st_stubs.a \
+libs="$build/.libs/libdy2st_core.a $build/.libs/libtsgrammar.a \
 $(var BLIS_LIBS) $(var TREE_SITTER_LIBS) $(var OPENMP_CFLAGS) $(var LIBS) -pthread"
 mkdir -p "$build/fuzz"
 for t in $targets; do

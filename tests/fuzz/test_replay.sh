@@ -8,7 +8,7 @@ CORPUS="$top_srcdir/tests/fuzz/corpus"
 MUTATE=${FUZZ_MUTATE:-20}
 
 failures=0
-for target in model npy program python; do
+for target in model npy program python pickle; do
     bin="$top_builddir/tests/fuzz/replay_$target"
     if [ ! -x "$bin" ]; then
         echo "FAIL: $bin not built"

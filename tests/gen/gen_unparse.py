@@ -230,6 +230,10 @@ class Jst:
         return len(x)
 
     @staticmethod
+    def Shape(x):
+        return x.shape
+
+    @staticmethod
     def Call(f):
         return f
 

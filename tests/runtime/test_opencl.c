@@ -778,6 +778,9 @@ static bool run_case(const opcase_t *c, int index)
             ok = false;
         }
     int grc = ok ? d2_op_run(obe, pc.def->id, &pc.attrs, gin, pc.n_in, gout, n_out, &gerr) : -1;
+    /* bad indices and integer division by zero surface at the next sync or download */
+    if (ok && grc == 0)
+        grc = obe->sync(obe, &gerr);
     if (!ok) {
         /* why is set */
     } else if (c->error) {
@@ -1328,6 +1331,162 @@ static void test_sample_program(void **state)
     d2_program_free(p);
 }
 
+/* ---- whole Programs stay on the device ----
+ * A while_loop whose body runs a matmul, a cond and a gather: per iteration
+ * the host reads back exactly the while_loop's and the cond's one-element
+ * predicates (4 and 1 bytes) and nothing else; the inputs are the only
+ * uploads; once the pool is warm, further runs and more iterations create no
+ * new device buffers. */
+static const char loop_program[] =
+    "param w : float32[8,8] = [\n"
+    "  0.5, -0.25, 0, 0.125, 0.25, 0, -0.5, 0.25, 0, 0.5, -0.25, 0, 0.125, 0.25, 0, -0.5,\n"
+    "  0.25, 0, 0.5, -0.25, 0, 0.125, 0.25, 0, -0.5, 0.25, 0, 0.5, -0.25, 0, 0.125, 0.25,\n"
+    "  0, -0.5, 0.25, 0, 0.5, -0.25, 0, 0.125, 0.25, 0, -0.5, 0.25, 0, 0.5, -0.25, 0,\n"
+    "  0.125, 0.25, 0, -0.5, 0.25, 0, 0.5, -0.25, 0, 0.125, 0.25, 0, -0.5, 0.25, 0, 0.5\n"
+    "]\n"
+    "param idx : int64[8] = [7, 6, 5, 4, 3, 2, 1, 0]\n"
+    "\n"
+    "block ^0 (x : float32[-1,8], n : int32[]) {\n"
+    "  i0 : int32[] = full(_) {shape = [], value = 0, dtype = int32}\n"
+    "  steps : int32[], h : float32[-1,8] = while_loop(i0, x) {cond = ^1, body = ^2}\n"
+    "  return h, steps\n"
+    "}\n"
+    "\n"
+    "block ^1 parent ^0 (ci : int32[], ch : float32[-1,8]) {\n"
+    "  more : bool[] = less_than(ci, n)\n"
+    "  yield more\n"
+    "}\n"
+    "\n"
+    "block ^2 parent ^0 (bi : int32[], bh : float32[-1,8]) {\n"
+    "  one : int32[] = full(_) {shape = [], value = 1, dtype = int32}\n"
+    "  bi1 : int32[] = add(bi, one)\n"
+    "  m : float32[-1,8] = matmul(bh, w)\n"
+    "  t : float32[-1,8] = tanh(m)\n"
+    "  g : float32[-1,8] = gather(t, idx) {axis = 1}\n"
+    "  s : float32[] = sum(g) {axis = []}\n"
+    "  zero : float32[] = full(_) {shape = [], value = 0, dtype = float32}\n"
+    "  pos : bool[] = greater_than(s, zero)\n"
+    "  r : float32[-1,8] = cond(pos, g) {then = ^3, else = ^4}\n"
+    "  yield bi1, r\n"
+    "}\n"
+    "\n"
+    "block ^3 parent ^2 (a : float32[-1,8]) {\n"
+    "  half : float32[] = full(_) {shape = [], value = 0.5, dtype = float32}\n"
+    "  a2 : float32[-1,8] = multiply(a, half)\n"
+    "  yield a2\n"
+    "}\n"
+    "\n"
+    "block ^4 parent ^2 (b : float32[-1,8]) {\n"
+    "  onef : float32[] = full(_) {shape = [], value = 1, dtype = float32}\n"
+    "  b2 : float32[-1,8] = add(b, onef)\n"
+    "  yield b2\n"
+    "}\n";
+
+/* Runs loop_program with n iterations on both backends, checks the outputs
+ * agree and returns the OpenCL counters of the run alone (not the download
+ * of the outputs). */
+static void run_loop_program(d2_prepared *cpp, d2_prepared *gpp, int n, d2_opencl_stats *st)
+{
+    d2_err err = {0};
+    int64_t shape[2] = {5, 8};
+    d2_tensor *x = d2_tensor_new(NULL, D2_F32, 2, shape, &err);
+    d2_tensor *nt = d2_tensor_new(NULL, D2_I32, 0, NULL, &err);
+    assert_non_null(x);
+    assert_non_null(nt);
+    rng_state = 11;
+    for (int64_t i = 0; i < 40; i++)
+        set_elem(x, i, gen_value(D2_F32, "", i));
+    set_elem(nt, 0, n);
+    d2_tensor *in[2] = {x, nt}, *co[2] = {0}, *go[2] = {0};
+    assert_int_equal(d2_exec_run(cpp, in, 2, co, 2, &err), 0);
+    d2_opencl_reset_stats(obe);
+    if (d2_exec_run(gpp, in, 2, go, 2, &err) < 0)
+        fail_msg("opencl run: %s", err.msg);
+    d2_opencl_get_stats(obe, st);
+    assert_ptr_equal(go[0]->storage->backend, obe);
+    char why[1200];
+    for (int i = 0; i < 2; i++)
+        if (!same_value(co[i], go[i], GEMM, why, sizeof why))
+            fail_msg("output %d: %s", i, why);
+    for (int i = 0; i < 2; i++) {
+        d2_tensor_unref(co[i]);
+        d2_tensor_unref(go[i]);
+    }
+    d2_tensor_unref(x);
+    d2_tensor_unref(nt);
+}
+
+static void test_program_stays_on_device(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_DEVICE();
+    d2_err err = {0};
+    d2_program *p = d2_program_parse(loop_program, "loop_program", &err);
+    if (!p)
+        fail_msg("parse: %s", err.msg);
+    d2_prepared *cpp = d2_exec_prepare(p, NULL, &err), *gpp = d2_exec_prepare(p, obe, &err);
+    if (!cpp || !gpp)
+        fail_msg("prepare: %s", err.msg);
+    d2_opencl_stats st;
+    run_loop_program(cpp, gpp, 2, &st); /* warms the buffer pool and the kernels */
+    static const int iters[] = {3, 12, 1, 0};
+    for (size_t r = 0; r < D2_COUNTOF(iters); r++) {
+        int n = iters[r];
+        run_loop_program(cpp, gpp, n, &st);
+        /* the inputs x and n go up; nothing else does */
+        assert_int_equal(st.uploads, 2);
+        assert_int_equal(st.upload_bytes, 5 * 8 * 4 + 4);
+        /* n + 1 while_loop predicates (bool) and n cond predicates (bool) */
+        /* ... each read together with the flags of the gathers since the last
+         * one (4 bytes each, at most one pending here) */
+        if (st.downloads != (uint64_t)(2 * n + 1) || st.download_bytes > (uint64_t)(5 * (2 * n + 1)))
+            fail_msg("%d iterations: %llu downloads (%llu bytes), expected %d one-byte predicates",
+                     n, (unsigned long long)st.downloads, (unsigned long long)st.download_bytes,
+                     2 * n + 1);
+        assert_true(st.launches >= (uint64_t)(6 * n));
+        /* every buffer comes from the pool */
+        if (st.buffers_created != 0)
+            fail_msg("%d iterations: %llu new device buffers (%llu reused)", n,
+                     (unsigned long long)st.buffers_created, (unsigned long long)st.buffers_reused);
+        assert_true(st.buffers_reused >= (uint64_t)(4 * n));
+    }
+    /* a bad index inside the loop is reported by the next predicate read */
+    {
+        d2_program *q = d2_program_parse(loop_program, "loop_program", &err);
+        assert_non_null(q);
+        for (int v = 0; v < q->n_vars; v++)
+            if (strcmp(q->vars[v].name, "idx") == 0)
+                set_elem(q->vars[v].data, 3, 8);
+        d2_prepared *qp = d2_exec_prepare(q, obe, &err);
+        assert_non_null(qp);
+        int64_t shape[2] = {5, 8};
+        d2_tensor *x = d2_tensor_new(NULL, D2_F32, 2, shape, &err);
+        d2_tensor *nt = d2_tensor_new(NULL, D2_I32, 0, NULL, &err);
+        for (int64_t i = 0; i < 40; i++)
+            set_elem(x, i, 0.25);
+        set_elem(nt, 0, 3);
+        d2_tensor *in[2] = {x, nt}, *go[2] = {0};
+        assert_int_equal(d2_exec_run(qp, in, 2, go, 2, &err), -1);
+        if (!strstr(err.msg, "gather: index 8 (at position 3) is out of range for axis 1 of size 8"))
+            fail_msg("bad index: %s", err.msg);
+        assert_null(go[0]);
+        d2_tensor_unref(x);
+        d2_tensor_unref(nt);
+        d2_exec_free(qp);
+        d2_program_free(q);
+        d2_err_clear(&err);
+    }
+    /* an emptied pool refills: the first run creates, the next reuses */
+    d2_opencl_trim_pool(obe);
+    run_loop_program(cpp, gpp, 4, &st);
+    assert_true(st.buffers_created > 0);
+    run_loop_program(cpp, gpp, 9, &st);
+    assert_int_equal(st.buffers_created, 0);
+    d2_exec_free(cpp);
+    d2_exec_free(gpp);
+    d2_program_free(p);
+}
+
 /* ---- concurrency: kernels shared by threads ---- */
 
 typedef struct {
@@ -1452,6 +1611,29 @@ static void test_no_platform(void **state)
     out[got] = '\0';
     int status = pclose(p);
     if (!strstr(out, "no OpenCL platform"))
+        fail_msg("probe printed '%s' (status %d)", out, status);
+    assert_int_equal(status, 0);
+}
+
+/* DY2ST_OPENCL_LIBRARY names the ICD loader; a missing one is a clear error
+ * that names the variable (a fresh process again: discovery runs once). */
+static void test_loader_override(void **state)
+{
+    (void)state;
+    char self[1024], cmd[1400], out[2048] = "";
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        skip();
+    self[n] = '\0';
+    snprintf(cmd, sizeof cmd,
+             "DY2ST_OPENCL_LIBRARY=/nonexistent-dy2st/libOpenCL.so.1 '%s' --no-platform-probe", self);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t got = fread(out, 1, sizeof out - 1, p);
+    out[got] = '\0';
+    int status = pclose(p);
+    if (!strstr(out, "cannot load the OpenCL ICD loader /nonexistent-dy2st/libOpenCL.so.1") ||
+        !strstr(out, "named by DY2ST_OPENCL_LIBRARY"))
         fail_msg("probe printed '%s' (status %d)", out, status);
     assert_int_equal(status, 0);
 }
@@ -1606,11 +1788,13 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_golden_programs),
         cmocka_unit_test(test_built_program),
         cmocka_unit_test(test_sample_program),
+        cmocka_unit_test(test_program_stays_on_device),
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_devices_and_names),
         cmocka_unit_test(test_build_failure_shows_log),
         cmocka_unit_test(test_missing_loader),
         cmocka_unit_test(test_no_platform),
+        cmocka_unit_test(test_loader_override),
         cmocka_unit_test(test_error_names),
         cmocka_unit_test(test_allocation_failure),
         cmocka_unit_test(test_float64_without_extension),

@@ -1,0 +1,214 @@
+#!/bin/sh
+# test_opencl_models.sh - every sample model and the control-flow corpus on --device opencl.
+#
+# Samples: 'dy2st save' with Paddle's weights, then 'dy2st run --device cpu' and
+# '--device opencl' on the inputs stored by the oracle (tests/oracle/expected/NAME.npz,
+# real Paddle 2.6.2). Both must match Paddle's to_static outputs within the sample's
+# tolerance from NAME.json (float32: |got - want| <= atol + rtol * |want|, 1e-5 and
+# 1e-5 for every sample; int64 and bool: exact), and OpenCL must match the CPU backend
+# within the same bound (integers and bools exactly).
+# Corpus: tests/py_static/NAME.py under 'dy2st exec --device opencl' must print NAME.out
+# (what real Paddle printed), with DY2ST_OPENCL_STATS showing that kernels ran on the device.
+# Skips (exit 77) when no OpenCL device exists. DY2ST_TEST_QUICK=1 runs a subset (for slow
+# devices; the whole set takes about 30 s on PoCL under ASan).
+
+top_builddir=${top_builddir:-.}
+top_srcdir=${top_srcdir:-.}
+top_builddir=$(cd "$top_builddir" && pwd)
+top_srcdir=$(cd "$top_srcdir" && pwd)
+DY2ST="$top_builddir/dy2st"
+[ -x "$DY2ST" ] || { echo "SKIP: $DY2ST not built"; exit 77; }
+DEVICE=${DY2ST_TEST_OPENCL_DEVICE:-opencl}
+if ! "$DY2ST" devices >/dev/null 2>&1 || ! "$DY2ST" devices 2>/dev/null | grep -q '^0: '; then
+    echo "SKIP: no OpenCL device"
+    exit 77
+fi
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/dy2st-ocl-models.XXXXXX") || exit 99
+trap 'rm -rf "$TMP"' EXIT INT TERM
+S="$top_srcdir/samples"
+E="$top_srcdir/tests/oracle/expected"
+failures=0
+checks=0
+
+fail() {
+    echo "FAIL: $*"
+    failures=$((failures + 1))
+}
+
+quick=${DY2ST_TEST_QUICK:-0}
+if [ "$quick" = 1 ]; then
+    samples="simple_fc lenet_branch char_rnn greedy_decoder"
+    corpus="while_loops if_else"
+else
+    samples="simple_fc mnist_cnn lenet_branch char_rnn greedy_decoder lstm_cell resnet_small transformer_encoder"
+    corpus="if_else while_loops for_loops calls_misc layers_static lists_none"
+fi
+
+# Writes SET_NAME.npy for every model input of every set in the oracle's .npz,
+# and prints "SET --input NAME=FILE ..." lines.
+cat >"$TMP/prep.py" <<'PY'
+import sys
+import numpy as np
+import _jst
+
+py, npz, out = sys.argv[1], sys.argv[2], sys.argv[3]
+mod = _jst._load_file(py)
+names = [s.name for s in mod.INPUT_SPEC]
+arrays = _jst._load_npz(npz)
+for st in ["example", "other"]:
+    if st + "/input0" not in arrays:
+        continue
+    args = []
+    for i, name in enumerate(names):
+        path = out + "/" + st + "_" + name + ".npy"
+        np.save(path, arrays[st + "/input" + str(i)].numpy())
+        args.append("--input " + name + "=" + path)
+    print(st + " " + " ".join(args))
+PY
+
+# Compares DIR_CPU/output_K.npy and DIR_OCL/output_K.npy with the oracle's SET/staticK.
+cat >"$TMP/compare.py" <<'PY'
+import sys
+import numpy as np
+import _jst
+
+npz, st, cpu, ocl, rtol, atol = sys.argv[1:7]
+rtol, atol = float(rtol), float(atol)
+arrays = _jst._load_npz(npz)
+bad = 0
+k = 0
+
+
+def close(what, got, want):
+    if got.shape != want.shape or str(got.dtype) != str(want.dtype):
+        print(what + ": got " + str(got.dtype) + str(list(got.shape)) + ", want "
+              + str(want.dtype) + str(list(want.shape)))
+        return False
+    if str(want.dtype) in ("float32", "float64"):
+        g = got.astype("float64")
+        w = want.astype("float64")
+        d = np.abs(g - w)
+        ok = bool(np.all(d <= atol + rtol * np.abs(w)))
+        if not ok:
+            print(what + ": max |diff| " + str(float(np.max(d))))
+        return ok
+    ok = bool(np.all(got == want))
+    if not ok:
+        print(what + ": integer values differ")
+    return ok
+
+
+while st + "/static" + str(k) in arrays:
+    want = arrays[st + "/static" + str(k)].numpy()
+    c = np.load(cpu + "/output_" + str(k) + ".npy")
+    o = np.load(ocl + "/output_" + str(k) + ".npy")
+    for what, got, ref in [("cpu vs paddle", c, want), ("opencl vs paddle", o, want),
+                           ("opencl vs cpu", o, c)]:
+        if not close(st + " output " + str(k) + " " + what, got, ref):
+            bad += 1
+    k += 1
+if k == 0:
+    print("no outputs in the oracle file")
+    bad += 1
+sys.exit(1 if bad else 0)
+PY
+
+json_num() { # FILE KEY
+    sed -n "s/.*\"$2\": *\([0-9.eE+-]*\).*/\1/p" "$1" | head -n 1
+}
+
+for s in $samples; do
+    checks=$((checks + 1))
+    rtol=$(json_num "$E/$s.json" rtol)
+    atol=$(json_num "$E/$s.json" atol)
+    if ! "$DY2ST" save "$S/$s.py" --params "$E/$s.npz" -o "$TMP/$s.dy2st" >"$TMP/log" 2>&1; then
+        fail "$s: dy2st save failed"
+        sed 's/^/    /' "$TMP/log"
+        continue
+    fi
+    if ! "$DY2ST" exec "$TMP/prep.py" "$S/$s.py" "$E/$s.npz" "$TMP" >"$TMP/sets" 2>"$TMP/log"; then
+        fail "$s: cannot extract the oracle's inputs"
+        sed 's/^/    /' "$TMP/log"
+        continue
+    fi
+    while read -r set args; do
+        ok=1
+        for dev in cpu "$DEVICE"; do
+            rm -rf "$TMP/out_$dev"
+            # shellcheck disable=SC2086
+            if ! "$DY2ST" run "$TMP/$s.dy2st" --device "$dev" $args -o "$TMP/out_$dev" \
+                >"$TMP/log" 2>&1; then
+                fail "$s/$set: dy2st run --device $dev failed"
+                sed 's/^/    /' "$TMP/log"
+                ok=0
+            fi
+        done
+        [ $ok = 1 ] || continue
+        if "$DY2ST" exec "$TMP/compare.py" "$E/$s.npz" "$set" "$TMP/out_cpu" "$TMP/out_$DEVICE" \
+            "$rtol" "$atol" >"$TMP/log" 2>&1; then
+            echo "ok: $s/$set (cpu and $DEVICE match Paddle, rtol $rtol atol $atol)"
+        else
+            fail "$s/$set: outputs differ"
+            sed 's/^/    /' "$TMP/log"
+        fi
+    done <"$TMP/sets"
+done
+
+# ---- the control-flow corpus under exec --device opencl
+# Under LeakSanitizer, the scan of dynamic TLS at exit of these runs can crash on a
+# block of the OpenCL driver's compiler ("Tracer caught signal 11", seen with PoCL and
+# glibc 2.36): here leaks are checked without TLS as roots (use_tls=0).
+lsan_notls="${LSAN_OPTIONS:+$LSAN_OPTIONS:}use_tls=0"
+for c in $corpus; do
+    checks=$((checks + 1))
+    dir="$TMP/exec_$c"
+    mkdir -p "$dir"
+    (cd "$dir" && LSAN_OPTIONS=$lsan_notls DY2ST_OPENCL_STATS=1 "$DY2ST" exec --device "$DEVICE" \
+        "$top_srcdir/tests/py_static/$c.py" >out 2>err)
+    rc=$?
+    if [ $rc -ne 0 ]; then
+        fail "exec --device $DEVICE $c.py exited $rc"
+        sed 's/^/    /' "$dir/err" | head -n 20
+        continue
+    fi
+    if ! cmp -s "$dir/out" "$top_srcdir/tests/py_static/$c.out"; then
+        fail "exec --device $DEVICE $c.py: output differs from $c.out"
+        diff "$top_srcdir/tests/py_static/$c.out" "$dir/out" | head -n 20 | sed 's/^/    /'
+        continue
+    fi
+    launches=$(sed -n 's/^dy2st: opencl:.*: \([0-9]*\) kernel launches,.*/\1/p' "$dir/err" | head -n 1)
+    if [ -z "$launches" ] || [ "$launches" -eq 0 ]; then
+        fail "exec --device $DEVICE $c.py ran no OpenCL kernels"
+        sed 's/^/    /' "$dir/err" | head -n 5
+        continue
+    fi
+    echo "ok: exec --device $DEVICE $c.py ($launches kernel launches on the device)"
+done
+
+# ---- device selection errors
+checks=$((checks + 1))
+"$DY2ST" exec --device opencl:99 "$top_srcdir/tests/py_static/if_else.py" >"$TMP/log" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "OpenCL device index 99 is out of range" "$TMP/log" ||
+    { fail "exec --device opencl:99: exit $rc"; sed 's/^/    /' "$TMP/log"; }
+checks=$((checks + 1))
+DY2ST_OPENCL_LIBRARY="$TMP/no-such-libOpenCL.so" "$DY2ST" run "$TMP/simple_fc.dy2st" \
+    --device opencl --input "x=$TMP/example_x.npy" >"$TMP/log" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "cannot load the OpenCL ICD loader" "$TMP/log" &&
+    grep -q "DY2ST_OPENCL_LIBRARY" "$TMP/log" ||
+    { fail "a missing OpenCL loader: exit $rc"; sed 's/^/    /' "$TMP/log"; }
+checks=$((checks + 1))
+OCL_ICD_VENDORS="$TMP/no-vendors" "$DY2ST" devices >"$TMP/log" 2>&1
+grep -q "^opencl: none (no OpenCL platform found" "$TMP/log" ||
+    { fail "devices without a platform"; sed 's/^/    /' "$TMP/log"; }
+checks=$((checks + 1))
+OCL_ICD_VENDORS="$TMP/no-vendors" "$DY2ST" run "$TMP/simple_fc.dy2st" \
+    --device opencl --input "x=$TMP/example_x.npy" >"$TMP/log" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "no OpenCL platform found" "$TMP/log" ||
+    { fail "run without a platform: exit $rc"; sed 's/^/    /' "$TMP/log"; }
+
+echo "$checks checks, $failures failures"
+[ $failures -eq 0 ]

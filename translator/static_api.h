@@ -1,0 +1,61 @@
+/* static_api.h - Paddle's static-graph API: enable_static, Programs built op by op
+ * (static.data, static.nn.fc, program_guard), Executor, load/save_inference_model, Program and
+ * Variable views, ProgramTranslator. */
+#ifndef DY2ST_STATIC_API_H
+#define DY2ST_STATIC_API_H
+
+#include "interp.h"
+
+/* Slot of d2_interp.ext used by this module (tensor_api.h uses 0 and 1,
+ * jit.h 2, trace.h 6). */
+enum { D2_EXT_STATIC = 5 };
+
+/* Registers, after d2_jit_init:
+ *   paddle.enable_static / disable_static / in_dynamic_mode;
+ *   building Programs op by op in static mode: paddle.static.data(name,
+ *     shape, dtype, lod_level) adds an input (None/-1 dims are dynamic) to
+ *     the current main Program and returns a symbolic tensor of that
+ *     Program's builder; every tensor operation on it (paddle.*, Layers,
+ *     operators) appends ops there (d2_apply_op routes ops on a symbolic
+ *     operand to its builder), and concrete tensors it meets (parameters,
+ *     constants) become the Program's parameters. paddle.static.nn.fc
+ *     creates its parameters (Xavier weight, zero bias, or the ParamAttrs)
+ *     with paddle.create_parameter. program_guard(main, startup) switches
+ *     the default Programs; startup Programs stay empty (parameters are
+ *     initialised when created);
+ *   paddle.static.Executor (also fluid.Executor) with run(program, feed,
+ *     fetch_list, return_numpy): built Programs run pruned to the fetched
+ *     variables (every input an op reads must be fed, as in Paddle), loaded
+ *     ones as saved; Program, Variable, CompiledProgram (the Program
+ *     itself), default_main_program / default_startup_program,
+ *     load_inference_model(path_prefix, executor) and
+ *     save_inference_model(path_prefix, feed_vars, fetch_vars, executor,
+ *     program=None) (default: the main Program, pruned to feed -> fetch);
+ *   paddle.fluid.io.load_inference_model(dirname, executor, model_filename,
+ *     params_filename) and fluid.io.save_inference_model(dirname,
+ *     feeded_var_names, target_vars, executor, main_program=None,
+ *     model_filename=None) (dirname/model.dy2st by default);
+ *   paddle.nn.functional.cross_entropy when the paddle module has none;
+ *   paddle.optimizer (when missing) whose minimize/step, and
+ *     paddle.static.append_backward/gradients, raise NotImplementedError:
+ *     dy2st does not train;
+ *   paddle.jit.ProgramTranslator (also fluid.dygraph.ProgramTranslator).
+ *
+ * Model files are dy2st saved models (model_io.h). A path names one by
+ * trying, in order, PATH.dy2st, PATH itself when it is a file, and
+ * PATH/model.dy2st when it is a directory (what paddle.jit.save and
+ * save_inference_model write). 0, or -1 with an exception pending. */
+int d2_static_api_init(d2_interp *I);
+
+/* A paddle.static.Program object holding a copy of p (parameters share
+ * their data): Executor.run runs it, str() gives its text form. For
+ * TracedLayer.program and the like. New reference, or NULL with an
+ * exception. */
+d2_obj *d2_static_program_new(d2_interp *I, const d2_program *p);
+
+/* Paddle's text for a symbolic tensor of a Program built op by op
+ * ("var x : LOD_TENSOR.shape(-1, 4).dtype(float32).stop_gradient(True)"),
+ * appended to b; false (b untouched) for any other tensor. */
+bool d2_static_var_text(d2_interp *I, const d2_obj *o, d2_buf *b);
+
+#endif
