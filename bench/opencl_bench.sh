@@ -181,6 +181,7 @@ PY
     echo "Written by \`bench/opencl_bench.sh\`. The machine these numbers come from is shared with"
     echo "other jobs and noisy: treat single numbers as rough (differences under about 2x may be"
     echo "noise). Run it again on an idle machine, or pointed at a GPU with \`-d opencl:N\`."
+    echo "Load average at the end of this run: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null) on $(nproc 2>/dev/null) CPUs."
     echo
     echo "Command: \`${envs}$(echo "$invocation" | sed -e "s|$build|BUILD|g" -e "s|$work|WORK|g" -e "s| $build_arg| BUILD|")\`"
     echo

@@ -810,6 +810,14 @@ int d2_exec_run(d2_prepared *pp, d2_tensor **inputs, int n_in, d2_tensor **outpu
     for (int v = 0; v < pp->n_slots; v++)
         f.slots[v] = pp->params[v];
     rc = d2_exec_run_block(&f, 0, args, n_in, outputs, n_out, err);
+    /* errors a device defers (bad indices found by kernels) belong to this run */
+    if (rc == 0 && pp->be->sync && pp->be->sync(pp->be, err) < 0) {
+        for (int j = 0; j < n_out; j++) {
+            d2_tensor_unref(outputs[j]);
+            outputs[j] = NULL;
+        }
+        rc = -1;
+    }
 done:
     if (f.slots)
         for (int v = 0; v < pp->n_slots; v++)

@@ -848,7 +848,15 @@ static d2_obj *SN_fc(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2
     d2_obj **xs = is_seq(a[0]) ? seq_items(a[0], &nx) : (nx = 1, &one);
     if (nx == 0)
         return d2_raise(I, "ValueError", "%s: x is an empty list", fname);
-    int id = SS(I)->n_fc++;
+    /* Paddle's names: NAME.w_0, NAME.b_0, NAME.tmp_K; NAME is fc_N unless given */
+    char prefix[200];
+    const char *given = a[6] && a[6]->kind != D2_OBJ_NONE ? d2_to_cstr(I, a[6], "name") : NULL;
+    if (a[6] && a[6]->kind != D2_OBJ_NONE && !given)
+        return NULL;
+    if (given)
+        snprintf(prefix, sizeof prefix, "%s", given);
+    else
+        snprintf(prefix, sizeof prefix, "fc_%d", SS(I)->n_fc++);
     bool has_bias = false;
     d2_obj *sum = NULL;
     for (size_t i = 0; i < nx; i++) {
@@ -878,8 +886,8 @@ static d2_obj *SN_fc(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2
             }
             in *= ty->shape.dims[d];
         }
-        char wname[64];
-        snprintf(wname, sizeof wname, "fc_%d.w_%zu", id, i);
+        char wname[240];
+        snprintf(wname, sizeof wname, "%s.w_%zu", prefix, i);
         d2_obj *w = fc_param(I, in, size, true, ty->dtype, a[3], false, wname);
         d2_obj *xf = NULL;
         if (w && k != nd - 1) {
@@ -916,8 +924,8 @@ static d2_obj *SN_fc(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2
         }
     }
     if (!(a[4] && a[4]->kind == D2_OBJ_BOOL && !D2_AS(d2_int, a[4])->v)) {
-        char bname[64];
-        snprintf(bname, sizeof bname, "fc_%d.b_0", id);
+        char bname[240];
+        snprintf(bname, sizeof bname, "%s.b_0", prefix);
         d2_obj *bias = fc_param(I, 0, size, false, TOBJ(sum)->type.dtype, a[4], true, bname);
         has_bias = bias && bias->kind != D2_OBJ_NONE;
         d2_obj *bargs[2] = {sum, bias};
@@ -942,8 +950,8 @@ static d2_obj *SN_fc(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2
     }
     /* Paddle's name of the result: fc_N.tmp_K, K counting the muls, the sum
      * of several, the bias add and the activation */
-    char rname[64];
-    snprintf(rname, sizeof rname, "fc_%d.tmp_%d", id,
+    char rname[240];
+    snprintf(rname, sizeof rname, "%s.tmp_%d", prefix,
              (int)nx + (nx > 1) + (has_bias ? 1 : 0) + (act ? 1 : 0) - 1);
     paddle_name(I, sum, rname);
     return sum;

@@ -311,6 +311,16 @@ static void scale_c(const gemm_plan *p, void *c)
     }
 }
 
+/* Threads for a product of m*n*k multiply-adds: one below ~128^3, where the
+ * whole product takes some tens of microseconds on one core and waking a
+ * second thread (and, on a busy machine, waiting for it to be scheduled)
+ * costs as much as it saves; on an oversubscribed host small models ran up
+ * to 500x slower with every tiny product split across a team. */
+static int threads_for(int nt, double vol)
+{
+    return nt > 1 && vol >= 128.0 * 128.0 * 128.0 ? nt : 1;
+}
+
 /* Item i of a strided batch; NULL stays NULL (empty operands have no data). */
 static const void *item(const void *base, int64_t i, int64_t stride, size_t es)
 {
@@ -383,7 +393,8 @@ int d2_gemm(d2_dtype dt, bool trans_a, bool trans_b, int64_t m, int64_t n, int64
     if (make_plan(&p, dt, trans_a, trans_b, m, n, k, alpha, lda, ldb, beta, ldc, err) < 0)
         return -1;
     ensure_init();
-    run_one(&p, pick_cntx(dt, m, n, k), atomic_load(&g_threads), a, b, c);
+    run_one(&p, pick_cntx(dt, m, n, k),
+            threads_for(atomic_load(&g_threads), (double)m * (double)n * (double)k), a, b, c);
     return 0;
 }
 
@@ -403,9 +414,12 @@ int d2_gemm_batched(d2_dtype dt, bool trans_a, bool trans_b, int64_t m, int64_t 
     ensure_init();
     size_t es = d2_dtype_size(dt);
     cntx_t *cx = pick_cntx(dt, m, n, k);
+    double vol = (double)m * (double)n * (double)k;
     int nt = atomic_load(&g_threads);
-    /* Many small items: one thread per item beats splitting each item. */
-    bool across = nt > 1 && batch >= nt && (double)m * (double)n * (double)k <= 256.0 * 256 * 256;
+    /* Many small items: one thread per item beats splitting each item, once
+     * the whole batch is worth a team. */
+    bool across = threads_for(nt, vol * (double)batch) > 1 && batch >= nt &&
+                  vol <= 256.0 * 256 * 256;
     if (across) {
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(static)
@@ -415,8 +429,8 @@ int d2_gemm_batched(d2_dtype dt, bool trans_a, bool trans_b, int64_t m, int64_t 
                     (void *)item(c, i, stride_c, es));
     } else {
         for (int64_t i = 0; i < batch; i++)
-            run_one(&p, cx, nt, item(a, i, stride_a, es), item(b, i, stride_b, es),
-                    (void *)item(c, i, stride_c, es));
+            run_one(&p, cx, threads_for(nt, vol), item(a, i, stride_a, es),
+                    item(b, i, stride_b, es), (void *)item(c, i, stride_c, es));
     }
     return 0;
 }

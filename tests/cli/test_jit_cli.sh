@@ -137,5 +137,12 @@ expect 1 "is not in the model's state_dict" "$DY2ST" save "$S/mnist_cnn.py" \
     --params "$top_srcdir/tests/oracle/expected/simple_fc.npz" -o "$TMP/m.dy2st"
 expect 0 "save FILE.py[:NAME]" "$DY2ST" help save
 
+# ---- the build-script sample: jit.save and TracedLayer.save_inference_model,
+# each checked against the eager layer inside the script, then run from C
+expect 0 "mnist_traced: saved, feeds 1 fetches 1 output [2, 10] matches eager" \
+    "$DY2ST" exec "$S/build_models.py" "$TMP/built"
+expect 0 "output_0: float32[4,10]" "$DY2ST" run "$TMP/built/lenet.dy2st" \
+    --input "image=$TMP/built/image.npy"
+
 echo "$checks checks, $failures failures"
 [ "$failures" -eq 0 ]

@@ -80,6 +80,10 @@ for t in $targets; do
 done
 
 # ---- fuzzing
+# The parser also starts from the AST and unparse goldens (read in place).
+extra_seeds() {
+    [ "$1" = python ] && echo "$top/tests/golden/ast $top/tests/golden/unparse"
+}
 status=0
 for t in $targets; do
     work="$build/corpus-$t"
@@ -91,7 +95,7 @@ for t in $targets; do
     (cd "$build" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
         "$build/fuzz/fuzz_$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
         -print_final_stats=1 -artifact_prefix="$crashes/$t-" $dict \
-        "$work" "$here/corpus/$t") >"$build/fuzz-$t.log" 2>&1
+        "$work" "$here/corpus/$t" $(extra_seeds "$t")) >"$build/fuzz-$t.log" 2>&1
     rc=$?
     grep -E '^stat::(number_of_executed_units|new_units_added)|^Done' "$build/fuzz-$t.log" | sed 's/^/    /'
     if [ $rc -ne 0 ]; then

@@ -7,6 +7,9 @@ CORPUS="$top_srcdir/tests/fuzz/corpus"
 # mutations of each seed per run; FUZZ_MUTATE=0 replays the seeds only
 MUTATE=${FUZZ_MUTATE:-20}
 
+G="$top_srcdir/tests/golden"
+seed_files() { ls "$G"/ast/*.py "$G"/ast/errors/*.py "$G"/unparse/*.py; }
+
 failures=0
 for target in model npy program python pickle; do
     bin="$top_builddir/tests/fuzz/replay_$target"
@@ -21,7 +24,11 @@ for target in model npy program python pickle; do
         continue
     fi
     crashdir=$(mktemp -d "${TMPDIR:-/tmp}/dy2st-replay.XXXXXX") || exit 99
-    if "$bin" --mutate "$MUTATE" --crash-dir "$crashdir" "$CORPUS/$target"; then
+    # the parser's seeds also include the AST and unparse goldens (not copied)
+    seeds="$CORPUS/$target"
+    [ "$target" = python ] && seeds="$seeds $(seed_files)"
+    # shellcheck disable=SC2086
+    if "$bin" --mutate "$MUTATE" --crash-dir "$crashdir" $seeds; then
         echo "PASS: $target"
         rm -rf "$crashdir"
     else

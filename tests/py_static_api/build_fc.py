@@ -54,6 +54,8 @@ with paddle.static.program_guard(prog2, startup2):
     f2 = paddle.static.nn.fc([xa, xb], size=2,
                              weight_attr=paddle.ParamAttr(initializer=paddle.nn.initializer.Constant(0.5)),
                              bias_attr=False)
+    named = paddle.static.nn.fc(x3, 2, name="myfc")  # random weights: only its name is printed
+print(named)
 print("fc shapes", list(f3.shape), list(f2.shape))
 print(f3)
 print(f2)

@@ -1,2 +1,0 @@
-﻿# A file starting with a UTF-8 byte order mark.
-x = "bom"

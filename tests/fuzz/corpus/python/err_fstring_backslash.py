@@ -1,1 +1,0 @@
-x = f"{'\\n'.join(parts)}"

@@ -1,2 +1,0 @@
-def f(:
-  pass

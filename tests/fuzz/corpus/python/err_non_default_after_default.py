@@ -1,2 +1,0 @@
-def f(a=1, b):
-    pass

@@ -1,3 +1,0 @@
-if x:
-	if y:
-        pass

@@ -1,1 +1,0 @@
-type X = int

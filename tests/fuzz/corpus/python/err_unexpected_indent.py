@@ -1,3 +1,0 @@
-while True:
-    x = 1
-        y = 2

@@ -1,2 +1,0 @@
-# -*- coding: latin-1 -*-
-x = "ascii only is fine"
