@@ -1213,3 +1213,155 @@ int d2_pickle_load_params(const char *path, d2_pickle_params *res, d2_err *err)
     d2_buf_free(&b);
     return rc;
 }
+
+/* ---- writer ---- */
+
+static void pw_op(d2_buf *b, int op) { d2_buf_append(b, &(unsigned char){(unsigned char)op}, 1); }
+
+static void pw_u32(d2_buf *b, uint32_t v)
+{
+    unsigned char c[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
+                          (unsigned char)(v >> 24)};
+    d2_buf_append(b, c, 4);
+}
+
+static void pw_str(d2_buf *b, const char *s)
+{
+    size_t n = strlen(s);
+    if (n < 256) {
+        pw_op(b, 0x8c); /* SHORT_BINUNICODE */
+        pw_op(b, (int)n);
+    } else {
+        pw_op(b, 'X'); /* BINUNICODE */
+        pw_u32(b, (uint32_t)n);
+    }
+    d2_buf_append(b, s, n);
+}
+
+static void pw_int(d2_buf *b, int64_t v)
+{
+    if (v >= 0 && v < 256) {
+        pw_op(b, 'K'); /* BININT1 */
+        pw_op(b, (int)v);
+    } else if (v >= INT32_MIN && v <= INT32_MAX) {
+        pw_op(b, 'J'); /* BININT */
+        pw_u32(b, (uint32_t)(int32_t)v);
+    } else {
+        unsigned char c[9] = {8};
+        for (int i = 0; i < 8; i++)
+            c[i + 1] = (unsigned char)((uint64_t)v >> (8 * i));
+        pw_op(b, 0x8a); /* LONG1 */
+        d2_buf_append(b, c, 9);
+    }
+}
+
+static void pw_global(d2_buf *b, const char *mod, const char *name)
+{
+    pw_str(b, mod);
+    pw_str(b, name);
+    pw_op(b, 0x93); /* STACK_GLOBAL */
+}
+
+/* One ndarray as NumPy pickles it: _reconstruct(ndarray, (0,), b'b') then
+ * BUILD with (1, shape, dtype, is_fortran, raw bytes). */
+static int pw_array(d2_buf *b, const d2_tensor *t, d2_err *err)
+{
+    const char *code, *order = "<";
+    switch (t->dtype) {
+    case D2_F32: code = "f4"; break;
+    case D2_F64: code = "f8"; break;
+    case D2_I32: code = "i4"; break;
+    case D2_I64: code = "i8"; break;
+    case D2_BOOL: code = "b1", order = "|"; break;
+    default:
+        return d2_err_set(err, D2_ERR_INVALID, "paddle.save: dtype %s cannot be saved",
+                          d2_dtype_name(t->dtype));
+    }
+    pw_global(b, "numpy.core.multiarray", "_reconstruct");
+    pw_global(b, "numpy", "ndarray");
+    pw_int(b, 0);
+    pw_op(b, 0x85); /* TUPLE1 */
+    pw_op(b, 'C');  /* SHORT_BINBYTES */
+    pw_op(b, 1);
+    d2_buf_append(b, "b", 1);
+    pw_op(b, 0x87); /* TUPLE3 */
+    pw_op(b, 'R');  /* REDUCE */
+    pw_op(b, '(');  /* MARK */
+    pw_int(b, 1);
+    d2_shape s;
+    d2_tensor_get_shape(t, &s);
+    pw_op(b, '(');
+    for (int i = 0; i < s.ndim; i++)
+        pw_int(b, s.dims[i]);
+    pw_op(b, 't'); /* TUPLE */
+    pw_global(b, "numpy", "dtype");
+    pw_str(b, code);
+    pw_op(b, 0x89); /* NEWFALSE */
+    pw_op(b, 0x88); /* NEWTRUE */
+    pw_op(b, 0x87);
+    pw_op(b, 'R');
+    pw_op(b, '(');
+    pw_int(b, 3);
+    pw_str(b, order);
+    pw_op(b, 'N');
+    pw_op(b, 'N');
+    pw_op(b, 'N');
+    pw_int(b, -1);
+    pw_int(b, -1);
+    pw_int(b, 0);
+    pw_op(b, 't');
+    pw_op(b, 'b'); /* BUILD */
+    pw_op(b, 0x89);
+    size_t nbytes = (size_t)d2_tensor_numel(t) * d2_dtype_size(t->dtype);
+    if (nbytes <= UINT32_MAX) {
+        pw_op(b, 'B'); /* BINBYTES */
+        pw_u32(b, (uint32_t)nbytes);
+    } else {
+        pw_op(b, 0x8e); /* BINBYTES8 */
+        pw_u32(b, (uint32_t)nbytes);
+        pw_u32(b, (uint32_t)((uint64_t)nbytes >> 32));
+    }
+    /* little-endian host assumed, as everywhere in the runtime */
+    d2_buf_append(b, d2_tensor_data(t), nbytes);
+    pw_op(b, 't');
+    pw_op(b, 'b');
+    return 0;
+}
+
+int d2_pickle_save_params(const char *path, const d2_pickle_params *p, d2_err *err)
+{
+    d2_buf b;
+    d2_buf_init(&b);
+    pw_op(&b, 0x80); /* PROTO 4 */
+    pw_op(&b, 4);
+    pw_op(&b, '}'); /* EMPTY_DICT */
+    for (size_t i = 0; i < p->n; i++) {
+        if (!d2_tensor_is_contiguous(p->items[i].tensor)) {
+            d2_buf_free(&b);
+            return d2_err_set(err, D2_ERR_INVALID, "paddle.save: '%s' is not contiguous",
+                              p->items[i].name);
+        }
+        pw_str(&b, p->items[i].name);
+        if (pw_array(&b, p->items[i].tensor, err) < 0) {
+            d2_buf_free(&b);
+            return -1;
+        }
+        pw_op(&b, 's'); /* SETITEM */
+    }
+    pw_op(&b, '.'); /* STOP */
+    if (b.oom) {
+        d2_buf_free(&b);
+        return d2_err_set(err, D2_ERR_NOMEM, "paddle.save: out of memory");
+    }
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        d2_buf_free(&b);
+        return d2_err_set(err, D2_ERR_IO, "%s: %s", path, strerror(errno));
+    }
+    bool bad = fwrite(b.data, 1, b.len, f) != b.len;
+    bad |= fclose(f) != 0;
+    d2_buf_free(&b);
+    if (bad)
+        return d2_err_set(err, D2_ERR_IO, "%s: cannot write the file", path);
+    return 0;
+}

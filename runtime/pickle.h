@@ -51,4 +51,10 @@ int d2_pickle_load_params(const char *path, d2_pickle_params *out, d2_err *err);
 
 void d2_pickle_params_free(d2_pickle_params *p);
 
+/* Writes p as paddle.save writes a dict of arrays (pickle protocol 4, each
+ * array as numpy.core.multiarray._reconstruct + BUILD, as NumPy pickles it),
+ * so that this reader, Python's pickle and paddle.load read it back. Tensors
+ * must be contiguous CPU tensors of float32/64, int32/64 or bool. */
+int d2_pickle_save_params(const char *path, const d2_pickle_params *p, d2_err *err);
+
 #endif

@@ -375,6 +375,10 @@ int64_t d2_tensor_numel(const d2_tensor *t)
 
 bool d2_tensor_is_contiguous(const d2_tensor *t)
 {
+    /* an empty tensor has no element out of place, whatever its strides */
+    for (int i = 0; i < t->ndim; i++)
+        if (t->shape[i] == 0)
+            return true;
     int64_t st = 1;
     for (int i = t->ndim - 1; i >= 0; i--) {
         if (t->shape[i] != 1 && t->strides[i] != st)

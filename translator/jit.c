@@ -1,6 +1,7 @@
 /* jit.c - to_static at run time: _jst helpers lowering converted control flow to cond/while_loop,
  * paddle.jit / paddle.static, per-signature compiled Programs, saving and loading. */
 #include "jit.h"
+#include "jit_priv.h"
 
 #include "exec.h"
 #include "model_io.h"
@@ -121,8 +122,7 @@ static int fattr_set(d2_interp *I, d2_obj *f, const char *name, d2_obj *v)
     return d2_dict_set_str(I, fn->attrs, name, v);
 }
 
-/* A builtin module's attribute (borrowed) or NULL. */
-static d2_obj *mod_attr(d2_interp *I, const char *mod, const char *name)
+d2_obj *d2_jit_mod_attr(d2_interp *I, const char *mod, const char *name)
 {
     d2_obj *m = d2_dict_get_str(I, I->modules, mod);
     if (!m || m->kind != D2_OBJ_MODULE)
@@ -130,9 +130,9 @@ static d2_obj *mod_attr(d2_interp *I, const char *mod, const char *name)
     return d2_dict_get_str(I, D2_AS(d2_module, m)->dict, name);
 }
 
-static bool is_layer(d2_interp *I, d2_obj *o)
+bool d2_jit_is_layer(d2_interp *I, d2_obj *o)
 {
-    d2_obj *lc = mod_attr(I, "paddle.nn", "Layer");
+    d2_obj *lc = d2_jit_mod_attr(I, "paddle.nn", "Layer");
     return o && lc && lc->kind == D2_OBJ_CLASS && o->kind == D2_OBJ_INSTANCE &&
            d2_isinstance(I, o, D2_AS(d2_class, lc));
 }
@@ -247,8 +247,7 @@ static void unique_name(const d2_program *p, const char *base, char *out, size_t
         snprintf(out, n, "%s_%d", base, k);
 }
 
-/* A tuple of n items (NULL until filled with new references). */
-static d2_obj *tuple_n(d2_interp *I, size_t n)
+d2_obj *d2_jit_tuple_n(d2_interp *I, size_t n)
 {
     d2_obj *t = d2_tuple_new(I, n);
     if (t && n)
@@ -263,7 +262,7 @@ static d2_obj *pack(d2_interp *I, d2_obj **v, size_t n)
         return d2_none(I);
     if (n == 1)
         return d2_incref(v[0]);
-    d2_obj *t = tuple_n(I, n);
+    d2_obj *t = d2_jit_tuple_n(I, n);
     if (!t)
         return NULL;
     for (size_t i = 0; i < n; i++)
@@ -305,8 +304,7 @@ static void decref_all(d2_obj **v, size_t n)
         d2_setref(&v[i], NULL);
 }
 
-/* Arguments of a tuple (borrowed view). */
-static d2_obj **tuple_items(d2_obj *t, size_t *n)
+d2_obj **d2_jit_seq_items(d2_obj *t, size_t *n)
 {
     if (t->kind == D2_OBJ_TUPLE) {
         *n = D2_AS(d2_tuple, t)->n;
@@ -318,6 +316,44 @@ static d2_obj **tuple_items(d2_obj *t, size_t *n)
     }
     *n = 0;
     return NULL;
+}
+
+d2_obj *d2_jit_map_items(d2_interp *I, d2_obj *v, d2_jit_map_fn fn, void *ctx, int depth)
+{
+    if (v->kind == D2_OBJ_LIST || v->kind == D2_OBJ_TUPLE) {
+        size_t n;
+        d2_obj **items = d2_jit_seq_items(v, &n);
+        d2_obj *r = v->kind == D2_OBJ_LIST ? d2_list_new(I, n) : d2_jit_tuple_n(I, n);
+        for (size_t i = 0; r && i < n; i++) {
+            d2_obj *c = fn(I, items[i], ctx, depth + 1);
+            if (!c) {
+                d2_decref(r);
+                return NULL;
+            }
+            if (v->kind == D2_OBJ_LIST)
+                D2_AS(d2_list, r)->items[i] = c;
+            else
+                D2_AS(d2_tuple, r)->items[i] = c;
+        }
+        return r;
+    }
+    if (v->kind == D2_OBJ_DICT) {
+        d2_dict *d = D2_AS(d2_dict, v);
+        d2_obj *r = d2_dict_new(I);
+        for (size_t i = 0; r && i < d->n; i++) {
+            if (!d->entries[i].key)
+                continue;
+            d2_obj *c = fn(I, d->entries[i].value, ctx, depth + 1);
+            if (!c || d2_dict_set(I, D2_AS(d2_dict, r), d->entries[i].key, c) < 0) {
+                d2_decref(c);
+                d2_decref(r);
+                return NULL;
+            }
+            d2_decref(c);
+        }
+        return r;
+    }
+    return d2_incref(v);
 }
 
 /* ---- Program surgery used while building ---- */
@@ -580,7 +616,7 @@ static d2_obj *TA_extend(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs
     if (d2_parse_args(I, "list.extend", "iterable", args, nargs, kw, a) < 0)
         return NULL;
     size_t n;
-    d2_obj **items = tuple_items(a[0], &n);
+    d2_obj **items = d2_jit_seq_items(a[0], &n);
     if (!items && n == 0 && a[0]->kind != D2_OBJ_TUPLE && a[0]->kind != D2_OBJ_LIST)
         return d2_raise(I, "TypeError",
                         "extend of a list grown in a tensor loop takes a list or tuple");
@@ -641,49 +677,21 @@ static d2_obj *TA_repr(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, 
  * Copies of mutable containers (each branch of a tensor if gets its own)
  * ====================================================================== */
 
+static d2_obj *copy_mutable(d2_interp *I, d2_obj *o, int depth);
+
+static d2_obj *copy_item(d2_interp *I, d2_obj *o, void *ctx, int depth)
+{
+    D2_UNUSED(ctx);
+    return copy_mutable(I, o, depth);
+}
+
 static d2_obj *copy_mutable(d2_interp *I, d2_obj *o, int depth)
 {
     if (depth > 64)
         return d2_incref(o);
-    if (o->kind == D2_OBJ_LIST || o->kind == D2_OBJ_TUPLE) {
-        size_t n;
-        d2_obj **items = tuple_items(o, &n);
-        d2_obj *r = o->kind == D2_OBJ_LIST ? d2_list_new(I, n) : tuple_n(I, n);
-        if (!r)
-            return NULL;
-        for (size_t i = 0; i < n; i++) {
-            d2_obj *c = copy_mutable(I, items[i], depth + 1);
-            if (!c) {
-                d2_decref(r);
-                return NULL;
-            }
-            if (o->kind == D2_OBJ_LIST)
-                D2_AS(d2_list, r)->items[i] = c;
-            else
-                D2_AS(d2_tuple, r)->items[i] = c;
-        }
-        return r;
-    }
-    if (o->kind == D2_OBJ_DICT) {
-        d2_obj *r = d2_dict_new(I);
-        d2_dict *d = D2_AS(d2_dict, o);
-        for (size_t i = 0; r && i < d->n; i++) {
-            d2_dict_entry *e = &d->entries[i];
-            if (!e->key)
-                continue;
-            d2_obj *c = copy_mutable(I, e->value, depth + 1);
-            if (!c || d2_dict_set(I, D2_AS(d2_dict, r), e->key, c) < 0) {
-                d2_decref(c);
-                d2_decref(r);
-                return NULL;
-            }
-            d2_decref(c);
-        }
-        return r;
-    }
     if (is_array(I, o))
         return new_tarray(I, tarray_t(I, o), tarray_info(I, o), false);
-    return d2_incref(o);
+    return d2_jit_map_items(I, o, copy_item, NULL, depth);
 }
 
 /* ======================================================================
@@ -705,6 +713,13 @@ static int slot_index(d2_interp *I, d2_obj *o)
     return (int)(intptr_t)D2_AS(d2_opaque, o)->payload - 1;
 }
 
+static d2_obj *fill_slots(d2_interp *I, d2_obj *tmpl, d2_obj **vals, int depth);
+
+static d2_obj *fill_item(d2_interp *I, d2_obj *tmpl, void *vals, int depth)
+{
+    return fill_slots(I, tmpl, vals, depth);
+}
+
 /* tmpl with marker k replaced by vals[k] (new reference). */
 static d2_obj *fill_slots(d2_interp *I, d2_obj *tmpl, d2_obj **vals, int depth)
 {
@@ -713,40 +728,7 @@ static d2_obj *fill_slots(d2_interp *I, d2_obj *tmpl, d2_obj **vals, int depth)
         return d2_incref(vals[k]);
     if (depth > 64)
         return d2_incref(tmpl);
-    if (tmpl->kind == D2_OBJ_LIST || tmpl->kind == D2_OBJ_TUPLE) {
-        size_t n;
-        d2_obj **items = tuple_items(tmpl, &n);
-        d2_obj *r = tmpl->kind == D2_OBJ_LIST ? d2_list_new(I, n) : tuple_n(I, n);
-        for (size_t i = 0; r && i < n; i++) {
-            d2_obj *c = fill_slots(I, items[i], vals, depth + 1);
-            if (!c) {
-                d2_decref(r);
-                return NULL;
-            }
-            if (tmpl->kind == D2_OBJ_LIST)
-                D2_AS(d2_list, r)->items[i] = c;
-            else
-                D2_AS(d2_tuple, r)->items[i] = c;
-        }
-        return r;
-    }
-    if (tmpl->kind == D2_OBJ_DICT) {
-        d2_obj *r = d2_dict_new(I);
-        d2_dict *d = D2_AS(d2_dict, tmpl);
-        for (size_t i = 0; r && i < d->n; i++) {
-            if (!d->entries[i].key)
-                continue;
-            d2_obj *c = fill_slots(I, d->entries[i].value, vals, depth + 1);
-            if (!c || d2_dict_set(I, D2_AS(d2_dict, r), d->entries[i].key, c) < 0) {
-                d2_decref(c);
-                d2_decref(r);
-                return NULL;
-            }
-            d2_decref(c);
-        }
-        return r;
-    }
-    return d2_incref(tmpl);
+    return d2_jit_map_items(I, tmpl, fill_item, vals, depth);
 }
 
 /* ======================================================================
@@ -888,7 +870,7 @@ static d2_obj *side_array(merge *m, int side, d2_obj *l, d2_dtype dt)
     ab_int(&b, "dtype", dt);
     d2_obj *t = op_n(I, D2_OP_array_create, NULL, 0, &b);
     size_t n;
-    d2_obj **items = tuple_items(l, &n);
+    d2_obj **items = d2_jit_seq_items(l, &n);
     for (size_t i = 0; t && i < n; i++) {
         d2_obj *x = cast_to(I, items[i], dt);
         d2_obj *idx = x ? constant(I, D2_I64, NULL, (double)i) : NULL;
@@ -1008,9 +990,9 @@ static d2_obj *unify(merge *m, d2_obj *a, d2_obj *b, const char *name, int depth
             (def->kind == D2_OBJ_TUPLE || def->kind == D2_OBJ_LIST)) {
             /* a returned tuple: a placeholder per element */
             size_t nd;
-            d2_obj **items = tuple_items(def, &nd);
+            d2_obj **items = d2_jit_seq_items(def, &nd);
             d2_obj *undef = ua ? a : b;
-            d2_obj *r = def->kind == D2_OBJ_LIST ? d2_list_new(I, nd) : tuple_n(I, nd);
+            d2_obj *r = def->kind == D2_OBJ_LIST ? d2_list_new(I, nd) : d2_jit_tuple_n(I, nd);
             char sub[300];
             for (size_t i = 0; r && i < nd; i++) {
                 snprintf(sub, sizeof sub, "%s[%zu]", name, i);
@@ -1092,13 +1074,13 @@ static d2_obj *unify(merge *m, d2_obj *a, d2_obj *b, const char *name, int depth
     }
     if (depth < 32 && a->kind == b->kind && (a->kind == D2_OBJ_LIST || a->kind == D2_OBJ_TUPLE)) {
         size_t na, nb;
-        d2_obj **ia = tuple_items(a, &na), **ib = tuple_items(b, &nb);
+        d2_obj **ia = d2_jit_seq_items(a, &na), **ib = d2_jit_seq_items(b, &nb);
         if (na != nb) {
             if (a->kind == D2_OBJ_LIST && tensor_list(a) && tensor_list(b))
                 return merge_lists(m, a, b, name);
             return mismatch(m, name, a, b, " (lists of different lengths)");
         }
-        d2_obj *r = a->kind == D2_OBJ_LIST ? d2_list_new(I, na) : tuple_n(I, na);
+        d2_obj *r = a->kind == D2_OBJ_LIST ? d2_list_new(I, na) : d2_jit_tuple_n(I, na);
         char sub[300];
         for (size_t i = 0; r && i < na; i++) {
             snprintf(sub, sizeof sub, "%s[%zu]", name, i);
@@ -1332,7 +1314,7 @@ static d2_obj *ifelse_branch(d2_interp *I, void *vctx, int which)
     if (!copy)
         return NULL;
     size_t n;
-    d2_obj **items = tuple_items(copy, &n);
+    d2_obj **items = d2_jit_seq_items(copy, &n);
     d2_obj *r = d2_call(I, c->fns[which], items, n, NULL);
     d2_decref(copy);
     return r;
@@ -1344,7 +1326,7 @@ static int names_array(d2_interp *I, d2_obj *names, const char ***out, size_t *n
         d2_raise(I, "TypeError", "_jst: names must be a tuple of strings");
         return -1;
     }
-    d2_obj **items = tuple_items(names, n);
+    d2_obj **items = d2_jit_seq_items(names, n);
     *out = d2_calloc(*n + 1, sizeof **out);
     if (!*out) {
         nomem(I);
@@ -1371,7 +1353,7 @@ static d2_obj *JST_IfElse(d2_interp *I, d2_obj *self, d2_obj **args, size_t narg
         if (t < 0)
             return NULL;
         size_t n;
-        d2_obj **items = tuple_items(a[3], &n);
+        d2_obj **items = d2_jit_seq_items(a[3], &n);
         return d2_call(I, a[t ? 1 : 2], items, n, NULL);
     }
     const char **names;
@@ -1677,7 +1659,7 @@ static int init_var(d2_interp *I, const lslot *s, d2_obj *v)
             ab_int(&b, "dtype", s->type.dtype);
             t = op_n(I, D2_OP_array_create, NULL, 0, &b);
             size_t n = 0;
-            d2_obj **items = v->kind == D2_OBJ_LIST ? tuple_items(v, &n) : NULL;
+            d2_obj **items = v->kind == D2_OBJ_LIST ? d2_jit_seq_items(v, &n) : NULL;
             for (size_t i = 0; t && i < n; i++) {
                 d2_obj *x = cast_to(I, items[i], s->type.dtype);
                 d2_obj *idx = x ? constant(I, D2_I64, NULL, (double)i) : NULL;
@@ -1791,7 +1773,7 @@ static int build_while_flat(d2_interp *I, size_t n, d2_obj **vals, const char **
                 (bouts[j]->kind == D2_OBJ_TUPLE || bouts[j]->kind == D2_OBJ_LIST)) {
                 /* a returned tuple: the caller carries its elements one by one */
                 size_t k;
-                tuple_items(bouts[j], &k);
+                d2_jit_seq_items(bouts[j], &k);
                 if (k > 0) {
                     split->j = j;
                     split->k = k;
@@ -1885,7 +1867,7 @@ static void tup_pack(d2_interp *I, tup_ctx *t, d2_obj **flat)
         if (all_undef) {
             t->tmp[j] = d2_incref(t->undef[j]);
         } else {
-            d2_obj *r = t->is_list[j] ? d2_list_new(I, k) : tuple_n(I, k);
+            d2_obj *r = t->is_list[j] ? d2_list_new(I, k) : d2_jit_tuple_n(I, k);
             for (size_t i = 0; r && i < k; i++) {
                 if (t->is_list[j])
                     D2_AS(d2_list, r)->items[i] = d2_incref(flat[f + i]);
@@ -1911,7 +1893,7 @@ static int tup_unpack(d2_interp *I, tup_ctx *t, d2_obj **vals, const char **name
         size_t k = t->arity[j], nv = 0;
         d2_obj **items = NULL;
         if (v && (v->kind == D2_OBJ_TUPLE || v->kind == D2_OBJ_LIST))
-            items = tuple_items(v, &nv);
+            items = d2_jit_seq_items(v, &nv);
         if (v && is_undef(I, v)) {
             for (size_t i = 0; i < k; i++)
                 flat[f + i] = d2_incref(v);
@@ -2108,7 +2090,7 @@ static d2_obj *JST_While(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs
         return NULL;
     const char **names;
     size_t n, nv;
-    d2_obj **init = tuple_items(a[2], &nv);
+    d2_obj **init = d2_jit_seq_items(a[2], &nv);
     if (names_array(I, a[3], &names, &n) < 0)
         return NULL;
     if (nv != n) {
@@ -2523,7 +2505,7 @@ static d2_obj *JST_For(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, 
     d2_obj *it = a[0], *body_fn = a[1], *cond_fn = a[4]->kind == D2_OBJ_NONE ? NULL : a[4];
     const char **names;
     size_t n, nv;
-    d2_obj **init = tuple_items(a[2], &nv);
+    d2_obj **init = d2_jit_seq_items(a[2], &nv);
     if (names_array(I, a[3], &names, &n) < 0)
         return NULL;
     d2_obj **vars = d2_calloc(2 * n + 1, sizeof *vars), **out = vars ? vars + n : NULL;
@@ -3214,7 +3196,7 @@ static d2_obj *JST_Call(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
     }
     if (is_undef(I, f))
         return raise_undef(I, f);
-    if (is_layer(I, f) && !has_hooks(I, f)) {
+    if (d2_jit_is_layer(I, f) && !has_hooks(I, f)) {
         d2_obj *fwd = d2_getattr(I, (d2_obj *)f->cls, "forward");
         if (!fwd)
             return NULL;
@@ -3406,7 +3388,7 @@ static int spec_type(d2_interp *I, d2_obj *spec, d2_type *t, const char **name)
         return -1;
     t->dtype = dt < 0 ? D2_F32 : (d2_dtype)dt;
     size_t n = 0;
-    d2_obj **dims = shape ? tuple_items(shape, &n) : NULL;
+    d2_obj **dims = shape ? d2_jit_seq_items(shape, &n) : NULL;
     if (n > D2_MAX_DIMS) {
         d2_raise(I, "ValueError", "InputSpec: at most %d dims", D2_MAX_DIMS);
         return -1;
@@ -3489,8 +3471,8 @@ static int walk_value(walk *w, d2_obj *v, d2_obj *spec, const char *name, int de
     }
     if (v->kind == D2_OBJ_LIST || v->kind == D2_OBJ_TUPLE) {
         size_t n, ns = 0;
-        d2_obj **items = tuple_items(v, &n);
-        d2_obj **sitems = spec ? tuple_items(spec, &ns) : NULL;
+        d2_obj **items = d2_jit_seq_items(v, &n);
+        d2_obj **sitems = spec ? d2_jit_seq_items(spec, &ns) : NULL;
         d2_buf_puts(w->key, v->kind == D2_OBJ_LIST ? "[" : "(");
         for (size_t i = 0; i < n; i++) {
             char sub[300];
@@ -3530,7 +3512,7 @@ static int walk_value(walk *w, d2_obj *v, d2_obj *spec, const char *name, int de
         return 0;
     }
     d2_buf_printf(w->key, "O%p,", (void *)v);
-    if (is_layer(I, v)) {
+    if (d2_jit_is_layer(I, v)) {
         d2_obj *tr = d2_getattr_opt(I, v, "training");
         int t = tr ? d2_truthy(I, tr) : 0;
         d2_decref(tr);
@@ -3551,7 +3533,7 @@ static bool has_feed(d2_interp *I, d2_obj *v, int depth)
         return false;
     if (v->kind == D2_OBJ_LIST || v->kind == D2_OBJ_TUPLE) {
         size_t n;
-        d2_obj **items = tuple_items(v, &n);
+        d2_obj **items = d2_jit_seq_items(v, &n);
         for (size_t i = 0; i < n; i++)
             if (has_feed(I, items[i], depth + 1))
                 return true;
@@ -3564,46 +3546,27 @@ static bool has_feed(d2_interp *I, d2_obj *v, int depth)
     return false;
 }
 
+typedef struct sym_ctx {
+    const int *vars;
+    int *k;
+} sym_ctx;
+
+static d2_obj *symbolic_args(d2_interp *I, d2_obj *v, const int *vars, int *k, int depth);
+
+static d2_obj *symbolic_item(d2_interp *I, d2_obj *v, void *ctx, int depth)
+{
+    sym_ctx *c = ctx;
+    return symbolic_args(I, v, c->vars, c->k, depth);
+}
+
 static d2_obj *symbolic_args(d2_interp *I, d2_obj *v, const int *vars, int *k, int depth)
 {
     if (is_spec(I, v) || is_tensor(v) || v->kind == D2_OBJ_NDARRAY)
         return d2_pd_symbolic(I, I->builder, vars[(*k)++]);
     if (depth > 32 || !has_feed(I, v, depth))
         return d2_incref(v);
-    if (v->kind == D2_OBJ_LIST || v->kind == D2_OBJ_TUPLE) {
-        size_t n;
-        d2_obj **items = tuple_items(v, &n);
-        d2_obj *r = v->kind == D2_OBJ_LIST ? d2_list_new(I, n) : tuple_n(I, n);
-        for (size_t i = 0; r && i < n; i++) {
-            d2_obj *c = symbolic_args(I, items[i], vars, k, depth + 1);
-            if (!c) {
-                d2_decref(r);
-                return NULL;
-            }
-            if (v->kind == D2_OBJ_LIST)
-                D2_AS(d2_list, r)->items[i] = c;
-            else
-                D2_AS(d2_tuple, r)->items[i] = c;
-        }
-        return r;
-    }
-    if (v->kind == D2_OBJ_DICT) {
-        d2_dict *d = D2_AS(d2_dict, v);
-        d2_obj *r = d2_dict_new(I);
-        for (size_t i = 0; r && i < d->n; i++) {
-            if (!d->entries[i].key)
-                continue;
-            d2_obj *c = symbolic_args(I, d->entries[i].value, vars, k, depth + 1);
-            if (!c || d2_dict_set(I, D2_AS(d2_dict, r), d->entries[i].key, c) < 0) {
-                d2_decref(c);
-                d2_decref(r);
-                return NULL;
-            }
-            d2_decref(c);
-        }
-        return r;
-    }
-    return d2_incref(v);
+    sym_ctx c = {vars, k};
+    return d2_jit_map_items(I, v, symbolic_item, &c, depth);
 }
 
 /* ---- outputs ---- */
@@ -3622,6 +3585,14 @@ static bool is_param(const d2_block *b, int v)
         if (b->params[i] == v)
             return true;
     return false;
+}
+
+static d2_obj *out_template(d2_interp *I, d2_obj *v, int depth);
+
+static d2_obj *template_item(d2_interp *I, d2_obj *v, void *ctx, int depth)
+{
+    D2_UNUSED(ctx);
+    return out_template(I, v, depth);
 }
 
 /* The output template of v: tensors become yields of block 0 (named
@@ -3674,40 +3645,7 @@ static d2_obj *out_template(d2_interp *I, d2_obj *v, int depth)
         return raise_undef(I, v);
     if (depth > 32)
         return d2_incref(v);
-    if (v->kind == D2_OBJ_LIST || v->kind == D2_OBJ_TUPLE) {
-        size_t n;
-        d2_obj **items = tuple_items(v, &n);
-        d2_obj *r = v->kind == D2_OBJ_LIST ? d2_list_new(I, n) : tuple_n(I, n);
-        for (size_t i = 0; r && i < n; i++) {
-            d2_obj *c = out_template(I, items[i], depth + 1);
-            if (!c) {
-                d2_decref(r);
-                return NULL;
-            }
-            if (v->kind == D2_OBJ_LIST)
-                D2_AS(d2_list, r)->items[i] = c;
-            else
-                D2_AS(d2_tuple, r)->items[i] = c;
-        }
-        return r;
-    }
-    if (v->kind == D2_OBJ_DICT) {
-        d2_dict *d = D2_AS(d2_dict, v);
-        d2_obj *r = d2_dict_new(I);
-        for (size_t i = 0; r && i < d->n; i++) {
-            if (!d->entries[i].key)
-                continue;
-            d2_obj *c = out_template(I, d->entries[i].value, depth + 1);
-            if (!c || d2_dict_set(I, D2_AS(d2_dict, r), d->entries[i].key, c) < 0) {
-                d2_decref(c);
-                d2_decref(r);
-                return NULL;
-            }
-            d2_decref(c);
-        }
-        return r;
-    }
-    return d2_incref(v);
+    return d2_jit_map_items(I, v, template_item, NULL, depth);
 }
 
 /* ---- compile and run ---- */
@@ -3751,7 +3689,7 @@ static int signature(d2_interp *I, sfn *s, d2_obj **args, size_t nargs, d2_dict 
     walk w = {I, fd, key, pins};
     size_t first = first_data_arg(s);
     size_t ns = 0;
-    d2_obj **specs = s->spec ? tuple_items(s->spec, &ns) : NULL;
+    d2_obj **specs = s->spec ? d2_jit_seq_items(s->spec, &ns) : NULL;
     for (size_t i = 0; i < nargs; i++) {
         char buf[64];
         const char *name = param_name(s->fn, i, buf, sizeof buf);
@@ -3924,31 +3862,31 @@ done:
     return e;
 }
 
-/* Makes the Program see Layer parameters replaced since it was compiled
- * (set_state_dict, set_value); re-prepares when one changed. 1 when the
- * entry must be rebuilt (a parameter changed its shape), 0, or -1. */
-static int refresh_params(d2_interp *I, entry *e)
+int d2_jit_refresh_lifted(d2_interp *I, d2_obj *lifted, d2_program *prog, bool *changed,
+                          int *bad)
 {
-    if (!e->lifted || e->lifted->kind != D2_OBJ_DICT)
+    if (!lifted || lifted->kind != D2_OBJ_DICT)
         return 0;
-    d2_dict *d = D2_AS(d2_dict, e->lifted);
-    bool changed = false;
+    d2_dict *d = D2_AS(d2_dict, lifted);
     for (size_t i = 0; i < d->n; i++) {
         d2_dict_entry *de = &d->entries[i];
         if (!de->key || de->value->kind != D2_OBJ_TUPLE || D2_AS(d2_tuple, de->value)->n != 2)
             continue;
         d2_obj *o = D2_AS(d2_tuple, de->value)->items[0];
         int var = (int)D2_AS(d2_int, D2_AS(d2_tuple, de->value)->items[1])->v;
-        if (!is_tensor(o) || !TOBJ(o)->t || var < 0 || var >= e->prog->n_vars)
+        if (!is_tensor(o) || !TOBJ(o)->t || var < 0 || var >= prog->n_vars)
             continue;
         d2_tensor *t = TOBJ(o)->t;
-        d2_var *pv = &e->prog->vars[var];
+        d2_var *pv = &prog->vars[var];
         if (t == pv->data || !t->storage || t->storage->backend != d2_cpu_backend())
             continue;
         d2_shape sh;
         d2_tensor_get_shape(t, &sh);
-        if (t->dtype != pv->type.dtype || !d2_shape_equal(&sh, &pv->type.shape))
+        if (t->dtype != pv->type.dtype || !d2_shape_equal(&sh, &pv->type.shape)) {
+            if (bad)
+                *bad = var;
             return 1;
+        }
         d2_err err = {0};
         d2_tensor *c = d2_tensor_contiguous(t, &err);
         if (!c) {
@@ -3957,8 +3895,20 @@ static int refresh_params(d2_interp *I, entry *e)
         }
         d2_tensor_unref(pv->data);
         pv->data = c;
-        changed = true;
+        *changed = true;
     }
+    return 0;
+}
+
+/* Makes the Program see Layer parameters replaced since it was compiled
+ * (set_state_dict, set_value); re-prepares when one changed. 1 when the
+ * entry must be rebuilt (a parameter changed its shape), 0, or -1. */
+static int refresh_params(d2_interp *I, entry *e)
+{
+    bool changed = false;
+    int rc = d2_jit_refresh_lifted(I, e->lifted, e->prog, &changed, NULL);
+    if (rc != 0)
+        return rc;
     if (changed && e->pp) {
         d2_exec_free(e->pp);
         d2_err err = {0};
@@ -4006,7 +3956,7 @@ static d2_obj *specs_of(d2_interp *I, const feeds *fd)
 {
     d2_obj *l = d2_list_new(I, 0);
     for (int k = 0; l && k < fd->n; k++) {
-        d2_obj *shape = tuple_n(I, (size_t)fd->type[k].shape.ndim);
+        d2_obj *shape = d2_jit_tuple_n(I, (size_t)fd->type[k].shape.ndim);
         for (int d = 0; shape && d < fd->type[k].shape.ndim; d++) {
             D2_AS(d2_tuple, shape)->items[d] = d2_int_new(I, fd->type[k].shape.dims[d]);
             if (!D2_AS(d2_tuple, shape)->items[d])
@@ -4096,7 +4046,7 @@ static d2_obj *SF_call(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, 
     if (!s || nargs != 2 || args[0]->kind != D2_OBJ_TUPLE || args[1]->kind != D2_OBJ_DICT)
         return d2_raise(I, "TypeError", "internal: bad call of a to_static function");
     size_t n;
-    d2_obj **items = tuple_items(args[0], &n);
+    d2_obj **items = d2_jit_seq_items(args[0], &n);
     d2_dict *kwd = D2_AS(d2_dict, args[1])->live ? D2_AS(d2_dict, args[1]) : NULL;
     size_t off = s->bound ? 1 : 0;
     d2_obj **all = d2_calloc(n + 2, sizeof *all);
@@ -4216,7 +4166,7 @@ static d2_obj *to_static_impl(d2_interp *I, d2_obj *target, d2_obj *spec)
         d2_bound_method *m = D2_AS(d2_bound_method, target);
         return make_static(I, m->func, spec, m->self);
     }
-    if (is_layer(I, target)) {
+    if (d2_jit_is_layer(I, target)) {
         d2_obj *fwd = d2_getattr(I, (d2_obj *)target->cls, "forward");
         if (!fwd)
             return NULL;
@@ -4310,7 +4260,7 @@ static d2_obj *state_for(d2_interp *I, d2_obj *target)
             sfn_of(I, st)->last_specs = d2_incref(w->last_specs);
         return st;
     }
-    if (is_layer(I, target)) {
+    if (d2_jit_is_layer(I, target)) {
         d2_obj *fwd = d2_getattr(I, target, "forward");
         if (!fwd)
             return NULL;
@@ -4348,7 +4298,7 @@ static d2_program *program_for(d2_interp *I, d2_obj *target, d2_obj *specs)
         return NULL;
     }
     size_t ns;
-    d2_obj **sp = tuple_items(specs, &ns);
+    d2_obj **sp = d2_jit_seq_items(specs, &ns);
     if (specs->kind != D2_OBJ_LIST && specs->kind != D2_OBJ_TUPLE) {
         d2_decref(state);
         d2_raise(I, "TypeError", "input_spec must be a list of InputSpec");
@@ -4413,7 +4363,7 @@ done:
     return p;
 }
 
-static char *model_path(const char *path)
+char *d2_jit_model_path(const char *path)
 {
     size_t n = strlen(path);
     if (n >= 6 && strcmp(path + n - 6, ".dy2st") == 0)
@@ -4424,9 +4374,7 @@ static char *model_path(const char *path)
     return r;
 }
 
-/* Creates the missing directories above file, as Paddle's jit.save does
- * (mkdir -p of its dirname). 0, or -1 with err set. */
-static int make_parent_dirs(const char *file, d2_err *err)
+int d2_jit_make_parents(const char *file, const char *who, d2_err *err)
 {
     char *d = d2_strdup(file);
     if (!d) {
@@ -4441,7 +4389,7 @@ static int make_parent_dirs(const char *file, d2_err *err)
         *p = 0;
         struct stat st;
         if (stat(d, &st) < 0 && mkdir(d, 0777) < 0 && errno != EEXIST) {
-            d2_err_set(err, D2_ERR_IO, "paddle.jit.save: cannot create directory '%s': %s", d,
+            d2_err_set(err, D2_ERR_IO, "%s: cannot create directory '%s': %s", who, d,
                        strerror(errno));
             rc = -1;
             break;
@@ -4466,9 +4414,9 @@ static d2_obj *J_save(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d
     d2_program *p = program_for(I, a[0], a[2]);
     if (!p)
         return NULL;
-    char *file = model_path(path);
+    char *file = d2_jit_model_path(path);
     d2_err err = {0};
-    int rc = file ? make_parent_dirs(file, &err) : -1;
+    int rc = file ? d2_jit_make_parents(file, "paddle.jit.save", &err) : -1;
     if (rc == 0)
         rc = d2_model_save(p, file, &err);
     d2_free(file);
@@ -4520,7 +4468,7 @@ static d2_obj *J_load(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d
     const char *path = d2_to_cstr(I, a[0], "path");
     if (!path)
         return NULL;
-    char *file = model_path(path);
+    char *file = d2_jit_model_path(path);
     if (!file)
         return nomem(I);
     const char *use = file_exists(file) ? file : path;
@@ -4631,7 +4579,12 @@ static d2_obj *TL_program(d2_interp *I, d2_obj *self, d2_obj **args, size_t narg
     loaded *l = loaded_of(I, self);
     if (!l)
         return d2_raise(I, "TypeError", "TranslatedLayer: no program loaded");
-    char *text = d2_program_print(l->p, false);
+    return d2_jit_program_text(I, l->p);
+}
+
+d2_obj *d2_jit_program_text(d2_interp *I, const d2_program *p)
+{
+    char *text = d2_program_print(p, false);
     if (!text)
         return nomem(I);
     d2_obj *s = d2_str_from(I, text);
@@ -4655,10 +4608,10 @@ static int spec_set(d2_interp *I, d2_obj *self, d2_obj *shape, d2_obj *dtype, d2
             dims = &shape;
             n = 1;
         } else {
-            dims = tuple_items(shape, &n);
+            dims = d2_jit_seq_items(shape, &n);
         }
     }
-    d2_obj *t = tuple_n(I, n);
+    d2_obj *t = d2_jit_tuple_n(I, n);
     for (size_t i = 0; t && i < n; i++) {
         int64_t v = -1;
         if (dims[i]->kind != D2_OBJ_NONE && d2_to_int64(I, dims[i], "InputSpec.shape", &v) < 0) {
@@ -4734,7 +4687,7 @@ static d2_obj *IS_from_tensor(d2_interp *I, d2_obj *self, d2_obj **args, size_t 
     if (!t)
         return d2_raise(I, "TypeError", "InputSpec.from_tensor: expected a Tensor, got %s",
                         d2_type_name(a[0]));
-    d2_obj *shape = tuple_n(I, (size_t)t->ndim);
+    d2_obj *shape = d2_jit_tuple_n(I, (size_t)t->ndim);
     for (int d = 0; shape && d < t->ndim; d++) {
         D2_AS(d2_tuple, shape)->items[d] = d2_int_new(I, t->shape[d]);
         if (!D2_AS(d2_tuple, shape)->items[d])
@@ -5091,7 +5044,7 @@ static d2_obj *C_resolve(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs
                 kwreq = true;
         if (required <= ndef && !kwreq) {
             r = d2_call(I, v, NULL, 0, NULL);
-            if (r && !is_layer(I, r)) {
+            if (r && !d2_jit_is_layer(I, r)) {
                 d2_raise(I, "TypeError",
                          "%s() takes no arguments, so it was called to build the model, but it "
                          "returned a %s, not a paddle.nn.Layer",
@@ -5105,7 +5058,7 @@ static d2_obj *C_resolve(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs
     } else {
         r = d2_incref(v);
     }
-    if (r && is_layer(I, r)) {
+    if (r && d2_jit_is_layer(I, r)) {
         d2_obj *e = d2_call_method(I, r, "eval", NULL, 0, NULL);
         if (!e)
             d2_setref(&r, NULL);
@@ -5282,7 +5235,7 @@ static d2_obj *C_load_params(d2_interp *I, d2_obj *self, d2_obj **args, size_t n
     const char *path = d2_to_cstr(I, a[1], "path");
     if (!path)
         return NULL;
-    if (!is_layer(I, a[0]))
+    if (!d2_jit_is_layer(I, a[0]))
         return d2_raise(I, "TypeError", "--params needs a Layer, got %s", d2_type_name(a[0]));
     size_t pl = strlen(path);
     bool npz = pl >= 4 && strcmp(path + pl - 4, ".npz") == 0;
@@ -5332,12 +5285,7 @@ static d2_obj *C_load_params(d2_interp *I, d2_obj *self, d2_obj **args, size_t n
  * Registration
  * ====================================================================== */
 
-typedef struct fn_entry {
-    const char *name;
-    d2_builtin_fn fn;
-} fn_entry;
-
-static int add_fns(d2_interp *I, d2_module *m, const fn_entry *v, size_t n)
+int d2_jit_add_fns(d2_interp *I, d2_module *m, const d2_fn_entry *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (d2_module_add_fn(I, m, v[i].name, v[i].fn, NULL) < 0)
@@ -5345,8 +5293,8 @@ static int add_fns(d2_interp *I, d2_module *m, const fn_entry *v, size_t n)
     return 0;
 }
 
-static d2_class *new_class(d2_interp *I, d2_module *m, const char *name, d2_obj_kind layout,
-                           const fn_entry *methods, size_t n)
+d2_class *d2_jit_new_class(d2_interp *I, d2_module *m, const char *name, d2_obj_kind layout,
+                           const d2_fn_entry *methods, size_t n)
 {
     d2_class *c = d2_class_new_builtin(I, name, NULL, layout, m);
     if (!c)
@@ -5359,7 +5307,7 @@ static d2_class *new_class(d2_interp *I, d2_module *m, const char *name, d2_obj_
     return c;
 }
 
-static d2_module *get_module(d2_interp *I, const char *name)
+d2_module *d2_jit_get_module(d2_interp *I, const char *name)
 {
     d2_obj *o = d2_dict_get_str(I, I->modules, name);
     if (o && o->kind == D2_OBJ_MODULE)
@@ -5380,12 +5328,12 @@ int d2_jit_init(d2_interp *I)
     I->ext_fini[D2_EXT_JIT] = state_fini;
     s->enabled = true;
     s->converted = d2_dict_new(I);
-    s->jst = get_module(I, "_jst");
-    s->jit = get_module(I, "paddle.jit");
-    s->statics = get_module(I, "paddle.static");
+    s->jst = d2_jit_get_module(I, "_jst");
+    s->jit = d2_jit_get_module(I, "paddle.jit");
+    s->statics = d2_jit_get_module(I, "paddle.static");
     if (!s->converted || !s->jst || !s->jit || !s->statics)
         return -1;
-    static const fn_entry jst_fns[] = {
+    static const d2_fn_entry jst_fns[] = {
         {"IfElse", JST_IfElse}, {"IfExp", JST_IfExp}, {"While", JST_While},
         {"For", JST_For}, {"Range", JST_Range}, {"Enumerate", JST_Enumerate},
         {"And", JST_And}, {"Or", JST_Or}, {"Not", JST_Not},
@@ -5395,9 +5343,9 @@ int d2_jit_init(d2_interp *I)
         {"_program", C_program}, {"_save", C_save}, {"_load_params", C_load_params},
         {"_cache_size", C_cache_size}, {"_load_npz", C_load_npz},
     };
-    if (add_fns(I, s->jst, jst_fns, D2_COUNTOF(jst_fns)) < 0)
+    if (d2_jit_add_fns(I, s->jst, jst_fns, D2_COUNTOF(jst_fns)) < 0)
         return -1;
-    static const fn_entry uv_m[] = {
+    static const d2_fn_entry uv_m[] = {
         {"__new__", UV_new}, {"__repr__", UV_repr}, {"__getattr__", UV_raise},
         {"__call__", UV_raise}, {"__bool__", UV_raise}, {"__len__", UV_raise},
         {"__iter__", UV_raise}, {"__getitem__", UV_raise}, {"__neg__", UV_raise},
@@ -5408,25 +5356,29 @@ int d2_jit_init(d2_interp *I)
         {"__lt__", UV_raise}, {"__le__", UV_raise}, {"__gt__", UV_raise},
         {"__ge__", UV_raise},
     };
-    static const fn_entry ta_m[] = {
+    static const d2_fn_entry ta_m[] = {
         {"append", TA_append}, {"extend", TA_extend}, {"__getitem__", TA_getitem},
         {"__len__", TA_unsupported}, {"__iter__", TA_unsupported}, {"pop", TA_unsupported},
         {"insert", TA_unsupported}, {"__repr__", TA_repr},
     };
-    static const fn_entry rg_m[] = {{"__iter__", RG_iter}, {"__len__", RG_iter}};
-    static const fn_entry is_m[] = {{"__init__", IS_init}, {"__repr__", IS_repr}};
-    static const fn_entry tl_m[] = {{"__call__", TL_forward}, {"forward", TL_forward},
-                                    {"eval", TL_mode},        {"train", TL_mode},
-                                    {"program", TL_program}};
-    s->undef_cls = new_class(I, s->jst, "UndefinedVar", D2_OBJ_OPAQUE, uv_m, D2_COUNTOF(uv_m));
-    s->array_cls = new_class(I, s->jst, "TensorArray", D2_OBJ_INSTANCE, ta_m, D2_COUNTOF(ta_m));
-    s->range_cls = new_class(I, s->jst, "TensorRange", D2_OBJ_INSTANCE, rg_m, D2_COUNTOF(rg_m));
-    s->slot_cls = new_class(I, NULL, "_Slot", D2_OBJ_OPAQUE, NULL, 0);
-    s->sfn_cls = new_class(I, NULL, "StaticFunctionState", D2_OBJ_OPAQUE, NULL, 0);
-    s->prog_cls = new_class(I, NULL, "LoadedProgram", D2_OBJ_OPAQUE, NULL, 0);
-    s->spec_cls = new_class(I, s->statics, "InputSpec", D2_OBJ_INSTANCE, is_m, D2_COUNTOF(is_m));
-    s->loaded_cls = new_class(I, s->jit, "TranslatedLayer", D2_OBJ_INSTANCE, tl_m,
-                              D2_COUNTOF(tl_m));
+    static const d2_fn_entry rg_m[] = {{"__iter__", RG_iter}, {"__len__", RG_iter}};
+    static const d2_fn_entry is_m[] = {{"__init__", IS_init}, {"__repr__", IS_repr}};
+    static const d2_fn_entry tl_m[] = {{"__call__", TL_forward}, {"forward", TL_forward},
+                                       {"eval", TL_mode},        {"train", TL_mode},
+                                       {"program", TL_program}};
+    s->undef_cls =
+        d2_jit_new_class(I, s->jst, "UndefinedVar", D2_OBJ_OPAQUE, uv_m, D2_COUNTOF(uv_m));
+    s->array_cls =
+        d2_jit_new_class(I, s->jst, "TensorArray", D2_OBJ_INSTANCE, ta_m, D2_COUNTOF(ta_m));
+    s->range_cls =
+        d2_jit_new_class(I, s->jst, "TensorRange", D2_OBJ_INSTANCE, rg_m, D2_COUNTOF(rg_m));
+    s->slot_cls = d2_jit_new_class(I, NULL, "_Slot", D2_OBJ_OPAQUE, NULL, 0);
+    s->sfn_cls = d2_jit_new_class(I, NULL, "StaticFunctionState", D2_OBJ_OPAQUE, NULL, 0);
+    s->prog_cls = d2_jit_new_class(I, NULL, "LoadedProgram", D2_OBJ_OPAQUE, NULL, 0);
+    s->spec_cls =
+        d2_jit_new_class(I, s->statics, "InputSpec", D2_OBJ_INSTANCE, is_m, D2_COUNTOF(is_m));
+    s->loaded_cls = d2_jit_new_class(I, s->jit, "TranslatedLayer", D2_OBJ_INSTANCE, tl_m,
+                                     D2_COUNTOF(tl_m));
     if (!s->undef_cls || !s->array_cls || !s->range_cls || !s->slot_cls || !s->sfn_cls ||
         !s->prog_cls || !s->spec_cls || !s->loaded_cls)
         return -1;
@@ -5438,12 +5390,12 @@ int d2_jit_init(d2_interp *I)
     d2_decref(ft);
     if (rc < 0)
         return -1;
-    static const fn_entry jit_fns[] = {
+    static const d2_fn_entry jit_fns[] = {
         {"to_static", J_to_static},           {"not_to_static", J_not_to_static},
         {"enable_to_static", J_enable_to_static}, {"save", J_save},
         {"load", J_load},
     };
-    if (add_fns(I, s->jit, jit_fns, D2_COUNTOF(jit_fns)) < 0)
+    if (d2_jit_add_fns(I, s->jit, jit_fns, D2_COUNTOF(jit_fns)) < 0)
         return -1;
     /* paddle.jit.to_static as fluid.dygraph.declarative and jit.declarative */
     d2_obj *ts = d2_dict_get_str(I, s->jit->dict, "to_static");

@@ -4,6 +4,7 @@
 
 #include "exec.h"
 #include "jit.h"
+#include "jit_priv.h"
 #include "model_io.h"
 #include "tensor_api.h"
 
@@ -98,29 +99,6 @@ static int iset_steal(d2_interp *I, d2_obj *o, const char *name, d2_obj *v)
     int rc = v ? d2_dict_set_str(I, D2_AS(d2_instance, o)->dict, name, v) : -1;
     d2_decref(v);
     return rc;
-}
-
-/* A builtin module's attribute (borrowed) or NULL. */
-static d2_obj *mod_attr(d2_interp *I, const char *mod, const char *name)
-{
-    d2_obj *m = d2_dict_get_str(I, I->modules, mod);
-    if (!m || m->kind != D2_OBJ_MODULE)
-        return NULL;
-    return d2_dict_get_str(I, D2_AS(d2_module, m)->dict, name);
-}
-
-static d2_obj **seq_items(d2_obj *o, size_t *n)
-{
-    if (o->kind == D2_OBJ_LIST) {
-        *n = D2_AS(d2_list, o)->n;
-        return D2_AS(d2_list, o)->items;
-    }
-    if (o->kind == D2_OBJ_TUPLE) {
-        *n = D2_AS(d2_tuple, o)->n;
-        return D2_AS(d2_tuple, o)->items;
-    }
-    *n = 0;
-    return NULL;
 }
 
 static bool is_seq(const d2_obj *o)
@@ -274,7 +252,7 @@ static d2_obj *V_repr(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d
     d2_buf_init(&b);
     d2_buf_printf(&b, "%svar %s : LOD_TENSOR.shape(", pers == I->true_ ? "persist " : "", name);
     size_t n;
-    d2_obj **dims = seq_items(shape, &n);
+    d2_obj **dims = d2_jit_seq_items(shape, &n);
     for (size_t i = 0; i < n; i++)
         d2_buf_printf(&b, "%s%lld", i ? ", " : "",
                       dims[i]->kind == D2_OBJ_INT ? (long long)D2_AS(d2_int, dims[i])->v : -1LL);
@@ -701,7 +679,7 @@ static d2_obj *S_data(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d
         return NULL;
     ty.dtype = dt < 0 ? D2_F32 : (d2_dtype)dt;
     size_t nd;
-    d2_obj **dims = is_seq(a[1]) ? seq_items(a[1], &nd) : NULL;
+    d2_obj **dims = is_seq(a[1]) ? d2_jit_seq_items(a[1], &nd) : NULL;
     if (!dims && !is_seq(a[1]))
         return d2_raise(I, "TypeError", "%s: shape must be a list or tuple, got %s", fname,
                         d2_type_name(a[1]));
@@ -789,7 +767,7 @@ static d2_obj *GD_exit(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, 
 /* A function of a builtin module, called with positional args: new reference. */
 static d2_obj *call_fn(d2_interp *I, const char *mod, const char *name, d2_obj **args, size_t n)
 {
-    d2_obj *f = mod_attr(I, mod, name);
+    d2_obj *f = d2_jit_mod_attr(I, mod, name);
     if (!f)
         return d2_raise(I, "RuntimeError", "internal: %s.%s is missing", mod, name);
     return d2_call(I, f, args, n, NULL);
@@ -845,7 +823,7 @@ static d2_obj *SN_fc(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2
         return NULL;
     size_t nx;
     d2_obj *one = a[0];
-    d2_obj **xs = is_seq(a[0]) ? seq_items(a[0], &nx) : (nx = 1, &one);
+    d2_obj **xs = is_seq(a[0]) ? d2_jit_seq_items(a[0], &nx) : (nx = 1, &one);
     if (nx == 0)
         return d2_raise(I, "ValueError", "%s: x is an empty list", fname);
     /* Paddle's names: NAME.w_0, NAME.b_0, NAME.tmp_K; NAME is fc_N unless given */
@@ -938,7 +916,7 @@ static d2_obj *SN_fc(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2
             return NULL;
     }
     if (act) {
-        d2_obj *f = mod_attr(I, "paddle.nn.functional", act);
+        d2_obj *f = d2_jit_mod_attr(I, "paddle.nn.functional", act);
         if (!f) {
             d2_decref(sum);
             return d2_raise(I, "ValueError", "%s: unknown activation '%s'", fname, act);
@@ -1324,7 +1302,7 @@ static d2_obj *EX_run(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d
     d2_obj **fitems = NULL;
     if (fl) {
         if (is_seq(fl))
-            fitems = seq_items(fl, &nfl);
+            fitems = d2_jit_seq_items(fl, &nfl);
         else {
             fitems = &fl;
             nfl = 1;
@@ -1792,7 +1770,7 @@ static int vars_of(d2_interp *I, const sprog *s, d2_obj *list, const char *fname
     const d2_program *p = s->p;
     size_t k;
     d2_obj *one = list;
-    d2_obj **items = is_seq(list) ? seq_items(list, &k) : (k = 1, &one);
+    d2_obj **items = is_seq(list) ? d2_jit_seq_items(list, &k) : (k = 1, &one);
     *out = d2_calloc(k + 1, sizeof **out);
     if (!*out) {
         nomem(I);
@@ -1958,7 +1936,7 @@ static d2_obj *F_save_inference_model(d2_interp *I, d2_obj *self, d2_obj **args,
         return NULL;
     size_t k;
     d2_obj *one = a[2];
-    d2_obj **items = is_seq(a[2]) ? seq_items(a[2], &k) : (k = 1, &one);
+    d2_obj **items = is_seq(a[2]) ? d2_jit_seq_items(a[2], &k) : (k = 1, &one);
     d2_obj *r = d2_list_new(I, 0);
     for (size_t i = 0; r && i < k; i++) {
         int v;
@@ -1982,7 +1960,7 @@ static d2_obj *S_cpu_places(d2_interp *I, d2_obj *self, d2_obj **args, size_t na
     int64_t n = 1;
     if (a[0] && a[0]->kind != D2_OBJ_NONE && d2_to_int64(I, a[0], "device_count", &n) < 0)
         return NULL;
-    d2_obj *cls = mod_attr(I, "paddle", "CPUPlace");
+    d2_obj *cls = d2_jit_mod_attr(I, "paddle", "CPUPlace");
     if (!cls)
         return d2_raise(I, "RuntimeError", "internal: paddle.CPUPlace is missing");
     d2_obj *r = d2_list_new(I, 0);
@@ -2012,7 +1990,7 @@ static d2_obj *PT_new(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d
 
 static d2_obj *jit_fn(d2_interp *I, const char *name)
 {
-    d2_obj *f = mod_attr(I, "paddle.jit", name);
+    d2_obj *f = d2_jit_mod_attr(I, "paddle.jit", name);
     if (!f)
         d2_raise(I, "RuntimeError", "internal: paddle.jit.%s is missing", name);
     return f;
@@ -2119,7 +2097,7 @@ static int index_list(d2_interp *I, d2_obj *o, int n, const char *what, int **ou
     if (!o || o->kind == D2_OBJ_NONE)
         return 0;
     size_t m;
-    d2_obj **items = is_seq(o) ? seq_items(o, &m) : NULL;
+    d2_obj **items = is_seq(o) ? d2_jit_seq_items(o, &m) : NULL;
     if (!items && !is_seq(o)) {
         d2_raise(I, "TypeError",
                  "ProgramTranslator.save_inference_model: %s must be a list of int indices, "
@@ -2350,42 +2328,6 @@ static d2_obj *F_cross_entropy(d2_interp *I, d2_obj *self, d2_obj **args, size_t
  * Registration
  * ====================================================================== */
 
-typedef struct fn_entry {
-    const char *name;
-    d2_builtin_fn fn;
-} fn_entry;
-
-static int add_fns(d2_interp *I, d2_module *m, const fn_entry *v, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (d2_module_add_fn(I, m, v[i].name, v[i].fn, NULL) < 0)
-            return -1;
-    return 0;
-}
-
-static d2_class *new_class(d2_interp *I, d2_module *m, const char *name, d2_obj_kind layout,
-                           const fn_entry *methods, size_t n)
-{
-    d2_class *c = d2_class_new_builtin(I, name, NULL, layout, m);
-    if (!c)
-        return NULL;
-    for (size_t i = 0; i < n; i++)
-        if (d2_class_add_method(I, c, methods[i].name, methods[i].fn) < 0)
-            return NULL;
-    if (m && d2_dict_set_str(I, m->dict, name, (d2_obj *)c) < 0)
-        return NULL;
-    return c;
-}
-
-/* The builtin module `name` (made when missing): a new reference. */
-static d2_module *get_module(d2_interp *I, const char *name)
-{
-    d2_obj *o = d2_dict_get_str(I, I->modules, name);
-    if (o && o->kind == D2_OBJ_MODULE)
-        return D2_AS(d2_module, d2_incref(o));
-    return d2_module_new_builtin(I, name);
-}
-
 /* m.name = v for the module registered as mod (when there is one). */
 static int alias(d2_interp *I, const char *mod, const char *name, d2_obj *v)
 {
@@ -2458,24 +2400,25 @@ static d2_obj *S_gradients(d2_interp *I, d2_obj *self, d2_obj **args, size_t nar
  * it: they construct, and minimize/step raise NotImplementedError. */
 static int add_optimizers(d2_interp *I)
 {
-    if (mod_attr(I, "paddle", "optimizer"))
+    if (d2_jit_mod_attr(I, "paddle", "optimizer"))
         return 0;
-    d2_module *m = get_module(I, "paddle.optimizer");
+    d2_module *m = d2_jit_get_module(I, "paddle.optimizer");
     if (!m)
         return -1;
     static const char *const names[] = {"SGD",     "Momentum", "Adam",     "AdamW",   "Adamax",
                                         "RMSProp", "Adagrad",  "Adadelta", "Lamb"};
-    static const fn_entry opt_m[] = {{"__init__", OPT_init},
-                                     {"minimize", OPT_minimize},
-                                     {"step", OPT_step},
-                                     {"backward", OPT_minimize}};
+    static const d2_fn_entry opt_m[] = {{"__init__", OPT_init},
+                                        {"minimize", OPT_minimize},
+                                        {"step", OPT_step},
+                                        {"backward", OPT_minimize}};
     int rc = 0;
-    d2_class *base = new_class(I, m, "Optimizer", D2_OBJ_INSTANCE, opt_m, D2_COUNTOF(opt_m));
+    d2_class *base =
+        d2_jit_new_class(I, m, "Optimizer", D2_OBJ_INSTANCE, opt_m, D2_COUNTOF(opt_m));
     for (size_t i = 0; base && rc == 0 && i < D2_COUNTOF(names); i++)
-        rc = new_class(I, m, names[i], D2_OBJ_INSTANCE, opt_m, D2_COUNTOF(opt_m)) ? 0 : -1;
+        rc = d2_jit_new_class(I, m, names[i], D2_OBJ_INSTANCE, opt_m, D2_COUNTOF(opt_m)) ? 0 : -1;
     if (!base)
         rc = -1;
-    if (rc == 0 && !mod_attr(I, "paddle", "optimizer"))
+    if (rc == 0 && !d2_jit_mod_attr(I, "paddle", "optimizer"))
         rc = alias(I, "paddle", "optimizer", (d2_obj *)m);
     d2_decref((d2_obj *)m);
     return rc;
@@ -2492,32 +2435,33 @@ int d2_static_api_init(d2_interp *I)
     }
     I->ext[D2_EXT_STATIC] = s;
     I->ext_fini[D2_EXT_STATIC] = state_fini;
-    s->statics = get_module(I, "paddle.static");
-    s->fluid_io = get_module(I, "paddle.fluid.io");
+    s->statics = d2_jit_get_module(I, "paddle.static");
+    s->fluid_io = d2_jit_get_module(I, "paddle.fluid.io");
     d2_obj *pd = d2_dict_get_str(I, I->modules, "paddle");
     if (!s->statics || !s->fluid_io || !pd || pd->kind != D2_OBJ_MODULE)
         return -1;
     /* modes: replace the always-dynamic placeholders of the paddle module */
-    static const fn_entry mode_fns[] = {
+    static const d2_fn_entry mode_fns[] = {
         {"enable_static", P_enable_static},
         {"disable_static", P_disable_static},
         {"in_dynamic_mode", P_in_dynamic_mode},
     };
-    if (add_fns(I, D2_AS(d2_module, pd), mode_fns, D2_COUNTOF(mode_fns)) < 0)
+    if (d2_jit_add_fns(I, D2_AS(d2_module, pd), mode_fns, D2_COUNTOF(mode_fns)) < 0)
         return -1;
     /* classes */
-    static const fn_entry pg_m[] = {
+    static const d2_fn_entry pg_m[] = {
         {"__new__", PG_new},           {"__repr__", PG_str},        {"__str__", PG_str},
         {"global_block", PG_global_block}, {"block", PG_block},     {"list_vars", PG_list_vars},
         {"clone", PG_clone},           {"to_string", PG_str},
     };
-    static const fn_entry var_m[] = {{"__repr__", V_repr}};
-    static const fn_entry blk_m[] = {
+    static const d2_fn_entry var_m[] = {{"__repr__", V_repr}};
+    static const d2_fn_entry blk_m[] = {
         {"var", B_var}, {"all_parameters", B_all_parameters}, {"__repr__", B_repr}};
-    static const fn_entry op_m[] = {{"__repr__", OP_repr}};
-    static const fn_entry exe_m[] = {{"__init__", EX_init}, {"run", EX_run}, {"close", EX_close}};
-    static const fn_entry cp_m[] = {{"__new__", CP_new}};
-    static const fn_entry pt_m[] = {
+    static const d2_fn_entry op_m[] = {{"__repr__", OP_repr}};
+    static const d2_fn_entry exe_m[] = {
+        {"__init__", EX_init}, {"run", EX_run}, {"close", EX_close}};
+    static const d2_fn_entry cp_m[] = {{"__new__", CP_new}};
+    static const d2_fn_entry pt_m[] = {
         {"__new__", PT_new},
         {"enable", PT_enable},
         {"get_output", PT_get_output},
@@ -2526,17 +2470,20 @@ int d2_static_api_init(d2_interp *I)
         {"get_program", PT_get_program},
         {"save_inference_model", PT_save_inference_model},
     };
-    s->prog_cls = new_class(I, s->statics, "Program", D2_OBJ_OPAQUE, pg_m, D2_COUNTOF(pg_m));
-    s->var_cls = new_class(I, s->statics, "Variable", D2_OBJ_INSTANCE, var_m, D2_COUNTOF(var_m));
-    s->block_cls = new_class(I, NULL, "Block", D2_OBJ_INSTANCE, blk_m, D2_COUNTOF(blk_m));
-    s->op_cls = new_class(I, NULL, "Operator", D2_OBJ_INSTANCE, op_m, D2_COUNTOF(op_m));
-    s->exe_cls = new_class(I, s->statics, "Executor", D2_OBJ_INSTANCE, exe_m, D2_COUNTOF(exe_m));
-    d2_class *cp = new_class(I, s->statics, "CompiledProgram", D2_OBJ_INSTANCE, cp_m,
-                             D2_COUNTOF(cp_m));
+    s->prog_cls =
+        d2_jit_new_class(I, s->statics, "Program", D2_OBJ_OPAQUE, pg_m, D2_COUNTOF(pg_m));
+    s->var_cls =
+        d2_jit_new_class(I, s->statics, "Variable", D2_OBJ_INSTANCE, var_m, D2_COUNTOF(var_m));
+    s->block_cls = d2_jit_new_class(I, NULL, "Block", D2_OBJ_INSTANCE, blk_m, D2_COUNTOF(blk_m));
+    s->op_cls = d2_jit_new_class(I, NULL, "Operator", D2_OBJ_INSTANCE, op_m, D2_COUNTOF(op_m));
+    s->exe_cls =
+        d2_jit_new_class(I, s->statics, "Executor", D2_OBJ_INSTANCE, exe_m, D2_COUNTOF(exe_m));
+    d2_class *cp = d2_jit_new_class(I, s->statics, "CompiledProgram", D2_OBJ_INSTANCE, cp_m,
+                                    D2_COUNTOF(cp_m));
     d2_module *jit = D2_AS(d2_module, d2_dict_get_str(I, I->modules, "paddle.jit"));
     s->pt_cls = jit && jit->h.kind == D2_OBJ_MODULE
-                    ? new_class(I, jit, "ProgramTranslator", D2_OBJ_INSTANCE, pt_m,
-                                D2_COUNTOF(pt_m))
+                    ? d2_jit_new_class(I, jit, "ProgramTranslator", D2_OBJ_INSTANCE, pt_m,
+                                       D2_COUNTOF(pt_m))
                     : NULL;
     if (!s->prog_cls || !s->var_cls || !s->block_cls || !s->op_cls || !s->exe_cls || !cp ||
         !s->pt_cls)
@@ -2554,7 +2501,7 @@ int d2_static_api_init(d2_interp *I)
     if (!s->main_prog || !s->startup_prog)
         return -1;
     /* paddle.static functions */
-    static const fn_entry st_fns[] = {
+    static const d2_fn_entry st_fns[] = {
         {"default_main_program", S_default_main},
         {"default_startup_program", S_default_startup},
         {"load_inference_model", S_load_inference_model},
@@ -2562,30 +2509,32 @@ int d2_static_api_init(d2_interp *I)
         {"data", S_data},
         {"cpu_places", S_cpu_places},
     };
-    static const fn_entry io_fns[] = {{"load_inference_model", F_load_inference_model},
-                                      {"save_inference_model", F_save_inference_model}};
-    static const fn_entry nn_fns[] = {{"fc", SN_fc}};
-    static const fn_entry train_fns[] = {{"append_backward", S_append_backward},
-                                         {"gradients", S_gradients}};
-    if (add_fns(I, s->statics, train_fns, D2_COUNTOF(train_fns)) < 0 || add_optimizers(I) < 0)
+    static const d2_fn_entry io_fns[] = {{"load_inference_model", F_load_inference_model},
+                                         {"save_inference_model", F_save_inference_model}};
+    static const d2_fn_entry nn_fns[] = {{"fc", SN_fc}};
+    static const d2_fn_entry train_fns[] = {{"append_backward", S_append_backward},
+                                            {"gradients", S_gradients}};
+    if (d2_jit_add_fns(I, s->statics, train_fns, D2_COUNTOF(train_fns)) < 0 ||
+        add_optimizers(I) < 0)
         return -1;
-    static const fn_entry gd_m[] = {
+    static const d2_fn_entry gd_m[] = {
         {"__init__", GD_init}, {"__enter__", GD_enter}, {"__exit__", GD_exit}};
-    s->guard_cls = new_class(I, s->statics, "program_guard", D2_OBJ_INSTANCE, gd_m,
-                             D2_COUNTOF(gd_m));
-    s->static_nn = get_module(I, "paddle.static.nn");
+    s->guard_cls =
+        d2_jit_new_class(I, s->statics, "program_guard", D2_OBJ_INSTANCE, gd_m, D2_COUNTOF(gd_m));
+    s->static_nn = d2_jit_get_module(I, "paddle.static.nn");
     d2_obj *Fm = d2_dict_get_str(I, I->modules, "paddle.nn.functional");
-    if (Fm && Fm->kind == D2_OBJ_MODULE && !mod_attr(I, "paddle.nn.functional", "cross_entropy") &&
+    if (Fm && Fm->kind == D2_OBJ_MODULE &&
+        !d2_jit_mod_attr(I, "paddle.nn.functional", "cross_entropy") &&
         d2_module_add_fn(I, D2_AS(d2_module, Fm), "cross_entropy", F_cross_entropy, NULL) < 0)
         return -1;
-    if (alias(I, "paddle.framework", "CPUPlace", mod_attr(I, "paddle", "CPUPlace")) < 0)
+    if (alias(I, "paddle.framework", "CPUPlace", d2_jit_mod_attr(I, "paddle", "CPUPlace")) < 0)
         return -1;
     if (!s->guard_cls || !s->static_nn ||
         d2_dict_set_str(I, s->statics->dict, "nn", (d2_obj *)s->static_nn) < 0 ||
-        add_fns(I, s->static_nn, nn_fns, D2_COUNTOF(nn_fns)) < 0)
+        d2_jit_add_fns(I, s->static_nn, nn_fns, D2_COUNTOF(nn_fns)) < 0)
         return -1;
-    if (add_fns(I, s->statics, st_fns, D2_COUNTOF(st_fns)) < 0 ||
-        add_fns(I, s->fluid_io, io_fns, D2_COUNTOF(io_fns)) < 0)
+    if (d2_jit_add_fns(I, s->statics, st_fns, D2_COUNTOF(st_fns)) < 0 ||
+        d2_jit_add_fns(I, s->fluid_io, io_fns, D2_COUNTOF(io_fns)) < 0)
         return -1;
     /* the fluid spellings */
     d2_dict *sd = s->statics->dict;
@@ -2599,15 +2548,17 @@ int d2_static_api_init(d2_interp *I)
               d2_dict_get_str(I, sd, "default_startup_program")) < 0 ||
         alias(I, "paddle.fluid", "data", d2_dict_get_str(I, sd, "data")) < 0 ||
         alias(I, "paddle.fluid", "cpu_places", d2_dict_get_str(I, sd, "cpu_places")) < 0 ||
-        alias(I, "paddle.fluid", "enable_dygraph", mod_attr(I, "paddle", "disable_static")) < 0 ||
-        alias(I, "paddle.fluid", "disable_dygraph", mod_attr(I, "paddle", "enable_static")) < 0 ||
-        alias(I, "paddle.fluid", "in_dygraph_mode", mod_attr(I, "paddle", "in_dynamic_mode")) <
-            0 ||
-        alias(I, "paddle.fluid.dygraph", "enabled", mod_attr(I, "paddle", "in_dynamic_mode")) <
-            0 ||
+        alias(I, "paddle.fluid", "enable_dygraph",
+              d2_jit_mod_attr(I, "paddle", "disable_static")) < 0 ||
+        alias(I, "paddle.fluid", "disable_dygraph",
+              d2_jit_mod_attr(I, "paddle", "enable_static")) < 0 ||
+        alias(I, "paddle.fluid", "in_dygraph_mode",
+              d2_jit_mod_attr(I, "paddle", "in_dynamic_mode")) < 0 ||
+        alias(I, "paddle.fluid.dygraph", "enabled",
+              d2_jit_mod_attr(I, "paddle", "in_dynamic_mode")) < 0 ||
         alias(I, "paddle.fluid.dygraph", "ProgramTranslator", (d2_obj *)s->pt_cls) < 0 ||
-        alias(I, "paddle.framework", "in_dynamic_mode", mod_attr(I, "paddle", "in_dynamic_mode")) <
-            0 ||
+        alias(I, "paddle.framework", "in_dynamic_mode",
+              d2_jit_mod_attr(I, "paddle", "in_dynamic_mode")) < 0 ||
         alias(I, "paddle.static", "cpu_places", d2_dict_get_str(I, sd, "cpu_places")) < 0)
         return -1;
     return 0;

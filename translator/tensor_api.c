@@ -1,6 +1,7 @@
 /* tensor_api.c - the Paddle API subset: tensors, ops, paddle.nn.functional, nn.Layer and layers. */
 #include "tensor_api.h"
 #include "static_api.h"
+#include "pickle.h"
 
 #include <ctype.h>
 #include <float.h>
@@ -3018,14 +3019,18 @@ static d2_obj **with_self(d2_interp *I, d2_obj *self, d2_obj **args, size_t *nar
 
 /* ---- where, concat, stack, split ---- */
 
+static d2_obj *nonzero_impl(d2_interp *I, const char *fname, d2_obj *xo, bool as_tuple);
+
 static d2_obj *f_where(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
 {
     D2_UNUSED(self);
     const char *fname = "paddle.where";
     PARSE(fname, "condition, x=None, y=None, name=None", 4);
+    if (is_none(I, a[1]) && is_none(I, a[2]))
+        return nonzero_impl(I, fname, a[0], true);
     if (is_none(I, a[1]) || is_none(I, a[2]))
-        return d2_raise(I, "NotImplementedError",
-                        "%s: the one-argument form (nonzero indices) is not supported", fname);
+        return d2_raise(I, "ValueError", "%s: either both or neither of x and y should be given",
+                        fname);
     d2_obj *c = as_tensor(I, a[0], -1, fname);
     if (!c)
         return NULL;
@@ -3749,9 +3754,72 @@ static d2_obj *F_conv2d(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
     return conv2d_impl(I, fname, a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
 }
 
+/* max_pool2d's return_mask, eagerly on the host: for each output element the
+ * flat index h * W + w in its input plane of the window's first maximum (as
+ * Paddle's kernel; padding never wins), int32 like Paddle's. */
+static d2_obj *max_pool_mask(d2_interp *I, const char *fname, d2_obj *x, d2_obj *out,
+                             const int64_t ks[2], const int64_t st[2], const int64_t pad[4])
+{
+    if (I->builder || is_sym(x))
+        return d2_raise(I, "NotImplementedError",
+                        "%s: return_mask=True is not supported inside to_static", fname);
+    d2_tensor *hx = d2_pd_host(I, x, fname);
+    if (!hx)
+        return NULL;
+    const d2_shape *os = &obj_type(out)->shape;
+    d2_shape xs;
+    d2_tensor_get_shape(hx, &xs);
+    if (xs.ndim != 4 || os->ndim != 4) {
+        d2_tensor_unref(hx);
+        return d2_raise(I, "ValueError", "%s: return_mask needs a 4-D NCHW input", fname);
+    }
+    int64_t N = xs.dims[0], C = xs.dims[1], H = xs.dims[2], W = xs.dims[3];
+    int64_t OH = os->dims[2], OW = os->dims[3];
+    int64_t md[4] = {N, C, OH, OW};
+    d2_err err = {0};
+    d2_tensor *m = d2_tensor_new(NULL, D2_I32, 4, md, &err);
+    if (!m) {
+        d2_tensor_unref(hx);
+        return d2_raise_err(I, &err);
+    }
+    int32_t *mp = d2_tensor_data(m);
+    for (int64_t nc = 0; nc < N * C; nc++)
+        for (int64_t oh = 0; oh < OH; oh++)
+            for (int64_t ow = 0; ow < OW; ow++) {
+                int64_t h0 = oh * st[0] - pad[0], w0 = ow * st[1] - pad[2];
+                int64_t h1 = h0 + ks[0] < H ? h0 + ks[0] : H, w1 = w0 + ks[1] < W ? w0 + ks[1] : W;
+                int64_t best = -1;
+                double bv = 0;
+                for (int64_t h = h0 < 0 ? 0 : h0; h < h1; h++)
+                    for (int64_t w = w0 < 0 ? 0 : w0; w < w1; w++) {
+                        double v = d2_tensor_get_f64(hx, nc * H * W + h * W + w);
+                        if (best < 0 || v > bv) {
+                            bv = v;
+                            best = h * W + w;
+                        }
+                    }
+                mp[(nc * OH + oh) * OW + ow] = (int32_t)(best < 0 ? 0 : best);
+            }
+    d2_tensor_unref(hx);
+    return wrap_host(I, m);
+}
+
+static d2_obj *pool_impl_m(d2_interp *I, const char *fname, d2_obj *x, const char *type,
+                           d2_obj *ksize, d2_obj *stride, d2_obj *padding, bool ceil_mode,
+                           bool exclusive, bool adaptive, d2_obj **mask);
+
 static d2_obj *pool_impl(d2_interp *I, const char *fname, d2_obj *x, const char *type,
                          d2_obj *ksize, d2_obj *stride, d2_obj *padding, bool ceil_mode,
                          bool exclusive, bool adaptive)
+{
+    return pool_impl_m(I, fname, x, type, ksize, stride, padding, ceil_mode, exclusive, adaptive,
+                       NULL);
+}
+
+/* mask: when not NULL (max pooling, not adaptive), also the indices of the maxima */
+static d2_obj *pool_impl_m(d2_interp *I, const char *fname, d2_obj *x, const char *type,
+                           d2_obj *ksize, d2_obj *stride, d2_obj *padding, bool ceil_mode,
+                           bool exclusive, bool adaptive, d2_obj **mask)
 {
     int64_t ks[2], st[2], pad[4] = {0, 0, 0, 0};
     const char *alg = "EXPLICIT";
@@ -3817,7 +3885,37 @@ static d2_obj *pool_impl(d2_interp *I, const char *fname, d2_obj *x, const char 
     ab_bool(&b, "adaptive", adaptive);
     ab_bool(&b, "ceil_mode", ceil_mode);
     ab_bool(&b, "exclusive", exclusive);
-    return op1(I, fname, D2_OP_pool2d, x, &b);
+    d2_obj *out = op1(I, fname, D2_OP_pool2d, x, &b);
+    if (!out || !mask)
+        return out;
+    if (!(*mask = max_pool_mask(I, fname, x, out, ks, st, pad))) {
+        d2_decref(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* (out, mask) as a tuple, or out alone. */
+static d2_obj *pool_with_mask(d2_interp *I, const char *fname, d2_obj *x, d2_obj *ksize,
+                              d2_obj *stride, d2_obj *padding, bool ceil_mode, bool want_mask)
+{
+    if (!want_mask)
+        return pool_impl(I, fname, x, "max", ksize, stride, padding, ceil_mode, true, false);
+    /* Paddle's max_pool2d_with_index has no ceil_mode: with return_mask it is ignored */
+    D2_UNUSED(ceil_mode);
+    d2_obj *m = NULL;
+    d2_obj *out = pool_impl_m(I, fname, x, "max", ksize, stride, padding, false, true, false, &m);
+    if (!out)
+        return NULL;
+    d2_obj *t = tuple_new(I, 2);
+    if (!t) {
+        d2_decref(out);
+        d2_decref(m);
+        return NULL;
+    }
+    D2_AS(d2_tuple, t)->items[0] = out;
+    D2_AS(d2_tuple, t)->items[1] = m;
+    return t;
 }
 
 static d2_obj *F_max_pool2d(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
@@ -3832,9 +3930,7 @@ static d2_obj *F_max_pool2d(d2_interp *I, d2_obj *self, d2_obj **args, size_t na
     if (get_bool(I, a[4], fname, "ceil_mode", &ceil_mode) < 0 ||
         get_bool(I, a[5], fname, "return_mask", &mask) < 0 || check_nchw(I, a[6], fname) < 0)
         return NULL;
-    if (mask)
-        return d2_raise(I, "NotImplementedError", "%s: return_mask=True is not supported", fname);
-    return pool_impl(I, fname, a[0], "max", a[1], a[2], a[3], ceil_mode, true, false);
+    return pool_with_mask(I, fname, a[0], a[1], a[2], a[3], ceil_mode, mask);
 }
 
 static d2_obj *F_avg_pool2d(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
@@ -4171,6 +4267,54 @@ static d2_obj *dropout_impl(d2_interp *I, const char *fname, d2_obj *x, double p
     return r;
 }
 
+/* dropout with Paddle's axis argument: in training one keep/drop draw per
+ * index of the given axes, shared along the others (a mask of x's dims on
+ * those axes and 1 elsewhere, broadcast); otherwise as dropout_impl. */
+static d2_obj *dropout_axis(d2_interp *I, const char *fname, d2_obj *x, double p, bool training,
+                            const char *mode, d2_obj *axis)
+{
+    if (is_none(I, axis) || !training || p == 0 || I->builder || !is_tensor(x) ||
+        !(p >= 0 && p <= 1))
+        return dropout_impl(I, fname, x, p, training, mode);
+    int64_t axes[D2_MAX_DIMS];
+    int na;
+    if (d2_pd_ints(I, axis, fname, "axis", axes, &na, D2_MAX_DIMS) < 0)
+        return NULL;
+    const d2_shape *xs = &obj_type(x)->shape;
+    int64_t md[D2_MAX_DIMS];
+    for (int d = 0; d < xs->ndim; d++)
+        md[d] = 1;
+    for (int k = 0; k < na; k++) {
+        /* Paddle takes no negative axes here */
+        int64_t ax = axes[k];
+        if (ax < 0 || ax >= xs->ndim)
+            return d2_raise(I, "ValueError",
+                            "%s: axis values must be in [0, %d) (the dims of x), got %lld", fname,
+                            xs->ndim, (long long)ax);
+        md[ax] = xs->dims[ax];
+    }
+    bool up = strcmp(mode, "upscale_in_train") == 0;
+    if (!up && strcmp(mode, "downscale_in_infer") != 0)
+        return dropout_impl(I, fname, x, p, training, mode); /* raises the mode error */
+    int64_t n = 1;
+    for (int d = 0; d < xs->ndim; d++)
+        n *= md[d] > 0 ? md[d] : 0;
+    double *m = d2_malloc((size_t)n * sizeof *m + 1);
+    if (!m)
+        return nomem(I);
+    d2_mt19937 *rng = &ST(I)->rng;
+    for (int64_t i = 0; i < n; i++) {
+        bool keep = d2_mt_double(rng) >= p;
+        m[i] = keep ? (up ? (p < 1 ? 1.0 / (1.0 - p) : 0) : 1.0) : 0.0;
+    }
+    d2_tensor *mt = host_from_doubles(I, obj_type(x)->dtype, xs->ndim, md, m);
+    d2_free(m);
+    d2_obj *mo = mt ? wrap_host(I, mt) : NULL;
+    d2_obj *r = mo ? op2(I, fname, D2_OP_multiply, x, mo, NULL) : NULL;
+    d2_decref(mo);
+    return r;
+}
+
 static d2_obj *F_dropout(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
 {
     D2_UNUSED(self);
@@ -4183,9 +4327,7 @@ static d2_obj *F_dropout(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs
         get_bool(I, a[3], fname, "training", &training) < 0 ||
         !(mode = get_str(I, a[4], fname, "mode")))
         return NULL;
-    if (!is_none(I, a[2]))
-        return d2_raise(I, "NotImplementedError", "%s: the axis argument is not supported", fname);
-    return dropout_impl(I, fname, a[0], p, training, mode);
+    return dropout_axis(I, fname, a[0], p, training, mode, a[2]);
 }
 
 static d2_obj *F_relu6(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
@@ -4281,24 +4423,43 @@ static d2_obj *f_flip(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d
     return r;
 }
 
-/* p-norm over axes: 'fro'/2, 1, inf. */
+/* p-norm over axes, as Paddle's (a matrix norm over two axes is the vector
+ * norm of the flattened matrix): 'fro'/2, 1, inf (max |x|), -inf (min |x|),
+ * 0 (count of nonzeros) and any other p as (sum |x|^p)^(1/p). */
 static d2_obj *pnorm(d2_interp *I, const char *fname, d2_obj *x, double p, const int64_t *axes,
                      int na, bool keep)
 {
-    d2_obj *t = NULL, *s = NULL, *r = NULL;
+    d2_obj *t = NULL, *s = NULL, *r = NULL, *c = NULL, *u = NULL;
+    d2_dtype dt = obj_type(x)->dtype;
     if (p == 2) {
         t = op1(I, fname, D2_OP_square, x, NULL);
         s = t ? reduce_axes(I, fname, D2_OP_sum, t, axes, na, keep) : NULL;
         r = s ? op1(I, fname, D2_OP_sqrt, s, NULL) : NULL;
     } else if (p == 1 || isinf(p)) {
         t = op1(I, fname, D2_OP_abs, x, NULL);
-        r = t ? reduce_axes(I, fname, p == 1 ? D2_OP_sum : D2_OP_max, t, axes, na, keep) : NULL;
+        r = t ? reduce_axes(I, fname, p == 1 ? D2_OP_sum : p > 0 ? D2_OP_max : D2_OP_min, t, axes,
+                            na, keep)
+              : NULL;
+    } else if (p == 0) {
+        c = const_tensor(I, 0, 0, false, dt);
+        u = c ? op2(I, fname, D2_OP_not_equal, x, c, NULL) : NULL;
+        t = u ? cast_to(I, fname, u, dt) : NULL;
+        r = t ? reduce_axes(I, fname, D2_OP_sum, t, axes, na, keep) : NULL;
+    } else if (!isnan(p)) {
+        d2_obj *e = NULL;
+        if ((u = op1(I, fname, D2_OP_abs, x, NULL)) && (c = const_tensor(I, p, 0, false, dt)) &&
+            (t = op2(I, fname, D2_OP_pow, u, c, NULL)) &&
+            (s = reduce_axes(I, fname, D2_OP_sum, t, axes, na, keep)) &&
+            (e = const_tensor(I, 1.0 / p, 0, false, dt)))
+            r = op2(I, fname, D2_OP_pow, s, e, NULL);
+        d2_decref(e);
     } else {
-        r = d2_raise(I, "NotImplementedError", "%s: p=%g is not supported (use 'fro', 1, 2 or inf)",
-                     fname, p);
+        r = d2_raise(I, "ValueError", "%s: p must not be nan", fname);
     }
     d2_decref(t);
     d2_decref(s);
+    d2_decref(c);
+    d2_decref(u);
     return r;
 }
 
@@ -4338,6 +4499,194 @@ static d2_obj *f_norm(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d
             r = pnorm(I, fname, x, p, axes, n, keep);
         d2_decref(x);
     }
+    if (owned)
+        d2_free(av);
+    return r;
+}
+
+/* paddle.round: halves away from zero, as Paddle (std::round), composed from
+ * existing ops: sign(x) * (f + (|x| - f >= 0.5)) with f = floor(|x|), exact
+ * because |x| - f is. Integer tensors are returned as a copy. */
+static d2_obj *f_round(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+{
+    d2_obj *buf[8];
+    bool owned;
+    d2_obj **av = with_self(I, self, args, &nargs, buf, 8, &owned);
+    if (!av)
+        return NULL;
+    const char *fname = "paddle.round";
+    d2_obj *a[2] = {NULL}, *x = NULL, *r = NULL;
+    d2_obj *ab_ = NULL, *f = NULL, *d = NULL, *h = NULL, *c = NULL, *cf = NULL, *s = NULL,
+           *sg = NULL;
+    if (d2_parse_args(I, fname, "x, name=None", av, nargs, kw, a) < 0 ||
+        !(x = as_tensor(I, a[0], -1, fname)))
+        goto done;
+    d2_dtype dt = obj_type(x)->dtype;
+    if (!d2_dtype_is_float(dt)) {
+        r = op1(I, fname, D2_OP_assign, x, NULL);
+        goto done;
+    }
+    if ((ab_ = op1(I, fname, D2_OP_abs, x, NULL)) && (f = op1(I, fname, D2_OP_floor, ab_, NULL)) &&
+        (d = op2(I, fname, D2_OP_subtract, ab_, f, NULL)) &&
+        (h = const_tensor(I, 0.5, 0, false, dt)) &&
+        (c = op2(I, fname, D2_OP_greater_equal, d, h, NULL)) && (cf = cast_to(I, fname, c, dt)) &&
+        (s = op2(I, fname, D2_OP_add, f, cf, NULL)) && (sg = op1(I, fname, D2_OP_sign, x, NULL)))
+        r = op2(I, fname, D2_OP_multiply, sg, s, NULL);
+done:
+    d2_decref(x);
+    d2_decref(ab_);
+    d2_decref(f);
+    d2_decref(d);
+    d2_decref(h);
+    d2_decref(c);
+    d2_decref(cf);
+    d2_decref(s);
+    d2_decref(sg);
+    if (owned)
+        d2_free(av);
+    return r;
+}
+
+/* The int64 indices of x's nonzero elements, eagerly on the host (the result's
+ * size depends on the data): [k, ndim], or with as_tuple one [k, 1] tensor per
+ * dim, as paddle.nonzero and the one-argument paddle.where. */
+static d2_obj *nonzero_impl(d2_interp *I, const char *fname, d2_obj *xo, bool as_tuple)
+{
+    if (is_sym(xo) || I->builder)
+        return d2_raise(I, "NotImplementedError",
+                        "%s: nonzero indices are not supported inside to_static (the result's "
+                        "size depends on the data)",
+                        fname);
+    d2_obj *x = as_tensor(I, xo, -1, fname);
+    if (!x)
+        return NULL;
+    d2_tensor *h = d2_pd_host(I, x, fname);
+    d2_decref(x);
+    if (!h)
+        return NULL;
+    d2_shape xs;
+    d2_tensor_get_shape(h, &xs);
+    int nd = xs.ndim;
+    if (nd < 1) {
+        d2_tensor_unref(h);
+        return d2_raise(I, "ValueError", "%s: the input must have at least 1 dimension", fname);
+    }
+    int64_t n = d2_tensor_numel(h), k = 0;
+    bool fl = d2_dtype_is_float(h->dtype);
+    for (int64_t i = 0; i < n; i++)
+        k += fl ? d2_tensor_get_f64(h, i) != 0 : d2_tensor_get_i64(h, i) != 0;
+    d2_err err = {0};
+    int64_t dims[2] = {k, nd};
+    d2_tensor *t = d2_tensor_new(NULL, D2_I64, 2, dims, &err);
+    if (!t) {
+        d2_tensor_unref(h);
+        return d2_raise_err(I, &err);
+    }
+    int64_t *p = d2_tensor_data(t);
+    for (int64_t i = 0, j = 0; i < n; i++) {
+        if (fl ? d2_tensor_get_f64(h, i) == 0 : d2_tensor_get_i64(h, i) == 0)
+            continue;
+        for (int64_t rem = i, dd = nd - 1; dd >= 0; dd--) {
+            p[j * nd + dd] = rem % xs.dims[dd];
+            rem /= xs.dims[dd];
+        }
+        j++;
+    }
+    d2_tensor_unref(h);
+    if (!as_tuple)
+        return wrap_host(I, t);
+    d2_obj *tup = tuple_new(I, (size_t)nd);
+    for (int dd = 0; tup && dd < nd; dd++) {
+        int64_t cd[2] = {k, 1};
+        d2_tensor *c = d2_tensor_new(NULL, D2_I64, 2, cd, &err);
+        if (!c) {
+            d2_decref(tup);
+            tup = d2_raise_err(I, &err);
+            break;
+        }
+        int64_t *cp = d2_tensor_data(c);
+        for (int64_t j = 0; j < k; j++)
+            cp[j] = p[j * nd + dd];
+        if (!(D2_AS(d2_tuple, tup)->items[dd] = wrap_host(I, c))) {
+            d2_decref(tup);
+            tup = NULL;
+        }
+    }
+    d2_tensor_unref(t);
+    return tup;
+}
+
+/* paddle.save(obj, path, protocol=4): a dict of str -> Tensor / ndarray (a
+ * state_dict) written as Paddle writes it (see d2_pickle_save_params), so
+ * that paddle.load here and in Paddle read it back. */
+static d2_obj *f_save(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+{
+    D2_UNUSED(self);
+    const char *fname = "paddle.save";
+    PARSE(fname, "obj, path, protocol=4", 3);
+    int64_t proto;
+    const char *path = d2_to_cstr(I, a[1], "path");
+    if (!path || get_int(I, a[2], fname, "protocol", &proto) < 0)
+        return NULL;
+    if (proto != 4)
+        return d2_raise(I, "NotImplementedError", "%s: only protocol=4 (the default) is supported",
+                        fname);
+    if (a[0]->kind != D2_OBJ_DICT)
+        return d2_raise(I, "NotImplementedError",
+                        "%s: only a dict of Tensors (a state_dict) can be saved, got %s", fname,
+                        d2_type_name(a[0]));
+    d2_dict *d = D2_AS(d2_dict, a[0]);
+    d2_pickle_params pp = {0, NULL};
+    pp.items = d2_calloc(d->live + 1, sizeof *pp.items);
+    if (!pp.items)
+        return nomem(I);
+    d2_obj *r = NULL;
+    for (size_t i = 0; i < d->n; i++) {
+        d2_obj *k = d->entries[i].key, *v = d->entries[i].value;
+        if (!k)
+            continue;
+        if (k->kind != D2_OBJ_STR) {
+            d2_raise(I, "NotImplementedError", "%s: the dict's keys must be strings, got %s",
+                     fname, d2_type_name(k));
+            goto done;
+        }
+        if (!is_tensor(v) && !is_ndarray(v)) {
+            d2_raise(I, "NotImplementedError",
+                     "%s: only a dict of Tensors can be saved; '%s' is a %s", fname,
+                     D2_AS(d2_str, k)->s, d2_type_name(v));
+            goto done;
+        }
+        d2_tensor *h = d2_pd_host(I, v, fname);
+        if (!h)
+            goto done;
+        pp.items[pp.n].name = D2_AS(d2_str, k)->s; /* borrowed: not freed below */
+        pp.items[pp.n++].tensor = h;
+    }
+    d2_err err = {0};
+    if (d2_pickle_save_params(path, &pp, &err) < 0)
+        d2_raise_err(I, &err);
+    else
+        r = d2_incref(I->none);
+done:
+    for (size_t i = 0; i < pp.n; i++)
+        d2_tensor_unref(pp.items[i].tensor);
+    d2_free(pp.items);
+    return r;
+}
+
+static d2_obj *f_nonzero(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+{
+    d2_obj *buf[8];
+    bool owned;
+    d2_obj **av = with_self(I, self, args, &nargs, buf, 8, &owned);
+    if (!av)
+        return NULL;
+    const char *fname = "paddle.nonzero";
+    d2_obj *a[2] = {NULL}, *r = NULL;
+    bool tup;
+    if (d2_parse_args(I, fname, "x, as_tuple=False", av, nargs, kw, a) == 0 &&
+        get_bool(I, a[1], fname, "as_tuple", &tup) == 0)
+        r = nonzero_impl(I, fname, a[0], tup);
     if (owned)
         d2_free(av);
     return r;
@@ -6703,16 +7052,19 @@ static d2_obj *pool_forward(d2_interp *I, d2_obj *self, d2_obj **args, size_t na
     SELF_ARG("Pool2D.forward");
     PARSE("Pool2D.forward", "x", 1);
     const char *fname = max ? "paddle.nn.MaxPool2D" : "paddle.nn.AvgPool2D";
-    bool ceil_mode = false, excl = true;
+    bool ceil_mode = false, excl = true, want_mask = false;
     if (get_bool(I, arg_of(I, self, "_ceil_mode"), fname, "ceil_mode", &ceil_mode) < 0 ||
-        (!max && get_bool(I, arg_of(I, self, "_exclusive"), fname, "exclusive", &excl) < 0))
+        (!max && get_bool(I, arg_of(I, self, "_exclusive"), fname, "exclusive", &excl) < 0) ||
+        (max && get_bool(I, arg_of(I, self, "_return_mask"), fname, "return_mask", &want_mask) < 0))
         return NULL;
     d2_obj *pad = iget(I, self, "_padding");
     d2_obj *zero = d2_int_new(I, 0);
     d2_obj *r =
-        zero ? pool_impl(I, fname, a[0], max ? "max" : "avg", arg_of(I, self, "_kernel_size"),
-                         arg_of(I, self, "_stride"), pad ? pad : zero, ceil_mode, excl, false)
-             : NULL;
+        !zero ? NULL
+        : max ? pool_with_mask(I, fname, a[0], arg_of(I, self, "_kernel_size"),
+                               arg_of(I, self, "_stride"), pad ? pad : zero, ceil_mode, want_mask)
+              : pool_impl(I, fname, a[0], "avg", arg_of(I, self, "_kernel_size"),
+                          arg_of(I, self, "_stride"), pad ? pad : zero, ceil_mode, excl, false);
     d2_decref(zero);
     return r;
 }
@@ -7174,7 +7526,7 @@ static d2_obj *Dropout_forward(d2_interp *I, d2_obj *self, d2_obj **args, size_t
     if (get_float(I, arg_of(I, self, "p"), fname, "p", &p) < 0 ||
         !(mode = get_str(I, arg_of(I, self, "mode"), fname, "mode")))
         return NULL;
-    return dropout_impl(I, fname, a[0], p, layer_training(I, self), mode);
+    return dropout_axis(I, fname, a[0], p, layer_training(I, self), mode, arg_of(I, self, "axis"));
 }
 
 static d2_obj *Dropout_extra_repr(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
@@ -7878,6 +8230,8 @@ static int init_tensor_class(d2_interp *I, pd_state *s)
         {"std", f_std},
         {"var", f_var},
         {"t", f_t},
+        {"round", f_round},
+        {"nonzero", f_nonzero},
     };
     return add_methods(I, tc, methods, D2_COUNTOF(methods));
 }
@@ -7995,10 +8349,19 @@ int d2_tensor_api_init(d2_interp *I)
         {"std", f_std},
         {"var", f_var},
         {"t", f_t},
+        {"round", f_round},
+        {"nonzero", f_nonzero},
+        {"save", f_save},
     };
     for (size_t i = 0; i < D2_COUNTOF(pfns); i++)
         if (add_fn(I, pd, pfns[i].name, pfns[i].fn) < 0)
             return -1;
+    {
+        d2_module *la = new_module(I, "paddle.linalg", pd, "linalg");
+        if (!la || add_fn(I, la, "norm", f_norm) < 0 ||
+            set_attr(I, la, "matmul", d2_dict_get_str(I, pd->dict, "matmul")) < 0)
+            return -1;
+    }
     static const method_entry ffns[] = {
         {"conv2d", F_conv2d},
         {"max_pool2d", F_max_pool2d},
@@ -8171,6 +8534,34 @@ int d2_tensor_api_init(d2_interp *I)
     /* fluid.dygraph.guard also as paddle.fluid.dygraph.base.guard-like alias */
     if (set_attr(I, fluid, "dygraph", (d2_obj *)dyg) < 0)
         return -1;
+    /* the module paths Paddle defines its layers in (paddle.nn.layer.norm.BatchNorm, ...):
+     * each holds every layer class of paddle.nn */
+    {
+        static const char *const subs[] = {"layers", "common", "conv",      "pooling",
+                                           "norm",   "activation", "container"};
+        d2_module *lm = new_module(I, "paddle.nn.layer", nn, "layer");
+        if (!lm)
+            return -1;
+        d2_module *sm[D2_COUNTOF(subs)];
+        for (size_t k = 0; k < D2_COUNTOF(subs); k++) {
+            char full[64];
+            snprintf(full, sizeof full, "paddle.nn.layer.%s", subs[k]);
+            if (!(sm[k] = new_module(I, full, lm, subs[k])))
+                return -1;
+        }
+        d2_dict *nd = nn->dict;
+        for (size_t i = 0; i < nd->n; i++) {
+            d2_obj *key = nd->entries[i].key, *v = nd->entries[i].value;
+            if (!key || key->kind != D2_OBJ_STR || !v || v->kind != D2_OBJ_CLASS)
+                continue;
+            const char *name = D2_AS(d2_str, key)->s;
+            if (set_attr(I, lm, name, v) < 0)
+                return -1;
+            for (size_t k = 0; k < D2_COUNTOF(subs); k++)
+                if (set_attr(I, sm[k], name, v) < 0)
+                    return -1;
+        }
+    }
     return 0;
 }
 

@@ -4,6 +4,7 @@
 
 #include "exec.h"
 #include "jit.h"
+#include "jit_priv.h"
 #include "model_io.h"
 #include "tensor_api.h"
 
@@ -37,44 +38,6 @@ static bool is_tensor(const d2_obj *o) { return o && o->kind == D2_OBJ_TENSOR; }
 static const char *cstr(d2_obj *o)
 {
     return o && o->kind == D2_OBJ_STR ? D2_AS(d2_str, o)->s : NULL;
-}
-
-static d2_obj **seq_items(d2_obj *t, size_t *n)
-{
-    if (t->kind == D2_OBJ_TUPLE) {
-        *n = D2_AS(d2_tuple, t)->n;
-        return D2_AS(d2_tuple, t)->items;
-    }
-    if (t->kind == D2_OBJ_LIST) {
-        *n = D2_AS(d2_list, t)->n;
-        return D2_AS(d2_list, t)->items;
-    }
-    *n = 0;
-    return NULL;
-}
-
-/* A tuple of n NULL items to fill (d2_tuple_new leaves n to the caller). */
-static d2_obj *tuple_n(d2_interp *I, size_t n)
-{
-    d2_obj *t = d2_tuple_new(I, n);
-    if (t && n)
-        D2_AS(d2_tuple, t)->n = n;
-    return t;
-}
-
-static d2_obj *mod_attr(d2_interp *I, const char *mod, const char *name)
-{
-    d2_obj *m = d2_dict_get_str(I, I->modules, mod);
-    if (!m || m->kind != D2_OBJ_MODULE)
-        return NULL;
-    return d2_dict_get_str(I, D2_AS(d2_module, m)->dict, name);
-}
-
-static bool is_layer(d2_interp *I, d2_obj *o)
-{
-    d2_obj *lc = mod_attr(I, "paddle.nn", "Layer");
-    return o && lc && lc->kind == D2_OBJ_CLASS && o->kind == D2_OBJ_INSTANCE &&
-           d2_isinstance(I, o, D2_AS(d2_class, lc));
 }
 
 /* ======================================================================
@@ -264,6 +227,13 @@ typedef struct feedmap {
     int n;
 } feedmap;
 
+static d2_obj *concretize(d2_interp *I, const feedmap *fm, d2_obj *v, int depth);
+
+static d2_obj *concretize_item(d2_interp *I, d2_obj *v, void *ctx, int depth)
+{
+    return concretize(I, ctx, v, depth);
+}
+
 /* v with the symbolic feeds of B replaced by concrete traced tensors. */
 static d2_obj *concretize(d2_interp *I, const feedmap *fm, d2_obj *v, int depth)
 {
@@ -284,40 +254,14 @@ static d2_obj *concretize(d2_interp *I, const feedmap *fm, d2_obj *v, int depth)
     }
     if (depth > 32)
         return d2_incref(v);
-    if (v->kind == D2_OBJ_LIST || v->kind == D2_OBJ_TUPLE) {
-        size_t n;
-        d2_obj **items = seq_items(v, &n);
-        d2_obj *r = v->kind == D2_OBJ_LIST ? d2_list_new(I, n) : tuple_n(I, n);
-        for (size_t i = 0; r && i < n; i++) {
-            d2_obj *c = concretize(I, fm, items[i], depth + 1);
-            if (!c) {
-                d2_decref(r);
-                return NULL;
-            }
-            if (v->kind == D2_OBJ_LIST)
-                D2_AS(d2_list, r)->items[i] = c;
-            else
-                D2_AS(d2_tuple, r)->items[i] = c;
-        }
-        return r;
-    }
-    if (v->kind == D2_OBJ_DICT) {
-        d2_dict *d = D2_AS(d2_dict, v);
-        d2_obj *r = d2_dict_new(I);
-        for (size_t i = 0; r && i < d->n; i++) {
-            if (!d->entries[i].key)
-                continue;
-            d2_obj *c = concretize(I, fm, d->entries[i].value, depth + 1);
-            if (!c || d2_dict_set(I, D2_AS(d2_dict, r), d->entries[i].key, c) < 0) {
-                d2_decref(c);
-                d2_decref(r);
-                return NULL;
-            }
-            d2_decref(c);
-        }
-        return r;
-    }
-    return d2_incref(v);
+    return d2_jit_map_items(I, v, concretize_item, (void *)fm, depth);
+}
+
+static d2_obj *symbolize(d2_interp *I, d2_builder *B, d2_obj *v, int depth);
+
+static d2_obj *symbolize_item(d2_interp *I, d2_obj *v, void *ctx, int depth)
+{
+    return symbolize(I, ctx, v, depth);
 }
 
 /* v with its traced tensors replaced by symbolic tensors of B. */
@@ -327,40 +271,7 @@ static d2_obj *symbolize(d2_interp *I, d2_builder *B, d2_obj *v, int depth)
         return traced_in(B, v) ? d2_pd_symbolic(I, B, TOBJ(v)->trace_var) : d2_incref(v);
     if (depth > 32)
         return d2_incref(v);
-    if (v->kind == D2_OBJ_LIST || v->kind == D2_OBJ_TUPLE) {
-        size_t n;
-        d2_obj **items = seq_items(v, &n);
-        d2_obj *r = v->kind == D2_OBJ_LIST ? d2_list_new(I, n) : tuple_n(I, n);
-        for (size_t i = 0; r && i < n; i++) {
-            d2_obj *c = symbolize(I, B, items[i], depth + 1);
-            if (!c) {
-                d2_decref(r);
-                return NULL;
-            }
-            if (v->kind == D2_OBJ_LIST)
-                D2_AS(d2_list, r)->items[i] = c;
-            else
-                D2_AS(d2_tuple, r)->items[i] = c;
-        }
-        return r;
-    }
-    if (v->kind == D2_OBJ_DICT) {
-        d2_dict *d = D2_AS(d2_dict, v);
-        d2_obj *r = d2_dict_new(I);
-        for (size_t i = 0; r && i < d->n; i++) {
-            if (!d->entries[i].key)
-                continue;
-            d2_obj *c = symbolize(I, B, d->entries[i].value, depth + 1);
-            if (!c || d2_dict_set(I, D2_AS(d2_dict, r), d->entries[i].key, c) < 0) {
-                d2_decref(c);
-                d2_decref(r);
-                return NULL;
-            }
-            d2_decref(c);
-        }
-        return r;
-    }
-    return d2_incref(v);
+    return d2_jit_map_items(I, v, symbolize_item, B, depth);
 }
 
 d2_obj *d2_trace_symbolic(d2_interp *I, d2_builder *B, d2_obj *fn, d2_obj **sym, size_t nargs,
@@ -485,7 +396,7 @@ static int add_outputs(d2_interp *I, d2_builder *B, d2_obj *r, int depth)
         return add_output(I, B, r);
     if ((r->kind == D2_OBJ_LIST || r->kind == D2_OBJ_TUPLE) && depth < 32) {
         size_t n;
-        d2_obj **items = seq_items(r, &n);
+        d2_obj **items = d2_jit_seq_items(r, &n);
         for (size_t i = 0; i < n; i++)
             if (add_outputs(I, B, items[i], depth + 1) < 0)
                 return -1;
@@ -580,41 +491,16 @@ done:
 /* Makes the Program see Layer parameters replaced since tracing. */
 static int refresh_params(d2_interp *I, traced *t)
 {
-    if (!t->lifted || t->lifted->kind != D2_OBJ_DICT)
-        return 0;
-    d2_dict *d = D2_AS(d2_dict, t->lifted);
     bool changed = false;
-    for (size_t i = 0; i < d->n; i++) {
-        d2_dict_entry *de = &d->entries[i];
-        if (!de->key || de->value->kind != D2_OBJ_TUPLE || D2_AS(d2_tuple, de->value)->n != 2)
-            continue;
-        d2_obj *o = D2_AS(d2_tuple, de->value)->items[0];
-        int var = (int)D2_AS(d2_int, D2_AS(d2_tuple, de->value)->items[1])->v;
-        if (!is_tensor(o) || !TOBJ(o)->t || var < 0 || var >= t->prog->n_vars)
-            continue;
-        d2_tensor *x = TOBJ(o)->t;
-        d2_var *pv = &t->prog->vars[var];
-        if (x == pv->data || !x->storage || x->storage->backend != d2_cpu_backend())
-            continue;
-        d2_shape sh;
-        d2_tensor_get_shape(x, &sh);
-        if (x->dtype != pv->type.dtype || !d2_shape_equal(&sh, &pv->type.shape)) {
-            d2_raise(I, "ValueError",
-                     "TracedLayer: parameter '%s' changed its shape or dtype since tracing; trace "
-                     "the layer again",
-                     pv->name);
-            return -1;
-        }
-        d2_err err = {0};
-        d2_tensor *c = d2_tensor_contiguous(x, &err);
-        if (!c) {
-            d2_raise_err(I, &err);
-            return -1;
-        }
-        d2_tensor_unref(pv->data);
-        pv->data = c;
-        changed = true;
-    }
+    int bad = -1;
+    int rc = d2_jit_refresh_lifted(I, t->lifted, t->prog, &changed, &bad);
+    if (rc > 0)
+        d2_raise(I, "ValueError",
+                 "TracedLayer: parameter '%s' changed its shape or dtype since tracing; trace "
+                 "the layer again",
+                 t->prog->vars[bad].name);
+    if (rc != 0)
+        return -1;
     if (changed && t->pp) {
         d2_exec_free(t->pp);
         t->pp = NULL;
@@ -646,7 +532,7 @@ static d2_obj **input_list(d2_interp *I, d2_obj *v, const char *fname, size_t *n
                      d2_type_name(v));
             return NULL;
         }
-        items = seq_items(v, &k);
+        items = d2_jit_seq_items(v, &k);
     }
     for (size_t i = 0; i < k; i++) {
         if (!is_tensor(items[i]) || !TOBJ(items[i])->t) {
@@ -676,7 +562,7 @@ static d2_obj *TL_trace(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
     d2_obj *a[2] = {NULL};
     if (d2_parse_args(I, "TracedLayer.trace", "layer, inputs", args, nargs, kw, a) < 0)
         return NULL;
-    if (!is_layer(I, a[0]))
+    if (!d2_jit_is_layer(I, a[0]))
         return d2_raise(I, "TypeError",
                         "TracedLayer.trace: the first argument must be a paddle.nn.Layer, got %s",
                         d2_type_name(a[0]));
@@ -723,7 +609,7 @@ static d2_obj *TL_call(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, 
     if (items)
         n = 1;
     else if (v->kind == D2_OBJ_LIST || v->kind == D2_OBJ_TUPLE)
-        items = seq_items(v, &n);
+        items = d2_jit_seq_items(v, &n);
     else
         return d2_raise(I, "TypeError",
                         "TracedLayer.__call__: inputs must be a list of Tensors, got %s",
@@ -874,7 +760,7 @@ static int index_list(d2_interp *I, d2_obj *v, int n, const char *what, const ch
         return -1;
     }
     size_t m;
-    d2_obj **items = seq_items(v, &m);
+    d2_obj **items = d2_jit_seq_items(v, &m);
     if (m > (size_t)n) {
         d2_raise(I, "ValueError",
                  "TracedLayer.save_inference_model: %s has %zu indices but the layer has %d %s",
@@ -1035,23 +921,6 @@ done:
     return q;
 }
 
-/* mkdir -p of path's directory part (up to its last '/'); errors are left
- * to the writer. */
-static void make_parents(const char *path)
-{
-    char *d = d2_strdup(path);
-    if (!d)
-        return;
-    for (char *s = d + 1; *s; s++) {
-        if (*s != '/')
-            continue;
-        *s = '\0';
-        mkdir(d, 0777);
-        *s = '/';
-    }
-    d2_free(d);
-}
-
 /* Where save_inference_model(path) writes: path/model.dy2st for a
  * directory (existing, or spelled with a trailing '/'), path itself when it
  * ends in .dy2st, else path + ".dy2st". */
@@ -1067,12 +936,7 @@ static char *model_file(const char *path)
             snprintf(r, n + 13, "%s%smodel.dy2st", path, path[n - 1] == '/' ? "" : "/");
         return r;
     }
-    if (n >= 6 && strcmp(path + n - 6, ".dy2st") == 0)
-        return d2_strdup(path);
-    char *r = d2_malloc(n + 7);
-    if (r)
-        snprintf(r, n + 7, "%s.dy2st", path);
-    return r;
+    return d2_jit_model_path(path);
 }
 
 static int save_pruned(d2_interp *I, traced *t, const char *file, d2_obj *feed, d2_obj *fetch)
@@ -1092,7 +956,8 @@ static int save_pruned(d2_interp *I, traced *t, const char *file, d2_obj *feed, 
     q = prune(I, t->prog, fi, nf, ki, nk);
     if (!q)
         goto done;
-    make_parents(file);
+    d2_err ignored = {0}; /* a directory not made shows when the file is written */
+    d2_jit_make_parents(file, "TracedLayer.save_inference_model", &ignored);
     d2_err err = {0};
     if (d2_model_save(q, file, &err) < 0) {
         d2_raise_err(I, &err);
@@ -1151,12 +1016,7 @@ static d2_obj *TL_program(d2_interp *I, d2_obj *self, d2_obj **args, size_t narg
     traced *t = traced_of(I, self);
     if (!t)
         return d2_raise(I, "TypeError", "TracedLayer.program: not a TracedLayer");
-    char *s = d2_program_print(t->prog, false);
-    if (!s)
-        return nomem(I);
-    d2_obj *r = d2_str_from(I, s);
-    d2_free(s);
-    return r;
+    return d2_jit_program_text(I, t->prog);
 }
 
 /* ======================================================================
@@ -1329,7 +1189,7 @@ static d2_obj *C_trace_save(d2_interp *I, d2_obj *self, d2_obj **args, size_t na
     if (!path)
         return NULL;
     d2_obj *target = a[0];
-    if (!is_layer(I, target) && target->kind != D2_OBJ_FUNCTION &&
+    if (!d2_jit_is_layer(I, target) && target->kind != D2_OBJ_FUNCTION &&
         target->kind != D2_OBJ_BOUND_METHOD)
         return d2_raise(I, "TypeError", "dy2st trace: expected a Layer or a function, got %s",
                         d2_type_name(target));
@@ -1340,7 +1200,7 @@ static d2_obj *C_trace_save(d2_interp *I, d2_obj *self, d2_obj **args, size_t na
     if (a[1]->kind != D2_OBJ_LIST && a[1]->kind != D2_OBJ_TUPLE)
         return d2_raise(I, "TypeError", "dy2st trace: the input specs must be a list");
     size_t n;
-    d2_obj **sp = seq_items(a[1], &n);
+    d2_obj **sp = d2_jit_seq_items(a[1], &n);
     d2_type *types = d2_calloc(n + 1, sizeof *types);
     char **names = d2_calloc(n + 1, sizeof *names);
     d2_obj **in = d2_calloc(n + 1, sizeof *in);
@@ -1357,7 +1217,7 @@ static d2_obj *C_trace_save(d2_interp *I, d2_obj *self, d2_obj **args, size_t na
         int dt = D2_F32;
         size_t nd = 0;
         d2_obj **dims = shape && (shape->kind == D2_OBJ_LIST || shape->kind == D2_OBJ_TUPLE)
-                            ? seq_items(shape, &nd)
+                            ? d2_jit_seq_items(shape, &nd)
                             : NULL;
         bool ok = shape && dtype && (dims || nd == 0) && nd <= D2_MAX_DIMS &&
                   d2_pd_parse_dtype(I, dtype, "InputSpec", false, &dt) == 0;
@@ -1389,7 +1249,8 @@ static d2_obj *C_trace_save(d2_interp *I, d2_obj *self, d2_obj **args, size_t na
     }
     if (trace_call(I, target, in, (int)n, types, names, &t, &res) < 0)
         goto done;
-    make_parents(path);
+    d2_err ignored = {0}; /* a directory not made shows when the file is written */
+    d2_jit_make_parents(path, "dy2st trace", &ignored);
     d2_err err = {0};
     if (refresh_params(I, t) < 0)
         goto done;
@@ -1417,25 +1278,6 @@ done:
  * Registration
  * ====================================================================== */
 
-typedef struct fn_entry {
-    const char *name;
-    d2_builtin_fn fn;
-} fn_entry;
-
-static d2_class *new_class(d2_interp *I, d2_module *m, const char *name, d2_obj_kind layout,
-                           const fn_entry *methods, size_t n)
-{
-    d2_class *c = d2_class_new_builtin(I, name, NULL, layout, m);
-    if (!c)
-        return NULL;
-    for (size_t i = 0; i < n; i++)
-        if (d2_class_add_method(I, c, methods[i].name, methods[i].fn) < 0)
-            return NULL;
-    if (m && d2_dict_set_str(I, m->dict, name, (d2_obj *)c) < 0)
-        return NULL;
-    return c;
-}
-
 static d2_module *module_of(d2_interp *I, const char *name)
 {
     d2_obj *o = d2_dict_get_str(I, I->modules, name);
@@ -1460,16 +1302,18 @@ int d2_trace_init(d2_interp *I)
         d2_raise(I, "RuntimeError", "internal: trace mode needs paddle.jit and paddle.static");
         return -1;
     }
-    static const fn_entry tl_m[] = {
+    static const d2_fn_entry tl_m[] = {
         {"__call__", TL_call},         {"set_strategy", TL_set_strategy},
         {"save_inference_model", TL_save}, {"__repr__", TL_repr},
     };
-    static const fn_entry st_m[] = {
+    static const d2_fn_entry st_m[] = {
         {"__init__", ST_init}, {"__setattr__", ST_setattr}, {"__repr__", ST_repr}};
-    s->traced_cls = new_class(I, jit, "TracedLayer", D2_OBJ_OPAQUE, tl_m, D2_COUNTOF(tl_m));
-    s->build_cls = new_class(I, statics, "BuildStrategy", D2_OBJ_INSTANCE, st_m, D2_COUNTOF(st_m));
+    s->traced_cls =
+        d2_jit_new_class(I, jit, "TracedLayer", D2_OBJ_OPAQUE, tl_m, D2_COUNTOF(tl_m));
+    s->build_cls =
+        d2_jit_new_class(I, statics, "BuildStrategy", D2_OBJ_INSTANCE, st_m, D2_COUNTOF(st_m));
     s->exec_cls =
-        new_class(I, statics, "ExecutionStrategy", D2_OBJ_INSTANCE, st_m, D2_COUNTOF(st_m));
+        d2_jit_new_class(I, statics, "ExecutionStrategy", D2_OBJ_INSTANCE, st_m, D2_COUNTOF(st_m));
     if (!s->traced_cls || !s->build_cls || !s->exec_cls)
         return -1;
     if (d2_class_add_property(I, s->traced_cls, "program", TL_program, NULL) < 0)

@@ -2,42 +2,12 @@
 # test_cli.sh - the dy2st command: run (text-form and saved models), show, help, errors and exit codes.
 # Expected outputs are .npy files NumPy wrote (tests/gen/gen_npy.py); they are compared byte for byte.
 
-top_builddir=${top_builddir:-.}
-top_srcdir=${top_srcdir:-.}
-DY2ST="$top_builddir/dy2st"
-[ -x "$DY2ST" ] || { echo "SKIP: $DY2ST not built"; exit 77; }
+. "${top_srcdir:-.}/tests/cli/lib.sh"
+need_dy2st
 
 GOLD="$top_srcdir/tests/golden/cli/mlp_loop"
 SAMPLE="$top_srcdir/samples/programs/mlp_loop.d2p"
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/dy2st-cli.XXXXXX") || exit 99
-trap 'rm -rf "$TMP"' EXIT INT TERM
-
-failures=0
-checks=0
-
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
-
-# expect STATUS NEEDLE CMD...: runs CMD, checks its exit status and that
-# stdout+stderr contain NEEDLE (a fixed string; empty = anything).
-expect() {
-    want=$1 needle=$2
-    shift 2
-    checks=$((checks + 1))
-    "$@" >"$TMP/out" 2>&1
-    got=$?
-    if [ "$got" -ne "$want" ]; then
-        fail "$* exited $got, expected $want"
-        sed 's/^/    /' "$TMP/out"
-        return
-    fi
-    if [ -n "$needle" ] && ! grep -qF -- "$needle" "$TMP/out"; then
-        fail "$* did not print '$needle'"
-        sed 's/^/    /' "$TMP/out"
-    fi
-}
+make_tmp cli
 
 # same_file A B: byte-for-byte equal
 same_file() {
@@ -144,5 +114,4 @@ expect 1 "dy2st: error: $TMP/missing.d2m: cannot open" "$DY2ST" show "$TMP/missi
 expect 0 "" "$DY2ST" run "$TMP/data.d2p" --input "x=$GOLD/x.npy" --output-dir "$TMP/o4"
 same_file "$TMP/o4/logits.npy" "$GOLD/logits.npy"
 
-echo "$checks checks, $failures failures"
-[ "$failures" -eq 0 ]
+finish

@@ -3,41 +3,12 @@
 # Converted sources are compared with the transform goldens (CPython's ast.unparse of the expected
 # trees); saved models are run with 'dy2st run'.
 
-top_builddir=${top_builddir:-.}
-top_srcdir=${top_srcdir:-.}
-DY2ST="$top_builddir/dy2st"
-[ -x "$DY2ST" ] || { echo "SKIP: $DY2ST not built"; exit 77; }
+. "${top_srcdir:-.}/tests/cli/lib.sh"
+need_dy2st
 
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/dy2st-jit-cli.XXXXXX") || exit 99
-trap 'rm -rf "$TMP"' EXIT INT TERM
+make_tmp jit-cli
 S="$top_srcdir/samples"
 G="$top_srcdir/tests/golden/transform"
-failures=0
-checks=0
-
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
-
-# expect STATUS NEEDLE CMD...: runs CMD, checks its exit status and that
-# stdout+stderr contain NEEDLE (a fixed string; empty = anything).
-expect() {
-    want=$1 needle=$2
-    shift 2
-    checks=$((checks + 1))
-    "$@" >"$TMP/out" 2>&1
-    got=$?
-    if [ "$got" -ne "$want" ]; then
-        fail "$* exited $got, expected $want"
-        sed 's/^/    /' "$TMP/out"
-        return
-    fi
-    if [ -n "$needle" ] && ! grep -qF -- "$needle" "$TMP/out"; then
-        fail "$* did not print '$needle'"
-        sed 's/^/    /' "$TMP/out"
-    fi
-}
 
 # ---- convert: the transform goldens, NAME selection, unsupported syntax
 for f in if_else loops break_continue returns bool_ops mixed; do
@@ -144,5 +115,4 @@ expect 0 "mnist_traced: saved, feeds 1 fetches 1 output [2, 10] matches eager" \
 expect 0 "output_0: float32[4,10]" "$DY2ST" run "$TMP/built/lenet.dy2st" \
     --input "image=$TMP/built/image.npy"
 
-echo "$checks checks, $failures failures"
-[ "$failures" -eq 0 ]
+finish

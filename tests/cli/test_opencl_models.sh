@@ -12,30 +12,19 @@
 # Skips (exit 77) when no OpenCL device exists. DY2ST_TEST_QUICK=1 runs a subset (for slow
 # devices; the whole set takes about 30 s on PoCL under ASan).
 
-top_builddir=${top_builddir:-.}
-top_srcdir=${top_srcdir:-.}
+. "${top_srcdir:-.}/tests/cli/lib.sh"
 top_builddir=$(cd "$top_builddir" && pwd)
 top_srcdir=$(cd "$top_srcdir" && pwd)
-DY2ST="$top_builddir/dy2st"
-[ -x "$DY2ST" ] || { echo "SKIP: $DY2ST not built"; exit 77; }
+need_dy2st
 DEVICE=${DY2ST_TEST_OPENCL_DEVICE:-opencl}
 if ! "$DY2ST" devices >/dev/null 2>&1 || ! "$DY2ST" devices 2>/dev/null | grep -q '^0: '; then
     echo "SKIP: no OpenCL device"
     exit 77
 fi
 
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/dy2st-ocl-models.XXXXXX") || exit 99
-trap 'rm -rf "$TMP"' EXIT INT TERM
+make_tmp ocl-models
 S="$top_srcdir/samples"
 E="$top_srcdir/tests/oracle/expected"
-failures=0
-checks=0
-
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
-
 quick=${DY2ST_TEST_QUICK:-0}
 if [ "$quick" = 1 ]; then
     samples="simple_fc lenet_branch char_rnn greedy_decoder"
@@ -79,7 +68,6 @@ arrays = _jst._load_npz(npz)
 bad = 0
 k = 0
 
-
 def close(what, got, want):
     if got.shape != want.shape or str(got.dtype) != str(want.dtype):
         print(what + ": got " + str(got.dtype) + str(list(got.shape)) + ", want "
@@ -97,7 +85,6 @@ def close(what, got, want):
     if not ok:
         print(what + ": integer values differ")
     return ok
-
 
 while st + "/static" + str(k) in arrays:
     want = arrays[st + "/static" + str(k)].numpy()
@@ -210,5 +197,4 @@ rc=$?
 [ $rc -eq 1 ] && grep -q "no OpenCL platform found" "$TMP/log" ||
     { fail "run without a platform: exit $rc"; sed 's/^/    /' "$TMP/log"; }
 
-echo "$checks checks, $failures failures"
-[ $failures -eq 0 ]
+finish

@@ -5,22 +5,11 @@
 # must fail with the diagnostics in errors/NAME.err; each selfcheck/NAME.py (APIs Paddle 2.6 no
 # longer has: fluid, ProgramTranslator) checks its own results and must end with "selfcheck OK".
 
-top_builddir=${top_builddir:-.}
-top_srcdir=${top_srcdir:-.}
-DY2ST="$top_builddir/dy2st"
-[ -x "$DY2ST" ] || { echo "SKIP: $DY2ST not built"; exit 77; }
-case $DY2ST in /*) ;; *) DY2ST="$PWD/$DY2ST" ;; esac
+. "${top_srcdir:-.}/tests/cli/lib.sh"
+need_dy2st
 D=$(cd "$top_srcdir/tests/py_static_api" && pwd) || exit 99
 
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/dy2st-static-api.XXXXXX") || exit 99
-trap 'rm -rf "$TMP"' EXIT INT TERM
-failures=0
-checks=0
-
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
+make_tmp static-api
 
 # run SCRIPT: runs it with 'dy2st exec' in a fresh scratch directory; stdout in $TMP/out,
 # stderr (with the script's folder removed from paths) in $TMP/err, exit status in $rc.
@@ -70,5 +59,4 @@ for py in "$D"/selfcheck/[a-z]*.py; do
     fi
 done
 
-echo "$checks checks, $failures failures"
-[ "$failures" -eq 0 ]
+finish

@@ -3,42 +3,13 @@
 # 'dy2st exec' (stdout equal to NAME.out, made by real Paddle's eager run, values printed rounded
 # to 4 decimals; warnings equal to NAME.warn), --no-fallback, and 'dy2st trace'.
 
-top_builddir=${top_builddir:-.}
-top_srcdir=${top_srcdir:-.}
-DY2ST="$top_builddir/dy2st"
-[ -x "$DY2ST" ] || { echo "SKIP: $DY2ST not built"; exit 77; }
+. "${top_srcdir:-.}/tests/cli/lib.sh"
+need_dy2st
 
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/dy2st-trace-cli.XXXXXX") || exit 99
-trap 'rm -rf "$TMP"' EXIT INT TERM
+make_tmp trace-cli
 S="$top_srcdir/samples"
 T="$top_srcdir/tests/trace"
 E="$top_srcdir/tests/oracle/expected"
-failures=0
-checks=0
-
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
-
-# expect STATUS NEEDLE CMD...: runs CMD, checks its exit status and that
-# stdout+stderr contain NEEDLE (a fixed string; empty = anything).
-expect() {
-    want=$1 needle=$2
-    shift 2
-    checks=$((checks + 1))
-    "$@" >"$TMP/out" 2>&1
-    got=$?
-    if [ "$got" -ne "$want" ]; then
-        fail "$* exited $got, expected $want"
-        sed 's/^/    /' "$TMP/out"
-        return
-    fi
-    if [ -n "$needle" ] && ! grep -qF -- "$needle" "$TMP/out"; then
-        fail "$* did not print '$needle'"
-        sed 's/^/    /' "$TMP/out"
-    fi
-}
 
 # ---- the scripts: each runs in a scratch directory under its own name
 cat >"$TMP/probe.py" <<PY
@@ -110,5 +81,4 @@ expect 1 "dy2st trace: expected a Layer or a function" "$DY2ST" trace "$S/simple
     -o "$TMP/x.dy2st"
 expect 0 "trace FILE.py:NAME" "$DY2ST" help trace
 
-echo "$checks checks, $failures failures"
-[ "$failures" -eq 0 ]
+finish

@@ -9,11 +9,8 @@
 # printed, numbers within rtol 1e-5 / atol 1e-6 (compare_output.py).
 # Skipped (exit 77) only when the examples were not fetched.
 
-top_builddir=${top_builddir:-.}
-top_srcdir=${top_srcdir:-.}
-DY2ST="$top_builddir/dy2st"
-[ -x "$DY2ST" ] || { echo "SKIP: $DY2ST not built"; exit 77; }
-DY2ST=$(cd "$(dirname "$DY2ST")" && pwd)/dy2st
+. "${top_srcdir:-.}/tests/cli/lib.sh"
+need_dy2st
 HERE="$top_srcdir/tests/docs"
 EX=${DOC_EXAMPLES:-$top_builddir/tests/docs/fetched/examples}
 # an out-of-tree build may use what setup.sh fetched into the source tree
@@ -26,14 +23,9 @@ PYTHON=${PYTHON:-python3}
 command -v "$PYTHON" >/dev/null 2>&1 || { echo "SKIP: $PYTHON not found"; exit 77; }
 TIMEOUT=
 command -v timeout >/dev/null 2>&1 && TIMEOUT="timeout 120"
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/dy2st-docs.XXXXXX") || exit 99
-trap 'rm -rf "$TMP"' EXIT INT TERM
+make_tmp docs
 
-passed=0 failed=0 excluded=0 skipped=0
-fail() {
-    echo "FAIL: $*"
-    failed=$((failed + 1))
-}
+passed=0 excluded=0 skipped=0
 while read -r id digest status reason; do
     case $status in
     excluded) excluded=$((excluded + 1)); continue ;;
@@ -68,7 +60,7 @@ while read -r id digest status reason; do
     fi
     passed=$((passed + 1))
 done <"$EX/index.txt"
-echo "doc examples: $passed passed, $failed failed, $excluded excluded, $skipped not extracted (GPU-only)"
-[ $failed -eq 0 ] || exit 1
+echo "doc examples: $passed passed, $failures failed, $excluded excluded, $skipped not extracted (GPU-only)"
+[ $failures -eq 0 ] || exit 1
 [ $passed -gt 0 ] || { echo "FAIL: no example ran"; exit 1; }
 exit 0

@@ -10,9 +10,10 @@ paddle.jit.enable_to_static(False), and for each tests/trace/NAME.py this writes
 tests/trace/NAME.out. Parts that only dy2st can run (TracedLayer, which Paddle
 2.6 no longer has; jit.save of a traced function) are guarded by `import _jst`
 in the scripts and print the eager values here. Values are printed rounded to 4
-decimals, so the comparison tolerance is 5e-5 absolute. The doc_*.py scripts are
-Paddle's documentation examples: their NAME.out holds what the documentation says
-they print, and they are not run here. The warnings dy2st must give
+decimals, so the comparison tolerance is 5e-5 absolute. The doc_*.py scripts make
+the calls of the TracedLayer examples in Paddle 2.x's documentation (written for
+this suite, not copied): their NAME.out holds what the documentation says those
+examples print, and they are not run here. The warnings dy2st must give
 (NAME.warn) are written by hand. dy2st never produces these files.
 """
 import glob

@@ -13,16 +13,11 @@
 #include "dy2st/dy2st.h"
 
 #include "model_io.h"
+#include "../testutil.h"
 
 #define CLI_DIR D2_SRCDIR "/tests/golden/cli/mlp_loop/"
 #define NPY_DIR D2_SRCDIR "/tests/golden/npy/"
 #define SAMPLE D2_SRCDIR "/samples/programs/mlp_loop.d2p"
-
-static void tmp_path(char *out, size_t n, const char *tag)
-{
-    const char *dir = getenv("TMPDIR");
-    snprintf(out, n, "%s/d2_test_api_%ld_%s", dir && *dir ? dir : "/tmp", (long)getpid(), tag);
-}
 
 static void assert_status(const dy2st_status *st, const char *needle)
 {
@@ -110,7 +105,7 @@ static void test_npy(void **state)
     assert_int_equal(dy2st_tensor_dtype(t), DY2ST_FLOAT32);
     assert_true(((const float *)dy2st_tensor_data(t))[5] == 1.5f);
     char path[512];
-    tmp_path(path, sizeof path, "t.npy");
+    tu_tmp_path(path, sizeof path, "d2_test_api", "t.npy");
     assert_int_equal(dy2st_tensor_save_npy(t, path, &st), 0);
     dy2st_tensor *u = dy2st_tensor_load_npy(path, &st);
     assert_non_null(u);
@@ -242,7 +237,7 @@ static void test_run_text_and_saved(void **state)
     d2_program *p = d2_model_open(SAMPLE, &err);
     assert_non_null(p);
     char path[512];
-    tmp_path(path, sizeof path, "m.d2m");
+    tu_tmp_path(path, sizeof path, "d2_test_api", "m.d2m");
     assert_int_equal(d2_model_save(p, path, &err), 0);
     d2_program_free(p);
     m = load_sample(path);

@@ -12,24 +12,14 @@
 #include <string.h>
 
 #include "exec.h"
+#include "../testutil.h"
 
 /* ---- building programs ---------------------------------------------------------------------- */
 
-static d2_type tt(d2_dtype dt, int ndim, const int64_t *dims)
-{
-    d2_type t;
-    memset(&t, 0, sizeof t);
-    t.kind = D2_VALUE_TENSOR;
-    t.dtype = dt;
-    t.shape.ndim = ndim;
-    for (int i = 0; i < ndim; i++)
-        t.shape.dims[i] = dims[i];
-    return t;
-}
-
-#define T0(dt) tt(dt, 0, NULL)
+#define T0(dt) tu_ttype(dt, 0, NULL)
 #define T(dt, ...)                                                                                \
-    tt(dt, (int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), (int64_t[]){__VA_ARGS__})
+    tu_ttype(dt, (int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)),                      \
+             (int64_t[]){__VA_ARGS__})
 
 static d2_type arr_t(d2_dtype dt, d2_type elem)
 {
@@ -1270,29 +1260,13 @@ static void golden_case_run(const char *file, d2_prepared *pp, const golden_case
     unref_all(out, c->n_out);
 }
 
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        fail_msg("cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    assert_non_null(s);
-    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
-}
-
 /* Parses a golden file, prepares its program once and runs every case. */
 static void test_golden(void **state)
 {
     const char *file = *state;
     char path[512];
     snprintf(path, sizeof path, "%s/tests/golden/exec/%s", D2_SRCDIR, file);
-    char *text = read_text(path);
+    char *text = tu_load_file(path, NULL);
     d2_err err = {0};
     d2_program *p = d2_program_parse(text, file, &err);
     if (!p)

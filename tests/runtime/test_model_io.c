@@ -13,6 +13,7 @@
 #include "exec.h"
 #include "model_io.h"
 #include "npy.h"
+#include "../testutil.h"
 
 #define NPY_DIR D2_SRCDIR "/tests/golden/npy/"
 #define CLI_DIR D2_SRCDIR "/tests/golden/cli/mlp_loop/"
@@ -20,34 +21,12 @@
 
 /* ---- helpers ------------------------------------------------------------- */
 
-static unsigned char *read_file(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc((size_t)len + 1);
-    assert_non_null(b);
-    assert_int_equal(fread(b, 1, (size_t)len, f), (size_t)len);
-    fclose(f);
-    *n = (size_t)len;
-    return b;
-}
-
 static void write_file(const char *path, const void *data, size_t n)
 {
     FILE *f = fopen(path, "wb");
     assert_non_null(f);
     assert_int_equal(fwrite(data, 1, n, f), n);
     fclose(f);
-}
-
-static void tmp_path(char *out, size_t n, const char *tag)
-{
-    const char *dir = getenv("TMPDIR");
-    snprintf(out, n, "%s/d2_test_model_io_%ld_%s", dir && *dir ? dir : "/tmp", (long)getpid(),
-             tag);
 }
 
 static void assert_err_contains(const d2_err *err, const char *needle)
@@ -249,7 +228,7 @@ static void test_npy_write_matches_numpy(void **state)
         char path[512];
         snprintf(path, sizeof path, NPY_DIR "%s", files[i]);
         size_t n;
-        unsigned char *want = read_file(path, &n);
+        unsigned char *want = tu_load_file(path, &n);
         d2_err err = {0};
         d2_tensor *t = d2_npy_parse(want, n, files[i], &err);
         assert_non_null(t);
@@ -260,10 +239,10 @@ static void test_npy_write_matches_numpy(void **state)
         assert_memory_equal(b.data, want, n);
         /* and through a file */
         char out[512];
-        tmp_path(out, sizeof out, "w.npy");
+        tu_tmp_path(out, sizeof out, "d2_test_model_io", "w.npy");
         assert_int_equal(d2_npy_save(t, out, &err), 0);
         size_t n2;
-        unsigned char *got = read_file(out, &n2);
+        unsigned char *got = tu_load_file(out, &n2);
         assert_int_equal(n2, n);
         assert_memory_equal(got, want, n);
         free(got);
@@ -341,7 +320,7 @@ static void test_npy_bad_files(void **state)
         assert_err_contains(&err, cases[i].msg);
         /* the in-memory parser agrees */
         size_t n;
-        unsigned char *b = read_file(path, &n);
+        unsigned char *b = tu_load_file(path, &n);
         d2_err err2 = {0};
         assert_null(d2_npy_parse(b, n, cases[i].file, &err2));
         assert_string_equal(err2.msg, strstr(err.msg, cases[i].file));
@@ -410,7 +389,7 @@ static void test_npy_every_truncation(void **state)
         char path[512];
         snprintf(path, sizeof path, NPY_DIR "%s", files[f]);
         size_t n;
-        unsigned char *b = read_file(path, &n);
+        unsigned char *b = tu_load_file(path, &n);
         for (size_t len = 0; len < n; len++) {
             unsigned char *cut = malloc(len + 1); /* exact size: ASan sees over-reads */
             memcpy(cut, b, len);
@@ -490,7 +469,7 @@ static void test_model_roundtrip_file_mmap(void **state)
     d2_program *p = params_program();
     d2_err err = {0};
     char path[512];
-    tmp_path(path, sizeof path, "m.d2m");
+    tu_tmp_path(path, sizeof path, "d2_test_model_io", "m.d2m");
     assert_int_equal(d2_model_save(p, path, &err), 0);
     d2_program *q = d2_model_load(path, &err);
     if (!q)
@@ -510,7 +489,7 @@ static void test_model_roundtrip_file_mmap(void **state)
     d2_buf_init(&img);
     assert_int_equal(d2_model_save_mem(p, &img, &err), 0);
     size_t n;
-    unsigned char *fb = read_file(path, &n);
+    unsigned char *fb = tu_load_file(path, &n);
     assert_int_equal(n, img.len);
     assert_memory_equal(fb, img.data, n);
     free(fb);
@@ -603,7 +582,7 @@ static void test_model_save_load_run(void **state)
     if (!p)
         fail_msg("%s", err.msg);
     char path[512];
-    tmp_path(path, sizeof path, "mlp.d2m");
+    tu_tmp_path(path, sizeof path, "d2_test_model_io", "mlp.d2m");
     assert_int_equal(d2_model_save(p, path, &err), 0);
     d2_program *q = d2_model_load(path, &err);
     if (!q)
@@ -631,7 +610,7 @@ static void test_model_save_load_run(void **state)
     assert_int_equal(a.len, b.len);
     assert_memory_equal(a.data, b.data, a.len);
     size_t n;
-    unsigned char *fb = read_file(path, &n);
+    unsigned char *fb = tu_load_file(path, &n);
     assert_int_equal(n, a.len);
     assert_memory_equal(fb, a.data, n);
     free(fb);
@@ -869,7 +848,7 @@ static void test_model_load_errors(void **state)
     assert_err_contains(&err, "neither a saved model nor a text-form program");
     d2_err_clear(&err);
     char path[512];
-    tmp_path(path, sizeof path, "empty.d2m");
+    tu_tmp_path(path, sizeof path, "d2_test_model_io", "empty.d2m");
     write_file(path, "", 0);
     assert_null(d2_model_load(path, &err));
     assert_err_contains(&err, "empty file");

@@ -21,6 +21,7 @@
 #endif
 #include "opencl/opencl.h"
 #include "program.h"
+#include "../testutil.h"
 
 static d2_backend *obe;
 
@@ -1057,22 +1058,6 @@ static void test_golden_op_files(void **state)
 
 /* ---- whole programs (cond, while_loop, arrays) ---- */
 
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    assert_non_null(s);
-    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
-}
-
 /* Parses "#> in DTYPE [dims] values" lines (the exec golden format). */
 static d2_tensor *parse_case_value(const char *s)
 {
@@ -1116,7 +1101,7 @@ static d2_tensor *parse_case_value(const char *s)
  * both must match the expected outputs (and each other) or fail alike. */
 static int run_program_file(const char *path, int *n_run)
 {
-    char *text = read_text(path);
+    char *text = tu_read_file(path, NULL);
     if (!text)
         fail_msg("cannot read %s", path);
     d2_err err = {0};
@@ -1295,7 +1280,7 @@ static void test_sample_program(void **state)
     SKIP_WITHOUT_DEVICE();
     char path[512];
     snprintf(path, sizeof path, "%s/samples/programs/mlp_loop.d2p", D2_SRCDIR);
-    char *text = read_text(path);
+    char *text = tu_read_file(path, NULL);
     if (!text)
         skip();
     d2_err err = {0};

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "opcase.h"
+#include "../testutil.h"
 #include "ops.h"
 
 static int setup(void **state)
@@ -26,82 +27,49 @@ static void test_golden(void **state)
     assert_true(n >= 300);
 }
 
-static d2_type ttype(d2_dtype dt, int ndim, const int64_t *dims)
-{
-    d2_type t;
-    memset(&t, 0, sizeof t);
-    t.kind = D2_VALUE_TENSOR;
-    t.dtype = dt;
-    t.shape.ndim = ndim;
-    for (int i = 0; i < ndim; i++)
-        t.shape.dims[i] = dims[i];
-    return t;
-}
-
-/* Infers op `name` with attributes `attrs` on the given input types. */
-static int infer(const char *name, const char *attrs, const d2_type *in, int n_in, d2_type *out,
-                 d2_err *err)
-{
-    const d2_opdef *def = d2_op_lookup(name, strlen(name));
-    assert_non_null(def);
-    d2_attrs a;
-    assert_int_equal(d2_attrs_parse(def, attrs, &a, err), 0);
-    int rc = d2_op_infer(def, &a, in, NULL, n_in, out, 1, err);
-    d2_attrs_free(&a);
-    return rc;
-}
-
-static void assert_shape(const d2_type *t, d2_dtype dt, int ndim, const int64_t *dims)
-{
-    assert_int_equal(t->dtype, dt);
-    assert_int_equal(t->shape.ndim, ndim);
-    for (int i = 0; i < ndim; i++)
-        assert_int_equal(t->shape.dims[i], dims[i]);
-}
-
 static void test_infer_dynamic(void **state)
 {
     (void)state;
     d2_err err = {0};
     d2_type out, in[3];
 
-    in[0] = ttype(D2_F32, 2, (int64_t[]){-1, 3});
-    in[1] = ttype(D2_F32, 1, (int64_t[]){3});
-    assert_int_equal(infer("add", "", in, 2, &out, &err), 0);
-    assert_shape(&out, D2_F32, 2, (int64_t[]){-1, 3});
+    in[0] = tu_ttype(D2_F32, 2, (int64_t[]){-1, 3});
+    in[1] = tu_ttype(D2_F32, 1, (int64_t[]){3});
+    assert_int_equal(tu_infer("add", "", in, 2, &out, &err), 0);
+    tu_assert_shape(&out, D2_F32, 2, (int64_t[]){-1, 3});
 
-    in[0] = ttype(D2_I64, 3, (int64_t[]){-1, 1, 5});
-    in[1] = ttype(D2_I64, 2, (int64_t[]){4, 1});
-    assert_int_equal(infer("less_than", "", in, 2, &out, &err), 0);
-    assert_shape(&out, D2_BOOL, 3, (int64_t[]){-1, 4, 5});
+    in[0] = tu_ttype(D2_I64, 3, (int64_t[]){-1, 1, 5});
+    in[1] = tu_ttype(D2_I64, 2, (int64_t[]){4, 1});
+    assert_int_equal(tu_infer("less_than", "", in, 2, &out, &err), 0);
+    tu_assert_shape(&out, D2_BOOL, 3, (int64_t[]){-1, 4, 5});
 
-    in[0] = ttype(D2_BOOL, 2, (int64_t[]){-1, 1});
-    in[1] = ttype(D2_F64, 1, (int64_t[]){-1});
-    in[2] = ttype(D2_F64, 0, NULL);
-    assert_int_equal(infer("where", "", in, 3, &out, &err), 0);
-    assert_shape(&out, D2_F64, 2, (int64_t[]){-1, -1});
+    in[0] = tu_ttype(D2_BOOL, 2, (int64_t[]){-1, 1});
+    in[1] = tu_ttype(D2_F64, 1, (int64_t[]){-1});
+    in[2] = tu_ttype(D2_F64, 0, NULL);
+    assert_int_equal(tu_infer("where", "", in, 3, &out, &err), 0);
+    tu_assert_shape(&out, D2_F64, 2, (int64_t[]){-1, -1});
 
-    in[0] = ttype(D2_I32, 3, (int64_t[]){-1, 4, -1});
-    assert_int_equal(infer("sum", "axis = [1], keepdim = true", in, 1, &out, &err), 0);
-    assert_shape(&out, D2_I64, 3, (int64_t[]){-1, 1, -1});
-    assert_int_equal(infer("max", "axis = [-1]", in, 1, &out, &err), 0);
-    assert_shape(&out, D2_I32, 2, (int64_t[]){-1, 4});
-    assert_int_equal(infer("argmax", "axis = 0, dtype = int32", in, 1, &out, &err), 0);
-    assert_shape(&out, D2_I32, 2, (int64_t[]){4, -1});
-    assert_int_equal(infer("cast", "dtype = float64", in, 1, &out, &err), 0);
-    assert_shape(&out, D2_F64, 3, (int64_t[]){-1, 4, -1});
+    in[0] = tu_ttype(D2_I32, 3, (int64_t[]){-1, 4, -1});
+    assert_int_equal(tu_infer("sum", "axis = [1], keepdim = true", in, 1, &out, &err), 0);
+    tu_assert_shape(&out, D2_I64, 3, (int64_t[]){-1, 1, -1});
+    assert_int_equal(tu_infer("max", "axis = [-1]", in, 1, &out, &err), 0);
+    tu_assert_shape(&out, D2_I32, 2, (int64_t[]){-1, 4});
+    assert_int_equal(tu_infer("argmax", "axis = 0, dtype = int32", in, 1, &out, &err), 0);
+    tu_assert_shape(&out, D2_I32, 2, (int64_t[]){4, -1});
+    assert_int_equal(tu_infer("cast", "dtype = float64", in, 1, &out, &err), 0);
+    tu_assert_shape(&out, D2_F64, 3, (int64_t[]){-1, 4, -1});
 
-    in[0] = ttype(D2_F32, 2, (int64_t[]){-1, -1});
-    assert_int_equal(infer("softmax", "axis = 0", in, 1, &out, &err), 0);
-    assert_shape(&out, D2_F32, 2, (int64_t[]){-1, -1});
-    assert_int_equal(infer("mean", "", in, 1, &out, &err), 0);
-    assert_shape(&out, D2_F32, 0, NULL);
+    in[0] = tu_ttype(D2_F32, 2, (int64_t[]){-1, -1});
+    assert_int_equal(tu_infer("softmax", "axis = 0", in, 1, &out, &err), 0);
+    tu_assert_shape(&out, D2_F32, 2, (int64_t[]){-1, -1});
+    assert_int_equal(tu_infer("mean", "", in, 1, &out, &err), 0);
+    tu_assert_shape(&out, D2_F32, 0, NULL);
 
     /* a static non-1 dim against a dynamic one still fixes the result */
-    in[0] = ttype(D2_F32, 1, (int64_t[]){-1});
-    in[1] = ttype(D2_F32, 1, (int64_t[]){6});
-    assert_int_equal(infer("maximum", "", in, 2, &out, &err), 0);
-    assert_shape(&out, D2_F32, 1, (int64_t[]){6});
+    in[0] = tu_ttype(D2_F32, 1, (int64_t[]){-1});
+    in[1] = tu_ttype(D2_F32, 1, (int64_t[]){6});
+    assert_int_equal(tu_infer("maximum", "", in, 2, &out, &err), 0);
+    tu_assert_shape(&out, D2_F32, 1, (int64_t[]){6});
 }
 
 static void test_infer_errors(void **state)
@@ -109,21 +77,21 @@ static void test_infer_errors(void **state)
     (void)state;
     d2_err err = {0};
     d2_type out, in[2];
-    in[0] = ttype(D2_I32, 1, (int64_t[]){-1});
-    assert_int_equal(infer("exp", "", in, 1, &out, &err), -1);
+    in[0] = tu_ttype(D2_I32, 1, (int64_t[]){-1});
+    assert_int_equal(tu_infer("exp", "", in, 1, &out, &err), -1);
     assert_int_equal(err.code, D2_ERR_DTYPE);
     assert_non_null(strstr(err.msg, "exp"));
     d2_err_clear(&err);
-    in[1] = ttype(D2_I64, 1, (int64_t[]){-1});
-    assert_int_equal(infer("multiply", "", in, 2, &out, &err), -1);
+    in[1] = tu_ttype(D2_I64, 1, (int64_t[]){-1});
+    assert_int_equal(tu_infer("multiply", "", in, 2, &out, &err), -1);
     assert_non_null(strstr(err.msg, "int32 and int64"));
     d2_err_clear(&err);
-    in[0] = ttype(D2_F32, 2, (int64_t[]){2, 3});
-    in[1] = ttype(D2_F32, 2, (int64_t[]){3, 2});
-    assert_int_equal(infer("add", "", in, 2, &out, &err), -1);
+    in[0] = tu_ttype(D2_F32, 2, (int64_t[]){2, 3});
+    in[1] = tu_ttype(D2_F32, 2, (int64_t[]){3, 2});
+    assert_int_equal(tu_infer("add", "", in, 2, &out, &err), -1);
     assert_int_equal(err.code, D2_ERR_SHAPE);
     d2_err_clear(&err);
-    assert_int_equal(infer("sum", "axis = [0, 5]", in, 1, &out, &err), -1);
+    assert_int_equal(tu_infer("sum", "axis = [0, 5]", in, 1, &out, &err), -1);
     assert_int_equal(err.code, D2_ERR_INVALID);
 }
 

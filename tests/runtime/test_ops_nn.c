@@ -14,6 +14,7 @@
 #include "cpu/gemm.h"
 #include "opcase.h"
 #include "ops.h"
+#include "../testutil.h"
 
 #define GOLDEN D2_SRCDIR "/tests/golden/ops_nn.txt"
 
@@ -289,39 +290,6 @@ static void test_gemm_errors(void **state)
     assert_non_null(strstr(err.msg, "negative"));
 }
 
-static d2_type ttype(d2_dtype dt, int ndim, const int64_t *dims)
-{
-    d2_type t;
-    memset(&t, 0, sizeof t);
-    t.kind = D2_VALUE_TENSOR;
-    t.dtype = dt;
-    t.shape.ndim = ndim;
-    for (int i = 0; i < ndim; i++)
-        t.shape.dims[i] = dims[i];
-    return t;
-}
-
-/* Infers op `name` with attributes `attrs` on the given input types. */
-static int infer(const char *name, const char *attrs, const d2_type *in, int n_in, d2_type *out,
-                 d2_err *err)
-{
-    const d2_opdef *def = d2_op_lookup(name, strlen(name));
-    assert_non_null(def);
-    d2_attrs a;
-    assert_int_equal(d2_attrs_parse(def, attrs, &a, err), 0);
-    int rc = d2_op_infer(def, &a, in, NULL, n_in, out, 1, err);
-    d2_attrs_free(&a);
-    return rc;
-}
-
-static void assert_shape(const d2_type *t, d2_dtype dt, int ndim, const int64_t *dims)
-{
-    assert_int_equal(t->dtype, dt);
-    assert_int_equal(t->shape.ndim, ndim);
-    for (int i = 0; i < ndim; i++)
-        assert_int_equal(t->shape.dims[i], dims[i]);
-}
-
 /* Static-mode inference with unknown (-1) dims. */
 static void test_infer_dynamic(void **state)
 {
@@ -330,68 +298,68 @@ static void test_infer_dynamic(void **state)
     d2_type out;
     {
         int64_t xs[3] = {-1, -1, 4}, ys[2] = {4, 5}, want[3] = {-1, -1, 5};
-        d2_type in[2] = {ttype(D2_F32, 3, xs), ttype(D2_F32, 2, ys)};
-        assert_int_equal(infer("matmul", "", in, 2, &out, &err), 0);
-        assert_shape(&out, D2_F32, 3, want);
+        d2_type in[2] = {tu_ttype(D2_F32, 3, xs), tu_ttype(D2_F32, 2, ys)};
+        assert_int_equal(tu_infer("matmul", "", in, 2, &out, &err), 0);
+        tu_assert_shape(&out, D2_F32, 3, want);
     }
     {
         int64_t xs[3] = {2, 3, -1}, ys[3] = {-1, 7, 3}, want[3] = {2, 3, 7};
-        d2_type in[2] = {ttype(D2_F64, 3, xs), ttype(D2_F64, 3, ys)};
-        assert_int_equal(infer("matmul", "transpose_y = true", in, 2, &out, &err), 0);
-        assert_shape(&out, D2_F64, 3, want);
+        d2_type in[2] = {tu_ttype(D2_F64, 3, xs), tu_ttype(D2_F64, 3, ys)};
+        assert_int_equal(tu_infer("matmul", "transpose_y = true", in, 2, &out, &err), 0);
+        tu_assert_shape(&out, D2_F64, 3, want);
     }
     {
         int64_t xs[2] = {-1, 8}, ws[2] = {8, 3}, bs[1] = {3}, want[2] = {-1, 3};
-        d2_type in[3] = {ttype(D2_F32, 2, xs), ttype(D2_F32, 2, ws), ttype(D2_F32, 1, bs)};
-        assert_int_equal(infer("linear", "", in, 3, &out, &err), 0);
-        assert_shape(&out, D2_F32, 2, want);
+        d2_type in[3] = {tu_ttype(D2_F32, 2, xs), tu_ttype(D2_F32, 2, ws), tu_ttype(D2_F32, 1, bs)};
+        assert_int_equal(tu_infer("linear", "", in, 3, &out, &err), 0);
+        tu_assert_shape(&out, D2_F32, 2, want);
     }
     {
         int64_t xs[4] = {-1, 3, -1, 9}, ws[4] = {6, 3, 3, 3}, want[4] = {-1, 6, -1, 5};
-        d2_type in[2] = {ttype(D2_F32, 4, xs), ttype(D2_F32, 4, ws)};
-        assert_int_equal(infer("conv2d", "strides = [2, 2], paddings = [1, 1]", in, 2, &out, &err),
-                         0);
-        assert_shape(&out, D2_F32, 4, want);
+        d2_type in[2] = {tu_ttype(D2_F32, 4, xs), tu_ttype(D2_F32, 4, ws)};
+        assert_int_equal(
+            tu_infer("conv2d", "strides = [2, 2], paddings = [1, 1]", in, 2, &out, &err), 0);
+        tu_assert_shape(&out, D2_F32, 4, want);
     }
     {
         int64_t xs[4] = {-1, 3, -1, -1}, want[4] = {-1, 3, 4, 2};
-        d2_type in[1] = {ttype(D2_F32, 4, xs)};
+        d2_type in[1] = {tu_ttype(D2_F32, 4, xs)};
         assert_int_equal(
-            infer("pool2d", "pooling_type = \"avg\", adaptive = true, ksize = [4, 2]", in, 1, &out,
-                  &err),
+            tu_infer("pool2d", "pooling_type = \"avg\", adaptive = true, ksize = [4, 2]", in, 1,
+                     &out, &err),
             0);
-        assert_shape(&out, D2_F32, 4, want);
+        tu_assert_shape(&out, D2_F32, 4, want);
     }
     {
         int64_t xs[4] = {2, 3, -1, 10}, want[4] = {2, 3, -1, 4};
-        d2_type in[1] = {ttype(D2_F32, 4, xs)};
-        assert_int_equal(infer("pool2d", "ksize = [3, 3], strides = [3, 3], ceil_mode = true", in,
-                               1, &out, &err),
+        d2_type in[1] = {tu_ttype(D2_F32, 4, xs)};
+        assert_int_equal(tu_infer("pool2d", "ksize = [3, 3], strides = [3, 3], ceil_mode = true",
+                                  in, 1, &out, &err),
                          0);
-        assert_shape(&out, D2_F32, 4, want);
+        tu_assert_shape(&out, D2_F32, 4, want);
     }
     {
         int64_t is[2] = {-1, 7}, ws[2] = {100, 16}, want[3] = {-1, 7, 16};
-        d2_type in[2] = {ttype(D2_I64, 2, is), ttype(D2_F32, 2, ws)};
-        assert_int_equal(infer("embedding", "", in, 2, &out, &err), 0);
-        assert_shape(&out, D2_F32, 3, want);
+        d2_type in[2] = {tu_ttype(D2_I64, 2, is), tu_ttype(D2_F32, 2, ws)};
+        assert_int_equal(tu_infer("embedding", "", in, 2, &out, &err), 0);
+        tu_assert_shape(&out, D2_F32, 3, want);
     }
     {
         int64_t xs[3] = {-1, 5, 6}, vs[1] = {30};
-        d2_type in[3] = {ttype(D2_F32, 3, xs), ttype(D2_F32, 1, vs), ttype(D2_F32, 1, vs)};
-        assert_int_equal(infer("layer_norm", "begin_norm_axis = 1", in, 3, &out, &err), 0);
-        assert_shape(&out, D2_F32, 3, xs);
-        d2_type bad[2] = {ttype(D2_F32, 3, xs), ttype(D2_F32, 1, xs + 1)};
-        assert_int_equal(infer("layer_norm", "begin_norm_axis = 1", bad, 2, &out, &err), -1);
+        d2_type in[3] = {tu_ttype(D2_F32, 3, xs), tu_ttype(D2_F32, 1, vs), tu_ttype(D2_F32, 1, vs)};
+        assert_int_equal(tu_infer("layer_norm", "begin_norm_axis = 1", in, 3, &out, &err), 0);
+        tu_assert_shape(&out, D2_F32, 3, xs);
+        d2_type bad[2] = {tu_ttype(D2_F32, 3, xs), tu_ttype(D2_F32, 1, xs + 1)};
+        assert_int_equal(tu_infer("layer_norm", "begin_norm_axis = 1", bad, 2, &out, &err), -1);
         assert_int_equal(err.code, D2_ERR_SHAPE);
         d2_err_clear(&err);
     }
     {
         /* a dynamic inner dim defers the K check to run time */
         int64_t xs[2] = {3, -1}, ys[2] = {5, 2}, want[2] = {3, 2};
-        d2_type in[2] = {ttype(D2_F32, 2, xs), ttype(D2_F32, 2, ys)};
-        assert_int_equal(infer("matmul", "", in, 2, &out, &err), 0);
-        assert_shape(&out, D2_F32, 2, want);
+        d2_type in[2] = {tu_ttype(D2_F32, 2, xs), tu_ttype(D2_F32, 2, ys)};
+        assert_int_equal(tu_infer("matmul", "", in, 2, &out, &err), 0);
+        tu_assert_shape(&out, D2_F32, 2, want);
     }
 }
 

@@ -10,6 +10,7 @@
 
 #include "backend.h"
 #include "opcase.h"
+#include "../testutil.h"
 
 /* ---- golden cases from tests/gen/gen_ops_shape.py ---- */
 
@@ -23,18 +24,6 @@ static void test_golden(void **state)
 }
 
 /* ---- static inference ---- */
-
-static d2_type ty(d2_dtype dt, int ndim, const int64_t *dims)
-{
-    d2_type t;
-    memset(&t, 0, sizeof t);
-    t.kind = D2_VALUE_TENSOR;
-    t.dtype = dt;
-    t.shape.ndim = ndim;
-    for (int i = 0; i < ndim; i++)
-        t.shape.dims[i] = dims[i];
-    return t;
-}
 
 static d2_type absent(void)
 {
@@ -67,18 +56,18 @@ static const char *infer_str(const char *name, const char *attrs, const d2_type 
 static void test_infer_dynamic(void **state)
 {
     (void)state;
-    d2_type x = ty(D2_F32, 3, (int64_t[]){-1, 3, 4});
+    d2_type x = tu_ttype(D2_F32, 3, (int64_t[]){-1, 3, 4});
     assert_string_equal(infer_str("reshape", "shape = [0, -1]", &x, 1, 1, 0), "float32[-1,-1]");
     assert_string_equal(infer_str("reshape", "shape = [0, 12]", &x, 1, 1, 0), "float32[-1,12]");
     assert_string_equal(infer_str("reshape", "shape = [-1, 6, 2]", &x, 1, 1, 0),
                         "float32[-1,6,2]");
-    d2_type rs[2] = {x, ty(D2_I64, 1, (int64_t[]){3})};
+    d2_type rs[2] = {x, tu_ttype(D2_I64, 1, (int64_t[]){3})};
     assert_string_equal(infer_str("reshape", "", rs, 2, 1, 0), "float32[-1,-1,-1]");
-    rs[1] = ty(D2_I32, 1, (int64_t[]){-1});
+    rs[1] = tu_ttype(D2_I32, 1, (int64_t[]){-1});
     assert_non_null(strstr(infer_str("reshape", "", rs, 2, 1, 0), "must be static"));
     assert_string_equal(infer_str("flatten", "start_axis = 1", &x, 1, 1, 0), "float32[-1,12]");
     assert_string_equal(infer_str("flatten", "", &x, 1, 1, 0), "float32[-1]");
-    d2_type sq = ty(D2_I32, 3, (int64_t[]){1, -1, 3});
+    d2_type sq = tu_ttype(D2_I32, 3, (int64_t[]){1, -1, 3});
     assert_string_equal(infer_str("squeeze", "", &sq, 1, 1, 0), "int32[-1,3]");
     /* a listed dynamic dim is squeezed, as Paddle does at compile time */
     assert_string_equal(infer_str("squeeze", "axis = [1]", &sq, 1, 1, 0), "int32[1,3]");
@@ -87,28 +76,29 @@ static void test_infer_dynamic(void **state)
     assert_string_equal(infer_str("transpose", "perm = [2, 0, 1]", &x, 1, 1, 0),
                         "float32[4,-1,3]");
 
-    d2_type cc[2] = {ty(D2_F32, 2, (int64_t[]){2, -1}), ty(D2_F32, 2, (int64_t[]){3, 4})};
+    d2_type cc[2] = {tu_ttype(D2_F32, 2, (int64_t[]){2, -1}),
+                     tu_ttype(D2_F32, 2, (int64_t[]){3, 4})};
     assert_string_equal(infer_str("concat", "", cc, 2, 1, 0), "float32[5,4]");
     assert_string_equal(infer_str("concat", "axis = 1", cc + 1, 1, 1, 0), "float32[3,4]");
-    cc[0] = ty(D2_F32, 2, (int64_t[]){-1, 4});
+    cc[0] = tu_ttype(D2_F32, 2, (int64_t[]){-1, 4});
     assert_string_equal(infer_str("concat", "axis = 0", cc, 2, 1, 0), "float32[-1,4]");
     /* -1 yields to the static dim of the other input */
     assert_string_equal(infer_str("concat", "axis = -1", cc, 2, 1, 0), "float32[3,8]");
-    cc[0] = ty(D2_F32, 2, (int64_t[]){2, 5});
+    cc[0] = tu_ttype(D2_F32, 2, (int64_t[]){2, 5});
     assert_string_equal(infer_str("concat", "axis = 1", cc, 2, 1, 0),
                         "error: concat: input 1 has shape [3,4], input 0 has [2,5] (dim 0 "
                         "differs)");
-    cc[0] = ty(D2_F32, 2, (int64_t[]){-1, 4});
+    cc[0] = tu_ttype(D2_F32, 2, (int64_t[]){-1, 4});
     assert_string_equal(infer_str("stack", "axis = 1", cc, 2, 1, 0), "float32[3,2,4]");
 
-    d2_type sp = ty(D2_F32, 2, (int64_t[]){-1, 4});
+    d2_type sp = tu_ttype(D2_F32, 2, (int64_t[]){-1, 4});
     assert_string_equal(infer_str("split", "num = 2", &sp, 1, 2, 1), "float32[-1,4]");
     assert_string_equal(infer_str("split", "sections = [1, -1]", &sp, 1, 2, 0), "float32[1,4]");
     assert_string_equal(infer_str("split", "sections = [1, -1]", &sp, 1, 2, 1), "float32[-1,4]");
     assert_string_equal(infer_str("split", "sections = [1, 1], axis = 1", &sp, 1, 2, 1),
                         "error: split: sections add up to 2 but dim 1 has size 4");
 
-    d2_type sl = ty(D2_F64, 2, (int64_t[]){-1, 5});
+    d2_type sl = tu_ttype(D2_F64, 2, (int64_t[]){-1, 5});
     assert_string_equal(
         infer_str("slice", "axes = [0, 1], starts = [0, 1], ends = [1, 3], decrease_axis = [0]",
                   &sl, 1, 1, 0),
@@ -116,20 +106,20 @@ static void test_infer_dynamic(void **state)
     assert_string_equal(infer_str("slice", "axes = [0], starts = [1], ends = [3]", &sl, 1, 1, 0),
                         "float64[-1,5]");
 
-    d2_type g[2] = {ty(D2_BOOL, 2, (int64_t[]){-1, 3}), ty(D2_I64, 1, (int64_t[]){-1})};
+    d2_type g[2] = {tu_ttype(D2_BOOL, 2, (int64_t[]){-1, 3}), tu_ttype(D2_I64, 1, (int64_t[]){-1})};
     assert_string_equal(infer_str("gather", "", g, 2, 1, 0), "bool[-1,3]");
     assert_string_equal(infer_str("index_select", "axis = 1", g, 2, 1, 0), "bool[-1,-1]");
 
-    d2_type e[2] = {ty(D2_F32, 2, (int64_t[]){-1, 1}), ty(D2_I32, 1, (int64_t[]){3})};
+    d2_type e[2] = {tu_ttype(D2_F32, 2, (int64_t[]){-1, 1}), tu_ttype(D2_I32, 1, (int64_t[]){3})};
     assert_string_equal(infer_str("expand", "shape = [-1, 4]", e, 1, 1, 0), "float32[-1,4]");
     assert_string_equal(infer_str("expand", "shape = [2, 5, 4]", e, 1, 1, 0), "float32[2,5,4]");
     assert_string_equal(infer_str("expand", "", e, 2, 1, 0), "float32[-1,-1,-1]");
     assert_string_equal(infer_str("tile", "repeat_times = [3, 2]", e, 1, 1, 0), "float32[-1,2]");
 
-    d2_type fs = ty(D2_I64, 1, (int64_t[]){2});
+    d2_type fs = tu_ttype(D2_I64, 1, (int64_t[]){2});
     assert_string_equal(infer_str("full", "dtype = int32", &fs, 1, 1, 0), "int32[-1,-1]");
     assert_string_equal(infer_str("full", "shape = [4, 0]", NULL, 0, 1, 0), "float32[4,0]");
-    d2_type ar[3] = {absent(), ty(D2_I64, 0, NULL), absent()};
+    d2_type ar[3] = {absent(), tu_ttype(D2_I64, 0, NULL), absent()};
     assert_string_equal(infer_str("arange", "", ar, 3, 1, 0), "int64[-1]");
     assert_string_equal(infer_str("arange", "end = 4, dtype = float64", NULL, 0, 1, 0),
                         "float64[4]");
@@ -139,9 +129,9 @@ static void test_infer_dynamic(void **state)
     assert_string_equal(infer_str("assign", "", &x, 1, 1, 0), "float32[-1,3,4]");
 
     /* unsupported dtypes and arrays where tensors are expected */
-    d2_type h = ty(D2_F16, 1, (int64_t[]){2});
+    d2_type h = tu_ttype(D2_F16, 1, (int64_t[]){2});
     assert_non_null(strstr(infer_str("reshape", "shape = [2]", &h, 1, 1, 0), "unsupported dtype"));
-    d2_type arr = ty(D2_F32, 0, NULL);
+    d2_type arr = tu_ttype(D2_F32, 0, NULL);
     arr.kind = D2_VALUE_ARRAY;
     assert_non_null(strstr(infer_str("transpose", "perm = []", &arr, 1, 1, 0), "tensor array"));
 }
@@ -151,25 +141,25 @@ static void test_infer_arrays(void **state)
     (void)state;
     assert_string_equal(infer_str("array_create", "dtype = int64", NULL, 0, 1, 0),
                         "array<int64[]>");
-    d2_type a = ty(D2_F32, 0, NULL);
+    d2_type a = tu_ttype(D2_F32, 0, NULL);
     a.kind = D2_VALUE_ARRAY;
-    d2_type w[3] = {a, ty(D2_I64, 0, NULL), ty(D2_F32, 2, (int64_t[]){2, 3})};
+    d2_type w[3] = {a, tu_ttype(D2_I64, 0, NULL), tu_ttype(D2_F32, 2, (int64_t[]){2, 3})};
     /* an unknown element shape adopts the written tensor's shape */
     assert_string_equal(infer_str("array_write", "", w, 3, 1, 0), "array<float32[2,3]>");
     w[0].shape = w[2].shape;
-    w[2] = ty(D2_F32, 2, (int64_t[]){4, 3});
+    w[2] = tu_ttype(D2_F32, 2, (int64_t[]){4, 3});
     /* differing dims merge to -1 */
     assert_string_equal(infer_str("array_write", "", w, 3, 1, 0), "array<float32[-1,3]>");
-    w[2] = ty(D2_F32, 1, (int64_t[]){3});
+    w[2] = tu_ttype(D2_F32, 1, (int64_t[]){3});
     assert_non_null(strstr(infer_str("array_write", "", w, 3, 1, 0), "1-d tensor"));
-    w[2] = ty(D2_I32, 2, (int64_t[]){2, 3});
+    w[2] = tu_ttype(D2_I32, 2, (int64_t[]){2, 3});
     assert_non_null(strstr(infer_str("array_write", "", w, 3, 1, 0), "cannot write a int32"));
-    w[2] = ty(D2_F32, 2, (int64_t[]){2, 3});
-    w[1] = ty(D2_F32, 0, NULL);
+    w[2] = tu_ttype(D2_F32, 2, (int64_t[]){2, 3});
+    w[1] = tu_ttype(D2_F32, 0, NULL);
     assert_non_null(strstr(infer_str("array_write", "", w, 3, 1, 0), "int32 or int64"));
-    w[1] = ty(D2_I32, 1, (int64_t[]){2});
+    w[1] = tu_ttype(D2_I32, 1, (int64_t[]){2});
     assert_non_null(strstr(infer_str("array_write", "", w, 3, 1, 0), "one element"));
-    w[1] = ty(D2_I32, 1, (int64_t[]){1});
+    w[1] = tu_ttype(D2_I32, 1, (int64_t[]){1});
     w[0].shape.dims[0] = -1;
     assert_string_equal(infer_str("array_read", "", w, 2, 1, 0), "float32[-1,3]");
     assert_string_equal(infer_str("array_length", "", w, 1, 1, 0), "int64[]");
@@ -178,7 +168,7 @@ static void test_infer_arrays(void **state)
     assert_non_null(strstr(infer_str("array_concat", "axis = 2", w, 1, 1, 0), "out of range"));
     /* unknown element shape: checks are left to the kernel */
     assert_string_equal(infer_str("array_stack", "axis = 2", &a, 1, 1, 0), "float32[-1]");
-    d2_type t = ty(D2_F32, 1, (int64_t[]){2});
+    d2_type t = tu_ttype(D2_F32, 1, (int64_t[]){2});
     assert_non_null(strstr(infer_str("array_length", "", &t, 1, 1, 0), "expected a tensor array"));
 }
 

@@ -11,27 +11,11 @@
 #include <string.h>
 
 #include "program.h"
+#include "../testutil.h"
 
 #define GOLDEN D2_SRCDIR "/tests/golden/programs"
 
 /* ---- helpers ---- */
-
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *t = calloc((size_t)n + 1, 1);
-    if (t && fread(t, 1, (size_t)n, f) != (size_t)n) {
-        free(t);
-        t = NULL;
-    }
-    fclose(f);
-    return t;
-}
 
 /* The text after the leading '#' header lines. */
 static const char *body_of(const char *t)
@@ -152,7 +136,7 @@ static void test_golden_round_trip(void **state)
     char **names = list_progs(GOLDEN "/valid", &n);
     assert_true(n >= 8);
     for (int i = 0; i < n; i++) {
-        char *text = read_text(golden_path("valid", names[i]));
+        char *text = tu_read_file(golden_path("valid", names[i]), NULL);
         assert_non_null(text);
         const char *body = body_of(text);
         d2_program *p = parse_ok(text, names[i]);
@@ -189,7 +173,7 @@ static void test_golden_verify(void **state)
     int n, failed = 0;
     char **names = list_progs(GOLDEN "/valid", &n);
     for (int i = 0; i < n; i++) {
-        char *text = read_text(golden_path("valid", names[i]));
+        char *text = tu_read_file(golden_path("valid", names[i]), NULL);
         d2_program *p = parse_ok(text, names[i]);
         d2_err err = {0};
         if (d2_program_verify(p, &err) < 0) {
@@ -210,7 +194,7 @@ static void test_golden_parse_errors(void **state)
     char **names = list_progs(GOLDEN "/parse_errors", &n);
     assert_true(n >= 30);
     for (int i = 0; i < n; i++) {
-        char *text = read_text(golden_path("parse_errors", names[i]));
+        char *text = tu_read_file(golden_path("parse_errors", names[i]), NULL);
         char want[1024];
         assert_true(header_error(text, want, sizeof want));
         d2_err err = {0};
@@ -234,7 +218,7 @@ static void test_golden_verify_errors(void **state)
     char **names = list_progs(GOLDEN "/verify_errors", &n);
     assert_true(n >= 10);
     for (int i = 0; i < n; i++) {
-        char *text = read_text(golden_path("verify_errors", names[i]));
+        char *text = tu_read_file(golden_path("verify_errors", names[i]), NULL);
         char want[1024];
         assert_true(header_error(text, want, sizeof want));
         d2_program *p = parse_ok(text, names[i]);
@@ -672,7 +656,7 @@ static int depth_at(const char *s, const char *at)
 
 static d2_program *parse_golden(const char *name)
 {
-    char *text = read_text(golden_path("valid", name));
+    char *text = tu_read_file(golden_path("valid", name), NULL);
     assert_non_null(text);
     d2_program *p = parse_ok(text, name);
     free(text);
@@ -797,7 +781,7 @@ static void test_fuzz(void **state)
     char **names = list_progs(GOLDEN "/valid", &n);
     rng_state = 12345;
     for (int i = 0; i < n; i++) {
-        char *text = read_text(golden_path("valid", names[i]));
+        char *text = tu_read_file(golden_path("valid", names[i]), NULL);
         size_t len = strlen(text);
         char *buf = malloc(len * 2 + 64);
         /* every prefix */
@@ -859,8 +843,8 @@ static void test_fuzz(void **state)
 static void test_out_of_memory(void **state)
 {
     (void)state;
-    char *text = read_text(golden_path("valid", "nested.prog"));
-    char *mlp = read_text(golden_path("valid", "mlp.prog"));
+    char *text = tu_read_file(golden_path("valid", "nested.prog"), NULL);
+    char *mlp = tu_read_file(golden_path("valid", "mlp.prog"), NULL);
     const char *texts[2] = {text, mlp};
     for (int t = 0; t < 2; t++) {
         d2_program *ref = parse_ok(texts[t], "oom");

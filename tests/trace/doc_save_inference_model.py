@@ -1,29 +1,26 @@
-# The example of TracedLayer.save_inference_model in Paddle's documentation, unchanged
-# (loading needs paddle.static.Executor and load_inference_model).
+# The calls of the TracedLayer.save_inference_model example in Paddle 2.x's
+# documentation, written for this suite: trace, save with feed/fetch indices,
+# then load with paddle.static.load_inference_model and run with an Executor;
+# it prints the fetched shape the example documents, (2, 10).
 import numpy as np
 import paddle
 
-class ExampleLayer(paddle.nn.Layer):
+
+class Projection(paddle.nn.Layer):
     def __init__(self):
         super().__init__()
-        self._fc = paddle.nn.Linear(3, 10)
+        self.proj = paddle.nn.Linear(3, 10)
 
-    def forward(self, input):
-        return self._fc(input)
+    def forward(self, feats):
+        return self.proj(feats)
 
-save_dirname = './saved_infer_model'
-in_np = np.random.random([2, 3]).astype('float32')
-in_var = paddle.to_tensor(in_np)
-layer = ExampleLayer()
 
-out_dygraph, static_layer = paddle.jit.TracedLayer.trace(layer, inputs=[in_var])
-static_layer.save_inference_model(save_dirname, feed=[0], fetch=[0])
+feats_np = np.random.random([2, 3]).astype("float32")
+_, traced = paddle.jit.TracedLayer.trace(Projection(), inputs=[paddle.to_tensor(feats_np)])
+traced.save_inference_model("./projection_model", feed=[0], fetch=[0])
 
 paddle.enable_static()
-place = paddle.CPUPlace()
-exe = paddle.static.Executor(place)
-program, feed_vars, fetch_vars = paddle.static.load_inference_model(save_dirname,
-                                    exe)
-
-fetch, = exe.run(program, feed={feed_vars[0]: in_np}, fetch_list=fetch_vars)
-print(fetch.shape) # (2, 10)
+exe = paddle.static.Executor(paddle.CPUPlace())
+prog, feeds, fetches = paddle.static.load_inference_model("./projection_model", exe)
+(result,) = exe.run(prog, feed={feeds[0]: feats_np}, fetch_list=fetches)
+print(result.shape)

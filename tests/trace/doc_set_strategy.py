@@ -1,24 +1,24 @@
-# The example of TracedLayer.set_strategy in Paddle's documentation, unchanged.
+# The calls of the TracedLayer.set_strategy example in Paddle 2.x's
+# documentation, written for this suite: strategies are set before the first
+# run of the traced program, which then runs; nothing is printed.
 import paddle
 
-class ExampleLayer(paddle.nn.Layer):
+
+class Projection(paddle.nn.Layer):
     def __init__(self):
         super().__init__()
-        self._fc = paddle.nn.Linear(3, 10)
+        self.proj = paddle.nn.Linear(3, 10)
 
-    def forward(self, input):
-        return self._fc(input)
+    def forward(self, feats):
+        return self.proj(feats)
 
-layer = ExampleLayer()
-in_var = paddle.uniform(shape=[2, 3], dtype='float32')
 
-out_dygraph, static_layer = paddle.jit.TracedLayer.trace(layer, inputs=[in_var])
+feats = paddle.uniform(shape=[2, 3], dtype="float32")
+_, traced = paddle.jit.TracedLayer.trace(Projection(), inputs=[feats])
 
-build_strategy = paddle.static.BuildStrategy()
-build_strategy.enable_inplace = True
-
-exec_strategy = paddle.static.ExecutionStrategy()
-exec_strategy.num_threads = 2
-
-static_layer.set_strategy(build_strategy=build_strategy, exec_strategy=exec_strategy)
-out_static_graph = static_layer([in_var])
+bs = paddle.static.BuildStrategy()
+bs.enable_inplace = True
+es = paddle.static.ExecutionStrategy()
+es.num_threads = 2
+traced.set_strategy(build_strategy=bs, exec_strategy=es)
+traced([feats])

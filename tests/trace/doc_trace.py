@@ -1,24 +1,24 @@
-# The example of paddle.jit.TracedLayer.trace in Paddle's documentation, unchanged.
+# The calls of the TracedLayer.trace example in Paddle 2.x's documentation
+# (trace a small Linear model, run the traced program, save it), written for
+# this suite; it prints what that example says it prints: one output of shape
+# (2, 10). Paddle 2.6, whose outputs make the other expected files here, no
+# longer has TracedLayer, so this .out holds the documented values.
 import paddle
 
-class ExampleLayer(paddle.nn.Layer):
+
+class Projection(paddle.nn.Layer):
     def __init__(self):
         super().__init__()
-        self._fc = paddle.nn.Linear(3, 10)
+        self.proj = paddle.nn.Linear(3, 10)
 
-    def forward(self, input):
-        return self._fc(input)
+    def forward(self, feats):
+        return self.proj(feats)
 
 
-layer = ExampleLayer()
-in_var = paddle.uniform(shape=[2, 3], dtype='float32')
-out_dygraph, static_layer = paddle.jit.TracedLayer.trace(layer, inputs=[in_var])
-
-# run the static graph model using Executor inside
-out_static_graph = static_layer([in_var])
-
-print(len(out_static_graph)) # 1
-print(out_static_graph[0].shape) # (2, 10)
-
-# save the static graph model for inference
-static_layer.save_inference_model('./saved_infer_model')
+model = Projection()
+feats = paddle.uniform(shape=[2, 3], dtype="float32")
+eager_out, traced = paddle.jit.TracedLayer.trace(model, inputs=[feats])
+static_outs = traced([feats])
+print(len(static_outs))
+print(static_outs[0].shape)
+traced.save_inference_model("./traced_projection")

@@ -38,7 +38,7 @@ cases = [
     lambda: F.conv2d(x, x),
     lambda: F.conv2d(paddle.ones([1, 1, 4, 4]), paddle.ones([1, 2, 3, 3])),
     lambda: F.max_pool2d(x, 2),
-    lambda: F.max_pool2d(paddle.ones([1, 1, 4, 4]), 2, return_mask=True),
+    lambda: F.adaptive_max_pool2d(paddle.ones([1, 1, 4, 4]), 2, return_mask=True),
     lambda: F.linear(x, paddle.ones([3, 2])),
     lambda: F.embedding(paddle.to_tensor([9]), paddle.ones([3, 2])),
     lambda: F.embedding(paddle.to_tensor([0.5]), paddle.ones([3, 2])),
@@ -89,6 +89,15 @@ cases = [
     lambda: np.float32("abc"),
     lambda: x.reshape([2, 2, 2, 2, 2, 2, 2, 2, 2]),
 ]
+@paddle.jit.to_static
+def nonzero_static(t):
+    return paddle.nonzero(t)
+@paddle.jit.to_static
+def where1_static(t):
+    return paddle.where(t > 1)
+@paddle.jit.to_static
+def pool_mask_static(t):
+    return paddle.nn.functional.max_pool2d(t, 2, return_mask=True)
 def setit(t, k, v):
     t[k] = v
 more = [
@@ -104,6 +113,20 @@ more = [
     lambda: x[paddle.to_tensor([[0]])],
     lambda: x[paddle.to_tensor([0]), paddle.to_tensor([0])],
     lambda: x[...,...],
+    lambda: paddle.nonzero(paddle.to_tensor(1.0)),
+    lambda: paddle.where(x > 1, x),
+    lambda: paddle.where(x > 1, y=x),
+    lambda: paddle.linalg.norm(x, p="nuc"),
+    lambda: paddle.norm(x, p=float("nan")),
+    lambda: nonzero_static(x),
+    lambda: where1_static(x),
+    lambda: pool_mask_static(paddle.ones([1, 1, 4, 4])),
+    lambda: paddle.nn.functional.max_pool2d(paddle.ones([4, 4]), 2, return_mask=True),
+    lambda: paddle.save([x], "never_written.pdparams"),
+    lambda: paddle.save({"w": 1.0}, "never_written.pdparams"),
+    lambda: paddle.save({1: x}, "never_written.pdparams"),
+    lambda: paddle.save({"w": x}, "never_written.pdparams", protocol=2),
+    lambda: paddle.nn.functional.dropout(x, 0.5, axis=-1),
 ]
 missing = []
 for i, c in enumerate(cases + more):

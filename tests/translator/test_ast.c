@@ -12,33 +12,12 @@
 #include "arena.h"
 #include "ast.h"
 #include "diag.h"
+#include "../testutil.h"
 
 #define GOLDEN_DIR D2_SRCDIR "/tests/golden/ast"
 #define ERRORS_DIR GOLDEN_DIR "/errors"
 
 /* ---- helpers ---- */
-
-/* The whole file, NUL-terminated; the caller frees it. NULL if unreadable. */
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    if (buf) {
-        buf[n] = '\0';
-        *len = (size_t)n;
-    }
-    return buf;
-}
 
 static int only_py(const struct dirent *e)
 {
@@ -59,25 +38,6 @@ static void free_names(struct dirent **names, int n)
     for (int i = 0; i < n; i++)
         free(names[i]);
     free(names);
-}
-
-/* Prints the first line where got and want differ. */
-static void show_diff(const char *name, const char *got, const char *want)
-{
-    int line = 1;
-    const char *g = got, *w = want;
-    while (*g && *g == *w) {
-        if (*g == '\n')
-            line++;
-        g++;
-        w++;
-    }
-    while (g > got && g[-1] != '\n')
-        g--;
-    while (w > want && w[-1] != '\n')
-        w--;
-    fprintf(stderr, "%s: first difference at line %d\n  got:  %.*s\n  want: %.*s\n", name, line,
-            (int)strcspn(g, "\n"), g, (int)strcspn(w, "\n"), w);
 }
 
 /* Parses src into a fresh arena and returns the printed AST (or the
@@ -426,10 +386,10 @@ static void test_golden_ast(void **state)
         char path[1024];
         size_t len, wlen;
         snprintf(path, sizeof path, "%s/%s", GOLDEN_DIR, names[i]->d_name);
-        char *src = read_file(path, &len);
+        char *src = tu_read_file(path, &len);
         assert_non_null(src);
         snprintf(path + strlen(path) - 3, 5, ".ast");
-        char *want = read_file(path, &wlen);
+        char *want = tu_read_file(path, &wlen);
         assert_non_null(want);
         bool ok;
         char *got = parse_and_print(names[i]->d_name, src, len, &ok);
@@ -438,7 +398,7 @@ static void test_golden_ast(void **state)
             if (!ok)
                 fprintf(stderr, "%s: parse failed:\n%s", names[i]->d_name, got);
             else
-                show_diff(names[i]->d_name, got, want);
+                tu_show_diff(names[i]->d_name, got, want);
         }
         free(got);
         free(want);
@@ -461,10 +421,10 @@ static void test_golden_errors(void **state)
         char path[1024];
         size_t len, wlen;
         snprintf(path, sizeof path, "%s/%s", ERRORS_DIR, names[i]->d_name);
-        char *src = read_file(path, &len);
+        char *src = tu_read_file(path, &len);
         assert_non_null(src);
         snprintf(path + strlen(path) - 3, 5, ".err");
-        char *want = read_file(path, &wlen);
+        char *want = tu_read_file(path, &wlen);
         assert_non_null(want);
         bool ok;
         char *got = parse_and_print(names[i]->d_name, src, len, &ok);
@@ -473,7 +433,7 @@ static void test_golden_errors(void **state)
             if (ok)
                 fprintf(stderr, "%s: parsed without error\n", names[i]->d_name);
             else
-                show_diff(names[i]->d_name, got, want);
+                tu_show_diff(names[i]->d_name, got, want);
         }
         free(got);
         free(want);
@@ -521,7 +481,7 @@ static void test_prefixes(void **state)
         char path[1024];
         size_t len;
         snprintf(path, sizeof path, "%s/%s", GOLDEN_DIR, fuzz_seeds[f]);
-        char *src = read_file(path, &len);
+        char *src = tu_read_file(path, &len);
         assert_non_null(src);
         for (size_t n = 0; n <= len; n += step) {
             /* a private copy, so reading past n is caught by ASan */
@@ -554,7 +514,7 @@ static void test_mutations(void **state)
     for (size_t f = 0; f < D2_COUNTOF(fuzz_seeds); f++) {
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", GOLDEN_DIR, fuzz_seeds[f]);
-        seeds[f] = read_file(path, &lens[f]);
+        seeds[f] = tu_read_file(path, &lens[f]);
         assert_non_null(seeds[f]);
     }
     for (int round = 0; round < 3000; round++) {
@@ -682,7 +642,7 @@ static void test_parse_out_of_memory(void **state)
     char path[1024];
     size_t len;
     snprintf(path, sizeof path, "%s/statements.py", GOLDEN_DIR);
-    char *src = read_file(path, &len);
+    char *src = tu_read_file(path, &len);
     assert_non_null(src);
     bool completed = false;
     for (long k = 0; k < 10000 && !completed; k++) {

@@ -12,45 +12,10 @@
 #include <unistd.h>
 
 #include "interp.h"
+#include "../testutil.h"
 
 #define PY_DIR D2_SRCDIR "/tests/py"
 #define ERR_DIR D2_SRCDIR "/tests/py/errors"
-
-static d2_interp *new_interp(FILE *out)
-{
-    d2_interp_options opt = {0};
-    opt.out = out;
-    opt.quiet_warnings = true;
-    d2_err err = {0};
-    d2_interp *I = d2_interp_new(&opt, &err);
-    if (!I)
-        fail_msg("d2_interp_new: %s", err.msg);
-    return I;
-}
-
-/* The whole contents of f from the start; caller frees. */
-static char *slurp(FILE *f)
-{
-    fflush(f);
-    long n = ftell(f);
-    rewind(f);
-    char *s = malloc((size_t)n + 1);
-    assert_non_null(s);
-    size_t got = fread(s, 1, (size_t)n, f);
-    s[got] = 0;
-    return s;
-}
-
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    char *s = slurp(f);
-    fclose(f);
-    return s;
-}
 
 /* Every diagnostic except warnings, rendered; caller frees. */
 static char *render_errors(const d2_interp *I)
@@ -71,7 +36,7 @@ static char *run(d2_interp *I, FILE *out, const char *src, int *rc)
 {
     rewind(out);
     *rc = d2_interp_run_source(I, "test.py", src, strlen(src));
-    char *s = slurp(out);
+    char *s = tu_slurp(out);
     rewind(out);
     return s;
 }
@@ -94,26 +59,6 @@ static int list_scripts(const char *dir, char names[][128], int max)
     return n;
 }
 
-/* Prints the first line where got and want differ. */
-static void show_diff(const char *name, const char *got, const char *want)
-{
-    int line = 1;
-    const char *g = got, *w = want;
-    while (*g && *g == *w) {
-        if (*g == '\n')
-            line++;
-        g++;
-        w++;
-    }
-    const char *ge = strchr(g, '\n'), *we = strchr(w, '\n');
-    while (g > got && g[-1] != '\n')
-        g--;
-    while (w > want && w[-1] != '\n')
-        w--;
-    fprintf(stderr, "%s: output differs at line %d\n  got:  %.*s\n  want: %.*s\n", name, line,
-            (int)(ge ? ge - g : (long)strlen(g)), g, (int)(we ? we - w : (long)strlen(w)), w);
-}
-
 /* Each tests/py/NAME.py prints what CPython printed (NAME.out, from tests/gen/gen_py_expected.py). */
 static void test_scripts_match_cpython(void **state)
 {
@@ -126,7 +71,7 @@ static void test_scripts_match_cpython(void **state)
         char path[512], outp[512];
         snprintf(path, sizeof path, "%s/%.100s.py", PY_DIR, names[i]);
         snprintf(outp, sizeof outp, "%s/%.100s.out", PY_DIR, names[i]);
-        char *want = read_text(outp);
+        char *want = tu_read_file(outp, NULL);
         if (!want) {
             fprintf(stderr, "%s: no expected output %s\n", names[i], outp);
             failures++;
@@ -134,16 +79,16 @@ static void test_scripts_match_cpython(void **state)
         }
         FILE *out = tmpfile();
         assert_non_null(out);
-        d2_interp *I = new_interp(out);
+        d2_interp *I = tu_new_interp(out);
         int rc = d2_interp_run_file(I, path);
-        char *got = slurp(out);
+        char *got = tu_slurp(out);
         if (rc != 0) {
             char *diag = render_errors(I);
             fprintf(stderr, "%s: failed:\n%s", names[i], diag);
             free(diag);
             failures++;
         } else if (strcmp(got, want) != 0) {
-            show_diff(names[i], got, want);
+            tu_show_diff(names[i], got, want);
             failures++;
         }
         free(got);
@@ -175,10 +120,10 @@ static void test_error_diagnostics(void **state)
         char path[512], errp[512];
         snprintf(path, sizeof path, "%s/%.100s.py", ERR_DIR, names[i]);
         snprintf(errp, sizeof errp, "%s/%.100s.err", ERR_DIR, names[i]);
-        char *want = read_text(errp);
+        char *want = tu_read_file(errp, NULL);
         assert_non_null(want);
         FILE *out = tmpfile();
-        d2_interp *I = new_interp(out);
+        d2_interp *I = tu_new_interp(out);
         int rc = d2_interp_run_file(I, path);
         char *got = render_errors(I);
         strip_all(got, ERR_DIR "/");
@@ -186,7 +131,7 @@ static void test_error_diagnostics(void **state)
             fprintf(stderr, "%s: expected failure, got rc %d\n", names[i], rc);
             failures++;
         } else if (strcmp(got, want) != 0) {
-            show_diff(names[i], got, want);
+            tu_show_diff(names[i], got, want);
             failures++;
         }
         free(got);
@@ -213,7 +158,7 @@ static void test_memory_is_reclaimed(void **state)
 {
     (void)state;
     FILE *out = tmpfile();
-    d2_interp *I = new_interp(out);
+    d2_interp *I = tu_new_interp(out);
     d2_obj *live = d2_builtin_new(I, "live", fn_live, NULL, NULL);
     d2_dict_set_str(I, I->builtins, "live", live);
     d2_decref(live);
@@ -254,7 +199,7 @@ static void test_cycles_freed_at_teardown(void **state)
 {
     (void)state;
     FILE *out = tmpfile();
-    d2_interp *I = new_interp(out);
+    d2_interp *I = tu_new_interp(out);
     size_t before = d2_interp_live_objects(I);
     int rc;
     char *o = run(I, out,
@@ -288,7 +233,7 @@ static void test_recursion_limits(void **state)
 {
     (void)state;
     FILE *out = tmpfile();
-    d2_interp *I = new_interp(out);
+    d2_interp *I = tu_new_interp(out);
     int rc;
     char *o = run(I, out,
                   "def down(n):\n"
@@ -382,7 +327,7 @@ static void test_c_api(void **state)
 {
     (void)state;
     FILE *out = tmpfile();
-    d2_interp *I = new_interp(out);
+    d2_interp *I = tu_new_interp(out);
     /* dicts: growth, deletion, order, numeric key equivalence */
     d2_obj *d = d2_dict_new(I);
     for (int i = 0; i < 1000; i++) {
@@ -546,7 +491,7 @@ static void test_exec_ast(void **state)
     (void)state;
     d2_arena *a = d2_arena_new(); /* the tree must outlive the interpreter */
     FILE *out = tmpfile();
-    d2_interp *I = new_interp(out);
+    d2_interp *I = tu_new_interp(out);
     int rc;
     char *o = run(I, out, "x = 21\ndef twice(v):\n    return 2 * v\n", &rc);
     assert_int_equal(rc, 0);
@@ -563,7 +508,7 @@ static void test_exec_ast(void **state)
     assert_int_equal(I->exc_span.line, 3);
     assert_int_equal(I->exc_span.col, 8);
     d2_exc_clear(I);
-    o = slurp(out);
+    o = tu_slurp(out);
     assert_string_equal(o, "42\n");
     free(o);
     d2_obj *y = d2_dict_get_str(I, m->dict, "y");
@@ -690,7 +635,7 @@ static void test_layout_hooks(void **state)
 {
     (void)state;
     FILE *out = tmpfile();
-    d2_interp *I = new_interp(out);
+    d2_interp *I = tu_new_interp(out);
     fake_cls = d2_class_new_builtin(I, "Fake", NULL, D2_OBJ_DTYPE, NULL);
     const d2_type_hooks *saved = I->hooks[D2_OBJ_DTYPE];
     I->hooks[D2_OBJ_DTYPE] = &fake_hooks;
@@ -767,7 +712,7 @@ static void test_text_files(void **state)
              "    print(e)\n",
              path);
     FILE *out = tmpfile();
-    d2_interp *I = new_interp(out);
+    d2_interp *I = tu_new_interp(out);
     int rc;
     char *o = run(I, out, src, &rc);
     unlink(path);
@@ -805,7 +750,7 @@ static void test_allocation_failures(void **state)
     int completed = 0;
     /* one-time process-wide initialisation (the op registry) happens outside the window */
     FILE *out = tmpfile();
-    d2_interp_free(new_interp(out));
+    d2_interp_free(tu_new_interp(out));
     for (long k = 0; k < 3600; k += 11) {
         d2_interp_options opt = {0};
         opt.out = out;
@@ -821,7 +766,7 @@ static void test_allocation_failures(void **state)
      * the failure must not crash either (out of memory is sticky for the
      * interpreter's arena, so it may fail again) */
     for (long k = 0; k < 320; k++) {
-        d2_interp *I = new_interp(out);
+        d2_interp *I = tu_new_interp(out);
         rewind(out);
         d2_alloc_fail_after(k);
         int rc = d2_interp_run_source(I, "oom.py", src, strlen(src));

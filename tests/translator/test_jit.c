@@ -18,89 +18,18 @@
 #include "interp.h"
 #include "jit.h"
 #include "model_io.h"
+#include "../testutil.h"
 
 /* ---- helpers ---- */
-
-static d2_interp *new_interp(FILE *out)
-{
-    d2_interp_options opt;
-    memset(&opt, 0, sizeof opt);
-    opt.out = out;
-    opt.quiet_warnings = true;
-    d2_err err = {0};
-    d2_interp *I = d2_interp_new(&opt, &err);
-    assert_non_null(I);
-    return I;
-}
-
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    size_t got = fread(b, 1, (size_t)n, f);
-    b[got] = 0;
-    fclose(f);
-    if (len)
-        *len = got;
-    return b;
-}
-
-static char *slurp_stream(FILE *f)
-{
-    fflush(f);
-    long n = ftell(f);
-    rewind(f);
-    char *s = malloc((size_t)n + 1);
-    size_t k = fread(s, 1, (size_t)n, f);
-    s[k] = 0;
-    return s;
-}
-
-/* A scratch directory (scripts may write files there); the caller removes it. */
-static char scratch[512];
-
-static void enter_scratch(char *oldcwd, size_t n)
-{
-    const char *tmp = getenv("TMPDIR");
-    snprintf(scratch, sizeof scratch, "%s/dy2st-jit-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    assert_non_null(mkdtemp(scratch));
-    assert_non_null(getcwd(oldcwd, n));
-    assert_int_equal(chdir(scratch), 0);
-}
-
-static void leave_scratch(const char *oldcwd)
-{
-    assert_int_equal(chdir(oldcwd), 0);
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", scratch);
-    assert_int_equal(system(cmd), 0);
-}
 
 /* Runs src (named file) and returns what it printed (malloc'd); *rc gets the
  * status and, on failure, the rendered diagnostics are appended. */
 static char *run_source(const char *file, const char *src, int *rc)
 {
-    FILE *out = tmpfile();
-    assert_non_null(out);
-    d2_interp *I = new_interp(out);
-    *rc = d2_interp_run_source(I, file, src, strlen(src));
-    if (*rc < 0) {
-        d2_buf b;
-        d2_buf_init(&b);
-        d2_diag_render(&I->diag, &b);
-        if (b.data)
-            fputs(b.data, out);
-        d2_buf_free(&b);
-    }
-    d2_interp_free(I);
-    char *s = slurp_stream(out);
-    fclose(out);
-    return s;
+    d2_interp_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.quiet_warnings = true;
+    return tu_run_source(&opt, file, src, false, rc);
 }
 
 /* ---- golden scripts: tests/py_static/NAME.py printed NAME.out under real Paddle ---- */
@@ -114,7 +43,7 @@ static void run_golden_mode(const char *name, bool eager)
     char py[1024], outp[1024], cwd[1024];
     snprintf(py, sizeof py, "%s/tests/py_static/%s.py", D2_SRCDIR, name);
     snprintf(outp, sizeof outp, "%s/tests/py_static/%s.out", D2_SRCDIR, name);
-    char *src = read_file(py, NULL);
+    char *src = tu_read_file(py, NULL);
     assert_non_null(src);
     if (eager) {
         static const char pre[] = "import paddle; paddle.jit.enable_to_static(False); ";
@@ -126,28 +55,15 @@ static void run_golden_mode(const char *name, bool eager)
         free(src);
         src = s2;
     }
-    enter_scratch(cwd, sizeof cwd);
+    tu_enter_scratch("jit", cwd, sizeof cwd);
     int rc;
     char *got = run_source(py, src, &rc);
-    leave_scratch(cwd);
-    char *want = read_file(outp, NULL);
+    tu_leave_scratch(cwd);
+    char *want = tu_read_file(outp, NULL);
     assert_non_null(want);
     if (rc < 0 || strcmp(got, want) != 0) {
         fprintf(stderr, "%s.py (%s):\n", name, eager ? "eager" : "to_static");
-        const char *g = got, *w = want;
-        int line = 1;
-        while (*g && *g == *w) {
-            if (*g == '\n')
-                line++;
-            g++;
-            w++;
-        }
-        while (g > got && g[-1] != '\n')
-            g--;
-        while (w > want && w[-1] != '\n')
-            w--;
-        fprintf(stderr, "%s.py: output differs at line %d\n  want: %.300s\n  got:  %.300s\n", name,
-                line, w, g);
+        tu_show_diff(name, got, want);
     }
     assert_int_equal(rc, 0);
     assert_string_equal(got, want);
@@ -181,91 +97,22 @@ GOLDEN(calls_nested)
 /* ---- the samples: dy2st save with Paddle's weights, then the saved model on
  * Paddle's inputs must give Paddle's to_static outputs ---- */
 
-typedef struct arrays {
-    int n;
-    char *name[64];
-    d2_tensor *t[64];
-} arrays;
-
-static int keep_array(void *ctx, const char *name, d2_tensor *t, d2_err *err)
-{
-    (void)err;
-    arrays *a = ctx;
-    if (a->n >= 64)
-        return 1;
-    a->name[a->n] = strdup(name);
-    a->t[a->n] = d2_tensor_ref(t);
-    a->n++;
-    return 0;
-}
-
-static d2_tensor *find_array(arrays *a, const char *name)
-{
-    for (int i = 0; i < a->n; i++)
-        if (strcmp(a->name[i], name) == 0)
-            return a->t[i];
-    return NULL;
-}
-
-static void free_arrays(arrays *a)
-{
-    for (int i = 0; i < a->n; i++) {
-        free(a->name[i]);
-        d2_tensor_unref(a->t[i]);
-    }
-    a->n = 0;
-}
-
-static double json_number(const char *json, const char *key)
-{
-    char k[64];
-    snprintf(k, sizeof k, "\"%s\":", key);
-    const char *p = strstr(json, k);
-    assert_non_null(p);
-    return strtod(p + strlen(k), NULL);
-}
-
-/* Compares got with want elementwise: |got - want| <= atol + rtol * |want|. */
-static void expect_close(const char *what, const d2_tensor *got, const d2_tensor *want,
-                         double rtol, double atol)
-{
-    assert_int_equal(got->dtype, want->dtype);
-    assert_int_equal(got->ndim, want->ndim);
-    for (int d = 0; d < got->ndim; d++)
-        assert_int_equal(got->shape[d], want->shape[d]);
-    int64_t n = d2_tensor_numel(want);
-    d2_err err = {0};
-    d2_tensor *g = d2_tensor_contiguous((d2_tensor *)got, &err);
-    assert_non_null(g);
-    int bad = 0;
-    for (int64_t i = 0; i < n; i++) {
-        double x = d2_tensor_get_f64(g, i), y = d2_tensor_get_f64(want, i);
-        if (!(fabs(x - y) <= atol + rtol * fabs(y))) {
-            if (bad++ < 5)
-                fprintf(stderr, "%s: element %lld is %.9g, Paddle gives %.9g\n", what,
-                        (long long)i, x, y);
-        }
-    }
-    d2_tensor_unref(g);
-    assert_int_equal(bad, 0);
-}
-
 static void run_sample(const char *sample)
 {
     char py[1024], npz[1024], json[1024], cwd[1024];
     snprintf(py, sizeof py, "%s/samples/%s.py", D2_SRCDIR, sample);
     snprintf(npz, sizeof npz, "%s/tests/oracle/expected/%s.npz", D2_SRCDIR, sample);
     snprintf(json, sizeof json, "%s/tests/oracle/expected/%s.json", D2_SRCDIR, sample);
-    char *meta = read_file(json, NULL);
+    char *meta = tu_read_file(json, NULL);
     assert_non_null(meta);
-    double rtol = json_number(meta, "rtol"), atol = json_number(meta, "atol");
+    double rtol = tu_json_number(meta, "rtol"), atol = tu_json_number(meta, "atol");
     /* what `dy2st save SAMPLE.py --params SAMPLE.npz -o model.dy2st` runs */
     char src[4096];
     snprintf(src, sizeof src,
              "import _jst\n_m = _jst._load_file('%s')\n_t = _jst._resolve(_m, None)\n"
              "_jst._load_params(_t, '%s')\n_jst._save(_t, _m.INPUT_SPEC, 'model.dy2st')\n",
              py, npz);
-    enter_scratch(cwd, sizeof cwd);
+    tu_enter_scratch("jit", cwd, sizeof cwd);
     int rc;
     char *out = run_source("<save>", src, &rc);
     if (rc < 0)
@@ -274,16 +121,16 @@ static void run_sample(const char *sample)
     free(out);
     d2_err err = {0};
     char model[700];
-    snprintf(model, sizeof model, "%s/model.dy2st", scratch);
+    snprintf(model, sizeof model, "%s/model.dy2st", tu_scratch_dir());
     d2_program *p = d2_model_load(model, &err);
-    leave_scratch(cwd);
+    tu_leave_scratch(cwd);
     if (!p)
         fprintf(stderr, "%s: %s\n", sample, err.msg);
     assert_non_null(p);
     d2_prepared *pp = d2_exec_prepare(p, NULL, &err);
     assert_non_null(pp);
-    arrays a = {0};
-    assert_int_equal(d2_jit_npz_load(npz, keep_array, &a, &err), 0);
+    tu_arrays a = {0};
+    assert_int_equal(d2_jit_npz_load(npz, tu_keep_array, &a, &err), 0);
     int n_in = p->blocks[0].n_params, n_out = p->blocks[0].n_yields;
     static const char *const sets[] = {"example", "other"};
     int ran = 0;
@@ -291,11 +138,11 @@ static void run_sample(const char *sample)
         d2_tensor *in[8] = {NULL}, *outs[8] = {NULL};
         char name[128];
         snprintf(name, sizeof name, "%s/input0", sets[s]);
-        if (!find_array(&a, name))
+        if (!tu_find_array(&a, name))
             continue;
         for (int i = 0; i < n_in; i++) {
             snprintf(name, sizeof name, "%s/input%d", sets[s], i);
-            in[i] = find_array(&a, name);
+            in[i] = tu_find_array(&a, name);
             assert_non_null(in[i]);
         }
         if (d2_exec_run(pp, in, n_in, outs, n_out, &err) < 0)
@@ -303,17 +150,17 @@ static void run_sample(const char *sample)
         assert_non_null(outs[0]);
         for (int k = 0; k < n_out; k++) {
             snprintf(name, sizeof name, "%s/static%d", sets[s], k);
-            d2_tensor *want = find_array(&a, name);
+            d2_tensor *want = tu_find_array(&a, name);
             assert_non_null(want);
             char what[256];
             snprintf(what, sizeof what, "%s/%s output %d", sample, sets[s], k);
-            expect_close(what, outs[k], want, rtol, atol);
+            tu_expect_close(what, outs[k], want, rtol, atol, "Paddle");
             d2_tensor_unref(outs[k]);
         }
         ran++;
     }
     assert_true(ran > 0);
-    free_arrays(&a);
+    tu_free_arrays(&a);
     d2_exec_free(pp);
     d2_program_free(p);
     free(meta);
@@ -476,7 +323,7 @@ static void test_error_goldens(void **state)
         const char *name = names[i]->d_name;
         snprintf(path, sizeof path, "%s/%s", ERRORS_DIR, name);
         snprintf(errp, sizeof errp, "%s/%.*s.err", ERRORS_DIR, (int)strlen(name) - 3, name);
-        char *src = read_file(path, NULL), *want = read_file(errp, NULL);
+        char *src = tu_read_file(path, NULL), *want = tu_read_file(errp, NULL);
         assert_non_null(src);
         assert_non_null(want);
         FILE *out = tmpfile();
@@ -539,7 +386,7 @@ static void test_static_print(void **state)
     fflush(stdout);
     assert_true(dup2(saved, 1) >= 0);
     close(saved);
-    char *ops = slurp_stream(cap);
+    char *ops = tu_slurp(cap);
     fclose(cap);
     assert_int_equal(rc, 0);
     assert_string_equal(o, "[3.0, 5.0, 7.0]\n");
@@ -597,13 +444,13 @@ static void test_cache_params_save(void **state)
 {
     (void)state;
     char cwd[1024];
-    enter_scratch(cwd, sizeof cwd);
+    tu_enter_scratch("jit", cwd, sizeof cwd);
     int rc;
     char *o = run_source("cache.py", cache_src, &rc);
     struct stat sb;
     bool saved = stat("net.dy2st", &sb) == 0 && stat("net2.dy2st", &sb) == 0 &&
                  stat("net2.dy2st.dy2st", &sb) != 0;
-    leave_scratch(cwd);
+    tu_leave_scratch(cwd);
     if (rc < 0)
         fprintf(stderr, "%s\n", o);
     assert_int_equal(rc, 0);

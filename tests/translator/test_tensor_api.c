@@ -11,40 +11,18 @@
 
 #include "interp.h"
 #include "tensor_api.h"
+#include "../testutil.h"
 
 /* ---- helpers ---- */
 
 static d2_interp *new_interp(FILE *out)
 {
-    d2_interp_options opt;
-    memset(&opt, 0, sizeof opt);
-    opt.out = out;
-    opt.quiet_warnings = true;
-    d2_err err = {0};
-    d2_interp *I = d2_interp_new(&opt, &err);
-    assert_non_null(I);
+    d2_interp *I = tu_new_interp(out);
     if (!d2_dict_get_str(I, I->modules, "paddle")) {
         assert_int_equal(d2_tensor_api_init(I), 0);
         assert_int_equal(d2_numpy_api_init(I), 0);
     }
     return I;
-}
-
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    size_t got = fread(b, 1, (size_t)n, f);
-    b[got] = 0;
-    fclose(f);
-    if (len)
-        *len = got;
-    return b;
 }
 
 /* The message of the pending exception (static buffer), and clears it. */
@@ -84,33 +62,12 @@ static void run_golden(const char *name)
         d2_buf_free(&b);
     }
     d2_interp_free(I);
-    fflush(out);
-    long n = ftell(out);
-    rewind(out);
-    char *got = malloc((size_t)n + 1);
-    size_t k = fread(got, 1, (size_t)n, out);
-    got[k] = 0;
+    char *got = tu_slurp(out);
     fclose(out);
-    char *want = read_file(outp, NULL);
+    char *want = tu_read_file(outp, NULL);
     assert_non_null(want);
-    if (strcmp(got, want) != 0) {
-        /* report the first differing line */
-        const char *g = got, *w = want;
-        int line = 1;
-        while (*g && *g == *w) {
-            if (*g == '\n')
-                line++;
-            g++;
-            w++;
-        }
-        const char *gl = g, *wl = w;
-        while (gl > got && gl[-1] != '\n')
-            gl--;
-        while (wl > want && wl[-1] != '\n')
-            wl--;
-        fprintf(stderr, "%s.py: output differs at line %d\n  want: %.200s\n  got:  %.200s\n", name,
-                line, wl, gl);
-    }
+    if (strcmp(got, want) != 0)
+        tu_show_diff(name, got, want);
     assert_int_equal(rc, 0);
     assert_string_equal(got, want);
     free(got);
@@ -136,6 +93,7 @@ GOLDEN(misc_api)
 GOLDEN(composites)
 GOLDEN(numpy_format)
 GOLDEN(tensor_print)
+GOLDEN(extra_api)
 
 /* Imports `module` and returns its attribute (new reference). */
 static d2_obj *attr(d2_interp *I, const char *module, const char *name)
@@ -581,6 +539,7 @@ int main(void)
         cmocka_unit_test(test_golden_composites),
         cmocka_unit_test(test_golden_numpy_format),
         cmocka_unit_test(test_golden_tensor_print),
+        cmocka_unit_test(test_golden_extra_api),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,81 +18,18 @@
 #include "jit.h"
 #include "model_io.h"
 #include "npy.h"
+#include "../testutil.h"
 
 /* ---- helpers ---- */
-
-static char *slurp_stream(FILE *f)
-{
-    fflush(f);
-    long n = ftell(f);
-    rewind(f);
-    char *s = malloc((size_t)n + 1);
-    size_t k = fread(s, 1, (size_t)n, f);
-    s[k] = 0;
-    return s;
-}
-
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    size_t got = fread(b, 1, (size_t)n, f);
-    b[got] = 0;
-    fclose(f);
-    return b;
-}
-
-static char scratch[512];
-
-static void enter_scratch(char *oldcwd, size_t n)
-{
-    const char *tmp = getenv("TMPDIR");
-    snprintf(scratch, sizeof scratch, "%s/dy2st-trace-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    assert_non_null(mkdtemp(scratch));
-    assert_non_null(getcwd(oldcwd, n));
-    assert_int_equal(chdir(scratch), 0);
-}
-
-static void leave_scratch(const char *oldcwd)
-{
-    assert_int_equal(chdir(oldcwd), 0);
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", scratch);
-    assert_int_equal(system(cmd), 0);
-}
 
 /* Runs src and returns what it printed, then the rendered diagnostics
  * (warnings included) (malloc'd); *rc gets the status. */
 static char *run_opts(const char *src, bool no_fallback, int *rc)
 {
-    FILE *out = tmpfile(), *errout = tmpfile();
-    assert_non_null(out);
-    assert_non_null(errout);
     d2_interp_options opt;
     memset(&opt, 0, sizeof opt);
-    opt.out = out;
-    opt.errout = errout; /* warnings are read from the diagnostics instead */
     opt.no_fallback = no_fallback;
-    d2_err err = {0};
-    d2_interp *I = d2_interp_new(&opt, &err);
-    assert_non_null(I);
-    *rc = d2_interp_run_source(I, "model.py", src, strlen(src));
-    d2_buf b;
-    d2_buf_init(&b);
-    d2_diag_render(&I->diag, &b);
-    if (b.data)
-        fputs(b.data, out);
-    d2_buf_free(&b);
-    d2_interp_free(I);
-    char *s = slurp_stream(out);
-    fclose(out);
-    fclose(errout);
-    return s;
+    return tu_run_source(&opt, "model.py", src, true, rc);
 }
 
 static char *run(const char *src, int *rc) { return run_opts(src, false, rc); }
@@ -120,68 +57,6 @@ static void expect_error(const char *src, const char *needle)
 }
 
 /* ---- the samples, traced on the oracle's inputs ---- */
-
-typedef struct arrays {
-    int n;
-    char *name[64];
-    d2_tensor *t[64];
-} arrays;
-
-static int keep_array(void *ctx, const char *name, d2_tensor *t, d2_err *err)
-{
-    (void)err;
-    arrays *a = ctx;
-    if (a->n >= 64)
-        return 1;
-    a->name[a->n] = strdup(name);
-    a->t[a->n] = d2_tensor_ref(t);
-    a->n++;
-    return 0;
-}
-
-static d2_tensor *find_array(arrays *a, const char *name)
-{
-    for (int i = 0; i < a->n; i++)
-        if (strcmp(a->name[i], name) == 0)
-            return a->t[i];
-    return NULL;
-}
-
-static void free_arrays(arrays *a)
-{
-    for (int i = 0; i < a->n; i++) {
-        free(a->name[i]);
-        d2_tensor_unref(a->t[i]);
-    }
-    a->n = 0;
-}
-
-static double json_number(const char *json, const char *key)
-{
-    char k[64];
-    snprintf(k, sizeof k, "\"%s\":", key);
-    const char *p = strstr(json, k);
-    assert_non_null(p);
-    return strtod(p + strlen(k), NULL);
-}
-
-static void expect_close(const char *what, const d2_tensor *got, const d2_tensor *want,
-                         double rtol, double atol)
-{
-    assert_int_equal(got->dtype, want->dtype);
-    assert_int_equal(got->ndim, want->ndim);
-    for (int d = 0; d < got->ndim; d++)
-        assert_int_equal(got->shape[d], want->shape[d]);
-    int64_t n = d2_tensor_numel(want);
-    int bad = 0;
-    for (int64_t i = 0; i < n; i++) {
-        double x = d2_tensor_get_f64(got, i), y = d2_tensor_get_f64(want, i);
-        if (!(fabs(x - y) <= atol + rtol * fabs(y)) && bad++ < 5)
-            fprintf(stderr, "%s: element %lld is %.9g, Paddle's eager run gives %.9g\n", what,
-                    (long long)i, x, y);
-    }
-    assert_int_equal(bad, 0);
-}
 
 /* Whether an output of block 0 is computed from a feed (not a constant:
  * greedy_decoder's step count, frozen by tracing, is one). */
@@ -219,21 +94,21 @@ static void trace_sample(const char *sample)
     snprintf(py, sizeof py, "%s/samples/%s.py", D2_SRCDIR, sample);
     snprintf(npz, sizeof npz, "%s/tests/oracle/expected/%s.npz", D2_SRCDIR, sample);
     snprintf(json, sizeof json, "%s/tests/oracle/expected/%s.json", D2_SRCDIR, sample);
-    char *meta = read_file(json);
+    char *meta = tu_read_file(json, NULL);
     assert_non_null(meta);
-    double rtol = json_number(meta, "rtol"), atol = json_number(meta, "atol");
-    arrays a = {0};
+    double rtol = tu_json_number(meta, "rtol"), atol = tu_json_number(meta, "atol");
+    tu_arrays a = {0};
     d2_err err = {0};
-    assert_int_equal(d2_jit_npz_load(npz, keep_array, &a, &err), 0);
+    assert_int_equal(d2_jit_npz_load(npz, tu_keep_array, &a, &err), 0);
     static const char *const sets[] = {"example", "other"};
     int ran = 0;
     for (int s = 0; s < 2; s++) {
         char name[128];
         int n_in = 0;
-        enter_scratch(cwd, sizeof cwd);
+        tu_enter_scratch("trace", cwd, sizeof cwd);
         for (;; n_in++) {
             snprintf(name, sizeof name, "%s/input%d", sets[s], n_in);
-            d2_tensor *t = find_array(&a, name);
+            d2_tensor *t = tu_find_array(&a, name);
             if (!t)
                 break;
             char f[64];
@@ -241,7 +116,7 @@ static void trace_sample(const char *sample)
             assert_int_equal(d2_npy_save(t, f, &err), 0);
         }
         if (n_in == 0) {
-            leave_scratch(cwd);
+            tu_leave_scratch(cwd);
             continue;
         }
         char src[4096];
@@ -266,14 +141,14 @@ static void trace_sample(const char *sample)
         assert_true(n_out > 0);
         for (int k = 0; k < n_out; k++) {
             snprintf(name, sizeof name, "%s/eager%d", sets[s], k);
-            d2_tensor *want = find_array(&a, name);
+            d2_tensor *want = tu_find_array(&a, name);
             assert_non_null(want);
             char f[64], what[256];
             snprintf(f, sizeof f, "out%d.npy", k);
             d2_tensor *got = d2_npy_load(f, &err);
             assert_non_null(got);
             snprintf(what, sizeof what, "%s/%s traced output %d", sample, sets[s], k);
-            expect_close(what, got, want, rtol, atol);
+            tu_expect_close(what, got, want, rtol, atol, "Paddle's eager run");
             d2_tensor_unref(got);
         }
         d2_program *p = d2_model_load("traced.dy2st", &err);
@@ -281,11 +156,11 @@ static void trace_sample(const char *sample)
         assert_true(p->blocks[0].n_ops > 0);
         assert_true(outputs_use_feeds(p));
         d2_program_free(p);
-        leave_scratch(cwd);
+        tu_leave_scratch(cwd);
         ran++;
     }
     assert_true(ran > 0);
-    free_arrays(&a);
+    tu_free_arrays(&a);
     free(meta);
 }
 
@@ -380,7 +255,7 @@ static void test_save_inference_model(void **state)
 {
     (void)state;
     char cwd[1024];
-    enter_scratch(cwd, sizeof cwd);
+    tu_enter_scratch("trace", cwd, sizeof cwd);
     assert_int_equal(mkdir("dir", 0777), 0);
     expect_ok(NET "import os\n"
                   "tl.save_inference_model('m')\n"
@@ -421,7 +296,7 @@ static void test_save_inference_model(void **state)
     d2_tensor_unref(o);
     d2_exec_free(pp);
     d2_program_free(p);
-    leave_scratch(cwd);
+    tu_leave_scratch(cwd);
 }
 
 /* ---- errors ---- */
@@ -512,7 +387,7 @@ static void test_fallback(void **state)
     /* the fallback under paddle.jit.save traces example inputs built from the InputSpec; the
      * -1 dim stays dynamic in the saved model */
     char cwd[1024];
-    enter_scratch(cwd, sizeof cwd);
+    tu_enter_scratch("trace", cwd, sizeof cwd);
     expect_ok("import numpy as np\nimport paddle\n"
               "class N(paddle.nn.Layer):\n"
               "    def __init__(self):\n        super().__init__()\n"
@@ -531,7 +406,7 @@ static void test_fallback(void **state)
               "model.py:9:9: warning: 'try' statement cannot be converted; forward() is traced "
               "instead and its data-dependent branches are frozen\n"
               "        try:\n        ^~~\n");
-    leave_scratch(cwd);
+    tu_leave_scratch(cwd);
 }
 
 int main(void)

@@ -14,33 +14,12 @@
 #include "diag.h"
 #include "transform.h"
 #include "unparse.h"
+#include "../testutil.h"
 
 #define UNPARSE_DIR D2_SRCDIR "/tests/golden/unparse"
 #define TRANSFORM_DIR D2_SRCDIR "/tests/golden/transform"
 
 /* ---- helpers ---- */
-
-/* The whole file, NUL-terminated; the caller frees it. NULL if unreadable. */
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    if (buf) {
-        buf[n] = '\0';
-        *len = (size_t)n;
-    }
-    return buf;
-}
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -55,30 +34,11 @@ static int only_input_py(const struct dirent *e)
     return ends_with(e->d_name, ".py") && !ends_with(e->d_name, ".converted.py");
 }
 
-/* Prints the first line where got and want differ. */
-static void show_diff(const char *name, const char *got, const char *want)
-{
-    int line = 1;
-    const char *g = got, *w = want;
-    while (*g && *g == *w) {
-        if (*g == '\n')
-            line++;
-        g++;
-        w++;
-    }
-    while (g > got && g[-1] != '\n')
-        g--;
-    while (w > want && w[-1] != '\n')
-        w--;
-    fprintf(stderr, "%s: first difference at line %d\n  got:  %.*s\n  want: %.*s\n", name, line,
-            (int)strcspn(g, "\n"), g, (int)strcspn(w, "\n"), w);
-}
-
 /* Parses path into arena a; fails the test on a syntax error. */
 static d2_ast_module *parse_file(d2_arena *a, const char *path, const char *name, char **src)
 {
     size_t len = 0;
-    *src = read_file(path, &len);
+    *src = tu_read_file(path, &len);
     assert_non_null(*src);
     d2_diag diag;
     d2_diag_init(&diag, a);
@@ -147,7 +107,7 @@ static void test_unparse_golden(void **state)
             }
             fclose(probe);
             size_t wlen = 0;
-            char *want = read_file(exp_path, &wlen);
+            char *want = tu_read_file(exp_path, &wlen);
             assert_non_null(want);
             d2_arena *a = d2_arena_new();
             assert_non_null(a);
@@ -155,7 +115,7 @@ static void test_unparse_golden(void **state)
             d2_ast_module *m = parse_file(a, path, name, &src);
             char *got = unparse_module(m);
             if (strcmp(got, want) != 0) {
-                show_diff(path, got, want);
+                tu_show_diff(path, got, want);
                 failed++;
             }
             total++;
@@ -297,7 +257,7 @@ static char *convert_file(const char *path, const char *name, const d2_xform_opt
 static char *read_or_empty(const char *path)
 {
     size_t n;
-    char *t = read_file(path, &n);
+    char *t = tu_read_file(path, &n);
     return t ? t : strdup("");
 }
 
@@ -322,11 +282,11 @@ static void test_transform_golden(void **state)
         char *got = convert_file(path, name, NULL, NULL, &st, &diag);
         char *want = read_or_empty(conv_path), *want_diag = read_or_empty(diag_path);
         if (strcmp(got, want) != 0) {
-            show_diff(conv_path, got, want);
+            tu_show_diff(conv_path, got, want);
             failed++;
         }
         if (strcmp(diag, want_diag) != 0) {
-            show_diff(diag_path, diag, want_diag);
+            tu_show_diff(diag_path, diag, want_diag);
             failed++;
         }
         /* warnings exactly when some function falls back */
@@ -358,7 +318,7 @@ static void test_transform_samples(void **state)
         char *got = convert_file(path, name, NULL, NULL, &st, &diag);
         char *want = read_or_empty(conv_path);
         if (strcmp(got, want) != 0)
-            show_diff(conv_path, got, want);
+            tu_show_diff(conv_path, got, want);
         assert_string_equal(got, want);
         assert_string_equal(diag, "");
         assert_int_equal(st, D2_XFORM_OK);
@@ -565,7 +525,7 @@ static void test_transform_out_of_memory(void **state)
 {
     (void)state;
     size_t len;
-    char *src = read_file(TRANSFORM_DIR "/mixed.py", &len);
+    char *src = tu_read_file(TRANSFORM_DIR "/mixed.py", &len);
     assert_non_null(src);
     char *want = NULL;
     int failures = 0;

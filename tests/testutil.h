@@ -1,0 +1,80 @@
+/* testutil.h - helpers the cmocka tests share: whole files and streams as strings, scratch
+ * directories and temporary paths, golden-output diffs, .npz members by name, tolerance
+ * checks, interpreters that print to a stream, and static op inference.
+ * Failures are reported through cmocka (the calling test fails). */
+#ifndef DY2ST_TEST_TESTUTIL_H
+#define DY2ST_TEST_TESTUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "interp.h"
+#include "ops.h"
+#include "tensor.h"
+
+/* The whole file, NUL-terminated (malloc'd; the caller frees it); *len (if len) gets its
+ * size. tu_read_file returns NULL when the file cannot be read; tu_load_file fails the test. */
+char *tu_read_file(const char *path, size_t *len);
+void *tu_load_file(const char *path, size_t *len);
+
+/* Everything written to f so far, NUL-terminated (malloc'd); f is rewound. */
+char *tu_slurp(FILE *f);
+
+/* out = $TMPDIR/PREFIX_PID_TAG (/tmp when TMPDIR is unset); nothing is created. */
+void tu_tmp_path(char *out, size_t n, const char *prefix, const char *tag);
+
+/* Makes a fresh directory $TMPDIR/dy2st-TAG-XXXXXX and enters it, saving the old working
+ * directory in oldcwd (n bytes); tu_leave_scratch goes back and removes the directory. */
+void tu_enter_scratch(const char *tag, char *oldcwd, size_t n);
+void tu_leave_scratch(const char *oldcwd);
+/* The directory tu_enter_scratch made. */
+const char *tu_scratch_dir(void);
+
+/* Prints to stderr the first line where got and want differ. */
+void tu_show_diff(const char *name, const char *got, const char *want);
+
+/* An interpreter printing to out, warnings silenced. */
+d2_interp *tu_new_interp(FILE *out);
+
+/* Runs src (named file) in a fresh interpreter made with the options opt (out and errout are
+ * replaced) and returns what it printed (malloc'd), followed by the rendered diagnostics:
+ * all of them (warnings included; nothing then goes to stderr) when all_diags, else only
+ * when the run fails. *rc gets the status of the run. */
+char *tu_run_source(const d2_interp_options *opt, const char *file, const char *src,
+                    bool all_diags, int *rc);
+
+/* Named tensors, e.g. the members of an .npz: tu_keep_array is a d2_npz_read callback
+ * (ctx = the tu_arrays), keeping a reference to each member. */
+typedef struct tu_arrays {
+    int n;
+    char *name[64];
+    d2_tensor *t[64];
+} tu_arrays;
+
+int tu_keep_array(void *ctx, const char *name, d2_tensor *t, d2_err *err);
+d2_tensor *tu_find_array(tu_arrays *a, const char *name);
+void tu_free_arrays(tu_arrays *a);
+
+/* The number after "KEY": in a JSON text; fails the test when KEY is missing. */
+double tu_json_number(const char *json, const char *key);
+
+/* Fails unless got and want have the same dtype and shape and every element has
+ * |got - want| <= atol + rtol * |want|; the first bad elements are printed as
+ * "WHAT: element I is X, REF gives Y". */
+void tu_expect_close(const char *what, const d2_tensor *got, const d2_tensor *want, double rtol,
+                     double atol, const char *ref);
+
+/* ---- static op inference ---- */
+
+/* A tensor type with the given dims (-1 = unknown). */
+d2_type tu_ttype(d2_dtype dt, int ndim, const int64_t *dims);
+
+/* Infers op `name` with attributes `attrs` (text form) on the given input types. */
+int tu_infer(const char *name, const char *attrs, const d2_type *in, int n_in, d2_type *out,
+             d2_err *err);
+
+/* Fails unless t has dtype dt and the given dims. */
+void tu_assert_shape(const d2_type *t, d2_dtype dt, int ndim, const int64_t *dims);
+
+#endif
