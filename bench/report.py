@@ -363,7 +363,12 @@ def conversion_section(conv, samples):
         first = False
     stretch = [r["paddle_convert_ms"] / r["paddle_cpu_ms"] for r in crow
                if r["paddle_convert_ms"] and r["paddle_cpu_ms"]]
-    if stretch:
+    if stretch and max(stretch) < 1.2:
+        add("\nOn this run Paddle's conversion was on a core for all of its wall time (the "
+            "machine was idle), so the wall-time ratios are the like-for-like figure; the "
+            "CPU-time ratios charge dy2st for more work than Paddle (process start, building "
+            "the Layer, teardown) and understate its lead.")
+    elif stretch:
         add(f"\nOn this run Paddle's conversion was on a core for only 1/{max(stretch):.1f} to "
             f"1/{min(stretch):.1f} of its wall time (the machine was loaded), while a run of "
             "dy2st's few milliseconds is often not preempted at all (compare its medians with "
@@ -440,11 +445,11 @@ def markdown(peers, dy, recs, rows, mach, raw, chart_note, conv=None):
     else:
         add(f"dy2st ran {len(dy_ok)} of {len(samples)} samples; ratios of those are against "
             "dy2st, the others' against Paddle eager (labelled per table).\n")
-    add("**Noise.** The machine has 2 cores and other builds were running during the "
-        "measurement (load average %s at the start of the latency measurements, %s at their "
-        "end), so single numbers "
-        "can be off by 2x or more, the 2-thread ones most; only medians are reported, "
-        "and small differences mean nothing.\n" % (
+    add("**Noise.** The machine has 2 cores, shared with whatever else ran (load average %s "
+        "at the start of the latency measurements, %s at their end; above about 1, other "
+        "work competed for the cores), so single numbers can be off by 2x or more on a busy "
+        "machine, the 2-thread ones most; only medians are reported, and small differences "
+        "mean nothing.\n" % (
             peers.get("loadavg_start", "?"), peers.get("loadavg_end", "?")))
 
     notes = ["PyTorch is the default index's CUDA-enabled wheel, run on the CPU; its peak RSS "

@@ -16,7 +16,12 @@ root=$(cd "$here/.." && pwd)
 build=$(cd "${1:-.}" && pwd) || { echo "run_bench.sh: error: no build directory '${1:-.}'" >&2; exit 1; }
 py="$here/venv/bin/python"
 if [ ! -x "$py" ]; then
-    echo "run_bench.sh: error: bench/venv is missing; run bench/install.sh first" >&2
+    # first run on a fresh machine: install the peers (pinned) first
+    echo "run_bench.sh: bench/venv is missing; running bench/install.sh" >&2
+    "$here/install.sh" || { echo "run_bench.sh: error: bench/install.sh failed" >&2; exit 1; }
+fi
+if [ ! -x "$py" ]; then
+    echo "run_bench.sh: error: bench/venv is missing after bench/install.sh" >&2
     exit 1
 fi
 if [ "${BENCH_QUICK:-0}" = 1 ]; then

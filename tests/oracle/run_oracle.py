@@ -3,6 +3,11 @@
     tests/oracle/install.sh                       # once: venv with the pinned Paddle wheel
     tests/oracle/venv/bin/python tests/oracle/run_oracle.py [SAMPLE ...]
 
+With no SAMPLE it also runs every conformance generator (tests/gen/gen_*_expected.py,
+gen_pickle.py, and tests/docs/gen_expected.py on the fetched doc examples), so
+this one command rewrites every file that real Paddle produces, and records the
+Paddle and NumPy versions in tests/oracle/expected/VERSIONS.json.
+
 For each sample in samples/ (a module with build_model(), INPUT_SPEC and
 example_inputs(), optionally other_inputs()), it builds the model, gives every
 entry of its state_dict deterministic values (seeded by the entry's name, so
@@ -116,10 +121,46 @@ def run_sample(name):
     print(f"oracle: {name}: {len(sets)} input set(s), paddle {paddle.__version__}")
 
 
+# The conformance corpora's generators (each runs its scripts under this same
+# Paddle and rewrites its expected files): run after the samples when no
+# sample is named, so one command refreshes every Paddle-made file.
+GENERATORS = [
+    ["tests/gen/gen_paddle_expected.py"],      # tests/py_paddle: eager API corpus
+    ["tests/gen/gen_static_expected.py"],      # tests/py_static: to_static corpus
+    ["tests/gen/gen_trace_expected.py"],       # tests/trace: fallback/trace corpus
+    ["tests/gen/gen_static_api_expected.py"],  # tests/py_static_api: Executor API
+    ["tests/gen/gen_pickle.py"],               # tests/golden/pickle: .pdparams
+]
+
+
+def run_generators():
+    import subprocess
+    import tempfile
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    for cmd in GENERATORS:
+        print("oracle: running", " ".join(cmd), flush=True)
+        subprocess.run([sys.executable] + cmd, cwd=ROOT, env=env, check=True)
+    # Paddle's documented examples: fetched from the pinned wheel, run here.
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(["sh", "tests/docs/fetch_examples.sh", tmp], cwd=ROOT, env=env,
+                       check=True)
+        print("oracle: running tests/docs/gen_expected.py", flush=True)
+        subprocess.run([sys.executable, "tests/docs/gen_expected.py",
+                        os.path.join(tmp, "examples")], cwd=ROOT, env=env, check=True)
+    with open(os.path.join(OUT, "VERSIONS.json"), "w") as f:
+        json.dump({"paddle": paddle.__version__, "numpy": np.__version__,
+                   "files": ["tests/oracle/expected"] + [c[0] for c in GENERATORS] +
+                            ["tests/docs/gen_expected.py"]}, f, indent=1)
+        f.write("\n")
+    print(f"oracle: every expected file rewritten with paddle {paddle.__version__}")
+
+
 def main(argv):
     names = argv or SAMPLE_NAMES
     for name in names:
         run_sample(name)
+    if not argv:
+        run_generators()
 
 
 if __name__ == "__main__":
