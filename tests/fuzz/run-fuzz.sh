@@ -80,9 +80,9 @@ for t in $targets; do
 done
 
 # ---- fuzzing
-# The parser also starts from the AST and unparse goldens (read in place).
+# The parser also starts from the AST/unparse goldens and tests/py (read in place).
 extra_seeds() {
-    [ "$1" = python ] && echo "$top/tests/golden/ast $top/tests/golden/unparse"
+    [ "$1" = python ] && echo "$top/tests/golden/ast $top/tests/golden/unparse $top/tests/py"
 }
 status=0
 for t in $targets; do

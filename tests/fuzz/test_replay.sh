@@ -7,7 +7,7 @@ CORPUS="$top_srcdir/tests/fuzz/corpus"
 MUTATE=${FUZZ_MUTATE:-20}
 
 G="$top_srcdir/tests/golden"
-seed_files() { ls "$G"/ast/*.py "$G"/ast/errors/*.py "$G"/unparse/*.py; }
+seed_files() { ls "$G"/ast/*.py "$G"/ast/errors/*.py "$G"/unparse/*.py "$top_srcdir"/tests/py/*.py; }
 
 for target in model npy program python pickle; do
     bin="$top_builddir/tests/fuzz/replay_$target"
@@ -20,7 +20,7 @@ for target in model npy program python pickle; do
         continue
     fi
     crashdir=$(mktemp -d "${TMPDIR:-/tmp}/dy2st-replay.XXXXXX") || exit 99
-    # the parser's seeds also include the AST and unparse goldens (not copied)
+    # the parser's seeds also include the AST/unparse goldens and tests/py (not copied)
     seeds="$CORPUS/$target"
     [ "$target" = python ] && seeds="$seeds $(seed_files)"
     # shellcheck disable=SC2086
