@@ -31,7 +31,8 @@ if [ "$quick" = 1 ]; then
     corpus="while_loops if_else"
 else
     samples="simple_fc mnist_cnn lenet_branch char_rnn greedy_decoder lstm_cell resnet_small transformer_encoder"
-    corpus="if_else while_loops for_loops calls_misc layers_static lists_none"
+    # every script of the corpus
+    corpus=$(cd "$top_srcdir/tests/py_static" && ls *.py | sed 's/\.py$//')
 fi
 
 # Writes SET_NAME.npy for every model input of every set in the oracle's .npz,
