@@ -1,6 +1,7 @@
 /* base.c - the one allocator (with fault injection), error contexts, byte buffers. */
 #include "base.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,4 +199,35 @@ char *d2_buf_take(d2_buf *b)
     char *r = b->data;
     d2_buf_init(b);
     return r;
+}
+
+char *d2_read_file(const char *path, size_t *len, d2_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        int e = errno;
+        d2_err_set(err, D2_ERR_IO, "%s: %s", path, strerror(e));
+        errno = e;
+        return NULL;
+    }
+    d2_buf b;
+    d2_buf_init(&b);
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        d2_buf_append(&b, chunk, n);
+    bool bad = ferror(f) != 0;
+    fclose(f);
+    size_t got = b.len;
+    char *s = bad ? NULL : d2_buf_take(&b);
+    if (!s) {
+        d2_buf_free(&b);
+        int e = bad ? EIO : ENOMEM;
+        d2_err_set(err, bad ? D2_ERR_IO : D2_ERR_NOMEM, "%s: cannot read the file (%s)", path,
+                   strerror(e));
+        errno = e;
+        return NULL;
+    }
+    *len = got;
+    return s;
 }

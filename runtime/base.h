@@ -78,4 +78,9 @@ void d2_buf_printf(d2_buf *b, const char *fmt, ...) __attribute__((format(printf
 /* Takes ownership of the NUL-terminated contents; NULL when out of memory. */
 char *d2_buf_take(d2_buf *b);
 
+/* Reads a whole file into a new NUL-terminated buffer (d2_free it); *len is
+ * its size without the NUL. NULL on failure, with err (may be NULL) set to
+ * "PATH: reason" and errno left saying why (fopen's error, EIO, ENOMEM). */
+char *d2_read_file(const char *path, size_t *len, d2_err *err);
+
 #endif

@@ -1194,23 +1194,12 @@ int d2_pickle_load_params(const char *path, d2_pickle_params *res, d2_err *err)
 {
     res->n = 0;
     res->items = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return d2_err_set(err, D2_ERR_IO, "%s: %s", path, strerror(errno));
-    d2_buf b;
-    d2_buf_init(&b);
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        d2_buf_append(&b, chunk, n);
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad || b.oom) {
-        d2_buf_free(&b);
-        return d2_err_set(err, bad ? D2_ERR_IO : D2_ERR_NOMEM, "%s: cannot read the file", path);
-    }
-    int rc = d2_pickle_parse_params(b.data, b.len, path, res, err);
-    d2_buf_free(&b);
+    size_t len = 0;
+    char *data = d2_read_file(path, &len, err);
+    if (!data)
+        return -1;
+    int rc = d2_pickle_parse_params(data, len, path, res, err);
+    d2_free(data);
     return rc;
 }
 

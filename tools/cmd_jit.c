@@ -128,28 +128,6 @@ static int split_target(const char *arg, char **path, char **name)
     return *path ? 0 : -1;
 }
 
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    d2_buf b;
-    d2_buf_init(&b);
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        d2_buf_append(&b, chunk, n);
-    bool bad = ferror(f) != 0;
-    fclose(f);
-    if (bad || b.oom) {
-        d2_buf_free(&b);
-        return NULL;
-    }
-    *len = b.len;
-    char *s = d2_buf_take(&b);
-    return s ? s : d2_strdup("");
-}
-
 /* ---- convert ---------------------------------------------------------------------- */
 
 int cmd_convert(int argc, char **argv)
@@ -175,7 +153,7 @@ int cmd_convert(int argc, char **argv)
         return usage("convert", cmd_convert_args, "bad target '%s' (expected FILE.py[:NAME])",
                      target);
     size_t len = 0;
-    char *src = read_all(path, &len);
+    char *src = d2_read_file(path, &len, NULL);
     if (!src) {
         int rc = fail("cannot read %s: %s", path, strerror(errno));
         d2_free(path);

@@ -4919,29 +4919,6 @@ int d2_interp_exec_ast(d2_interp *I, const d2_ast_module *ast, d2_module *m)
     return rc;
 }
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    d2_buf b;
-    d2_buf_init(&b);
-    char tmp[65536];
-    size_t n;
-    while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
-        d2_buf_append(&b, tmp, n);
-    bool bad = ferror(f) || b.oom;
-    fclose(f);
-    if (bad) {
-        d2_buf_free(&b);
-        return NULL;
-    }
-    *len = b.len;
-    d2_buf_append(&b, "", 1);
-    char *s = d2_buf_take(&b);
-    return s;
-}
-
 /* A new module object for a source file (registered in sys.modules). */
 static d2_module *module_new(d2_interp *I, const char *name, const char *path,
                              const d2_ast_module *ast)
@@ -5030,7 +5007,7 @@ static d2_obj *load_module_source(d2_interp *I, const char *name, const char *pa
 static d2_obj *load_file_module(d2_interp *I, const char *name, const char *path)
 {
     size_t len;
-    char *src = read_file(path, &len);
+    char *src = d2_read_file(path, &len, NULL);
     if (!src)
         return d2_raise(I, "ImportError", "cannot read %s: %s", path, strerror(errno));
     d2_obj *m = load_module_source(I, name, path, src, len);
@@ -5173,7 +5150,7 @@ int d2_interp_run_source(d2_interp *I, const char *filename, const char *src, si
 int d2_interp_run_file(d2_interp *I, const char *path)
 {
     size_t len;
-    char *src = read_file(path, &len);
+    char *src = d2_read_file(path, &len, NULL);
     if (!src) {
         d2_diag_set_source(&I->diag, path, NULL, 0);
         d2_diag_add(&I->diag, D2_DIAG_ERROR, (d2_span){0}, "cannot read file: %s", strerror(errno));

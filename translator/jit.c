@@ -4748,36 +4748,10 @@ static uint32_t rd32(const unsigned char *p)
 }
 static uint64_t rd64(const unsigned char *p) { return rd32(p) | (uint64_t)rd32(p + 4) << 32; }
 
-static unsigned char *slurp(const char *path, size_t *len, d2_err *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        d2_err_set(err, D2_ERR_IO, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    d2_buf b;
-    d2_buf_init(&b);
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        d2_buf_append(&b, chunk, n);
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad || b.oom) {
-        d2_buf_free(&b);
-        d2_err_set(err, bad ? D2_ERR_IO : D2_ERR_NOMEM, "%s: cannot read the file", path);
-        return NULL;
-    }
-    *len = b.len;
-    if (!b.data)
-        return (unsigned char *)d2_calloc(1, 1);
-    return (unsigned char *)b.data;
-}
-
 int d2_jit_npz_load(const char *path, d2_jit_npz_fn fn, void *ctx, d2_err *err)
 {
     size_t len = 0;
-    unsigned char *z = slurp(path, &len, err);
+    unsigned char *z = (unsigned char *)d2_read_file(path, &len, err);
     if (!z)
         return -1;
     int rc = -1;
