@@ -4,15 +4,16 @@
 #   ./setup.sh            install (apt-get, needs root or sudo), build, run the sample
 #   ./setup.sh --no-deps  skip the package installation
 #
-# Debian packages: the build tools, tree-sitter, BLIS, cmocka, the OpenCL ICD
+# Debian packages: the build tools, BLIS, cmocka, the OpenCL ICD
 # loader and headers, PoCL (OpenCL on the CPU, for tests), Python (pip fetches
-# the pinned tree-sitter-python grammar sources and the Paddle wheel whose
-# docstring examples the tests run), clang and its fuzzer runtime (CI's fuzzing).
+# the pinned tree-sitter-python grammar and tree-sitter runtime sources and
+# the Paddle wheel whose docstring examples the tests run), clang and its
+# fuzzer runtime (CI's fuzzing).
 set -eu
 cd "$(dirname "$0")"
 
 PACKAGES="build-essential autoconf automake libtool pkg-config \
-libtree-sitter-dev libblis-dev libcmocka-dev \
+libblis-dev libcmocka-dev \
 ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo \
 python3 python3-pip ca-certificates \
 clang libclang-rt-14-dev"

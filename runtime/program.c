@@ -1,6 +1,7 @@
 /* program.c - Program IR construction, lookup, cloning and freeing. */
 #include "program.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,6 +37,7 @@ void d2_program_free(d2_program *p)
         d2_tensor_unref(p->vars[i].data);
     }
     d2_free(p->vars);
+    d2_free(p->name_index);
     for (int b = 0; b < p->n_blocks; b++) {
         d2_block *blk = &p->blocks[b];
         for (int i = 0; i < blk->n_ops; i++)
@@ -77,12 +79,71 @@ int d2_program_add_block(d2_program *p, int parent, d2_err *err)
     return p->n_blocks++;
 }
 
+static uint32_t name_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static void index_put(int *idx, int cap, const char *name, int var)
+{
+    uint32_t m = (uint32_t)cap - 1, i = name_hash(name) & m;
+    while (idx[i])
+        i = (i + 1) & m;
+    idx[i] = var + 1;
+}
+
+/* Rebuilds the name index for room for n vars. */
+static int index_rebuild(d2_program *p, int n, d2_err *err)
+{
+    int cap = p->name_cap ? p->name_cap : 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    int *idx = d2_calloc((size_t)cap, sizeof *idx);
+    if (!idx)
+        return d2_err_set(err, D2_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < p->n_vars; i++)
+        index_put(idx, cap, p->vars[i].name, i);
+    d2_free(p->name_index);
+    p->name_index = idx;
+    p->name_cap = cap;
+    return 0;
+}
+
 int d2_program_find_var(const d2_program *p, const char *name)
 {
-    for (int i = 0; i < p->n_vars; i++)
-        if (strcmp(p->vars[i].name, name) == 0)
-            return i;
+    if (!p->name_cap)
+        return -1;
+    uint32_t m = (uint32_t)p->name_cap - 1, i = name_hash(name) & m;
+    for (; p->name_index[i]; i = (i + 1) & m) {
+        int v = p->name_index[i] - 1;
+        if (strcmp(p->vars[v].name, name) == 0)
+            return v;
+    }
     return -1;
+}
+
+int d2_program_rename_var(d2_program *p, int var, const char *name, d2_err *err)
+{
+    if (var < 0 || var >= p->n_vars)
+        return d2_err_set(err, D2_ERR_INVALID, "variable %d does not exist", var);
+    int other = d2_program_find_var(p, name);
+    if (other >= 0)
+        return other == var ? 0 : 1;
+    char *dup = d2_strdup(name);
+    if (!dup)
+        return d2_err_set(err, D2_ERR_NOMEM, "out of memory");
+    char *old = p->vars[var].name;
+    p->vars[var].name = dup;
+    if (index_rebuild(p, p->n_vars, err) < 0) {
+        p->vars[var].name = old;
+        d2_free(dup);
+        return -1;
+    }
+    d2_free(old);
+    return 0;
 }
 
 int d2_program_add_var(d2_program *p, int block, const char *name, const d2_type *type,
@@ -102,6 +163,8 @@ int d2_program_add_var(d2_program *p, int block, const char *name, const d2_type
     }
     if (grow((void **)&p->vars, &p->cap_vars, p->n_vars, sizeof *p->vars, err) < 0)
         return -1;
+    if (2 * (p->n_vars + 1) > p->name_cap && index_rebuild(p, p->n_vars + 1, err) < 0)
+        return -1;
     d2_var *v = &p->vars[p->n_vars];
     memset(v, 0, sizeof *v);
     v->name = d2_strdup(name);
@@ -109,6 +172,7 @@ int d2_program_add_var(d2_program *p, int block, const char *name, const d2_type
         return d2_err_set(err, D2_ERR_NOMEM, "out of memory");
     v->type = *type;
     v->block = block;
+    index_put(p->name_index, p->name_cap, v->name, p->n_vars);
     return p->n_vars++;
 }
 
@@ -279,6 +343,8 @@ d2_program *d2_program_clone(const d2_program *src, d2_err *err)
             goto oom;
         p->vars[i].data = d2_tensor_ref(src->vars[i].data);
     }
+    if (index_rebuild(p, p->n_vars, err) < 0)
+        goto oom;
     for (int b = 0; b < src->n_blocks; b++) {
         const d2_block *sb = &src->blocks[b];
         d2_block *db = &p->blocks[b];

@@ -42,6 +42,10 @@ typedef struct d2_program {
     d2_var *vars;
     int n_blocks, cap_blocks;
     d2_block *blocks;
+    /* names -> vars: open addressing over var index + 1 (0 empty), kept by
+     * add_var/rename_var/clone; vars are never removed */
+    int *name_index;
+    int name_cap; /* a power of two, at least twice n_vars, or 0 */
 } d2_program;
 
 d2_program *d2_program_new(d2_err *err);
@@ -54,6 +58,9 @@ int d2_program_add_block(d2_program *p, int parent, d2_err *err);
 /* Adds a variable defined in block `block`; name NULL generates "t<N>". */
 int d2_program_add_var(d2_program *p, int block, const char *name, const d2_type *type,
                        d2_err *err);
+/* Gives var a new name: 0, 1 when another variable has it already (nothing
+ * changes), or -1 with err set. */
+int d2_program_rename_var(d2_program *p, int var, const char *name, d2_err *err);
 /* Adds a parameter (persistable, block 0); takes a new reference on data (may be NULL). */
 int d2_program_add_param(d2_program *p, const char *name, d2_tensor *data, const d2_type *type,
                          d2_err *err);

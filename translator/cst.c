@@ -20,7 +20,9 @@
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -272,6 +274,8 @@ typedef struct cx {
     TSFieldId fid[F_COUNT];
     int depth;     /* recursion depth of the converter */
     int ast_depth; /* depth of the AST being built, at most D2_AST_MAX_DEPTH */
+    TSTreeCursor cur; /* get_kids' cursor, reset per node (keeps its stack) */
+    bool have_cur;
     jmp_buf jb;
 } cx;
 
@@ -360,19 +364,24 @@ static kids get_kids(cx *c, TSNode n)
     if (!cnt)
         return r;
     r.k = need(c, d2_arena_alloc(c->a, cnt * sizeof(kid)));
-    TSTreeCursor cur = ts_tree_cursor_new(n);
-    if (ts_tree_cursor_goto_first_child(&cur)) {
+    if (c->have_cur) {
+        ts_tree_cursor_reset(&c->cur, n);
+    } else {
+        c->cur = ts_tree_cursor_new(n);
+        c->have_cur = true;
+    }
+    TSTreeCursor *cur = &c->cur;
+    if (ts_tree_cursor_goto_first_child(cur)) {
         do {
-            TSNode k = ts_tree_cursor_current_node(&cur);
+            TSNode k = ts_tree_cursor_current_node(cur);
             if (ts_node_is_extra(k) || r.n >= cnt)
                 continue;
             r.k[r.n].n = k;
             r.k[r.n].t = T(c, k);
-            r.k[r.n].f = ts_tree_cursor_current_field_id(&cur);
+            r.k[r.n].f = ts_tree_cursor_current_field_id(cur);
             r.n++;
-        } while (ts_tree_cursor_goto_next_sibling(&cur));
+        } while (ts_tree_cursor_goto_next_sibling(cur));
     }
-    ts_tree_cursor_delete(&cur);
     return r;
 }
 
@@ -3876,6 +3885,23 @@ static d2_ast_module *convert(cx *c, TSNode root)
     return m;
 }
 
+/* Whether a node of kind t can have statements below it (the only places
+ * patch_keywords looks; expressions never hold one). Unknown kinds,
+ * ERROR among them, are searched too. */
+static bool holds_statements(int t)
+{
+    switch (t) {
+    case T_MODULE: case T_BLOCK: case T_IF_STATEMENT: case T_ELIF_CLAUSE: case T_ELSE_CLAUSE:
+    case T_FOR_STATEMENT: case T_WHILE_STATEMENT: case T_TRY_STATEMENT: case T_EXCEPT_CLAUSE:
+    case T_EXCEPT_GROUP_CLAUSE: case T_FINALLY_CLAUSE: case T_WITH_STATEMENT:
+    case T_FUNCTION_DEFINITION: case T_CLASS_DEFINITION: case T_DECORATED_DEFINITION:
+    case T_MATCH_STATEMENT: case T_CASE_CLAUSE: case T_OTHER:
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* Marks statements tree-sitter reads with a keyword where CPython 3.11
  * reads a name: "type(x).y = 1" (taken for a 3.12 type alias) and
  * "print >> f, x" (taken for a Python 2 print statement). The keyword's
@@ -3903,7 +3929,7 @@ static bool patch_keywords(cx *c, TSNode root, char *patch)
                 }
             }
         }
-        if (ts_tree_cursor_goto_first_child(&cur))
+        if (holds_statements(t) && ts_tree_cursor_goto_first_child(&cur))
             continue;
         bool moved = false;
         while (!moved) {
@@ -3937,6 +3963,25 @@ static d2_ast_module *run(cx *c, TSNode root, const char *filename)
     m->source = need(c, d2_arena_strndup(c->a, c->src, c->len));
     m->source_len = c->len;
     return m;
+}
+
+/* One idle parser kept for the next parse (creating one costs about as much
+ * as parsing a short function). Taken and given back atomically, so threads
+ * that parse at once each get their own; a second one given back is deleted. */
+static _Atomic(TSParser *) idle_parser;
+
+static TSParser *take_parser(void)
+{
+    TSParser *p = atomic_exchange(&idle_parser, NULL);
+    return p ? p : ts_parser_new();
+}
+
+static void give_parser(TSParser *p)
+{
+    TSParser *none = NULL;
+    ts_parser_reset(p);
+    if (!atomic_compare_exchange_strong(&idle_parser, &none, p))
+        ts_parser_delete(p);
 }
 
 d2_ast_module *d2_ast_parse(d2_arena *a, const char *filename, const char *src, size_t len,
@@ -3978,7 +4023,7 @@ d2_ast_module *d2_ast_parse(d2_arena *a, const char *filename, const char *src, 
         d2_diag_add(diag, D2_DIAG_ERROR, (d2_span){0}, "cannot load the Python grammar");
         return NULL;
     }
-    TSParser *parser = ts_parser_new();
+    TSParser *parser = take_parser();
     if (!ts_parser_set_language(parser, lang)) {
         ts_parser_delete(parser);
         d2_diag_add(diag, D2_DIAG_ERROR, (d2_span){0}, "cannot load the Python grammar");
@@ -3996,7 +4041,7 @@ d2_ast_module *d2_ast_parse(d2_arena *a, const char *filename, const char *src, 
         ts_tree_delete(tree);
         tree = ts_parser_parse_string(parser, NULL, patch, (uint32_t)len);
     }
-    ts_parser_delete(parser);
+    give_parser(parser);
     if (!tree || diag->oom) {
         if (tree)
             ts_tree_delete(tree);
@@ -4005,6 +4050,8 @@ d2_ast_module *d2_ast_parse(d2_arena *a, const char *filename, const char *src, 
         return NULL;
     }
     d2_ast_module *m = run(c, ts_tree_root_node(tree), filename);
+    if (c->have_cur)
+        ts_tree_cursor_delete(&c->cur);
     ts_tree_delete(tree);
     if (diag->nerrors > errors_before || diag->oom || d2_arena_oom(a))
         return NULL;

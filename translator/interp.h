@@ -23,6 +23,7 @@ typedef struct d2_builder {
     unsigned gen;              /* generation: distinguishes builders over time */
     struct d2_builder *outer;  /* enclosing builder (nested to_static calls) */
     d2_dict *lifted;           /* id(tensor obj) -> var, for concrete tensors already lifted */
+    struct d2_tensor_obj *syms; /* the symbolic tensor objects of prog alive now */
 } d2_builder;
 
 /* ---- per-layout hooks ----

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 
 /* Weak: the trace recorder provides it (see jit.h). */
@@ -47,6 +48,8 @@ typedef struct jit_state {
     d2_obj *converted;    /* dict: user function -> converted function (or itself) */
     d2_program *last_prog; /* copy of the Program compiled last (d2_jit_last_program) */
     bool enabled;         /* paddle.jit.enable_to_static */
+    double decorate_s;    /* time spent making to_static functions (_jst._stats) */
+    long decorated;
 } jit_state;
 
 static jit_state *JS(d2_interp *I) { return I->ext[D2_EXT_JIT]; }
@@ -514,6 +517,14 @@ static d2_obj *UV_repr(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, 
 static d2_obj *raise_undef(d2_interp *I, d2_obj *u)
 {
     return UV_raise(I, u, NULL, 0, NULL);
+}
+
+bool d2_jit_raise_if_undef(d2_interp *I, d2_obj *o)
+{
+    if (!JS(I) || !is_undef(I, o))
+        return false;
+    raise_undef(I, o);
+    return true;
 }
 
 /* ======================================================================
@@ -2908,27 +2919,6 @@ static d2_obj *exec_def(d2_interp *I, d2_ast_stmt *stmt, d2_module *m, const cha
     return v;
 }
 
-/* Gives every node of tree n the span sp. */
-static void set_spans(void *n, d2_span sp, int depth)
-{
-    d2_ast_node *d = n;
-    if (!d || depth > D2_AST_MAX_DEPTH)
-        return;
-    d->span = sp;
-    size_t k;
-    const d2_ast_field *f = d2_ast_fields(d->kind, &k);
-    for (size_t i = 0; f && i < k; i++) {
-        char *dp = (char *)d + f[i].offset;
-        if (f[i].type == D2_AST_F_NODE || f[i].type == D2_AST_F_OPT) {
-            set_spans(*(void **)dp, sp, depth + 1);
-        } else if (f[i].type == D2_AST_F_SEQ) {
-            d2_ast_seq *ds = (d2_ast_seq *)dp;
-            for (uint32_t j = 0; j < ds->n; j++)
-                set_spans(ds->items[j], sp, depth + 1);
-        }
-    }
-}
-
 /* Names of the module's globals bound to builtin modules (paddle, F, np...):
  * the transform leaves calls through them alone. Strings are borrowed. */
 static const char **library_names(d2_interp *I, d2_dict *g, size_t *n)
@@ -2973,17 +2963,72 @@ static void conv_result_free(conv_result *r)
     memset(r, 0, sizeof *r);
 }
 
-/* Converts user function fobj: runs the transforms, and unless only_code,
- * instantiates the converted source in the function's module globals with
- * the function's closure values. 0, or -1 with an exception; unsupported
- * syntax is not an error (r->fallback). */
-static int convert(d2_interp *I, d2_obj *fobj, bool only_code, conv_result *r)
+/* What the transforms made of a function, kept by its to_static wrapper
+ * from the decoration (where .code needs it) to the first call, so that the
+ * function is transformed once. Valid while the module's library names
+ * (libsig) are the same: the transforms read them. */
+typedef struct xf_memo {
+    bool have, fallback;
+    d2_ast_stmt *conv; /* in the interpreter's arena */
+    d2_span span;
+    char *why, *libsig;
+} xf_memo;
+
+static void xf_memo_free(xf_memo *m)
 {
-    memset(r, 0, sizeof *r);
-    d2_function *f = D2_AS(d2_function, fobj);
-    if (!f->def || !f->module || !f->module->ast) {
-        r->fallback = true;
-        r->why = d2_strdup("a lambda or a function without source cannot be converted");
+    d2_free(m->why);
+    d2_free(m->libsig);
+    memset(m, 0, sizeof *m);
+}
+
+static bool xf_memo_copy(xf_memo *to, const xf_memo *from)
+{
+    *to = *from;
+    to->why = from->why ? d2_strdup(from->why) : NULL;
+    to->libsig = d2_strdup(from->libsig);
+    if ((from->why && !to->why) || !to->libsig) {
+        xf_memo_free(to);
+        return false;
+    }
+    return true;
+}
+
+/* The library names joined into one string (NULL when out of memory). */
+static char *lib_signature(const char **libs, size_t n)
+{
+    d2_buf b;
+    d2_buf_init(&b);
+    for (size_t i = 0; i < n; i++) {
+        d2_buf_puts(&b, libs[i]);
+        d2_buf_puts(&b, "\n");
+    }
+    return d2_buf_take(&b);
+}
+
+/* Runs the transforms on f (or takes their result from memo when it still
+ * holds). 0 with *conv set, 1 for unsupported syntax (r->span and r->why
+ * set), -1 with an exception. */
+static int transform(d2_interp *I, d2_function *f, xf_memo *memo, conv_result *r,
+                     d2_ast_stmt **conv)
+{
+    size_t nlib = 0;
+    const char **libs = library_names(I, f->module->dict, &nlib);
+    char *sig = libs ? lib_signature(libs, nlib) : NULL;
+    if (!libs || !sig) {
+        d2_free(libs);
+        d2_free(sig);
+        nomem(I);
+        return -1;
+    }
+    if (memo && memo->have && strcmp(memo->libsig, sig) == 0) {
+        d2_free(libs);
+        d2_free(sig);
+        if (memo->fallback) {
+            r->span = memo->span;
+            r->why = memo->why ? d2_strdup(memo->why) : NULL;
+            return 1;
+        }
+        *conv = memo->conv;
         return 0;
     }
     const d2_ast_module *mast = f->module->ast;
@@ -2992,23 +3037,19 @@ static int convert(d2_interp *I, d2_obj *fobj, bool only_code, conv_result *r)
      * which outlives the functions made from it */
     d2_arena *a = d2_arena_new();
     if (!a) {
+        d2_free(libs);
+        d2_free(sig);
         nomem(I);
         return -1;
     }
     d2_diag dg;
     d2_diag_init(&dg, a);
     d2_diag_set_source(&dg, path, mast->source, mast->source_len);
-    size_t nlib = 0;
-    const char **libs = library_names(I, f->module->dict, &nlib);
     d2_xform_options opt = {false, libs, nlib};
-    d2_ast_stmt *conv = NULL;
-    d2_xform_status st = d2_xform_function(I->arena, f->def, &dg, &opt, &conv);
+    d2_xform_status st = d2_xform_function(I->arena, f->def, &dg, &opt, conv);
     d2_free(libs);
     int rc = -1;
-    d2_buf src;
-    d2_buf_init(&src);
     if (st == D2_XFORM_FALLBACK || (st == D2_XFORM_ERROR && dg.first)) {
-        r->fallback = true;
         const d2_diag_item *it = dg.first;
         if (it) {
             r->span = it->span;
@@ -3016,24 +3057,64 @@ static int convert(d2_interp *I, d2_obj *fobj, bool only_code, conv_result *r)
             r->why = semi ? d2_strndup(it->message, (size_t)(semi - it->message))
                           : d2_strdup(it->message);
         }
-        d2_unparse(&src, f->def);
-        r->code = d2_buf_take(&src);
+        rc = 1;
+    } else if (st != D2_XFORM_OK || !*conv) {
+        nomem(I);
+    } else {
         rc = 0;
-        goto done;
     }
-    if (st != D2_XFORM_OK || !conv) {
-        nomem(I);
-        goto done;
+    d2_arena_delete(a);
+    if (rc >= 0 && memo) {
+        xf_memo_free(memo);
+        memo->have = true;
+        memo->fallback = rc == 1;
+        memo->conv = rc == 0 ? *conv : NULL;
+        memo->span = r->span;
+        memo->why = r->why ? d2_strdup(r->why) : NULL;
+        memo->libsig = sig;
+        sig = NULL;
     }
-    d2_unparse(&src, conv);
-    r->code = d2_buf_take(&src);
-    if (!r->code) {
-        nomem(I);
-        goto done;
+    d2_free(sig);
+    return rc;
+}
+
+/* Converts user function fobj: runs the transforms (or takes them from
+ * memo, which may be NULL), and unless only_code, instantiates the converted
+ * source in the function's module globals with the function's closure
+ * values; only_code sets r->code. 0, or -1 with an exception; unsupported
+ * syntax is not an error (r->fallback). */
+static int convert(d2_interp *I, d2_obj *fobj, bool only_code, xf_memo *memo, conv_result *r)
+{
+    memset(r, 0, sizeof *r);
+    d2_function *f = D2_AS(d2_function, fobj);
+    if (!f->def || !f->module || !f->module->ast) {
+        r->fallback = true;
+        r->why = d2_strdup("a lambda or a function without source cannot be converted");
+        return 0;
+    }
+    d2_ast_stmt *conv = NULL;
+    int xr = transform(I, f, memo, r, &conv);
+    if (xr < 0)
+        return -1;
+    int rc = -1;
+    d2_buf src;
+    d2_buf_init(&src);
+    if (xr == 1) {
+        r->fallback = true;
+        if (only_code) {
+            d2_unparse(&src, f->def);
+            r->code = d2_buf_take(&src);
+        }
+        return 0;
     }
     if (only_code) {
-        rc = 0;
-        goto done;
+        d2_unparse(&src, conv);
+        r->code = d2_buf_take(&src);
+        if (!r->code) {
+            nomem(I);
+            return -1;
+        }
+        return 0;
     }
     /* def __jst_factory__(_jst, <free variables>): <converted def>; return it,
      * run in the function's module: the converted code keeps the user's spans */
@@ -3114,8 +3195,6 @@ static int convert(d2_interp *I, d2_obj *fobj, bool only_code, conv_result *r)
     }
     rc = 0;
 done:
-    d2_buf_free(&src);
-    d2_arena_delete(a);
     if (rc < 0)
         conv_result_free(r);
     return rc;
@@ -3135,7 +3214,7 @@ static d2_obj *converted_callee(d2_interp *I, d2_obj *f)
     if (hit)
         return d2_incref(hit);
     conv_result r;
-    if (convert(I, f, false, &r) < 0)
+    if (convert(I, f, false, NULL, &r) < 0)
         return NULL;
     d2_obj *use = r.fn && !r.fallback ? r.fn : f;
     d2_obj *out = d2_incref(use);
@@ -3243,6 +3322,7 @@ typedef struct sfn {
     bool tried, fallback;
     d2_span why_span;
     char *why;
+    xf_memo memo; /* the transforms' result from the decoration, until tried */
     entry *entries;
 } sfn;
 
@@ -3271,6 +3351,7 @@ static void sfn_fin(void *p)
     d2_decref(s->conv);
     d2_decref(s->last_specs);
     d2_free(s->why);
+    xf_memo_free(&s->memo);
     d2_free(s);
 }
 
@@ -3287,7 +3368,9 @@ static int sfn_convert(d2_interp *I, sfn *s)
     if (s->tried)
         return 0;
     conv_result r;
-    if (convert(I, s->fn, false, &r) < 0)
+    int rc = convert(I, s->fn, false, &s->memo, &r);
+    xf_memo_free(&s->memo);
+    if (rc < 0)
         return -1;
     s->tried = true;
     s->fallback = r.fallback;
@@ -3623,14 +3706,11 @@ static d2_obj *out_template(d2_interp *I, d2_obj *v, int depth)
         int k = b0->n_yields;
         char nm[64];
         snprintf(nm, sizeof nm, "output_%d", k);
-        if (d2_program_find_var(p, nm) < 0) {
-            char *dup = d2_strdup(nm);
-            if (!dup)
-                return nomem(I);
-            d2_free(p->vars[var].name);
-            p->vars[var].name = dup;
-        }
         d2_err err = {0};
+        if (d2_program_rename_var(p, var, nm, &err) < 0) {
+            d2_raise_err(I, &err);
+            return NULL;
+        }
         if (d2_block_add_yield(p, 0, var, &err) < 0) {
             d2_raise_err(I, &err);
             return NULL;
@@ -3712,18 +3792,6 @@ static int signature(d2_interp *I, sfn *s, d2_obj **args, size_t nargs, d2_dict 
     return 0;
 }
 
-/* Symbolic tensors of a finished build that Python code kept (say in a
- * Layer attribute) must not pass for values of a later build: they are
- * detached from the builder, whose memory is reused. */
-static void retire_builder(d2_interp *I, const d2_builder *B)
-{
-    for (d2_obj *o = I->gc_head.gc_next; o != &I->gc_head; o = o->gc_next)
-        if (o->kind == D2_OBJ_TENSOR && TOBJ(o)->builder == B) {
-            TOBJ(o)->builder = NULL;
-            TOBJ(o)->var = -1;
-        }
-}
-
 /* A tensor condition the transforms left to Python (the `if` of a
  * comprehension, a condition inside a lambda) fails while building, and so
  * does recursion whose depth a tensor decides (both branches of the
@@ -3787,7 +3855,7 @@ static entry *compile(d2_interp *I, sfn *s, d2_obj **args, size_t nargs, d2_dict
     int *vars = d2_calloc((size_t)fd->n + 1, sizeof *vars);
     d2_obj **sym = d2_calloc(nargs + 1, sizeof *sym);
     d2_obj *kws = NULL, *result = NULL;
-    d2_builder B = {p, 0, ++I->next_gen, I->builder, NULL};
+    d2_builder B = {p, 0, ++I->next_gen, I->builder, NULL, NULL};
     bool ok = false, retry = false;
     if (!vars || !sym) {
         nomem(I);
@@ -3827,7 +3895,10 @@ static entry *compile(d2_interp *I, sfn *s, d2_obj **args, size_t nargs, d2_dict
     }
 built:
     I->builder = B.outer;
-    retire_builder(I, &B);
+    /* symbolic tensors of the finished build that Python code kept (say in a
+     * Layer attribute) must not pass for values of a later build: they are
+     * detached from the builder, whose memory is reused */
+    d2_pd_retire_builder(&B);
     e->lifted = (d2_obj *)B.lifted;
     B.lifted = NULL;
     if (!ok)
@@ -4107,9 +4178,68 @@ static sfn *wrapper_state(d2_interp *I, d2_obj *f)
     return sfn_of(I, fattr(I, f, "_dy2st_static"));
 }
 
+/* def __jst_make__(_call):
+ *     def to_static_function(*args, **kwargs):
+ *         return _call(args, kwargs)
+ *     return to_static_function
+ * built directly (every node at span sp), since parsing it per to_static
+ * costs more than the rest of the decoration. */
+static d2_ast_stmt *wrapper_def(d2_arena *a, d2_span sp)
+{
+    d2_ast_stmt *outer = d2_ast_stmt_new(a, D2_AST_FUNCTION_DEF, sp);
+    d2_ast_stmt *inner = d2_ast_stmt_new(a, D2_AST_FUNCTION_DEF, sp);
+    d2_ast_arguments *oargs = d2_ast_node_new(a, D2_AST_ARGUMENTS, sp);
+    d2_ast_arguments *iargs = d2_ast_node_new(a, D2_AST_ARGUMENTS, sp);
+    d2_ast_arg *call = d2_ast_arg_new(a, "_call", NULL, sp);
+    if (!outer || !inner || !oargs || !iargs || !call ||
+        !(iargs->vararg = d2_ast_arg_new(a, "args", NULL, sp)) ||
+        !(iargs->kwarg = d2_ast_arg_new(a, "kwargs", NULL, sp)) ||
+        d2_ast_seq_push(a, &oargs->args, call) < 0)
+        return NULL;
+    d2_ast_seq cargs = {0}, nokw = {0};
+    d2_ast_expr *fn = d2_ast_name(a, "_call", D2_CTX_LOAD, sp);
+    d2_ast_expr *pa = d2_ast_name(a, "args", D2_CTX_LOAD, sp);
+    d2_ast_expr *pk = d2_ast_name(a, "kwargs", D2_CTX_LOAD, sp);
+    if (!fn || !pa || !pk || d2_ast_seq_push(a, &cargs, pa) < 0 ||
+        d2_ast_seq_push(a, &cargs, pk) < 0)
+        return NULL;
+    d2_ast_expr *ce = d2_ast_call(a, fn, cargs, nokw, sp);
+    d2_ast_stmt *iret = ce ? d2_ast_return(a, ce, sp) : NULL;
+    d2_ast_expr *rv = d2_ast_name(a, "to_static_function", D2_CTX_LOAD, sp);
+    d2_ast_stmt *oret = rv ? d2_ast_return(a, rv, sp) : NULL;
+    if (!iret || !oret || d2_ast_seq_push(a, &inner->function_def.body, iret) < 0 ||
+        d2_ast_seq_push(a, &outer->function_def.body, inner) < 0 ||
+        d2_ast_seq_push(a, &outer->function_def.body, oret) < 0)
+        return NULL;
+    inner->function_def.name = "to_static_function";
+    inner->function_def.args = iargs;
+    outer->function_def.name = "__jst_make__";
+    outer->function_def.args = oargs;
+    return outer;
+}
+
 /* Wraps user function fn as a to_static function (a Python function, so
  * it binds as a method; attributes code and __wrapped__). */
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static d2_obj *make_static_impl(d2_interp *I, d2_obj *fn, d2_obj *spec, d2_obj *bound);
+
+/* make_static_impl, timed for _jst._stats. */
 static d2_obj *make_static(d2_interp *I, d2_obj *fn, d2_obj *spec, d2_obj *bound)
+{
+    double t0 = now_s();
+    d2_obj *w = make_static_impl(I, fn, spec, bound);
+    JS(I)->decorate_s += now_s() - t0;
+    JS(I)->decorated++;
+    return w;
+}
+
+static d2_obj *make_static_impl(d2_interp *I, d2_obj *fn, d2_obj *spec, d2_obj *bound)
 {
     sfn *prev = wrapper_state(I, fn);
     if (prev)
@@ -4117,25 +4247,20 @@ static d2_obj *make_static(d2_interp *I, d2_obj *fn, d2_obj *spec, d2_obj *bound
     if (fn->kind != D2_OBJ_FUNCTION)
         return d2_raise(I, "TypeError", "paddle.jit.to_static: expected a function or a Layer, "
                         "got %s", d2_type_name(fn));
-    /* a wrapper per function, run in its module with the def's span, so that
-     * tracebacks show the wrapper's frame at the user's def */
-    static const char src[] = "def __jst_make__(_call):\n"
-                              "    def to_static_function(*args, **kwargs):\n"
-                              "        return _call(args, kwargs)\n"
-                              "    return to_static_function\n";
     d2_function *of = D2_AS(d2_function, fn);
     if (!of->module)
         return d2_raise(I, "TypeError", "paddle.jit.to_static: %s() has no module", of->name);
-    d2_ast_module *wast = d2_ast_parse(I->arena, "<to_static>", src, sizeof src - 1, NULL);
-    if (!wast || wast->body.n != 1)
+    /* a wrapper per function, run in its module with the def's span, so that
+     * tracebacks show the wrapper's frame at the user's def */
+    d2_ast_stmt *wdef = wrapper_def(I->arena, of->def ? of->def->span : (d2_span){0});
+    if (!wdef)
         return nomem(I);
-    d2_ast_stmt *wdef = wast->body.items[0];
-    if (of->def)
-        set_spans(wdef, of->def->span, 0);
     d2_obj *make = exec_def(I, wdef, of->module, "__jst_make__");
     if (!make)
         return NULL;
     d2_obj *state = new_state(I, fn, spec, bound);
+    if (state && prev && prev->memo.have && !xf_memo_copy(&sfn_of(I, state)->memo, &prev->memo))
+        d2_setref(&state, nomem(I));
     d2_obj *call = state ? d2_builtin_new(I, "to_static_call", SF_call, state, NULL) : NULL;
     d2_obj *w = call ? d2_call(I, make, &call, 1, NULL) : NULL;
     d2_decref(make);
@@ -4146,7 +4271,7 @@ static d2_obj *make_static(d2_interp *I, d2_obj *fn, d2_obj *spec, d2_obj *bound
         d2_function *wf = D2_AS(d2_function, w);
         wf->name = of->name;
         wf->qualname = of->qualname;
-        rc = convert(I, fn, true, &r);
+        rc = convert(I, fn, true, &sfn_of(I, state)->memo, &r);
     }
     d2_obj *code = rc == 0 ? d2_str_from(I, r.code ? r.code : "") : NULL;
     if (!code || fattr_set(I, w, "_dy2st_static", state) < 0 ||
@@ -4256,8 +4381,11 @@ static d2_obj *state_for(d2_interp *I, d2_obj *target)
                             d2_type_name(m->func));
         sfn *w = wrapper_state(I, m->func);
         d2_obj *st = new_state(I, w ? w->fn : m->func, w ? w->spec : NULL, m->self);
-        if (st && w)
+        if (st && w) {
             sfn_of(I, st)->last_specs = d2_incref(w->last_specs);
+            if (w->memo.have && !xf_memo_copy(&sfn_of(I, st)->memo, &w->memo))
+                d2_setref(&st, nomem(I));
+        }
         return st;
     }
     if (d2_jit_is_layer(I, target)) {
@@ -5079,6 +5207,25 @@ static d2_obj *C_save(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d
     return rc < 0 ? d2_raise_err(I, &err) : d2_none(I);
 }
 
+/* _jst._stats(): {"decorate_s": seconds spent making to_static functions
+ * (the transforms run there), "decorated": how many}; for the benchmark,
+ * which counts the conversion the decorator does while a module loads. */
+static d2_obj *C_stats(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+{
+    D2_UNUSED(self);
+    if (d2_parse_args(I, "_jst._stats", "", args, nargs, kw, NULL) < 0)
+        return NULL;
+    d2_obj *d = d2_dict_new(I);
+    d2_obj *t = d2_float_new(I, JS(I)->decorate_s);
+    d2_obj *n = d2_int_new(I, JS(I)->decorated);
+    if (!d || !t || !n || d2_dict_set_str(I, D2_AS(d2_dict, d), "decorate_s", t) < 0 ||
+        d2_dict_set_str(I, D2_AS(d2_dict, d), "decorated", n) < 0)
+        d2_setref(&d, NULL);
+    d2_decref(t);
+    d2_decref(n);
+    return d;
+}
+
 /* _jst._cache_size(f): how many Programs the to_static function f (or a
  * bound method of it) has compiled; for tests. */
 static d2_obj *C_cache_size(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
@@ -5315,7 +5462,7 @@ int d2_jit_init(d2_interp *I)
         {"Len", JST_Len}, {"Call", JST_Call},
         {"_input_spec", C_input_spec}, {"_load_file", C_load_file}, {"_resolve", C_resolve},
         {"_program", C_program}, {"_save", C_save}, {"_load_params", C_load_params},
-        {"_cache_size", C_cache_size}, {"_load_npz", C_load_npz},
+        {"_cache_size", C_cache_size}, {"_stats", C_stats}, {"_load_npz", C_load_npz},
     };
     if (d2_jit_add_fns(I, s->jst, jst_fns, D2_COUNTOF(jst_fns)) < 0)
         return -1;

@@ -46,6 +46,9 @@ d2_obj *d2_trace_function(d2_interp *I, d2_obj *fn, d2_obj **args, size_t nargs,
  * save_inference_model / get_program. Caller frees; NULL with err set when
  * nothing was compiled yet. */
 d2_program *d2_jit_last_program(d2_interp *I, d2_err *err);
+/* When o is an UndefinedVar (a variable a converted function left unbound
+ * on some path), raises its NameError and returns true. */
+bool d2_jit_raise_if_undef(d2_interp *I, d2_obj *o);
 
 /* Reads every array of an .npz file (numpy.savez: a zip archive of stored
  * .npy members; savez_compressed's deflated members are refused). fn is called

@@ -148,15 +148,13 @@ static d2_obj *P_in_dynamic_mode(d2_interp *I, d2_obj *self, d2_obj **args, size
 static void sprog_fin(void *v)
 {
     sprog *s = v;
+    /* symbolic tensors of the Program that Python code still holds no
+     * longer stand for anything (also at teardown, where they may outlive
+     * the builder freed below) */
+    if (s->b)
+        d2_pd_retire_builder(s->b);
     if (s->b && s->I) {
         d2_interp *I = s->I;
-        /* symbolic tensors of the Program that Python code still holds no
-         * longer stand for anything */
-        for (d2_obj *o = I->gc_head.gc_next; o != &I->gc_head; o = o->gc_next)
-            if (o->kind == D2_OBJ_TENSOR && TOBJ(o)->builder == s->b) {
-                TOBJ(o)->builder = NULL;
-                TOBJ(o)->var = -1;
-            }
         st_state *st = SS(I);
         if (s->prev)
             s->prev->next = s->next;
@@ -643,14 +641,9 @@ static void paddle_name(d2_interp *I, d2_obj *o, const char *name)
 {
     if (!o || o->kind != D2_OBJ_TENSOR || TOBJ(o)->t || !TOBJ(o)->builder)
         return;
-    d2_program *p = TOBJ(o)->builder->prog;
-    if (d2_program_find_var(p, name) >= 0)
-        return;
-    char *nm = d2_strdup(name);
-    if (!nm)
-        return; /* the generated name stays: harmless */
-    d2_free(p->vars[TOBJ(o)->var].name);
-    p->vars[TOBJ(o)->var].name = nm;
+    d2_err err = {0};
+    /* taken or out of memory: the generated name stays, harmless */
+    (void)d2_program_rename_var(TOBJ(o)->builder->prog, TOBJ(o)->var, name, &err);
     D2_UNUSED(I);
 }
 

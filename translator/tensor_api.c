@@ -1,5 +1,6 @@
 /* tensor_api.c - the Paddle API subset: tensors, ops, paddle.nn.functional, nn.Layer and layers. */
 #include "tensor_api.h"
+#include "jit.h"
 #include "static_api.h"
 #include "pickle.h"
 
@@ -198,10 +199,38 @@ d2_obj *d2_pd_symbolic(d2_interp *I, d2_builder *b, int var)
     d2_obj *o = tensor_obj_alloc(I);
     if (!o)
         return NULL;
-    TOBJ(o)->builder = b;
-    TOBJ(o)->var = var;
-    TOBJ(o)->type = b->prog->vars[var].type;
+    d2_tensor_obj *t = TOBJ(o);
+    t->builder = b;
+    t->var = var;
+    t->type = b->prog->vars[var].type;
+    t->sym_next = b->syms;
+    if (b->syms)
+        b->syms->sym_prev = t;
+    b->syms = t;
     return o;
+}
+
+void d2_pd_sym_unlink(d2_tensor_obj *t)
+{
+    if (!t->builder)
+        return;
+    if (t->sym_prev)
+        t->sym_prev->sym_next = t->sym_next;
+    else
+        t->builder->syms = t->sym_next;
+    if (t->sym_next)
+        t->sym_next->sym_prev = t->sym_prev;
+    t->sym_prev = t->sym_next = NULL;
+    t->builder = NULL;
+}
+
+void d2_pd_retire_builder(d2_builder *b)
+{
+    while (b->syms) {
+        d2_tensor_obj *t = b->syms;
+        d2_pd_sym_unlink(t);
+        t->var = -1;
+    }
 }
 
 d2_obj *d2_ndarray_wrap(d2_interp *I, d2_tensor *t)
@@ -501,7 +530,8 @@ static int collect_rec(d2_interp *I, collect *c, d2_obj *o, int depth, const cha
                 return -1;
         return 0;
     }
-    d2_raise(I, "TypeError", "%s: cannot convert %s to a tensor", fname, d2_type_name(o));
+    if (!d2_jit_raise_if_undef(I, o))
+        d2_raise(I, "TypeError", "%s: cannot convert %s to a tensor", fname, d2_type_name(o));
     return -1;
 }
 

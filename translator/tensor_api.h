@@ -33,6 +33,11 @@ int d2_pd_truth(d2_interp *I, d2_obj *t);
 /* ---- tensors for the interpreter, jit and tracer ---- */
 /* A symbolic tensor: variable `var` of builder b's Program (type from the var). */
 d2_obj *d2_pd_symbolic(d2_interp *I, d2_builder *b, int var);
+/* Detaches symbolic tensor t from its builder's list (and the builder). */
+void d2_pd_sym_unlink(d2_tensor_obj *t);
+/* Every symbolic tensor of b still alive stops standing for a variable
+ * (b's Program is gone or finished); call before b itself goes. */
+void d2_pd_retire_builder(d2_builder *b);
 /* The variable standing for tensor object o in builder b: its own var when
  * symbolic, else o lifted once into b's Program as a parameter named by its
  * Paddle name (or a generated one). -1 with an exception. */

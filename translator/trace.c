@@ -316,8 +316,9 @@ d2_obj *d2_trace_function(d2_interp *I, d2_obj *fn, d2_obj **args, size_t nargs,
     d2_program *p = d2_program_new(&err);
     if (!p)
         return err.code ? d2_raise_err(I, &err) : nomem(I);
-    d2_builder B = {p, 0, ++I->next_gen, NULL, NULL};
+    d2_builder B = {p, 0, ++I->next_gen, NULL, NULL, NULL};
     d2_obj *r = run_traced(I, &B, fn, args, nargs, kwargs);
+    d2_pd_retire_builder(&B);
     d2_decref((d2_obj *)B.lifted);
     d2_program_free(p);
     return r;
@@ -372,16 +373,7 @@ static int add_output(d2_interp *I, d2_builder *B, d2_obj *v)
     }
     char nm[64];
     snprintf(nm, sizeof nm, "output_%d", b0->n_yields);
-    if (d2_program_find_var(p, nm) < 0) {
-        char *dup = d2_strdup(nm);
-        if (!dup) {
-            nomem(I);
-            return -1;
-        }
-        d2_free(p->vars[var].name);
-        p->vars[var].name = dup;
-    }
-    if (d2_block_add_yield(p, 0, var, &err) < 0) {
+    if (d2_program_rename_var(p, var, nm, &err) < 0 || d2_block_add_yield(p, 0, var, &err) < 0) {
         d2_raise_err(I, &err);
         return -1;
     }
@@ -436,7 +428,7 @@ static int trace_call(d2_interp *I, d2_obj *fn, d2_obj **inputs, int n, const d2
     }
     t->prog = p;
     t->n_in = n;
-    d2_builder B = {p, 0, ++I->next_gen, NULL, NULL};
+    d2_builder B = {p, 0, ++I->next_gen, NULL, NULL, NULL};
     for (int k = 0; k < n; k++) {
         d2_type ty;
         if (types) {
@@ -474,6 +466,7 @@ static int trace_call(d2_interp *I, d2_obj *fn, d2_obj **inputs, int n, const d2
     }
     rc = 0;
 done:
+    d2_pd_retire_builder(&B);
     t->lifted = (d2_obj *)B.lifted;
     for (int k = 0; k < n; k++)
         d2_decref(w[k]);

@@ -1,5 +1,6 @@
 /* value.c - the interpreter's objects: allocation, freeing, constructors, dicts, repr. */
 #include "interp_priv.h"
+#include "tensor_api.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -139,6 +140,7 @@ static void free_storage(d2_obj *o)
         d2_free(D2_AS(d2_dict, o)->index);
         break;
     case D2_OBJ_TENSOR:
+        d2_pd_sym_unlink(D2_AS(d2_tensor_obj, o));
         if (D2_AS(d2_tensor_obj, o)->t)
             d2_tensor_unref(D2_AS(d2_tensor_obj, o)->t);
         break;

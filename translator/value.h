@@ -169,6 +169,9 @@ typedef struct d2_tensor_obj {
     const char *name;            /* Paddle name ("linear_0.w_0"), arena/interp-owned or NULL */
     int trace_var;               /* var in the trace Program, -1 */
     unsigned trace_gen;
+    /* symbolic: the builder's list of its tensors (d2_builder.syms), so that
+     * a finished builder reaches them without scanning every object */
+    struct d2_tensor_obj *sym_prev, *sym_next;
 } d2_tensor_obj;
 
 /* A numpy.ndarray: a concrete CPU tensor with NumPy semantics. */

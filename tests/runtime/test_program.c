@@ -877,6 +877,71 @@ static void test_out_of_memory(void **state)
     free(mlp);
 }
 
+/* Variable names are found through an index kept by add_var, rename_var
+ * and clone: thousands of names (the index grows many times), generated
+ * names skipping taken ones, renames moving a name, clones answering alike;
+ * and running out of memory at every step leaves a consistent Program. */
+static void test_var_name_index(void **state)
+{
+    (void)state;
+    d2_err err = {0};
+    d2_program *p = d2_program_new(&err);
+    assert_non_null(p);
+    d2_type t;
+    memset(&t, 0, sizeof t);
+    t.kind = D2_VALUE_TENSOR;
+    t.dtype = D2_F32;
+    char nm[32];
+    for (int i = 0; i < 3000; i++) {
+        snprintf(nm, sizeof nm, "v%d", i);
+        assert_int_equal(d2_program_add_var(p, 0, nm, &t, &err), i);
+    }
+    assert_int_equal(d2_program_add_var(p, 0, "v17", &t, &err), -1);
+    assert_int_equal(err.code, D2_ERR_INVALID);
+    assert_int_equal(d2_program_add_var(p, 0, "t3000", &t, &err), 3000);
+    int g = d2_program_add_var(p, 0, NULL, &t, &err); /* named after n_vars */
+    assert_string_equal(p->vars[g].name, "t3001");
+    assert_int_equal(d2_program_add_var(p, 0, "t3003", &t, &err), 3002);
+    g = d2_program_add_var(p, 0, NULL, &t, &err); /* t3003 is taken */
+    assert_string_equal(p->vars[g].name, "t3004");
+    for (int i = 0; i < 3000; i += 7) {
+        snprintf(nm, sizeof nm, "v%d", i);
+        assert_int_equal(d2_program_find_var(p, nm), i);
+    }
+    assert_int_equal(d2_program_find_var(p, "v3000"), -1);
+    assert_int_equal(d2_program_find_var(p, ""), -1);
+    /* rename: the old name goes, the new one finds the var; a taken name is refused */
+    assert_int_equal(d2_program_rename_var(p, 5, "output_0", &err), 0);
+    assert_int_equal(d2_program_find_var(p, "output_0"), 5);
+    assert_int_equal(d2_program_find_var(p, "v5"), -1);
+    assert_int_equal(d2_program_rename_var(p, 6, "output_0", &err), 1);
+    assert_string_equal(p->vars[6].name, "v6");
+    assert_int_equal(d2_program_rename_var(p, 5, "output_0", &err), 0);
+    assert_int_equal(d2_program_rename_var(p, 99999, "x", &err), -1);
+    d2_program *q = d2_program_clone(p, &err);
+    assert_non_null(q);
+    assert_int_equal(d2_program_find_var(q, "output_0"), 5);
+    assert_int_equal(d2_program_find_var(q, "v2999"), 2999);
+    assert_int_equal(d2_program_add_var(q, 0, "v6", &t, &err), -1);
+    d2_program_free(q);
+    for (long k = 0; k < 64; k++) {
+        d2_alloc_fail_after(k);
+        int r = d2_program_rename_var(p, 7, "renamed", &err);
+        int a = d2_program_add_var(p, 0, NULL, &t, &err);
+        d2_program *c = d2_program_clone(p, &err);
+        d2_alloc_fail_after(-1);
+        assert_true(r == 0 || r == -1);
+        assert_int_equal(d2_program_find_var(p, r == 0 ? "renamed" : "v7"), 7);
+        if (a >= 0)
+            assert_int_equal(d2_program_find_var(p, p->vars[a].name), a);
+        if (c)
+            assert_int_equal(d2_program_find_var(c, p->vars[7].name), 7);
+        d2_program_free(c);
+        assert_int_equal(d2_program_rename_var(p, 7, "v7", &err), 0);
+    }
+    d2_program_free(p);
+}
+
 int main(void)
 {
     d2_err err = {0};
@@ -898,6 +963,7 @@ int main(void)
         cmocka_unit_test(test_dot),
         cmocka_unit_test(test_fuzz),
         cmocka_unit_test(test_out_of_memory),
+        cmocka_unit_test(test_var_name_index),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
