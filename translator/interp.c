@@ -1388,7 +1388,7 @@ d2_obj *d2i_call_special(d2_interp *I, d2_obj *o, const char *name, d2_obj **arg
     return r;
 }
 
-static d2_obj *bound_method(d2_interp *I, d2_obj *func, d2_obj *self)
+d2_obj *d2_bound_method_new(d2_interp *I, d2_obj *func, d2_obj *self)
 {
     d2_obj *m = d2_obj_alloc(I, D2_OBJ_BOUND_METHOD, NULL, sizeof(d2_bound_method));
     if (!m)
@@ -1404,15 +1404,16 @@ static d2_obj *bind_descr(d2_interp *I, d2_obj *descr, d2_obj *o, bool is_class)
 {
     switch (descr->kind) {
     case D2_OBJ_FUNCTION:
-        return is_class ? d2_incref(descr) : bound_method(I, descr, o);
+        return is_class ? d2_incref(descr) : d2_bound_method_new(I, descr, o);
     case D2_OBJ_BUILTIN:
         if (descr->cls == I->st->method_descr && !D2_AS(d2_builtin, descr)->self && !is_class)
-            return bound_method(I, descr, o);
+            return d2_bound_method_new(I, descr, o);
         return d2_incref(descr);
     case D2_OBJ_STATICMETHOD:
         return d2_incref(D2_AS(d2_wrapper, descr)->func);
     case D2_OBJ_CLASSMETHOD:
-        return bound_method(I, D2_AS(d2_wrapper, descr)->func, is_class ? o : (d2_obj *)o->cls);
+        return d2_bound_method_new(I, D2_AS(d2_wrapper, descr)->func,
+                                   is_class ? o : (d2_obj *)o->cls);
     case D2_OBJ_PROPERTY: {
         if (is_class)
             return d2_incref(descr);
@@ -1481,7 +1482,7 @@ static d2_obj *super_getattr(d2_interp *I, d2_obj *sup, const char *name)
         if (v) {
             if (self_is_class) {
                 if (v->kind == D2_OBJ_CLASSMETHOD)
-                    return bound_method(I, D2_AS(d2_wrapper, v)->func, self);
+                    return d2_bound_method_new(I, D2_AS(d2_wrapper, v)->func, self);
                 if (v->kind == D2_OBJ_BUILTIN && strcmp(name, "__new__") == 0)
                     return d2_incref(v);
                 return bind_descr(I, v, self, true);

@@ -180,6 +180,8 @@ d2_obj *d2_dict_get_str(d2_interp *I, d2_dict *d, const char *key);
 int d2_dict_set(d2_interp *I, d2_dict *d, d2_obj *key, d2_obj *v); /* borrows both */
 int d2_dict_set_str(d2_interp *I, d2_dict *d, const char *key, d2_obj *v);
 int d2_dict_del(d2_interp *I, d2_dict *d, d2_obj *key); /* KeyError when absent */
+/* A method object: func bound to self (both borrowed). */
+d2_obj *d2_bound_method_new(d2_interp *I, d2_obj *func, d2_obj *self);
 d2_obj *d2_builtin_new(d2_interp *I, const char *name, d2_builtin_fn fn, d2_obj *self,
                        const void *data);
 /* A builtin class with the given layout and base (NULL = object); methods

@@ -3224,16 +3224,6 @@ static d2_obj *converted_callee(d2_interp *I, d2_obj *f)
     return out;
 }
 
-static d2_obj *new_bound_method(d2_interp *I, d2_obj *func, d2_obj *self)
-{
-    d2_obj *m = d2_obj_alloc(I, D2_OBJ_BOUND_METHOD, NULL, sizeof(d2_bound_method));
-    if (!m)
-        return NULL;
-    D2_AS(d2_bound_method, m)->func = d2_incref(func);
-    D2_AS(d2_bound_method, m)->self = d2_incref(self);
-    return m;
-}
-
 static bool has_hooks(d2_interp *I, d2_obj *layer)
 {
     static const char *const which[] = {"_forward_pre_hooks", "_forward_post_hooks"};
@@ -3269,7 +3259,7 @@ static d2_obj *JST_Call(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
             d2_decref(c);
             return c ? d2_incref(f) : NULL;
         }
-        d2_obj *r = new_bound_method(I, c, m->self);
+        d2_obj *r = d2_bound_method_new(I, c, m->self);
         d2_decref(c);
         return r;
     }
@@ -3286,7 +3276,7 @@ static d2_obj *JST_Call(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
                 r = d2_incref(f);
             } else {
                 d2_obj *c = converted_callee(I, fwd);
-                r = c == fwd ? d2_incref(f) : c ? new_bound_method(I, c, f) : NULL;
+                r = c == fwd ? d2_incref(f) : c ? d2_bound_method_new(I, c, f) : NULL;
                 d2_decref(c);
             }
         } else {
@@ -4110,6 +4100,28 @@ done:
 }
 
 /* The builtin each to_static wrapper calls with (args, kwargs). */
+/* f.rollback(): undoes to_static. For a Layer converted with
+ * paddle.jit.to_static(layer), its forward becomes the original method
+ * again (as Paddle does), which is returned; otherwise the original
+ * function is returned. (Paddle also rebinds a forward decorated in the
+ * class body when reached through an instance; here that case returns the
+ * original function and the Layer stays converted.) */
+static d2_obj *SF_rollback(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
+                           d2_dict *kw)
+{
+    sfn *s = sfn_of(I, self);
+    if (d2_parse_args(I, "rollback", "", args, nargs, kw, NULL) < 0)
+        return NULL;
+    if (!s)
+        return d2_raise(I, "TypeError", "internal: rollback of a non-to_static function");
+    if (!s->bound || !d2_jit_is_layer(I, s->bound))
+        return d2_incref(s->fn);
+    d2_obj *m = d2_bound_method_new(I, s->fn, s->bound);
+    if (!m || iset(I, s->bound, "forward", m) < 0)
+        d2_setref(&m, NULL);
+    return m;
+}
+
 static d2_obj *SF_call(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
 {
     D2_UNUSED(kw);
@@ -4274,9 +4286,12 @@ static d2_obj *make_static_impl(d2_interp *I, d2_obj *fn, d2_obj *spec, d2_obj *
         rc = convert(I, fn, true, &sfn_of(I, state)->memo, &r);
     }
     d2_obj *code = rc == 0 ? d2_str_from(I, r.code ? r.code : "") : NULL;
-    if (!code || fattr_set(I, w, "_dy2st_static", state) < 0 ||
-        fattr_set(I, w, "__wrapped__", fn) < 0 || fattr_set(I, w, "code", code) < 0)
+    d2_obj *rb = code ? d2_builtin_new(I, "rollback", SF_rollback, state, NULL) : NULL;
+    if (!rb || fattr_set(I, w, "_dy2st_static", state) < 0 ||
+        fattr_set(I, w, "__wrapped__", fn) < 0 || fattr_set(I, w, "code", code) < 0 ||
+        fattr_set(I, w, "rollback", rb) < 0)
         d2_setref(&w, NULL);
+    d2_decref(rb);
     d2_decref(code);
     d2_decref(state);
     conv_result_free(&r);
@@ -4799,6 +4814,59 @@ static d2_obj *IS_repr(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, 
     d2_decref(dtr);
     d2_decref(nmr);
     return r;
+}
+
+/* InputSpec.batch(batch_size): puts batch_size in front of the shape and
+ * returns the spec itself. A list or tuple of one int is taken too (Paddle
+ * 2.6 accepts the form but then reads its second element and fails). */
+static d2_obj *IS_batch(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+{
+    d2_obj *a[1] = {NULL};
+    if (d2_parse_args(I, "InputSpec.batch", "batch_size", args, nargs, kw, a) < 0)
+        return NULL;
+    d2_obj *b = a[0];
+    if (b->kind == D2_OBJ_LIST || b->kind == D2_OBJ_TUPLE) {
+        size_t n;
+        d2_obj **items = d2_jit_seq_items(b, &n);
+        if (n != 1)
+            return d2_raise(I, "ValueError", "Length of batch_size: %zu shall be 1", n);
+        b = items[0];
+    }
+    if (b->kind != D2_OBJ_INT && b->kind != D2_OBJ_BOOL)
+        return d2_raise(I, "TypeError", "type(batch_size) shall be `int`, but received %s.",
+                        d2_type_name(b));
+    d2_obj *sh = iget(I, self, "shape");
+    size_t n = 0;
+    d2_obj **dims = sh ? d2_jit_seq_items(sh, &n) : NULL;
+    d2_obj *t = d2_jit_tuple_n(I, n + 1);
+    if (!t)
+        return NULL;
+    D2_AS(d2_tuple, t)->items[0] = d2_incref(b);
+    for (size_t i = 0; i < n; i++)
+        D2_AS(d2_tuple, t)->items[i + 1] = d2_incref(dims[i]);
+    int rc = iset(I, self, "shape", t);
+    d2_decref(t);
+    return rc < 0 ? NULL : d2_incref(self);
+}
+
+/* InputSpec.unbatch(): drops the first dim of the shape; returns the spec. */
+static d2_obj *IS_unbatch(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+{
+    if (d2_parse_args(I, "InputSpec.unbatch", "", args, nargs, kw, NULL) < 0)
+        return NULL;
+    d2_obj *sh = iget(I, self, "shape");
+    size_t n = 0;
+    d2_obj **dims = sh ? d2_jit_seq_items(sh, &n) : NULL;
+    if (n == 0)
+        return d2_raise(I, "ValueError", "Not support to unbatch a InputSpec when len(shape) == 0.");
+    d2_obj *t = d2_jit_tuple_n(I, n - 1);
+    if (!t)
+        return NULL;
+    for (size_t i = 1; i < n; i++)
+        D2_AS(d2_tuple, t)->items[i - 1] = d2_incref(dims[i]);
+    int rc = iset(I, self, "shape", t);
+    d2_decref(t);
+    return rc < 0 ? NULL : d2_incref(self);
 }
 
 /* InputSpec.from_tensor(tensor, name=None) / from_numpy(ndarray, name=None) */
@@ -5483,7 +5551,8 @@ int d2_jit_init(d2_interp *I)
         {"insert", TA_unsupported}, {"__repr__", TA_repr},
     };
     static const d2_fn_entry rg_m[] = {{"__iter__", RG_iter}, {"__len__", RG_iter}};
-    static const d2_fn_entry is_m[] = {{"__init__", IS_init}, {"__repr__", IS_repr}};
+    static const d2_fn_entry is_m[] = {{"__init__", IS_init}, {"__repr__", IS_repr},
+                                       {"batch", IS_batch}, {"unbatch", IS_unbatch}};
     static const d2_fn_entry tl_m[] = {{"__call__", TL_forward}, {"forward", TL_forward},
                                        {"eval", TL_mode},        {"train", TL_mode},
                                        {"program", TL_program}};

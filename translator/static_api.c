@@ -2330,6 +2330,25 @@ static int alias(d2_interp *I, const char *mod, const char *name, d2_obj *v)
     return d2_dict_set_str(I, D2_AS(d2_module, m)->dict, name, v);
 }
 
+/* Makes module name (created when missing) an alias of module of: the same
+ * namespace under another path. */
+static int share_namespace(d2_interp *I, const char *name, const char *of)
+{
+    d2_obj *src = d2_dict_get_str(I, I->modules, of);
+    if (!src || src->kind != D2_OBJ_MODULE)
+        return 0;
+    d2_module *m = d2_jit_get_module(I, name);
+    if (!m)
+        return -1;
+    d2_dict *d = D2_AS(d2_module, src)->dict;
+    if (m->dict != d) {
+        d2_decref((d2_obj *)m->dict);
+        m->dict = D2_AS(d2_dict, d2_incref((d2_obj *)d));
+    }
+    d2_decref((d2_obj *)m);
+    return 0;
+}
+
 /* ======================================================================
  * Training: not supported (paddle.optimizer.*.minimize, append_backward)
  * ====================================================================== */
@@ -2554,5 +2573,15 @@ int d2_static_api_init(d2_interp *I)
               d2_jit_mod_attr(I, "paddle", "in_dynamic_mode")) < 0 ||
         alias(I, "paddle.static", "cpu_places", d2_dict_get_str(I, sd, "cpu_places")) < 0)
         return -1;
-    return 0;
+    /* the module paths Paddle's documentation spells paddle.jit's objects with
+     * (paddle.jit.api.TracedLayer, paddle.jit.dy2static.program_translator
+     * .ProgramTranslator): modules sharing paddle.jit's namespace */
+    d2_module *dy = d2_jit_get_module(I, "paddle.jit.dy2static");
+    rc = dy && share_namespace(I, "paddle.jit.api", "paddle.jit") == 0 &&
+                     share_namespace(I, "paddle.jit.dy2static.program_translator",
+                                     "paddle.jit") == 0
+                 ? 0
+                 : -1;
+    d2_decref((d2_obj *)dy);
+    return rc;
 }

@@ -562,9 +562,72 @@ static void test_input_spec(void **state)
     free(o);
 }
 
+/* InputSpec.batch/unbatch edit the spec in place and return it; errors as
+ * Paddle words them. */
+static void test_input_spec_batch(void **state)
+{
+    (void)state;
+    int rc;
+    char *o = run_source("spec.py",
+                         "from paddle.static import InputSpec\n"
+                         "s = InputSpec([None, 8], 'float32', 'x')\n"
+                         "print(s.batch(4) is s, s.shape)\n"
+                         "print(s.batch([2]).shape)\n"
+                         "print(s.unbatch().unbatch().shape)\n"
+                         "print(InputSpec([3]).unbatch().shape)\n"
+                         "for bad in ('4', [1, 2]):\n"
+                         "    try:\n"
+                         "        s.batch(bad)\n"
+                         "    except (TypeError, ValueError) as e:\n"
+                         "        print(type(e).__name__, e)\n"
+                         "try:\n"
+                         "    InputSpec([]).unbatch()\n"
+                         "except ValueError as e:\n"
+                         "    print(e)\n",
+                         &rc);
+    assert_int_equal(rc, 0);
+    assert_string_equal(o, "True (4, -1, 8)\n"
+                           "(2, 4, -1, 8)\n"
+                           "(-1, 8)\n"
+                           "()\n"
+                           "TypeError type(batch_size) shall be `int`, but received str.\n"
+                           "ValueError Length of batch_size: 2 shall be 1\n"
+                           "Not support to unbatch a InputSpec when len(shape) == 0.\n");
+    free(o);
+}
+
+/* rollback() undoes to_static: a converted Layer gets its original forward
+ * back (eager again: Python control flow on tensor values works), a
+ * converted function gives the original function. */
+static void test_rollback(void **state)
+{
+    (void)state;
+    int rc;
+    char *o = run_source("rb.py",
+                         "import paddle\n"
+                         "class Net(paddle.nn.Layer):\n"
+                         "    def forward(self, x):\n"
+                         "        return x * 2 if float(x.sum()) > 0 else x\n"
+                         "def f(x):\n"
+                         "    return x + 1\n"
+                         "net = paddle.jit.to_static(Net())\n"
+                         "print(hasattr(net.forward, 'code'))\n"
+                         "m = net.forward.rollback()\n"
+                         "print(hasattr(net.forward, 'code'), m.__func__ is Net.forward)\n"
+                         "print(net(paddle.to_tensor([1.0, 2.0])).numpy().tolist())\n"
+                         "g = paddle.jit.to_static(f)\n"
+                         "print(g.rollback() is f)\n",
+                         &rc);
+    assert_int_equal(rc, 0);
+    assert_string_equal(o, "True\nFalse True\n[2.0, 4.0]\nTrue\n");
+    free(o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_input_spec_batch),
+        cmocka_unit_test(test_rollback),
         cmocka_unit_test(test_parse_input),
         cmocka_unit_test(test_npz),
         cmocka_unit_test(test_input_spec),
