@@ -7,8 +7,9 @@ What is timed is converting a sample's model and building its static Program,
 without running it, on the sample's own INPUT_SPEC and its build_model(); both
 sides in fresh processes (one per measurement, 1 thread), with the imports and
 the Layer's construction outside the timed part, and the median over the runs.
-Paddle's and dy2st's runs of a sample alternate, so that a change in the load
-of the machine hits both.
+Paddle's and dy2st's runs of a sample alternate, and the samples take turns
+(run i of each before run i + 1 of any), so that a change in the load of the
+machine hits both sides and every sample alike.
 
 - Paddle (`paddle-worker`, N processes): paddle and the sample module are
   imported and the Layer is built first; then one trivial function is
@@ -181,30 +182,38 @@ def run(args):
                 walls.append(r["cpu_s"])
         out["trivial_cpu_s"] = _med(walls)
 
-    for name in samples:
-        e = {"sample": name}
-        out["samples"][name] = e
-        rel = os.path.join("samples", name + ".py")
-        pad, dy, dyw, pad_err, dy_err = [], [], [], None, None
-        n = max(args.runs, args.dy2st_runs)
-        for i in range(n):
-            if i < args.runs and pad_err is None:
+    # Round-robin over the samples (run i of every sample before run i + 1 of
+    # any), so that a slow spell of a shared host hits every sample alike
+    # instead of all the runs of one or two samples.
+    st = {name: {"pad": [], "dy": [], "dyw": [], "pad_err": None, "dy_err": None}
+          for name in samples}
+    n = max(args.runs, args.dy2st_runs)
+    for i in range(n):
+        for name in samples:
+            z = st[name]
+            rel = os.path.join("samples", name + ".py")
+            if i < args.runs and z["pad_err"] is None:
                 got, r = _one(me + ["paddle-worker", "--sample", name])
                 if got and "convert_s" in got:
-                    pad.append(got)
+                    z["pad"].append(got)
                 else:
-                    pad_err = (got or {}).get("reason") or _first_line(r)
-            if "unavailable" in out or dy_err is not None:
+                    z["pad_err"] = (got or {}).get("reason") or _first_line(r)
+            if "unavailable" in out or z["dy_err"] is not None:
                 continue
             got, r = _one([dy2st, "exec", driver, rel])
             if got:
-                dy.append(got)
+                z["dy"].append(got)
             else:
-                dy_err = _first_line(r)
+                z["dy_err"] = _first_line(r)
                 continue
             r = C.spawn_measured([dy2st, "program", rel], 1, 60)
             if r["rc"] == 0:
-                dyw.append(r["cpu_s"])
+                z["dyw"].append(r["cpu_s"])
+    for name in samples:
+        e = {"sample": name}
+        out["samples"][name] = e
+        z = st[name]
+        pad, dy, dyw, pad_err, dy_err = z["pad"], z["dy"], z["dyw"], z["pad_err"], z["dy_err"]
         if pad:
             e["paddle"] = {
                 "convert_s": _med([p["convert_s"] for p in pad]),

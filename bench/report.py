@@ -332,7 +332,8 @@ def conversion_section(conv, samples):
     target = conv.get("target_ratio", 100)
     add("Converting each sample's model and building its static Program, without running it, "
         "on the sample's `INPUT_SPEC` and `build_model()`; fresh processes at 1 thread, imports "
-        "and the Layer's construction not timed, Paddle's and dy2st's runs alternating; medians "
+        "and the Layer's construction not timed, Paddle's and dy2st's runs alternating, "
+        "samples taking turns run by run; medians "
         f"of {conv.get('runs')} Paddle and {conv.get('dy2st_runs')} dy2st processes per sample "
         "(load average %s at the start of this step, %s at its end). Method in detail: "
         "`bench/convert_bench.py`'s docstring.\n" % (conv.get("loadavg_start", "?"),
