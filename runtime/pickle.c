@@ -433,7 +433,8 @@ static d2_tensor *make_tensor(P *p, const val *dtv, int ndim, const int64_t *sha
     if (numel * es != nbytes) {
         char s[128];
         d2_shape sh = {.ndim = ndim};
-        memcpy(sh.dims, shape, (size_t)ndim * sizeof *shape);
+        if (ndim > 0) /* shape is NULL for a 0-d array */
+            memcpy(sh.dims, shape, (size_t)ndim * sizeof *shape);
         d2_shape_str(&sh, s, sizeof s);
         perr(p, D2_ERR_FORMAT, "array data has %zu bytes but shape %s of %s needs %llu", nbytes,
              s, d2_dtype_name(dt), (unsigned long long)(numel * es));

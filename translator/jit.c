@@ -1575,6 +1575,10 @@ static int check_carried(d2_interp *I, lslot *s, d2_obj *orig, d2_obj *v, const 
         int want = s->own_info ? info_want(I, s->info) : -1;
         if (want >= 0 && want != (int)s->type.dtype) {
             s->type.dtype = (d2_dtype)want;
+            /* the element shape too, when this pass learned it: one
+             * attempt less than learning it on the next */
+            if (s->type.shape.ndim == 0 && vt->shape.ndim > 0)
+                s->type.shape = vt->shape;
             d2_dict_set_str(I, D2_AS(d2_dict, s->info), "loose", I->false_);
             *again = true;
             return 0;
