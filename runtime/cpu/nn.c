@@ -431,8 +431,18 @@ int cpu_batch_norm(d2_kctx *k)
         double bi = rd(dt, bias, ch);
         for (int64_t i = 0; i < nn; i++) {
             int64_t base = (i * c + ch) * inner;
-            for (int64_t j = 0; j < inner; j++)
-                wr(dt, od, base + j, (rd(dt, xd, base + j) - mu) * sc + bi);
+            /* typed loops: the same double arithmetic, vectorised */
+            if (dt == D2_F32) {
+                const float *xs = (const float *)xd + base;
+                float *os = (float *)od + base;
+                for (int64_t j = 0; j < inner; j++)
+                    os[j] = (float)(((double)xs[j] - mu) * sc + bi);
+            } else { /* F64 (need_float admits no other dtype) */
+                const double *xs = (const double *)xd + base;
+                double *os = (double *)od + base;
+                for (int64_t j = 0; j < inner; j++)
+                    os[j] = (xs[j] - mu) * sc + bi;
+            }
         }
     }
     return 0;
