@@ -3017,8 +3017,9 @@ static int transform(d2_interp *I, d2_function *f, xf_memo *memo, conv_result *r
 {
     size_t nlib = 0;
     const char **libs = library_names(I, f->module->dict, &nlib);
-    char *sig = libs ? lib_signature(libs, nlib) : NULL;
-    if (!libs || !sig) {
+    /* the signature is only needed to keep or check a memo */
+    char *sig = libs && memo ? lib_signature(libs, nlib) : NULL;
+    if (!libs || (memo && !sig)) {
         d2_free(libs);
         d2_free(sig);
         nomem(I);
