@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "interp.h"
+#include "interp/interp.h"
 #include "ops.h"
 #include "tensor.h"
 

@@ -2,10 +2,10 @@
  * models of a model file's to_static code. */
 #include "cmd_jit.h"
 
-#include "ast.h"
-#include "interp.h"
-#include "jit.h"
-#include "transform.h"
+#include "syntax/ast.h"
+#include "interp/interp.h"
+#include "lib/paddle/jit.h"
+#include "transform/transform.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -9,7 +9,7 @@
 
 #include "cmd_jit.h"
 
-#include "interp.h"
+#include "interp/interp.h"
 #include "model_io.h"
 #include "opencl/opencl.h"
 #include "program.h"

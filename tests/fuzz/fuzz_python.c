@@ -2,10 +2,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "arena.h"
-#include "ast.h"
-#include "diag.h"
-#include "unparse.h"
+#include "syntax/arena.h"
+#include "syntax/ast.h"
+#include "syntax/diag.h"
+#include "syntax/unparse.h"
 
 /* Parses the input as a source file. A failure must leave a diagnostic (or
  * out of memory); a success is dumped and unparsed. Everything lives in one

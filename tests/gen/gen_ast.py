@@ -3,7 +3,7 @@
 
 For every tests/golden/ast/NAME.py this writes NAME.ast: the module parsed by
 CPython's `ast` module, dumped in the canonical text form that dy2st's AST
-printer (translator/ast.c, d2_ast_print) produces:
+printer (translator/syntax/ast.c, d2_ast_print) produces:
 
   node  = "(" Kind [" @" L ":" C "-" EL ":" EC] fields ")"
 

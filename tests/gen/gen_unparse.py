@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """gen_unparse.py - expected unparser output from CPython's ast.unparse; checks converted sources.
 
-dy2st's unparser (translator/unparse.c) must print exactly what CPython
+dy2st's unparser (translator/syntax/unparse.c) must print exactly what CPython
 3.11's ast.unparse prints. For every Python file of the corpus
 
     tests/golden/ast/*.py         (the parser's corpus)
@@ -27,7 +27,7 @@ tree.
 Usage: gen_unparse.py            regenerate expected/ and run the checks
        gen_unparse.py --check    only run the checks
        gen_unparse.py --table    rewrite the table of unprintable code points
-                                 in translator/unparse.c
+                                 in translator/syntax/unparse.c
 """
 import ast
 import contextlib
@@ -110,7 +110,7 @@ def gen_table():
     if row:
         lines.append("    " + " ".join(row))
     lines.append("};")
-    path = os.path.join(ROOT, "translator/unparse.c")
+    path = os.path.join(ROOT, "translator/syntax/unparse.c")
     with open(path, encoding="utf-8") as f:
         text = f.read()
     begin = "/* BEGIN GENERATED nonprintable */\n"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jit.h"
+#include "lib/paddle/jit.h"
 #include "pickle.h"
 #include "../testutil.h"
 

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "ast.h"
-#include "diag.h"
+#include "syntax/arena.h"
+#include "syntax/ast.h"
+#include "syntax/diag.h"
 #include "../testutil.h"
 
 #define GOLDEN_DIR D2_SRCDIR "/tests/golden/ast"

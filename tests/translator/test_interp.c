@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "interp.h"
+#include "interp/interp.h"
 #include "../testutil.h"
 
 #define PY_DIR D2_SRCDIR "/tests/py"

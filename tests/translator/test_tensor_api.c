@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interp.h"
-#include "tensor_api.h"
+#include "interp/interp.h"
+#include "lib/paddle/tensor_api.h"
 #include "../testutil.h"
 
 /* ---- helpers ---- */
@@ -285,7 +285,7 @@ static void test_static_mode(void **state)
     int xv = d2_program_add_var(b.prog, 0, "x", &ty, &err);
     assert_true(xv >= 0);
     assert_int_equal(d2_block_add_param(b.prog, 0, xv, &err), 0);
-    I->builder = &b;
+    D2_MODE(I)->builder = &b;
     d2_obj *x = d2_pd_symbolic(I, &b, xv);
     assert_non_null(x);
     /* x.shape: static dims as ints, dynamic ones as -1 */
@@ -334,7 +334,7 @@ static void test_static_mode(void **state)
     assert_non_null(zs);
     assert_int_equal(D2_AS(d2_tensor_obj, zs)->type.shape.ndim, 2);
     assert_int_equal(D2_AS(d2_tensor_obj, zs)->type.shape.dims[1], 3);
-    I->builder = NULL;
+    D2_MODE(I)->builder = NULL;
     d2_obj *objs[] = {four, three, lin, x, shape, y, half, z, relu, y2, shp, zero, batch, dims, zs};
     for (size_t k = 0; k < sizeof objs / sizeof objs[0]; k++)
         d2_decref(objs[k]);

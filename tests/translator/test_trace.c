@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "exec.h"
-#include "interp.h"
-#include "jit.h"
+#include "interp/interp.h"
+#include "lib/paddle/jit.h"
 #include "model_io.h"
 #include "npy.h"
 #include "../testutil.h"

@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "ast.h"
-#include "diag.h"
-#include "transform.h"
-#include "unparse.h"
+#include "syntax/arena.h"
+#include "syntax/ast.h"
+#include "syntax/diag.h"
+#include "transform/transform.h"
+#include "syntax/unparse.h"
 #include "../testutil.h"
 
 #define UNPARSE_DIR D2_SRCDIR "/tests/golden/unparse"

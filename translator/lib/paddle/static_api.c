@@ -1,12 +1,12 @@
 /* static_api.c - Paddle's static-graph API over saved models: enable_static, Executor.run,
  * load/save_inference_model, Program/Block/Variable views, ProgramTranslator. */
-#include "static_api.h"
+#include "lib/paddle/static_api.h"
 
 #include "exec.h"
-#include "jit.h"
-#include "jit_priv.h"
+#include "lib/paddle/jit.h"
+#include "lib/paddle/jit_priv.h"
 #include "model_io.h"
-#include "tensor_api.h"
+#include "lib/paddle/tensor_api.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -138,7 +138,7 @@ static d2_obj *P_in_dynamic_mode(d2_interp *I, d2_obj *self, d2_obj **args, size
     D2_UNUSED(self);
     if (d2_parse_args(I, "paddle.in_dynamic_mode", "", args, nargs, kw, NULL) < 0)
         return NULL;
-    return d2_bool(I, !SS(I)->static_mode && I->builder == NULL);
+    return d2_bool(I, !SS(I)->static_mode && D2_MODE(I)->builder == NULL);
 }
 
 /* ======================================================================
@@ -1076,7 +1076,7 @@ static int run_fetch(d2_interp *I, sprog *s, d2_tensor **in, const int *vars, in
     d2_tensor **outs = NULL;
     int n_out = 0;
     if (any && own) {
-        if (!s->pp && !(s->pp = d2_exec_prepare(p, I->backend, &err)))
+        if (!s->pp && !(s->pp = d2_exec_prepare(p, D2_MODE(I)->backend, &err)))
             goto fail;
         qp = s->pp;
         n_out = b0->n_yields;
@@ -1090,7 +1090,7 @@ static int run_fetch(d2_interp *I, sprog *s, d2_tensor **in, const int *vars, in
                 d2_block_add_yield(q, 0, vars[i], &err) < 0)
                 goto fail;
         n_out = q->blocks[0].n_yields;
-        if (!(qp = d2_exec_prepare(q, I->backend, &err)))
+        if (!(qp = d2_exec_prepare(q, D2_MODE(I)->backend, &err)))
             goto fail;
     }
     outs = d2_calloc((size_t)n_out + 1, sizeof *outs);
@@ -1205,7 +1205,7 @@ static d2_obj *run_built(d2_interp *I, sprog *s, d2_obj *feed, d2_obj **fitems, 
             if (!(in[j] = feed_tensor(I, var, v)) || d2_block_add_param(q, 0, need[j], &err) < 0)
                 goto fail;
         }
-        if (d2_program_verify(q, &err) < 0 || !(qp = d2_exec_prepare(q, I->backend, &err)))
+        if (d2_program_verify(q, &err) < 0 || !(qp = d2_exec_prepare(q, D2_MODE(I)->backend, &err)))
             goto fail;
         n_out = qb->n_yields;
         if (!(outs = d2_calloc((size_t)n_out + 1, sizeof *outs))) {
@@ -1430,7 +1430,7 @@ static char *find_model(const char *path, const char *model_filename, bool *oom)
 }
 
 /* Loads the saved model named by path (see find_model) as a Program object
- * prepared for I->backend. fname names the API in messages; is_dirname:
+ * prepared for D2_MODE(I)->backend. fname names the API in messages; is_dirname:
  * path names a directory (fluid) rather than a path prefix. */
 static d2_obj *load_program(d2_interp *I, const char *fname, const char *path,
                             const char *model_filename, bool is_dirname)
@@ -1475,7 +1475,7 @@ static d2_obj *load_program(d2_interp *I, const char *fname, const char *path,
     }
     d2_err err = {0};
     d2_program *p = d2_model_load(file, &err);
-    d2_prepared *pp = p ? d2_exec_prepare(p, I->backend, &err) : NULL;
+    d2_prepared *pp = p ? d2_exec_prepare(p, D2_MODE(I)->backend, &err) : NULL;
     if (!pp) {
         d2_program_free(p);
         d2_free(file);

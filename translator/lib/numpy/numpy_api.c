@@ -1,5 +1,5 @@
 /* numpy_api.c - the NumPy subset: ndarray, math, legacy random streams, printing, .npy I/O. */
-#include "tensor_api.h"
+#include "lib/paddle/tensor_api.h"
 
 #include <float.h>
 #include <inttypes.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ast.h"
+#include "syntax/ast.h"
 #include "npy.h"
 
 /* ======================================================================

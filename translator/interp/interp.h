@@ -4,27 +4,8 @@
 
 #include <stdio.h>
 
-#include "backend.h"
-#include "diag.h"
-#include "value.h"
-
-/* ---- value modes ----
- * One interpreter evaluates model code and build scripts. Tensor operations
- * all go through d2_apply_op, which decides by the operands:
- *   - all operands concrete, no builder active: run the kernel now (eager);
- *     if a trace recorder is active, also append the op to the trace Program;
- *   - any operand symbolic (static mode, inside to_static): append the op to
- *     the builder's current block after shape/dtype inference; concrete
- *     operands (parameters, constants) are lifted into the Program first.
- */
-typedef struct d2_builder {
-    d2_program *prog;          /* owned while building */
-    int block;                 /* current block */
-    unsigned gen;              /* generation: distinguishes builders over time */
-    struct d2_builder *outer;  /* enclosing builder (nested to_static calls) */
-    d2_dict *lifted;           /* id(tensor obj) -> var, for concrete tensors already lifted */
-    struct d2_tensor_obj *syms; /* the symbolic tensor objects of prog alive now */
-} d2_builder;
+#include "syntax/diag.h"
+#include "interp/value.h"
 
 /* ---- per-layout hooks ----
  * The module that owns a builtin layout (tensor_api.c: TENSOR and DTYPE,
@@ -91,9 +72,6 @@ struct d2_interp {
     d2_dict *builtins;          /* the builtins namespace */
     d2_obj *none, *true_, *false_, *ellipsis;
     d2_obj gc_head;             /* circular list of every live object (sentinel) */
-    d2_builder *builder;        /* active static builder, or NULL (eager) */
-    struct d2_tracer *tracer;   /* active trace recorder, or NULL */
-    d2_backend *backend;        /* where eager tensors live */
     unsigned next_gen;
     int64_t depth;              /* Python call depth, bounded to catch runaway recursion */
     void *ext[8];               /* per-module extension state (paddle, numpy, jit) */
@@ -104,13 +82,23 @@ struct d2_interp {
     struct d2_interp_state *st; /* private to the interpreter (value.c, interp.c, builtins.c) */
 };
 
-/* Creates the interpreter: builtin classes, exceptions, builtins, then calls
- * d2_tensor_api_init and d2_numpy_api_init (which register the paddle and
- * numpy modules in sys.modules and install their hooks; 0 or -1 with err
- * set through d2_raise). */
+/* ---- library modules ----
+ * The core knows no library: the modules it offers besides builtins (paddle,
+ * numpy, the standard-library subset) are rows of this table, defined in
+ * translator/lib/modules.c, as CPython's inittab. d2_interp_new calls each
+ * init in order: it registers its modules in sys.modules, its classes and its
+ * layout hooks. 0, or -1 with an exception pending or with *err set (a
+ * failure that is not a Python exception, e.g. no such OpenCL device). */
+typedef struct d2_lib_module {
+    const char *name;
+    int (*init)(d2_interp *I, d2_err *err);
+} d2_lib_module;
+extern const d2_lib_module d2_lib_modules[];
+extern const size_t d2_lib_nmodules;
+
+/* Creates the interpreter: builtin classes, exceptions, builtins, then the
+ * library modules of d2_lib_modules. NULL with *err set on failure. */
 d2_interp *d2_interp_new(const d2_interp_options *opt, d2_err *err);
-int d2_tensor_api_init(d2_interp *I);
-int d2_numpy_api_init(d2_interp *I);
 /* Objects currently alive (walks the live list; for tests and statistics). */
 size_t d2_interp_live_objects(const d2_interp *I);
 /* Frees every object (cycles included), module and arena. */
@@ -263,22 +251,6 @@ int d2_to_int64(d2_interp *I, d2_obj *o, const char *what, int64_t *v);
 int d2_to_double(d2_interp *I, d2_obj *o, const char *what, double *v);
 int d2_to_bool(d2_interp *I, d2_obj *o, const char *what, bool *v);
 const char *d2_to_cstr(d2_interp *I, d2_obj *o, const char *what); /* borrowed */
-
-/* ---- tensors ----
- * d2_apply_op: the single entry point of every tensor operation (see the
- * value modes above). inputs are TENSOR objects (or NULL for an absent
- * optional input); attrs NULL means defaults. outs receives n_out new TENSOR
- * references. Errors from inference or kernels are raised as Python
- * exceptions at the current frame. */
-int d2_apply_op(d2_interp *I, d2_op_id op, d2_obj **inputs, int n_in, const d2_attrs *attrs,
-                d2_obj **outs, int n_out);
-/* Wraps a concrete tensor (takes a new reference on t). */
-d2_obj *d2_tensor_wrap(d2_interp *I, d2_tensor *t);
-/* Converts a Python scalar / nested list / ndarray / tensor to a tensor
- * object of dtype dt (-1 = infer as paddle.to_tensor does). */
-d2_obj *d2_to_tensor(d2_interp *I, d2_obj *o, int dt);
-/* Wraps a concrete tensor as a numpy.ndarray (takes a new reference). */
-d2_obj *d2_ndarray_wrap(d2_interp *I, d2_tensor *t);
 
 /* ---- warnings (compiler style, once per source position) ---- */
 void d2_warn(d2_interp *I, d2_span span, const d2_module *m, const char *fmt, ...)

@@ -5,10 +5,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "arena.h"
-#include "ast.h"
+#include "syntax/arena.h"
+#include "syntax/ast.h"
 #include "base.h"
-#include "diag.h"
+#include "syntax/diag.h"
 
 /* The transforms rewrite a function decorated with @paddle.jit.to_static
  * (AST to AST, new nodes in the same arena, each spanning the user's

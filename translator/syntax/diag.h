@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arena.h"
+#include "syntax/arena.h"
 #include "base.h"
 
 /* A region of one source file. Lines are 1-based; columns are 0-based byte

@@ -1,6 +1,5 @@
 /* value.c - the interpreter's objects: allocation, freeing, constructors, dicts, repr. */
-#include "interp_priv.h"
-#include "tensor_api.h"
+#include "interp/interp_priv.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -128,6 +127,14 @@ static void clear_refs(d2_obj *o)
     }
 }
 
+/* What a library-owned layout's payload is released with (d2_layout_set_free). */
+static d2_layout_free_fn layout_free[D2_OBJ_KIND_COUNT];
+
+void d2_layout_set_free(d2_obj_kind kind, d2_layout_free_fn fn)
+{
+    __atomic_store_n(&layout_free[kind], fn, __ATOMIC_RELAXED);
+}
+
 /* Frees o's own storage (after clear_refs). */
 static void free_storage(d2_obj *o)
 {
@@ -139,16 +146,12 @@ static void free_storage(d2_obj *o)
         d2_free(D2_AS(d2_dict, o)->entries);
         d2_free(D2_AS(d2_dict, o)->index);
         break;
-    case D2_OBJ_TENSOR:
-        d2_pd_sym_unlink(D2_AS(d2_tensor_obj, o));
-        if (D2_AS(d2_tensor_obj, o)->t)
-            d2_tensor_unref(D2_AS(d2_tensor_obj, o)->t);
-        break;
-    case D2_OBJ_NDARRAY:
-        if (D2_AS(d2_ndarray, o)->t)
-            d2_tensor_unref(D2_AS(d2_ndarray, o)->t);
-        break;
     default:
+        {
+            d2_layout_free_fn fn = __atomic_load_n(&layout_free[o->kind], __ATOMIC_RELAXED);
+            if (fn)
+                fn(o);
+        }
         break;
     }
     d2_free(o);

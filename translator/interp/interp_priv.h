@@ -2,7 +2,7 @@
 #ifndef DY2ST_INTERP_PRIV_H
 #define DY2ST_INTERP_PRIV_H
 
-#include "interp.h"
+#include "interp/interp.h"
 
 #define D2I_SMALL_MIN (-5)
 #define D2I_SMALL_MAX 256

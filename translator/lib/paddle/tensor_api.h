@@ -2,10 +2,87 @@
 #ifndef DY2ST_TENSOR_API_H
 #define DY2ST_TENSOR_API_H
 
-#include "interp.h"
+#include "backend.h"
+#include "interp/interp.h"
+#include "program.h"
 
 /* Slots of d2_interp.ext used by these modules. */
-enum { D2_EXT_PADDLE = 0, D2_EXT_NUMPY = 1 };
+enum { D2_EXT_PADDLE = 0, D2_EXT_NUMPY = 1, D2_EXT_MODE = 7 };
+
+/* A tensor value. Concrete: t holds data (eager mode, tracing). Symbolic:
+ * var is a variable of the Program under construction (static mode), t is
+ * NULL. A concrete tensor that has been recorded by the tracer, or lifted
+ * into a static Program as a parameter/constant, remembers its var there
+ * (trace_var / static_var), keyed by the owning builder's generation so a
+ * stale id is never reused. */
+typedef struct d2_tensor_obj {
+    d2_obj h;
+    d2_tensor *t;                /* owned; NULL when symbolic */
+    struct d2_builder *builder;  /* symbolic: the builder whose Program holds var */
+    int var;                     /* symbolic var, or -1 */
+    d2_type type;                /* dtype and shape (static dims, -1 dynamic) */
+    bool stop_gradient;
+    bool persistable;            /* a parameter (Layer.create_parameter) */
+    const char *name;            /* Paddle name ("linear_0.w_0"), arena/interp-owned or NULL */
+    int trace_var;               /* var in the trace Program, -1 */
+    unsigned trace_gen;
+    /* symbolic: the builder's list of its tensors (d2_builder.syms), so that
+     * a finished builder reaches them without scanning every object */
+    struct d2_tensor_obj *sym_prev, *sym_next;
+} d2_tensor_obj;
+
+/* A numpy.ndarray: a concrete CPU tensor with NumPy semantics. */
+typedef struct { d2_obj h; d2_tensor *t; } d2_ndarray;
+
+/* A dtype object; np_style tells numpy's np.float32 from paddle.float32. */
+typedef struct { d2_obj h; d2_dtype dt; bool np_style; } d2_dtype_obj;
+
+/* ---- value modes ----
+ * One interpreter evaluates model code and build scripts. Tensor operations
+ * all go through d2_apply_op, which decides by the operands:
+ *   - all operands concrete, no builder active: run the kernel now (eager);
+ *     if a trace recorder is active, also append the op to the trace Program;
+ *   - any operand symbolic (static mode, inside to_static): append the op to
+ *     the builder's current block after shape/dtype inference; concrete
+ *     operands (parameters, constants) are lifted into the Program first.
+ */
+typedef struct d2_builder {
+    d2_program *prog;          /* owned while building */
+    int block;                 /* current block */
+    unsigned gen;              /* generation: distinguishes builders over time */
+    struct d2_builder *outer;  /* enclosing builder (nested to_static calls) */
+    d2_dict *lifted;           /* id(tensor obj) -> var, for concrete tensors already lifted */
+    struct d2_tensor_obj *syms; /* the symbolic tensor objects of prog alive now */
+} d2_builder;
+
+/* ---- tensors ----
+ * d2_apply_op: the single entry point of every tensor operation (see the
+ * value modes above). inputs are TENSOR objects (or NULL for an absent
+ * optional input); attrs NULL means defaults. outs receives n_out new TENSOR
+ * references. Errors from inference or kernels are raised as Python
+ * exceptions at the current frame. */
+int d2_apply_op(d2_interp *I, d2_op_id op, d2_obj **inputs, int n_in, const d2_attrs *attrs,
+                d2_obj **outs, int n_out);
+/* Wraps a concrete tensor (takes a new reference on t). */
+d2_obj *d2_tensor_wrap(d2_interp *I, d2_tensor *t);
+/* Converts a Python scalar / nested list / ndarray / tensor to a tensor
+ * object of dtype dt (-1 = infer as paddle.to_tensor does). */
+d2_obj *d2_to_tensor(d2_interp *I, d2_obj *o, int dt);
+/* Wraps a concrete tensor as a numpy.ndarray (takes a new reference). */
+d2_obj *d2_ndarray_wrap(d2_interp *I, d2_tensor *t);
+
+/* The value mode of an interpreter, shared by every paddle module: the
+ * static builder and the trace recorder in effect, and the backend eager
+ * tensors live on. Kept in I->ext[D2_EXT_MODE] (lib/modules.c makes it
+ * before any paddle module initialises, and frees it last). */
+typedef struct d2_pd_mode {
+    d2_builder *builder;        /* active static builder, or NULL (eager) */
+    struct d2_tracer *tracer;   /* active trace recorder, or NULL */
+    d2_backend *backend;        /* where eager tensors live (NULL: the CPU) */
+} d2_pd_mode;
+#define D2_MODE(I) ((d2_pd_mode *)(I)->ext[D2_EXT_MODE])
+
+
 
 /* Register the `paddle` module tree (paddle, paddle.nn, paddle.nn.functional,
  * paddle.nn.initializer, paddle.fluid, paddle.fluid.dygraph, paddle.framework)
@@ -50,7 +127,7 @@ d2_tensor *d2_pd_host(d2_interp *I, d2_obj *o, const char *fname);
 int d2_pd_index_host(d2_interp *I, d2_tensor *t, d2_obj *key, d2_tensor **out);
 int d2_pd_setitem_host(d2_interp *I, d2_tensor **t, d2_obj *key, d2_obj *v);
 /* Tracer hook, called by d2_apply_op after an eager op ran while
- * I->tracer is set. The definition here is a weak no-op; the trace
+ * D2_MODE(I)->tracer is set. The definition here is a weak no-op; the trace
  * recorder provides the real one. 0, or -1 with an exception pending. */
 int d2_trace_record(d2_interp *I, d2_op_id op, d2_obj **inputs, int n_in, const d2_attrs *attrs,
                     d2_obj **outs, int n_out);

@@ -2,8 +2,7 @@
 #ifndef DY2ST_VALUE_H
 #define DY2ST_VALUE_H
 
-#include "ast.h"
-#include "program.h"
+#include "syntax/ast.h"
 
 /* Every Python value is a d2_obj*. Objects are reference counted: a function
  * returning d2_obj* returns a NEW reference unless documented as borrowed;
@@ -152,33 +151,16 @@ typedef struct d2_iter {
     d2_obj *extra;      /* owned (zip's tuple of iterators, enumerate's counter...) */
 } d2_iter;
 
-/* A tensor value. Concrete: t holds data (eager mode, tracing). Symbolic:
- * var is a variable of the Program under construction (static mode), t is
- * NULL. A concrete tensor that has been recorded by the tracer, or lifted
- * into a static Program as a parameter/constant, remembers its var there
- * (trace_var / static_var), keyed by the owning builder's generation so a
- * stale id is never reused. */
-typedef struct d2_tensor_obj {
-    d2_obj h;
-    d2_tensor *t;                /* owned; NULL when symbolic */
-    struct d2_builder *builder;  /* symbolic: the builder whose Program holds var */
-    int var;                     /* symbolic var, or -1 */
-    d2_type type;                /* dtype and shape (static dims, -1 dynamic) */
-    bool stop_gradient;
-    bool persistable;            /* a parameter (Layer.create_parameter) */
-    const char *name;            /* Paddle name ("linear_0.w_0"), arena/interp-owned or NULL */
-    int trace_var;               /* var in the trace Program, -1 */
-    unsigned trace_gen;
-    /* symbolic: the builder's list of its tensors (d2_builder.syms), so that
-     * a finished builder reaches them without scanning every object */
-    struct d2_tensor_obj *sym_prev, *sym_next;
-} d2_tensor_obj;
-
-/* A numpy.ndarray: a concrete CPU tensor with NumPy semantics. */
-typedef struct { d2_obj h; d2_tensor *t; } d2_ndarray;
-
-/* A dtype object; np_style tells numpy's np.float32 from paddle.float32. */
-typedef struct { d2_obj h; d2_dtype dt; bool np_style; } d2_dtype_obj;
+/* The layouts TENSOR, NDARRAY and DTYPE belong to library modules
+ * (lib/paddle, lib/numpy): their structs live there, and the module that
+ * owns a layout registers how to free its payload (d2_layout_set_free). The
+ * core only allocates such objects (d2_obj_alloc) and links them into the
+ * live list. */
+typedef void (*d2_layout_free_fn)(d2_obj *o);
+/* Sets the function that releases what an object of layout kind owns,
+ * called before the object's memory goes. Process-wide; the same function
+ * may be set again by every interpreter. */
+void d2_layout_set_free(d2_obj_kind kind, d2_layout_free_fn fn);
 
 /* Builtin object with a C payload (e.g. paddle.static.InputSpec internals,
  * removable hook handles); fin frees payload. */

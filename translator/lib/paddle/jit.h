@@ -2,7 +2,7 @@
 #ifndef DY2ST_JIT_H
 #define DY2ST_JIT_H
 
-#include "interp.h"
+#include "lib/paddle/tensor_api.h"
 
 /* Slot of d2_interp.ext used by this module (tensor_api.h uses 0 and 1). */
 enum { D2_EXT_JIT = 2 };

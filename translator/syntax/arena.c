@@ -1,5 +1,5 @@
 /* arena.c - bump allocator in big chunks, all freed at once. */
-#include "arena.h"
+#include "syntax/arena.h"
 
 #include <stdint.h>
 #include <stdio.h>

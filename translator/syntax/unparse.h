@@ -2,7 +2,7 @@
 #ifndef DY2ST_UNPARSE_H
 #define DY2ST_UNPARSE_H
 
-#include "ast.h"
+#include "syntax/ast.h"
 #include "base.h"
 
 /* Appends the Python source of node to out. node may be a module, a

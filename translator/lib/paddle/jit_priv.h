@@ -3,7 +3,7 @@
 #ifndef DY2ST_JIT_PRIV_H
 #define DY2ST_JIT_PRIV_H
 
-#include "interp.h"
+#include "interp/interp.h"
 
 /* ---- registration of builtin modules and classes ---- */
 

@@ -1,5 +1,5 @@
 /* builtins.c - builtin functions, builtin types' constructors, argument parsing, small stdlib. */
-#include "interp_priv.h"
+#include "interp/interp_priv.h"
 
 #include <errno.h>
 #include <math.h>

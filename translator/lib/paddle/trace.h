@@ -3,14 +3,14 @@
 #ifndef DY2ST_TRACE_H
 #define DY2ST_TRACE_H
 
-#include "interp.h"
+#include "lib/paddle/tensor_api.h"
 
 /* Slot of d2_interp.ext used by this module (tensor_api.h uses 0 and 1, jit.h 2). */
 enum { D2_EXT_TRACE = 6 };
 
 /* How tracing works. A trace records into a d2_builder of its own: the
  * traced inputs are the Program's feeds (variables of block 0), and while
- * the function runs eagerly with I->tracer set, d2_apply_op calls
+ * the function runs eagerly with D2_MODE(I)->tracer set, d2_apply_op calls
  * d2_trace_record after each op. An op with at least one input derived from
  * the inputs or a parameter is appended to the Program (its outputs
  * remember their variable through trace_var/trace_gen); its other concrete
@@ -42,13 +42,13 @@ typedef enum d2_trace_freeze {
     D2_FREEZE_SETITEM, /* in-place assignment: not recorded, the tensor becomes a constant */
 } d2_trace_freeze;
 
-/* Called (when I->tracer is set) by the tensor API where a Python value is
+/* Called (when D2_MODE(I)->tracer is set) by the tensor API where a Python value is
  * read out of tensor o: warns once per source position when o belongs to
  * the trace. Never fails. */
 void d2_trace_frozen(d2_interp *I, d2_obj *o, d2_trace_freeze kind);
 
 /* The to_static fallback (called by jit.c while it builds the Program of a
- * function that cannot be converted, with I->builder == B): sym are the
+ * function that cannot be converted, with D2_MODE(I)->builder == B): sym are the
  * call's arguments with symbolic tensors of B for the feeds (variables
  * vars[0..n_feeds-1], values vals[k] or NULL when only the type is known:
  * then an example input is made, random in [0, 1) for floating types and

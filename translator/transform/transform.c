@@ -1,6 +1,6 @@
 /* transform.c - to_static's source-to-source transforms: control flow, early exits and boolean ops to _jst helper calls. */
-#include "transform.h"
-#include "unparse.h"
+#include "transform/transform.h"
+#include "syntax/unparse.h"
 
 #include <setjmp.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* ast.c - AST kind names, field tables, constructors and the canonical printer. */
-#include "ast.h"
+#include "syntax/ast.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -6,9 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arena.h"
+#include "syntax/arena.h"
 #include "base.h"
-#include "diag.h"
+#include "syntax/diag.h"
 
 /* The tree mirrors CPython 3.11's `ast` module: the same node kinds, the same
  * fields in the same order, the same source positions (lines 1-based,

@@ -1,9 +1,5 @@
 /* interp.c - the evaluator: scope analysis, frames, statements, expressions, calls, imports. */
-#include "interp_priv.h"
-#include "jit.h"
-#include "opencl/opencl.h"
-#include "static_api.h"
-#include "trace.h"
+#include "interp/interp_priv.h"
 
 #include <errno.h>
 #include <math.h>
@@ -5631,21 +5627,20 @@ d2_interp *d2_interp_new(const d2_interp_options *opt, d2_err *err)
         d2_interp_free(I);
         return NULL;
     }
-    /* --device (else DY2ST_DEVICE): where eager tensors and to_static Programs run */
-    const char *dev = I->opt.device && *I->opt.device ? I->opt.device : getenv("DY2ST_DEVICE");
-    if (dev && *dev) {
-        I->backend = d2_backend_from_name(dev, err);
-        if (!I->backend) {
-            d2_interp_free(I);
-            return NULL;
+    for (size_t i = 0; i < d2_lib_nmodules; i++) {
+        d2_err merr = {0};
+        if (d2_lib_modules[i].init(I, &merr) == 0)
+            continue;
+        if (merr.code != D2_OK) {
+            if (err)
+                *err = merr;
+        } else {
+            d2_obj *s = I->exc ? d2_str_of(I, I->exc) : NULL;
+            d2_err_set(err, D2_ERR_RUNTIME, "initialising the %s module: %s",
+                       d2_lib_modules[i].name,
+                       s && s->kind == D2_OBJ_STR ? D2_AS(d2_str, s)->s : "failed");
+            d2_decref(s);
         }
-    }
-    if (d2_tensor_api_init(I) < 0 || d2_numpy_api_init(I) < 0 || d2_jit_init(I) < 0 ||
-        d2_trace_init(I) < 0 || d2_static_api_init(I) < 0) {
-        d2_obj *s = I->exc ? d2_str_of(I, I->exc) : NULL;
-        d2_err_set(err, D2_ERR_RUNTIME, "initialising the paddle/numpy modules: %s",
-                   s && s->kind == D2_OBJ_STR ? D2_AS(d2_str, s)->s : "failed");
-        d2_decref(s);
         d2_interp_free(I);
         return NULL;
     }

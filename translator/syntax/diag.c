@@ -1,5 +1,5 @@
 /* diag.c - collects diagnostics in the arena and renders them with the source line and a caret. */
-#include "diag.h"
+#include "syntax/diag.h"
 
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* tensor_api.c - the Paddle API subset: tensors, ops, paddle.nn.functional, nn.Layer and layers. */
-#include "tensor_api.h"
-#include "jit.h"
-#include "static_api.h"
+#include "lib/paddle/tensor_api.h"
+#include "lib/paddle/jit.h"
+#include "lib/paddle/static_api.h"
 #include "pickle.h"
 
 #include <ctype.h>
@@ -13,8 +13,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "ast.h"
-#include "trace.h"
+#include "syntax/ast.h"
+#include "lib/paddle/trace.h"
 
 /* ======================================================================
  * State
@@ -115,7 +115,7 @@ static void type_of_tensor(const d2_tensor *t, d2_type *ty)
 
 static d2_backend *eager_backend(d2_interp *I)
 {
-    return I->backend ? I->backend : d2_cpu_backend();
+    return D2_MODE(I)->backend ? D2_MODE(I)->backend : d2_cpu_backend();
 }
 
 static bool on_cpu(const d2_tensor *t)
@@ -893,7 +893,7 @@ int d2_pd_lift(d2_interp *I, d2_builder *b, d2_obj *o)
 static int apply_static(d2_interp *I, const char *fname, d2_op_id op, d2_obj **inputs, int n_in,
                         const d2_attrs *attrs, d2_obj **outs, int n_out)
 {
-    d2_builder *b = I->builder;
+    d2_builder *b = D2_MODE(I)->builder;
     int *vin = d2_calloc((size_t)n_in + 1, sizeof *vin);
     int *vout = d2_calloc((size_t)n_out + 1, sizeof *vout);
     int rc = -1;
@@ -953,15 +953,15 @@ static int apply_named(d2_interp *I, const char *fname, d2_op_id op, d2_obj **in
     int rc;
     /* outside of a build, an op on a symbolic tensor of a static Program
      * (paddle.static.data after paddle.enable_static) extends that Program */
-    d2_builder *owner = I->builder;
+    d2_builder *owner = D2_MODE(I)->builder;
     for (int i = 0; !owner && i < n_in; i++)
         if (inputs[i] && is_sym(inputs[i]))
             owner = TOBJ(inputs[i])->builder;
     if (owner) {
-        d2_builder *saved = I->builder;
-        I->builder = owner;
+        d2_builder *saved = D2_MODE(I)->builder;
+        D2_MODE(I)->builder = owner;
         rc = apply_static(I, fname, op, inputs, n_in, attrs, outs, n_out);
-        I->builder = saved;
+        D2_MODE(I)->builder = saved;
     } else {
         d2_tensor *sin[16], *sout[16];
         d2_tensor **in = n_in <= 16 ? sin : d2_calloc((size_t)n_in, sizeof *in);
@@ -996,7 +996,7 @@ static int apply_named(d2_interp *I, const char *fname, d2_op_id op, d2_obj **in
         if (rc < 0)
             for (int i = 0; i < n_out; i++)
                 d2_setref(&outs[i], NULL);
-        if (rc == 0 && I->tracer &&
+        if (rc == 0 && D2_MODE(I)->tracer &&
             d2_trace_record(I, op, inputs, n_in, attrs, outs, n_out) < 0) { /* TRACE HOOK */
             for (int i = 0; i < n_out; i++)
                 d2_setref(&outs[i], NULL);
@@ -1050,7 +1050,7 @@ static d2_obj *op2(d2_interp *I, const char *fname, d2_op_id op, d2_obj *x, d2_o
  * `full` op in static mode. */
 static d2_obj *const_tensor(d2_interp *I, double v, int64_t iv, bool use_int, d2_dtype dt)
 {
-    if (I->builder) {
+    if (D2_MODE(I)->builder) {
         ab b;
         ab_init(&b, D2_OP_full);
         ab_float(&b, "value", use_int ? (double)iv : v);
@@ -1348,7 +1348,7 @@ int d2_pd_truth(d2_interp *I, d2_obj *t)
             "use it as the condition of an if/while that dy2st converts, or paddle.static.nn.cond");
         return -1;
     }
-    if (I->tracer)
+    if (D2_MODE(I)->tracer)
         d2_trace_frozen(I, t, D2_FREEZE_BOOL);
     d2_tensor *h = d2_pd_host(I, t, "bool(Tensor)");
     if (!h)
@@ -1704,7 +1704,7 @@ static int bool_mask(d2_interp *I, d2_obj *key, const d2_shape *xs, const char *
                    (is_ndarray(key) && NDA(key)->t->dtype == D2_BOOL);
     if (!is_mask)
         return 0;
-    if (is_sym(key) || I->builder) {
+    if (is_sym(key) || D2_MODE(I)->builder) {
         d2_raise(I, "IndexError",
                  "%s: boolean mask indexing is not supported inside to_static (the result's size "
                  "depends on the data); use paddle.where",
@@ -1899,7 +1899,7 @@ static d2_obj *getitem_impl(d2_interp *I, d2_obj *x, d2_obj *key, const char *fn
  * index; replaces x's data with the updated copy. */
 static int setitem_impl(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v, const char *fname)
 {
-    if (is_sym(x) || (is_tensor(v) && is_sym(v)) || I->builder) {
+    if (is_sym(x) || (is_tensor(v) && is_sym(v)) || D2_MODE(I)->builder) {
         d2_raise(I, "TypeError",
                  "%s: assigning into a tensor is not supported inside to_static; build the new "
                  "value with paddle.where or paddle.concat instead",
@@ -2088,7 +2088,7 @@ static d2_obj *tensor_getitem(d2_interp *I, d2_obj *x, d2_obj *key)
 
 static int tensor_setitem(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v)
 {
-    if (I->tracer)
+    if (D2_MODE(I)->tracer)
         d2_trace_frozen(I, x, D2_FREEZE_SETITEM);
     return setitem_impl(I, x, key, v, "Tensor.__setitem__");
 }
@@ -3648,7 +3648,7 @@ static d2_obj *f_true(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d
     D2_UNUSED(args);
     D2_UNUSED(nargs);
     D2_UNUSED(kw);
-    return d2_bool(I, I->builder == NULL);
+    return d2_bool(I, D2_MODE(I)->builder == NULL);
 }
 
 static d2_obj *f_noop(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
@@ -3790,7 +3790,7 @@ static d2_obj *F_conv2d(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
 static d2_obj *max_pool_mask(d2_interp *I, const char *fname, d2_obj *x, d2_obj *out,
                              const int64_t ks[2], const int64_t st[2], const int64_t pad[4])
 {
-    if (I->builder || is_sym(x))
+    if (D2_MODE(I)->builder || is_sym(x))
         return d2_raise(I, "NotImplementedError",
                         "%s: return_mask=True is not supported inside to_static", fname);
     d2_tensor *hx = d2_pd_host(I, x, fname);
@@ -4268,13 +4268,13 @@ static d2_obj *dropout_impl(d2_interp *I, const char *fname, d2_obj *x, double p
         return d2_raise(I, "ValueError",
                         "%s: mode must be 'upscale_in_train' or 'downscale_in_infer', got '%s'",
                         fname, mode);
-    if (!training || p == 0 || I->builder) {
+    if (!training || p == 0 || D2_MODE(I)->builder) {
         /* inference semantics (also what a static program records) */
         ab b;
         ab_init(&b, D2_OP_dropout);
         ab_float(&b, "p", p);
         ab_str(&b, "mode", mode);
-        if (training && !I->builder)
+        if (training && !D2_MODE(I)->builder)
             return d2_incref(x);
         return op1(I, fname, D2_OP_dropout, x, &b);
     }
@@ -4303,7 +4303,7 @@ static d2_obj *dropout_impl(d2_interp *I, const char *fname, d2_obj *x, double p
 static d2_obj *dropout_axis(d2_interp *I, const char *fname, d2_obj *x, double p, bool training,
                             const char *mode, d2_obj *axis)
 {
-    if (is_none(I, axis) || !training || p == 0 || I->builder || !is_tensor(x) ||
+    if (is_none(I, axis) || !training || p == 0 || D2_MODE(I)->builder || !is_tensor(x) ||
         !(p >= 0 && p <= 1))
         return dropout_impl(I, fname, x, p, training, mode);
     int64_t axes[D2_MAX_DIMS];
@@ -4582,7 +4582,7 @@ done:
  * dim, as paddle.nonzero and the one-argument paddle.where. */
 static d2_obj *nonzero_impl(d2_interp *I, const char *fname, d2_obj *xo, bool as_tuple)
 {
-    if (is_sym(xo) || I->builder)
+    if (is_sym(xo) || D2_MODE(I)->builder)
         return d2_raise(I, "NotImplementedError",
                         "%s: nonzero indices are not supported inside to_static (the result's "
                         "size depends on the data)",
@@ -4971,7 +4971,7 @@ static d2_obj *tensor_getattr(d2_interp *I, d2_obj *o, const char *name)
     switch (name[0]) {
     case 's':
         if (strcmp(name, "shape") == 0) {
-            if (I->tracer)
+            if (D2_MODE(I)->tracer)
                 d2_trace_frozen(I, o, D2_FREEZE_SHAPE);
             return shape_pylist(I, &t->type.shape);
         }
@@ -5053,7 +5053,7 @@ static int tensor_setattr(d2_interp *I, d2_obj *o, const char *name, d2_obj *v)
 
 static int64_t tensor_len(d2_interp *I, d2_obj *o)
 {
-    if (I->tracer)
+    if (D2_MODE(I)->tracer)
         d2_trace_frozen(I, o, D2_FREEZE_LEN);
     const d2_shape *s = &obj_type(o)->shape;
     if (s->ndim == 0) {
@@ -5104,7 +5104,7 @@ static d2_obj *tensor_get_iter(d2_interp *I, d2_obj *o)
 /* One-element tensor as a Python number (int(t), float(t), index use). */
 static d2_obj *tensor_to_number(d2_interp *I, d2_obj *o, d2_obj_kind to)
 {
-    if (I->tracer)
+    if (D2_MODE(I)->tracer)
         d2_trace_frozen(I, o, to == D2_OBJ_FLOAT ? D2_FREEZE_FLOAT : D2_FREEZE_INT);
     d2_tensor *h = d2_pd_host(I, o, to == D2_OBJ_FLOAT ? "float(Tensor)" : "int(Tensor)");
     if (!h)
@@ -5174,7 +5174,7 @@ static const d2_type_hooks tensor_hooks = {
 static d2_obj *m_numpy(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
 {
     SELF_ARG("Tensor.numpy");
-    if (I->tracer)
+    if (D2_MODE(I)->tracer)
         d2_trace_frozen(I, self, D2_FREEZE_NUMPY);
     D2_UNUSED(args);
     D2_UNUSED(kw);
@@ -5194,7 +5194,7 @@ static d2_obj *m_numpy(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, 
 static d2_obj *m_item(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
 {
     SELF_ARG("Tensor.item");
-    if (I->tracer)
+    if (D2_MODE(I)->tracer)
         d2_trace_frozen(I, self, D2_FREEZE_ITEM);
     D2_UNUSED(kw);
     d2_tensor *h = d2_pd_host(I, self, "Tensor.item");
@@ -5228,7 +5228,7 @@ static d2_obj *m_item(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d
 static d2_obj *m_tolist(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
 {
     SELF_ARG("Tensor.tolist");
-    if (I->tracer)
+    if (D2_MODE(I)->tracer)
         d2_trace_frozen(I, self, D2_FREEZE_TOLIST);
     D2_UNUSED(args);
     D2_UNUSED(kw);
@@ -8266,9 +8266,27 @@ static int init_tensor_class(d2_interp *I, pd_state *s)
     return add_methods(I, tc, methods, D2_COUNTOF(methods));
 }
 
+/* What a tensor or ndarray object owns: its storage, and (symbolic) its
+ * place in a builder's list. */
+static void tensor_obj_free(d2_obj *o)
+{
+    d2_tensor_obj *t = D2_AS(d2_tensor_obj, o);
+    d2_pd_sym_unlink(t);
+    if (t->t)
+        d2_tensor_unref(t->t);
+}
+
+static void ndarray_obj_free(d2_obj *o)
+{
+    if (D2_AS(d2_ndarray, o)->t)
+        d2_tensor_unref(D2_AS(d2_ndarray, o)->t);
+}
+
 int d2_tensor_api_init(d2_interp *I)
 {
     d2_err err = {0};
+    d2_layout_set_free(D2_OBJ_TENSOR, tensor_obj_free);
+    d2_layout_set_free(D2_OBJ_NDARRAY, ndarray_obj_free);
     if (d2_ops_init(&err) < 0) {
         d2_raise_err(I, &err);
         return -1;
@@ -8607,19 +8625,19 @@ typedef struct eager_cpu {
 
 static void eager_cpu_begin(d2_interp *I, eager_cpu *s)
 {
-    s->builder = I->builder;
-    s->tracer = I->tracer;
-    s->backend = I->backend;
-    I->builder = NULL;
-    I->tracer = NULL;
-    I->backend = d2_cpu_backend();
+    s->builder = D2_MODE(I)->builder;
+    s->tracer = D2_MODE(I)->tracer;
+    s->backend = D2_MODE(I)->backend;
+    D2_MODE(I)->builder = NULL;
+    D2_MODE(I)->tracer = NULL;
+    D2_MODE(I)->backend = d2_cpu_backend();
 }
 
 static void eager_cpu_end(d2_interp *I, const eager_cpu *s)
 {
-    I->builder = s->builder;
-    I->tracer = s->tracer;
-    I->backend = s->backend;
+    D2_MODE(I)->builder = s->builder;
+    D2_MODE(I)->tracer = s->tracer;
+    D2_MODE(I)->backend = s->backend;
 }
 
 int d2_pd_index_host(d2_interp *I, d2_tensor *t, d2_obj *key, d2_tensor **out)

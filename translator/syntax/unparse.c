@@ -1,5 +1,5 @@
 /* unparse.c - AST to Python source text, byte for byte as CPython 3.11's ast.unparse prints it. */
-#include "unparse.h"
+#include "syntax/unparse.h"
 
 #include <math.h>
 #include <stdio.h>

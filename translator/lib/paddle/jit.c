@@ -1,15 +1,15 @@
 /* jit.c - to_static at run time: _jst helpers lowering converted control flow to cond/while_loop,
  * paddle.jit / paddle.static, per-signature compiled Programs, saving and loading. */
-#include "jit.h"
-#include "jit_priv.h"
+#include "lib/paddle/jit.h"
+#include "lib/paddle/jit_priv.h"
 
 #include "exec.h"
 #include "model_io.h"
 #include "npy.h"
 #include "pickle.h"
-#include "tensor_api.h"
-#include "transform.h"
-#include "unparse.h"
+#include "lib/paddle/tensor_api.h"
+#include "transform/transform.h"
+#include "syntax/unparse.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -390,9 +390,9 @@ typedef struct build_mark {
 static build_mark block_mark(d2_interp *I)
 {
     build_mark m = {0, 0};
-    if (I->builder) {
-        m.n_ops = I->builder->prog->blocks[I->builder->block].n_ops;
-        m.n_blocks = I->builder->prog->n_blocks;
+    if (D2_MODE(I)->builder) {
+        m.n_ops = D2_MODE(I)->builder->prog->blocks[D2_MODE(I)->builder->block].n_ops;
+        m.n_blocks = D2_MODE(I)->builder->prog->n_blocks;
     }
     return m;
 }
@@ -413,10 +413,10 @@ static void drop_blocks(d2_program *p, int n_blocks)
 /* Removes what a probe appended to the current block after m. */
 static void rollback(d2_interp *I, build_mark m)
 {
-    if (!I->builder)
+    if (!D2_MODE(I)->builder)
         return;
-    drop_blocks(I->builder->prog, m.n_blocks);
-    free_ops(&I->builder->prog->blocks[I->builder->block], m.n_ops);
+    drop_blocks(D2_MODE(I)->builder->prog, m.n_blocks);
+    free_ops(&D2_MODE(I)->builder->prog->blocks[D2_MODE(I)->builder->block], m.n_ops);
 }
 
 /* The original file and line of a converted helper function ("if_true_24"
@@ -1159,7 +1159,7 @@ static int pred_var(d2_interp *I, d2_obj *pred, const char *what)
     d2_obj *b = t->dtype == D2_BOOL ? d2_incref(pred) : cast_to(I, pred, D2_BOOL);
     if (!b)
         return -1;
-    int v = d2_pd_lift(I, I->builder, b);
+    int v = d2_pd_lift(I, D2_MODE(I)->builder, b);
     d2_decref(b);
     return v;
 }
@@ -1168,7 +1168,7 @@ static int pred_var(d2_interp *I, d2_obj *pred, const char *what)
 static int emit_control(d2_interp *I, d2_op_id id, const int *in, int n_in, ab *b, int n_out,
                         int *out)
 {
-    d2_builder *B = I->builder;
+    d2_builder *B = D2_MODE(I)->builder;
     d2_err err = {0};
     int rc = -1;
     d2_type *types = d2_calloc((size_t)n_out + 1, sizeof *types);
@@ -1211,7 +1211,7 @@ done:
  * for arrays). */
 static d2_obj *wrap_var(d2_interp *I, int v, d2_obj *info)
 {
-    d2_obj *t = d2_pd_symbolic(I, I->builder, v);
+    d2_obj *t = d2_pd_symbolic(I, D2_MODE(I)->builder, v);
     if (!t || TOBJ(t)->type.kind != D2_VALUE_ARRAY)
         return t;
     d2_obj *a = new_tarray(I, t, info, false);
@@ -1224,7 +1224,7 @@ static d2_obj *wrap_var(d2_interp *I, int v, d2_obj *info)
 static int cond_core(d2_interp *I, d2_obj *pred, branch_fn fn, void *ctx, size_t n,
                      const char **names, const char *what, d2_obj *const *fns, d2_obj **out)
 {
-    d2_builder *B = I->builder;
+    d2_builder *B = D2_MODE(I)->builder;
     d2_program *p = B->prog;
     int parent = B->block;
     int pv = pred_var(I, pred, what);
@@ -1499,7 +1499,7 @@ static bool carried(const lslot *s)
 /* A block parameter of slot s's type, as the Python value the callbacks see. */
 static d2_obj *loop_param(d2_interp *I, int blk, const lslot *s, const char *name)
 {
-    d2_builder *B = I->builder;
+    d2_builder *B = D2_MODE(I)->builder;
     char vn[300];
     unique_name(B->prog, name, vn, sizeof vn);
     d2_err err = {0};
@@ -1656,7 +1656,7 @@ static int yield_var(d2_interp *I, const lslot *s, d2_obj *v)
         t = d2_incref(v);
     if (!t)
         return -1;
-    int var = d2_pd_lift(I, I->builder, t);
+    int var = d2_pd_lift(I, D2_MODE(I)->builder, t);
     d2_decref(t);
     return var;
 }
@@ -1697,7 +1697,7 @@ static int init_var(d2_interp *I, const lslot *s, d2_obj *v)
     }
     if (!t)
         return -1;
-    int var = d2_pd_lift(I, I->builder, t);
+    int var = d2_pd_lift(I, D2_MODE(I)->builder, t);
     d2_decref(t);
     return var;
 }
@@ -1713,7 +1713,7 @@ typedef struct split_info {
 static int build_while_flat(d2_interp *I, size_t n, d2_obj **vals, const char **names,
                             loop_cbs *cb, const char *what, d2_obj **out, split_info *split)
 {
-    d2_builder *B = I->builder;
+    d2_builder *B = D2_MODE(I)->builder;
     d2_program *p = B->prog;
     int parent = B->block;
     d2_err err = {0};
@@ -1970,7 +1970,7 @@ static int build_while(d2_interp *I, size_t n, d2_obj **vals, const char **names
                        const char *what, d2_obj **out)
 {
     split_info sp;
-    int nb = I->builder->prog->n_blocks;
+    int nb = D2_MODE(I)->builder->prog->n_blocks;
     int rc = build_while_flat(I, n, vals, names, cb, what, out, &sp);
     if (rc != -2)
         return rc;
@@ -1988,7 +1988,7 @@ static int build_while(d2_interp *I, size_t n, d2_obj **vals, const char **names
     }
     size_t j = sp.j;
     for (int attempt = 0;; attempt++) {
-        drop_blocks(I->builder->prog, nb);
+        drop_blocks(D2_MODE(I)->builder->prog, nb);
         if (attempt > 0) {
             j = owner[sp.j];
             if (arity[j]) {
@@ -3640,7 +3640,7 @@ static d2_obj *symbolic_item(d2_interp *I, d2_obj *v, void *ctx, int depth)
 static d2_obj *symbolic_args(d2_interp *I, d2_obj *v, const int *vars, int *k, int depth)
 {
     if (is_spec(I, v) || is_tensor(v) || v->kind == D2_OBJ_NDARRAY)
-        return d2_pd_symbolic(I, I->builder, vars[(*k)++]);
+        return d2_pd_symbolic(I, D2_MODE(I)->builder, vars[(*k)++]);
     if (depth > 32 || !has_feed(I, v, depth))
         return d2_incref(v);
     sym_ctx c = {vars, k};
@@ -3677,7 +3677,7 @@ static d2_obj *template_item(d2_interp *I, d2_obj *v, void *ctx, int depth)
  * output_<k>), Python values stay as they are. */
 static d2_obj *out_template(d2_interp *I, d2_obj *v, int depth)
 {
-    d2_builder *B = I->builder;
+    d2_builder *B = D2_MODE(I)->builder;
     d2_program *p = B->prog;
     if (is_tensor(v)) {
         int var = d2_pd_lift(I, B, v);
@@ -3850,7 +3850,7 @@ static entry *compile(d2_interp *I, sfn *s, d2_obj **args, size_t nargs, d2_dict
     int *vars = d2_calloc((size_t)fd->n + 1, sizeof *vars);
     d2_obj **sym = d2_calloc(nargs + 1, sizeof *sym);
     d2_obj *kws = NULL, *result = NULL;
-    d2_builder B = {p, 0, ++I->next_gen, I->builder, NULL, NULL};
+    d2_builder B = {p, 0, ++I->next_gen, D2_MODE(I)->builder, NULL, NULL};
     bool ok = false, retry = false;
     if (!vars || !sym) {
         nomem(I);
@@ -3865,7 +3865,7 @@ static entry *compile(d2_interp *I, sfn *s, d2_obj **args, size_t nargs, d2_dict
             goto done;
         }
     }
-    I->builder = &B;
+    D2_MODE(I)->builder = &B;
     int k = 0;
     for (size_t i = 0; i < nargs; i++) {
         sym[i] = symbolic_args(I, args[i], vars, &k, 0);
@@ -3889,7 +3889,7 @@ static entry *compile(d2_interp *I, sfn *s, d2_obj **args, size_t nargs, d2_dict
         retry = late_fallback(I, s);
     }
 built:
-    I->builder = B.outer;
+    D2_MODE(I)->builder = B.outer;
     /* symbolic tensors of the finished build that Python code kept (say in a
      * Layer attribute) must not pass for values of a later build: they are
      * detached from the builder, whose memory is reused */
@@ -3907,7 +3907,7 @@ built:
         goto done;
     }
     if (prepare) {
-        e->pp = d2_exec_prepare(p, I->backend, &err);
+        e->pp = d2_exec_prepare(p, D2_MODE(I)->backend, &err);
         if (!e->pp) {
             d2_raise_err(I, &err);
             goto done;
@@ -3978,7 +3978,7 @@ static int refresh_params(d2_interp *I, entry *e)
     if (changed && e->pp) {
         d2_exec_free(e->pp);
         d2_err err = {0};
-        e->pp = d2_exec_prepare(e->prog, I->backend, &err);
+        e->pp = d2_exec_prepare(e->prog, D2_MODE(I)->backend, &err);
         if (!e->pp) {
             d2_raise_err(I, &err);
             return -1;
@@ -4146,12 +4146,12 @@ static d2_obj *SF_call(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, 
         all[i + off] = items[i];
     n += off;
     d2_obj *r = NULL;
-    if (!JS(I)->enabled || I->tracer) {
+    if (!JS(I)->enabled || D2_MODE(I)->tracer) {
         r = d2_call(I, s->fn, all, n, kwd);
     } else if (sfn_convert(I, s) < 0) {
         r = NULL;
     } else if (s->fallback || !s->conv) {
-        if (I->builder)
+        if (D2_MODE(I)->builder)
             r = d2_call(I, s->fn, all, n, kwd);
         else if (s->fallback && d2_trace_symbolic && !I->opt.no_fallback)
             r = run_static(I, s, all, n, kwd); /* traced once per signature */
@@ -4159,7 +4159,7 @@ static d2_obj *SF_call(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, 
             r = d2_trace_function(I, s->fn, all, n, kwd);
         else
             r = fallback_error(I, s);
-    } else if (I->builder) {
+    } else if (D2_MODE(I)->builder) {
         r = d2_call(I, s->conv, all, n, kwd);
     } else {
         r = run_static(I, s, all, n, kwd);
@@ -4629,7 +4629,7 @@ static d2_obj *J_load(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d
     l->p = d2_model_load(use, &err);
     d2_free(file);
     if (l->p)
-        l->pp = d2_exec_prepare(l->p, I->backend, &err);
+        l->pp = d2_exec_prepare(l->p, D2_MODE(I)->backend, &err);
     if (!l->pp) {
         loaded_fin(l);
         if (err.code == D2_ERR_IO)

@@ -13,7 +13,7 @@
  * call (hoist_star), "x := a if b else c" assigns the conditional,
  * "except *E" is except*, "{x:=10}" in an f-string is a format spec, and
  * "type(x).y = 1" or "print >> f, x" are expressions (patch_keywords). */
-#include "ast.h"
+#include "syntax/ast.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -4,7 +4,7 @@
 #ifndef DY2ST_STATIC_API_H
 #define DY2ST_STATIC_API_H
 
-#include "interp.h"
+#include "lib/paddle/tensor_api.h"
 
 /* Slot of d2_interp.ext used by this module (tensor_api.h uses 0 and 1,
  * jit.h 2, trace.h 6). */

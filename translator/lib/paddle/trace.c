@@ -1,12 +1,12 @@
 /* trace.c - trace mode: the op recorder, frozen-value warnings, TracedLayer, BuildStrategy /
  * ExecutionStrategy, the to_static fallback and the driver of `dy2st trace`. */
-#include "trace.h"
+#include "lib/paddle/trace.h"
 
 #include "exec.h"
-#include "jit.h"
-#include "jit_priv.h"
+#include "lib/paddle/jit.h"
+#include "lib/paddle/jit_priv.h"
 #include "model_io.h"
-#include "tensor_api.h"
+#include "lib/paddle/tensor_api.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -68,7 +68,7 @@ static void mark(d2_builder *B, d2_obj *o, int var)
 int d2_trace_record(d2_interp *I, d2_op_id op, d2_obj **inputs, int n_in, const d2_attrs *attrs,
                     d2_obj **outs, int n_out)
 {
-    struct d2_tracer *tr = I->tracer;
+    struct d2_tracer *tr = D2_MODE(I)->tracer;
     if (!tr || !tr->B)
         return 0;
     d2_builder *B = tr->B;
@@ -110,7 +110,7 @@ done:
 
 void d2_trace_frozen(d2_interp *I, d2_obj *o, d2_trace_freeze kind)
 {
-    struct d2_tracer *tr = I->tracer;
+    struct d2_tracer *tr = D2_MODE(I)->tracer;
     if (!tr || !tr->B || !is_tensor(o) || !TOBJ(o)->t)
         return;
     if (!traced_in(tr->B, o) && !(TOBJ(o)->persistable && kind != D2_FREEZE_SHAPE &&
@@ -165,15 +165,15 @@ void d2_trace_frozen(d2_interp *I, d2_obj *o, d2_trace_freeze kind)
 static d2_obj *run_traced(d2_interp *I, d2_builder *B, d2_obj *fn, d2_obj **args, size_t nargs,
                           d2_dict *kw)
 {
-    if (I->tracer)
+    if (D2_MODE(I)->tracer)
         return d2_raise(I, "RuntimeError", "a trace cannot start while another one is recording");
     struct d2_tracer tr = {B};
-    d2_builder *saved = I->builder;
-    I->builder = NULL;
-    I->tracer = &tr;
+    d2_builder *saved = D2_MODE(I)->builder;
+    D2_MODE(I)->builder = NULL;
+    D2_MODE(I)->tracer = &tr;
     d2_obj *r = d2_call(I, fn, args, nargs, kw);
-    I->tracer = NULL;
-    I->builder = saved;
+    D2_MODE(I)->tracer = NULL;
+    D2_MODE(I)->builder = saved;
     return r;
 }
 
@@ -208,9 +208,9 @@ static d2_tensor *example_tensor(d2_interp *I, const d2_type *ty)
 /* A concrete tensor object for t on the eager backend. New ref or NULL. */
 static d2_obj *wrap_eager(d2_interp *I, d2_tensor *t)
 {
-    if (I->backend && t->storage && t->storage->backend != I->backend) {
+    if (D2_MODE(I)->backend && t->storage && t->storage->backend != D2_MODE(I)->backend) {
         d2_err err = {0};
-        d2_tensor *c = d2_tensor_copy_to(t, I->backend, &err);
+        d2_tensor *c = d2_tensor_copy_to(t, D2_MODE(I)->backend, &err);
         if (!c)
             return d2_raise_err(I, &err);
         d2_obj *o = d2_tensor_wrap(I, c);
@@ -310,7 +310,7 @@ done:
  * it still goes through the recorder so that the frozen places warn. */
 d2_obj *d2_trace_function(d2_interp *I, d2_obj *fn, d2_obj **args, size_t nargs, d2_dict *kwargs)
 {
-    if (I->tracer)
+    if (D2_MODE(I)->tracer)
         return d2_call(I, fn, args, nargs, kwargs);
     d2_err err = {0};
     d2_program *p = d2_program_new(&err);
@@ -559,7 +559,7 @@ static d2_obj *TL_trace(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
         return d2_raise(I, "TypeError",
                         "TracedLayer.trace: the first argument must be a paddle.nn.Layer, got %s",
                         d2_type_name(a[0]));
-    if (I->builder)
+    if (D2_MODE(I)->builder)
         return d2_raise(I, "RuntimeError",
                         "TracedLayer.trace cannot run while a static program is being built "
                         "(inside to_static)");
@@ -652,7 +652,7 @@ static d2_obj *TL_call(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, 
         goto done;
     d2_err err = {0};
     if (!t->pp) {
-        t->pp = d2_exec_prepare(t->prog, I->backend, &err);
+        t->pp = d2_exec_prepare(t->prog, D2_MODE(I)->backend, &err);
         if (!t->pp) {
             d2_raise_err(I, &err);
             goto done;

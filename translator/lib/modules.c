@@ -1,0 +1,52 @@
+/* modules.c - the library modules the interpreter core offers, in the order they initialise. */
+#include "lib/paddle/jit.h"
+#include "lib/paddle/static_api.h"
+#include "lib/paddle/tensor_api.h"
+#include "lib/paddle/trace.h"
+#include "opencl/opencl.h"
+
+#include <stdlib.h>
+
+static void mode_fini(d2_interp *I, void *ext)
+{
+    (void)I;
+    d2_free(ext);
+}
+
+/* paddle's value mode first (the backend eager tensors live on: --device,
+ * else DY2ST_DEVICE), then the paddle module tree. */
+static int paddle_init(d2_interp *I, d2_err *err)
+{
+    d2_pd_mode *m = d2_calloc(1, sizeof *m);
+    if (!m)
+        return d2_err_set(err, D2_ERR_NOMEM, "out of memory creating the interpreter");
+    I->ext[D2_EXT_MODE] = m;
+    I->ext_fini[D2_EXT_MODE] = mode_fini;
+    const char *dev = I->opt.device && *I->opt.device ? I->opt.device : getenv("DY2ST_DEVICE");
+    if (dev && *dev) {
+        m->backend = d2_backend_from_name(dev, err);
+        if (!m->backend)
+            return -1;
+    }
+    return d2_tensor_api_init(I);
+}
+
+#define NO_ERR(fn)                                                                                 \
+    static int fn##_entry(d2_interp *I, d2_err *err)                                               \
+    {                                                                                              \
+        (void)err;                                                                                 \
+        return fn(I);                                                                              \
+    }
+NO_ERR(d2_numpy_api_init)
+NO_ERR(d2_jit_init)
+NO_ERR(d2_trace_init)
+NO_ERR(d2_static_api_init)
+
+const d2_lib_module d2_lib_modules[] = {
+    {"paddle", paddle_init},
+    {"numpy", d2_numpy_api_init_entry},
+    {"paddle.jit", d2_jit_init_entry},
+    {"paddle.jit.TracedLayer", d2_trace_init_entry},
+    {"paddle.static", d2_static_api_init_entry},
+};
+const size_t d2_lib_nmodules = sizeof d2_lib_modules / sizeof d2_lib_modules[0];
