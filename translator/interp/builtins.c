@@ -342,6 +342,90 @@ int d2_parse_args(d2_interp *I, const char *fname, const char *spec, d2_obj **ar
     return 0;
 }
 
+/* ======================================================================
+ * Table rows (d2_def): the one way library builtins take arguments
+ * ==================================================================== */
+
+d2_obj *d2_def_call(d2_interp *I, const d2_def *def, d2_obj *self, d2_obj **args, size_t nargs,
+                    d2_dict *kwargs)
+{
+    const char *fname = def->qualname ? def->qualname : def->name;
+    const char *sig = def->sig ? def->sig : "";
+    d2_obj *inl[16], **av = args;
+    if ((def->flags & D2_DEF_SELF) && self) {
+        av = nargs + 1 <= 16 ? inl : d2_malloc((nargs + 1) * sizeof *av);
+        if (!av)
+            return d2_raise(I, "MemoryError", "out of memory");
+        av[0] = self;
+        if (nargs)
+            memcpy(av + 1, args, nargs * sizeof *av);
+        nargs++;
+    }
+    d2_obj *a[32];
+    d2_obj *r = NULL;
+    if (d2_parse_args(I, fname, sig, av, nargs, kwargs, a) == 0)
+        r = def->fn(I, self, a, def);
+    if (av != args && av != inl)
+        d2_free(av);
+    return r;
+}
+
+d2_obj *d2_def_new(d2_interp *I, const d2_def *def, d2_obj *self)
+{
+    d2_obj *b = d2_builtin_new(I, def->name, NULL, self, def->data);
+    if (b)
+        D2_AS(d2_builtin, b)->def = def;
+    return b;
+}
+
+/* defs[i] with extra flags or-ed in: the row itself, or an interpreter-owned copy. */
+static const d2_def *def_with_flags(d2_interp *I, const d2_def *def, unsigned extra)
+{
+    if ((def->flags | extra) == def->flags)
+        return def;
+    d2_def *c = d2_arena_alloc(I->arena, sizeof *c);
+    if (!c) {
+        d2_raise(I, "MemoryError", "out of memory");
+        return NULL;
+    }
+    *c = *def;
+    c->flags |= extra;
+    return c;
+}
+
+int d2_module_add_defs(d2_interp *I, d2_module *m, const d2_def *defs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        d2_obj *b = d2_def_new(I, &defs[i], NULL);
+        if (!b)
+            return -1;
+        int rc = d2_dict_set_str(I, m->dict, defs[i].name, b);
+        d2_decref(b);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int d2_class_add_defs(d2_interp *I, d2_class *cls, const d2_def *defs, size_t n,
+                      unsigned extra_flags)
+{
+    for (size_t i = 0; i < n; i++) {
+        const d2_def *def = def_with_flags(I, &defs[i], extra_flags);
+        d2_obj *b = def ? d2_def_new(I, def, NULL) : NULL;
+        if (!b)
+            return -1;
+        b->cls = I->st->method_descr;
+        int rc = d2_dict_set_str(I, cls->dict, def->name, b);
+        d2_decref(b);
+        if (rc < 0)
+            return -1;
+        if (def->name[0] == '_' && def->name[1] == '_')
+            d2i_class_update_flags(I, cls);
+    }
+    return 0;
+}
+
 /* ---- conversions ---- */
 
 int d2_to_int64(d2_interp *I, d2_obj *o, const char *what, int64_t *v)

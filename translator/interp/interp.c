@@ -2917,7 +2917,8 @@ static d2_obj *call_builtin(d2_interp *I, d2_builtin *b, d2_obj *self, d2_obj **
                             d2_dict *kw)
 {
     size_t mark = I->st->npool;
-    d2_obj *r = b->fn(I, self, args, nargs, kw && kw->live ? kw : NULL);
+    d2_obj *r = b->def ? d2_def_call(I, b->def, self, args, nargs, kw && kw->live ? kw : NULL)
+                       : b->fn(I, self, args, nargs, kw && kw->live ? kw : NULL);
     pool_release(I, mark);
     if (!r && !I->exc)
         d2_raise(I, "SystemError", "%s() returned NULL without setting an exception", b->name);

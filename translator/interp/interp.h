@@ -246,6 +246,63 @@ int d2_parse_args(d2_interp *I, const char *fname, const char *spec, d2_obj **ar
  * included; "/" marks the preceding parameters positional-only, "*" the following
  * keyword-only; the tuple and dict made for star parameters are borrowed too,
  * kept alive until the builtin called through d2_call returns.) */
+/* ---- builtins defined by table rows ----
+ * Every builtin function and method of a library module is one row: the
+ * Python signature as Paddle (or Python) documents it, in the spec language
+ * of d2_parse_args, parsed once and cached, and a C body that receives the
+ * arguments already bound to the parameters:
+ *
+ *     D2_FN(f_split)   // a[0] x, a[1] num_or_sections, a[2] axis, a[3] name
+ *     {
+ *         return do_split(I, a[0], a[1], a[2]);
+ *     }
+ *     static const d2_def SPLIT_DEFS[] = {
+ *         D2_DEF("split", "x, num_or_sections, axis=0, name=None", f_split, "paddle.split"),
+ *     };
+ *     d2_module_add_defs(I, paddle, SPLIT_DEFS, D2_COUNT(SPLIT_DEFS));
+ *     d2_class_add_defs(I, tensor_cls, SPLIT_DEFS, 1, D2_DEF_SELF);
+ *
+ * a[] holds one BORROWED reference per parameter (NULL for an absent
+ * optional parameter without a default; *args a tuple, **kwargs a dict, as
+ * d2_parse_args makes them). A wrong call raises the same TypeError for
+ * every builtin, naming def->qualname. self is the receiver of a method; with
+ * D2_DEF_SELF (a Tensor method that is also a paddle function) the receiver
+ * is bound to the first parameter instead and is also in a[0]. */
+typedef struct d2_def d2_def;
+typedef d2_obj *(*d2_def_fn)(d2_interp *I, d2_obj *self, d2_obj **a, const d2_def *def);
+struct d2_def {
+    const char *name;     /* the attribute name */
+    const char *sig;      /* the Python signature; NULL or "" takes no argument */
+    d2_def_fn fn;
+    const char *qualname; /* the name in error messages ("paddle.split"); NULL: name */
+    const void *data;     /* static data the body reads as def->data */
+    unsigned flags;       /* D2_DEF_SELF */
+};
+#define D2_DEF_SELF 1u
+/* A row: attribute name, signature, body, name in messages (NULL: name). */
+#define D2_DEF(name, sig, fn, qualname) {(name), (sig), (fn), (qualname), NULL, 0u}
+/* A row whose body reads static data through def->data. */
+#define D2_DEF_DATA(name, sig, fn, qualname, data) {(name), (sig), (fn), (qualname), (data), 0u}
+#define D2_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+/* The definition of a row's body (parameters unused by the body are fine). */
+#define D2_FN(cname)                                                                               \
+    static d2_obj *cname(d2_interp *I __attribute__((unused)),                                     \
+                         d2_obj *self __attribute__((unused)), d2_obj **a __attribute__((unused)), \
+                         const d2_def *def __attribute__((unused)))
+/* A builtin object for one row, bound to self (borrowed, may be NULL); rows
+ * must outlive the interpreter (static tables). New reference. */
+d2_obj *d2_def_new(d2_interp *I, const d2_def *def, d2_obj *self);
+/* Adds each row as an attribute of module m / a method of cls. extra_flags
+ * are or-ed into each row's flags (D2_DEF_SELF: the same rows serve as
+ * paddle.X(x, ...) and x.X(...)); a row whose flags differ is copied once
+ * into interpreter-owned memory. 0, or -1 with an exception. */
+int d2_module_add_defs(d2_interp *I, d2_module *m, const d2_def *defs, size_t n);
+int d2_class_add_defs(d2_interp *I, d2_class *cls, const d2_def *defs, size_t n,
+                      unsigned extra_flags);
+/* Calls the body of row def as a call with these arguments would. */
+d2_obj *d2_def_call(d2_interp *I, const d2_def *def, d2_obj *self, d2_obj **args, size_t nargs,
+                    d2_dict *kwargs);
+
 /* Conversions raising TypeError with the parameter name. */
 int d2_to_int64(d2_interp *I, d2_obj *o, const char *what, int64_t *v);
 int d2_to_double(d2_interp *I, d2_obj *o, const char *what, double *v);

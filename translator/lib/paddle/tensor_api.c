@@ -3333,42 +3333,23 @@ done:
     return r;
 }
 
-static d2_obj *f_split(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_split)
 {
-    d2_obj *buf[8];
-    bool owned;
-    d2_obj **av = with_self(I, self, args, &nargs, buf, 8, &owned);
-    if (!av)
-        return NULL;
-    d2_obj *a[4] = {NULL};
-    d2_obj *r = NULL;
-    if (d2_parse_args(I, "paddle.split", "x, num_or_sections, axis=0, name=None", av, nargs, kw,
-                      a) == 0)
-        r = do_split(I, "paddle.split", a[0], a[1], a[2], false);
-    if (owned)
-        d2_free(av);
-    return r;
+    return do_split(I, "paddle.split", a[0], a[1], a[2], false);
 }
 
-static d2_obj *f_chunk(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_chunk)
 {
-    d2_obj *buf[8];
-    bool owned;
-    d2_obj **av = with_self(I, self, args, &nargs, buf, 8, &owned);
-    if (!av)
-        return NULL;
-    d2_obj *a[4] = {NULL};
-    d2_obj *r = NULL;
-    if (d2_parse_args(I, "paddle.chunk", "x, chunks, axis=0, name=None", av, nargs, kw, a) == 0) {
-        if (!is_int(a[1]))
-            r = d2_raise(I, "TypeError", "paddle.chunk: chunks must be an int");
-        else
-            r = do_split(I, "paddle.chunk", a[0], a[1], a[2], true);
-    }
-    if (owned)
-        d2_free(av);
-    return r;
+    if (!is_int(a[1]))
+        return d2_raise(I, "TypeError", "paddle.chunk: chunks must be an int");
+    return do_split(I, "paddle.chunk", a[0], a[1], a[2], true);
 }
+
+/* Functions that are also Tensor methods (the receiver is x). */
+static const d2_def TENSOR_FN_DEFS[] = {
+    D2_DEF("split", "x, num_or_sections, axis=0, name=None", f_split, "paddle.split"),
+    D2_DEF("chunk", "x, chunks, axis=0, name=None", f_chunk, "paddle.chunk"),
+};
 
 static d2_obj *f_unbind(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
 {
@@ -8250,8 +8231,6 @@ static int init_tensor_class(d2_interp *I, pd_state *s)
         {"__neg__", m_neg},
         {"argmax", f_argmax},
         {"argmin", f_argmin},
-        {"split", f_split},
-        {"chunk", f_chunk},
         {"unbind", f_unbind},
         {"expand_as", f_expand_as},
         {"dot", f_dot},
@@ -8263,6 +8242,8 @@ static int init_tensor_class(d2_interp *I, pd_state *s)
         {"round", f_round},
         {"nonzero", f_nonzero},
     };
+    if (d2_class_add_defs(I, tc, TENSOR_FN_DEFS, D2_COUNT(TENSOR_FN_DEFS), D2_DEF_SELF) < 0)
+        return -1;
     return add_methods(I, tc, methods, D2_COUNTOF(methods));
 }
 
@@ -8375,8 +8356,6 @@ int d2_tensor_api_init(d2_interp *I)
         {"where", f_where},
         {"concat", f_concat},
         {"stack", f_stack},
-        {"split", f_split},
-        {"chunk", f_chunk},
         {"unbind", f_unbind},
         {"expand_as", f_expand_as},
         {"dot", f_dot},
@@ -8404,6 +8383,8 @@ int d2_tensor_api_init(d2_interp *I)
     for (size_t i = 0; i < D2_COUNTOF(pfns); i++)
         if (add_fn(I, pd, pfns[i].name, pfns[i].fn) < 0)
             return -1;
+    if (d2_module_add_defs(I, pd, TENSOR_FN_DEFS, D2_COUNT(TENSOR_FN_DEFS)) < 0)
+        return -1;
     {
         d2_module *la = new_module(I, "paddle.linalg", pd, "linalg");
         if (!la || add_fn(I, la, "norm", f_norm) < 0 ||
