@@ -5511,6 +5511,7 @@ d2_module *d2_jit_get_module(d2_interp *I, const char *name)
 
 int d2_jit_init(d2_interp *I)
 {
+    D2_MODE(I)->up.raise_if_undef = d2_jit_raise_if_undef;
     if (JS(I))
         return 0;
     jit_state *s = d2_calloc(1, sizeof *s);

@@ -2438,6 +2438,7 @@ static int add_optimizers(d2_interp *I)
 
 int d2_static_api_init(d2_interp *I)
 {
+    D2_MODE(I)->up.static_var_text = d2_static_var_text;
     if (SS(I))
         return 0;
     st_state *s = d2_calloc(1, sizeof *s);

@@ -1,7 +1,5 @@
 /* tensor_api.c - the Paddle API subset: tensors, ops, paddle.nn.functional, nn.Layer and layers. */
 #include "lib/paddle/tensor_api.h"
-#include "lib/paddle/jit.h"
-#include "lib/paddle/static_api.h"
 #include "pickle.h"
 
 #include <ctype.h>
@@ -14,7 +12,6 @@
 #include <strings.h>
 
 #include "syntax/ast.h"
-#include "lib/paddle/trace.h"
 
 /* ======================================================================
  * State
@@ -530,7 +527,7 @@ static int collect_rec(d2_interp *I, collect *c, d2_obj *o, int depth, const cha
                 return -1;
         return 0;
     }
-    if (!d2_jit_raise_if_undef(I, o))
+    if (!D2_MODE(I)->up.raise_if_undef || !D2_MODE(I)->up.raise_if_undef(I, o))
         d2_raise(I, "TypeError", "%s: cannot convert %s to a tensor", fname, d2_type_name(o));
     return -1;
 }
@@ -813,17 +810,11 @@ static void ab_ints(ab *b, const char *n, const int64_t *v, int k)
     b->bad |= d2_attr_set_ints(b->def, &b->a, n, v, k) < 0;
 }
 
-__attribute__((weak)) int d2_trace_record(d2_interp *I, d2_op_id op, d2_obj **inputs, int n_in,
-                                          const d2_attrs *attrs, d2_obj **outs, int n_out)
+/* A Python value was read out of o while tracing (the trace floor warns). */
+static void trace_frozen(d2_interp *I, d2_obj *o, d2_trace_freeze kind)
 {
-    D2_UNUSED(I);
-    D2_UNUSED(op);
-    D2_UNUSED(inputs);
-    D2_UNUSED(n_in);
-    D2_UNUSED(attrs);
-    D2_UNUSED(outs);
-    D2_UNUSED(n_out);
-    return 0;
+    if (D2_MODE(I)->up.trace_frozen)
+        D2_MODE(I)->up.trace_frozen(I, o, kind);
 }
 
 int d2_pd_lift(d2_interp *I, d2_builder *b, d2_obj *o)
@@ -996,8 +987,8 @@ static int apply_named(d2_interp *I, const char *fname, d2_op_id op, d2_obj **in
         if (rc < 0)
             for (int i = 0; i < n_out; i++)
                 d2_setref(&outs[i], NULL);
-        if (rc == 0 && D2_MODE(I)->tracer &&
-            d2_trace_record(I, op, inputs, n_in, attrs, outs, n_out) < 0) { /* TRACE HOOK */
+        if (rc == 0 && D2_MODE(I)->tracer && D2_MODE(I)->up.trace_record &&
+            D2_MODE(I)->up.trace_record(I, op, inputs, n_in, attrs, outs, n_out) < 0) {
             for (int i = 0; i < n_out; i++)
                 d2_setref(&outs[i], NULL);
             rc = -1;
@@ -1349,7 +1340,7 @@ int d2_pd_truth(d2_interp *I, d2_obj *t)
         return -1;
     }
     if (D2_MODE(I)->tracer)
-        d2_trace_frozen(I, t, D2_FREEZE_BOOL);
+        trace_frozen(I, t, D2_FREEZE_BOOL);
     d2_tensor *h = d2_pd_host(I, t, "bool(Tensor)");
     if (!h)
         return -1;
@@ -1495,7 +1486,7 @@ static d2_obj *tensor_to_string(d2_interp *I, d2_obj *o)
     d2_tensor_obj *to = TOBJ(o);
     d2_buf b;
     d2_buf_init(&b);
-    if (!to->t && d2_static_var_text(I, o, &b)) {
+    if (!to->t && D2_MODE(I)->up.static_var_text && D2_MODE(I)->up.static_var_text(I, o, &b)) {
         /* a Variable of a Program built by hand: Paddle's text */
     } else if (!to->t) {
         d2_buf_puts(&b, "Tensor(shape=");
@@ -2089,7 +2080,7 @@ static d2_obj *tensor_getitem(d2_interp *I, d2_obj *x, d2_obj *key)
 static int tensor_setitem(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v)
 {
     if (D2_MODE(I)->tracer)
-        d2_trace_frozen(I, x, D2_FREEZE_SETITEM);
+        trace_frozen(I, x, D2_FREEZE_SETITEM);
     return setitem_impl(I, x, key, v, "Tensor.__setitem__");
 }
 
@@ -4953,7 +4944,7 @@ static d2_obj *tensor_getattr(d2_interp *I, d2_obj *o, const char *name)
     case 's':
         if (strcmp(name, "shape") == 0) {
             if (D2_MODE(I)->tracer)
-                d2_trace_frozen(I, o, D2_FREEZE_SHAPE);
+                trace_frozen(I, o, D2_FREEZE_SHAPE);
             return shape_pylist(I, &t->type.shape);
         }
         if (strcmp(name, "size") == 0) {
@@ -5035,7 +5026,7 @@ static int tensor_setattr(d2_interp *I, d2_obj *o, const char *name, d2_obj *v)
 static int64_t tensor_len(d2_interp *I, d2_obj *o)
 {
     if (D2_MODE(I)->tracer)
-        d2_trace_frozen(I, o, D2_FREEZE_LEN);
+        trace_frozen(I, o, D2_FREEZE_LEN);
     const d2_shape *s = &obj_type(o)->shape;
     if (s->ndim == 0) {
         d2_raise(I, "TypeError", "len() of a 0-D tensor");
@@ -5086,7 +5077,7 @@ static d2_obj *tensor_get_iter(d2_interp *I, d2_obj *o)
 static d2_obj *tensor_to_number(d2_interp *I, d2_obj *o, d2_obj_kind to)
 {
     if (D2_MODE(I)->tracer)
-        d2_trace_frozen(I, o, to == D2_OBJ_FLOAT ? D2_FREEZE_FLOAT : D2_FREEZE_INT);
+        trace_frozen(I, o, to == D2_OBJ_FLOAT ? D2_FREEZE_FLOAT : D2_FREEZE_INT);
     d2_tensor *h = d2_pd_host(I, o, to == D2_OBJ_FLOAT ? "float(Tensor)" : "int(Tensor)");
     if (!h)
         return NULL;
@@ -5156,7 +5147,7 @@ static d2_obj *m_numpy(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, 
 {
     SELF_ARG("Tensor.numpy");
     if (D2_MODE(I)->tracer)
-        d2_trace_frozen(I, self, D2_FREEZE_NUMPY);
+        trace_frozen(I, self, D2_FREEZE_NUMPY);
     D2_UNUSED(args);
     D2_UNUSED(kw);
     if (nargs)
@@ -5176,7 +5167,7 @@ static d2_obj *m_item(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d
 {
     SELF_ARG("Tensor.item");
     if (D2_MODE(I)->tracer)
-        d2_trace_frozen(I, self, D2_FREEZE_ITEM);
+        trace_frozen(I, self, D2_FREEZE_ITEM);
     D2_UNUSED(kw);
     d2_tensor *h = d2_pd_host(I, self, "Tensor.item");
     if (!h)
@@ -5210,7 +5201,7 @@ static d2_obj *m_tolist(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
 {
     SELF_ARG("Tensor.tolist");
     if (D2_MODE(I)->tracer)
-        d2_trace_frozen(I, self, D2_FREEZE_TOLIST);
+        trace_frozen(I, self, D2_FREEZE_TOLIST);
     D2_UNUSED(args);
     D2_UNUSED(kw);
     d2_tensor *h = d2_pd_host(I, self, "Tensor.tolist");

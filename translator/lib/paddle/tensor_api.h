@@ -5,6 +5,7 @@
 #include "backend.h"
 #include "interp/interp.h"
 #include "program.h"
+#include "rng.h"
 
 /* Slots of d2_interp.ext used by these modules. */
 enum { D2_EXT_PADDLE = 0, D2_EXT_NUMPY = 1, D2_EXT_MODE = 7 };
@@ -71,6 +72,38 @@ d2_obj *d2_to_tensor(d2_interp *I, d2_obj *o, int dt);
 /* Wraps a concrete tensor as a numpy.ndarray (takes a new reference). */
 d2_obj *d2_ndarray_wrap(d2_interp *I, d2_tensor *t);
 
+/* Places where a Python value is taken out of a tensor (trace mode warns
+ * that the value is frozen into the recorded Program). */
+typedef enum d2_trace_freeze {
+    D2_FREEZE_BOOL,
+    D2_FREEZE_INT,
+    D2_FREEZE_FLOAT,
+    D2_FREEZE_ITEM,
+    D2_FREEZE_NUMPY,
+    D2_FREEZE_TOLIST,
+    D2_FREEZE_SHAPE,
+    D2_FREEZE_LEN,
+    D2_FREEZE_SETITEM, /* in-place assignment: not recorded, the tensor becomes a constant */
+} d2_trace_freeze;
+
+/* What the tensor floor asks of the floors above it (jit, trace, static),
+ * which fill these in when they initialise; a NULL member means the higher
+ * module is absent and the answer is "no" / nothing to do. */
+typedef struct d2_pd_upcalls {
+    /* jit: if o is to_static's marker of an undefined variable, raises its
+     * error and returns true. */
+    bool (*raise_if_undef)(d2_interp *I, d2_obj *o);
+    /* trace: after an eager op ran while a tracer is set; 0 or -1 with an
+     * exception pending. */
+    int (*trace_record)(d2_interp *I, d2_op_id op, d2_obj **inputs, int n_in,
+                        const d2_attrs *attrs, d2_obj **outs, int n_out);
+    /* trace: a Python value was read out of tensor o while tracing. */
+    void (*trace_frozen)(d2_interp *I, d2_obj *o, d2_trace_freeze kind);
+    /* static: Paddle's text of a Variable of a hand-built Program, appended
+     * to b; false when o is not one. */
+    bool (*static_var_text)(d2_interp *I, const d2_obj *o, d2_buf *b);
+} d2_pd_upcalls;
+
 /* The value mode of an interpreter, shared by every paddle module: the
  * static builder and the trace recorder in effect, and the backend eager
  * tensors live on. Kept in I->ext[D2_EXT_MODE] (lib/modules.c makes it
@@ -79,6 +112,7 @@ typedef struct d2_pd_mode {
     d2_builder *builder;        /* active static builder, or NULL (eager) */
     struct d2_tracer *tracer;   /* active trace recorder, or NULL */
     d2_backend *backend;        /* where eager tensors live (NULL: the CPU) */
+    d2_pd_upcalls up;           /* filled in by the higher floors */
 } d2_pd_mode;
 #define D2_MODE(I) ((d2_pd_mode *)(I)->ext[D2_EXT_MODE])
 
@@ -126,12 +160,6 @@ d2_tensor *d2_pd_host(d2_interp *I, d2_obj *o, const char *fname);
  * always eager (for numpy.ndarray). *out / *t receive new references. */
 int d2_pd_index_host(d2_interp *I, d2_tensor *t, d2_obj *key, d2_tensor **out);
 int d2_pd_setitem_host(d2_interp *I, d2_tensor **t, d2_obj *key, d2_obj *v);
-/* Tracer hook, called by d2_apply_op after an eager op ran while
- * D2_MODE(I)->tracer is set. The definition here is a weak no-op; the trace
- * recorder provides the real one. 0, or -1 with an exception pending. */
-int d2_trace_record(d2_interp *I, d2_op_id op, d2_obj **inputs, int n_in, const d2_attrs *attrs,
-                    d2_obj **outs, int n_out);
-
 /* ---- helpers shared by the paddle and numpy modules ---- */
 /* The dtype object for dt (paddle.float32 or np.float32 style); borrowed. */
 d2_obj *d2_pd_dtype_obj(d2_interp *I, d2_dtype dt, bool np_style);
@@ -155,22 +183,6 @@ int d2_pd_ints(d2_interp *I, d2_obj *o, const char *fname, const char *what, int
 /* The builtin class of a layout, created on first use. */
 d2_class *d2_pd_layout_class(d2_interp *I, d2_obj_kind kind, const char *module);
 
-/* MT19937 with NumPy's legacy RandomState conventions (seed = init_genrand,
- * 53-bit doubles from two draws, polar Box-Muller with a cached value). */
-typedef struct d2_mt19937 {
-    uint32_t key[624];
-    int pos;
-    bool has_gauss;
-    double gauss;
-} d2_mt19937;
-void d2_mt_seed(d2_mt19937 *s, uint32_t seed);
-void d2_mt_seed_array(d2_mt19937 *s, const uint32_t *key, int n);
-uint32_t d2_mt_next32(d2_mt19937 *s);
-uint64_t d2_mt_next64(d2_mt19937 *s);
-double d2_mt_double(d2_mt19937 *s);
-double d2_mt_gauss(d2_mt19937 *s);
-/* Uniform integer in [0, rng] by masked rejection (NumPy's legacy randint). */
-uint64_t d2_mt_bounded(d2_mt19937 *s, uint64_t rng);
 
 /* NumPy's array printing (np.array2string defaults) of a CPU tensor:
  * repr form "array([1., 2.], dtype=float32)" or str form "[1. 2.]". New str. */

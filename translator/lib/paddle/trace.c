@@ -1279,6 +1279,8 @@ static d2_module *module_of(d2_interp *I, const char *name)
 
 int d2_trace_init(d2_interp *I)
 {
+    D2_MODE(I)->up.trace_record = d2_trace_record;
+    D2_MODE(I)->up.trace_frozen = d2_trace_frozen;
     if (TS(I))
         return 0;
     trace_state *s = d2_calloc(1, sizeof *s);

@@ -29,23 +29,15 @@ struct d2_tracer {
  * driver of `dy2st trace`). Called from d2_interp_new after d2_jit_init. */
 int d2_trace_init(d2_interp *I);
 
-/* Places where a Python value is taken out of a tensor. */
-typedef enum d2_trace_freeze {
-    D2_FREEZE_BOOL,
-    D2_FREEZE_INT,
-    D2_FREEZE_FLOAT,
-    D2_FREEZE_ITEM,
-    D2_FREEZE_NUMPY,
-    D2_FREEZE_TOLIST,
-    D2_FREEZE_SHAPE,
-    D2_FREEZE_LEN,
-    D2_FREEZE_SETITEM, /* in-place assignment: not recorded, the tensor becomes a constant */
-} d2_trace_freeze;
 
 /* Called (when D2_MODE(I)->tracer is set) by the tensor API where a Python value is
  * read out of tensor o: warns once per source position when o belongs to
  * the trace. Never fails. */
 void d2_trace_frozen(d2_interp *I, d2_obj *o, d2_trace_freeze kind);
+/* Called by d2_apply_op (through D2_MODE(I)->up.trace_record) after an eager
+ * op ran while a tracer is set. 0, or -1 with an exception pending. */
+int d2_trace_record(d2_interp *I, d2_op_id op, d2_obj **inputs, int n_in, const d2_attrs *attrs,
+                    d2_obj **outs, int n_out);
 
 /* The to_static fallback (called by jit.c while it builds the Program of a
  * function that cannot be converted, with D2_MODE(I)->builder == B): sym are the

@@ -1,0 +1,25 @@
+/* rng.h - the random number generator behind paddle.seed and numpy.random. */
+#ifndef DY2ST_RNG_H
+#define DY2ST_RNG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* MT19937 with NumPy's legacy RandomState conventions (seed = init_genrand,
+ * 53-bit doubles from two draws, polar Box-Muller with a cached value). */
+typedef struct d2_mt19937 {
+    uint32_t key[624];
+    int pos;
+    bool has_gauss;
+    double gauss;
+} d2_mt19937;
+void d2_mt_seed(d2_mt19937 *s, uint32_t seed);
+void d2_mt_seed_array(d2_mt19937 *s, const uint32_t *key, int n);
+uint32_t d2_mt_next32(d2_mt19937 *s);
+uint64_t d2_mt_next64(d2_mt19937 *s);
+double d2_mt_double(d2_mt19937 *s);
+double d2_mt_gauss(d2_mt19937 *s);
+/* Uniform integer in [0, rng] by masked rejection (NumPy's legacy randint). */
+uint64_t d2_mt_bounded(d2_mt19937 *s, uint64_t rng);
+
+#endif
