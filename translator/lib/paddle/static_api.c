@@ -13,8 +13,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define TOBJ(o) D2_AS(d2_tensor_obj, o)
-
 /* ======================================================================
  * State
  * ====================================================================== */
@@ -71,26 +69,6 @@ static void state_fini(d2_interp *I, void *p)
     d2_decref(s->startup_prog);
     d2_decref(s->translator);
     d2_free(s);
-}
-
-static d2_obj *nomem(d2_interp *I) { return d2_raise(I, "MemoryError", "out of memory"); }
-
-static const char *cstr(d2_obj *o)
-{
-    return o && o->kind == D2_OBJ_STR ? D2_AS(d2_str, o)->s : NULL;
-}
-
-static bool is_inst(d2_interp *I, d2_obj *o, d2_class *c)
-{
-    return o && c && o->kind != D2_OBJ_CLASS && d2_isinstance(I, o, c);
-}
-
-/* Attribute of an INSTANCE's dict (borrowed) or NULL. */
-static d2_obj *iget(d2_interp *I, d2_obj *o, const char *name)
-{
-    if (!o || o->kind != D2_OBJ_INSTANCE || !D2_AS(d2_instance, o)->dict)
-        return NULL;
-    return d2_dict_get_str(I, D2_AS(d2_instance, o)->dict, name);
 }
 
 /* Sets attribute name of instance o to v, stealing the reference to v. */

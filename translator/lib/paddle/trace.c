@@ -14,8 +14,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define TOBJ(o) D2_AS(d2_tensor_obj, o)
-
 typedef struct trace_state {
     d2_class *traced_cls; /* paddle.jit.TracedLayer (OPAQUE) */
     d2_class *build_cls;  /* paddle.static.BuildStrategy */
@@ -29,15 +27,6 @@ static void state_fini(d2_interp *I, void *p)
 {
     D2_UNUSED(I);
     d2_free(p);
-}
-
-static d2_obj *nomem(d2_interp *I) { return d2_raise(I, "MemoryError", "out of memory"); }
-
-static bool is_tensor(const d2_obj *o) { return o && o->kind == D2_OBJ_TENSOR; }
-
-static const char *cstr(d2_obj *o)
-{
-    return o && o->kind == D2_OBJ_STR ? D2_AS(d2_str, o)->s : NULL;
 }
 
 /* ======================================================================
@@ -305,7 +294,7 @@ done:
     return r;
 }
 
-/* Only reached when jit.c calls it outside its compile path: the eager
+/* Only reached when jit_program.c calls it outside its compile path: the eager
  * result on the actual arguments is what the trace of this call computes;
  * it still goes through the recorder so that the frozen places warn. */
 d2_obj *d2_trace_function(d2_interp *I, d2_obj *fn, d2_obj **args, size_t nargs, d2_dict *kwargs)
