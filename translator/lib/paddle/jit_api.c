@@ -17,50 +17,33 @@
  * paddle.jit.to_static, not_to_static, enable_to_static
  * ====================================================================== */
 
-static d2_obj *J_decorate(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(J_decorate)
 {
-    d2_obj *a[1] = {NULL};
-    if (d2_parse_args(I, "to_static", "function", args, nargs, kw, a) < 0)
-        return NULL;
     return d2_jit_to_static(I, a[0], self && self->kind != D2_OBJ_NONE ? self : NULL);
 }
 
+/* what paddle.jit.to_static(input_spec=...) returns, bound to the spec */
+static const d2_def DECORATE_DEF = D2_DEF("to_static", "function", J_decorate, "to_static");
+
 /* paddle.jit.to_static(function=None, input_spec=None, build_strategy=None,
  * backend=None, **kwargs) */
-static d2_obj *J_to_static(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(J_to_static)
 {
-    D2_UNUSED(self);
-    d2_obj *a[5] = {NULL};
-    if (d2_parse_args(I, "paddle.jit.to_static",
-                      "function=None, input_spec=None, build_strategy=None, backend=None, "
-                      "**kwargs", args, nargs, kw, a) < 0)
-        return NULL;
     if (a[0]->kind == D2_OBJ_NONE)
-        return d2_builtin_new(I, "to_static", J_decorate, a[1], NULL);
+        return d2_def_new(I, &DECORATE_DEF, a[1]);
     return d2_jit_to_static(I, a[0], a[1]->kind == D2_OBJ_NONE ? NULL : a[1]);
 }
 
-static d2_obj *J_not_to_static(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                               d2_dict *kw)
+D2_FN(J_not_to_static)
 {
-    D2_UNUSED(self);
-    d2_obj *a[1] = {NULL};
-    if (d2_parse_args(I, "paddle.jit.not_to_static", "func=None", args, nargs, kw, a) < 0)
-        return NULL;
     if (a[0]->kind == D2_OBJ_FUNCTION &&
         d2_jit_fattr_set(I, a[0], "_dy2st_not_to_static", I->true_) < 0)
         return NULL;
     return d2_incref(a[0]);
 }
 
-static d2_obj *J_enable_to_static(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                  d2_dict *kw)
+D2_FN(J_enable_to_static)
 {
-    D2_UNUSED(self);
-    d2_obj *a[1] = {NULL};
-    if (d2_parse_args(I, "paddle.jit.enable_to_static", "enable_to_static", args, nargs, kw, a) <
-        0)
-        return NULL;
     if (a[0]->kind != D2_OBJ_BOOL)
         return d2_raise(I, "TypeError",
                         "paddle.jit.enable_to_static: the argument must be a bool, got %s",
@@ -111,13 +94,8 @@ int d2_jit_make_parents(const char *file, const char *who, d2_err *err)
 }
 
 /* paddle.jit.save(layer, path, input_spec=None, **configs) */
-static d2_obj *J_save(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(J_save)
 {
-    D2_UNUSED(self);
-    d2_obj *a[4] = {NULL};
-    if (d2_parse_args(I, "paddle.jit.save", "layer, path, input_spec=None, **configs", args, nargs,
-                      kw, a) < 0)
-        return NULL;
     const char *path = d2_to_cstr(I, a[1], "path");
     if (!path)
         return NULL;
@@ -161,12 +139,8 @@ static void loaded_fin(void *v)
     d2_free(l);
 }
 
-static d2_obj *J_load(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(J_load)
 {
-    D2_UNUSED(self);
-    d2_obj *a[2] = {NULL};
-    if (d2_parse_args(I, "paddle.jit.load", "path, **configs", args, nargs, kw, a) < 0)
-        return NULL;
     const char *path = d2_to_cstr(I, a[0], "path");
     if (!path)
         return NULL;
@@ -341,12 +315,8 @@ int d2_jit_spec_set(d2_interp *I, d2_obj *self, d2_obj *shape, d2_obj *dtype, d2
     return rc;
 }
 
-static d2_obj *IS_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(IS_init)
 {
-    d2_obj *a[4] = {NULL};
-    if (d2_parse_args(I, "InputSpec", "shape=None, dtype='float32', name=None, stop_gradient=False",
-                      args, nargs, kw, a) < 0)
-        return NULL;
     if (d2_jit_spec_set(I, self, a[0], a[1], a[2]) < 0)
         return NULL;
     if (iset(I, self, "stop_gradient", a[3]) < 0)
@@ -378,11 +348,8 @@ static d2_obj *IS_repr(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, 
 /* InputSpec.batch(batch_size): puts batch_size in front of the shape and
  * returns the spec itself. A list or tuple of one int is taken too (Paddle
  * 2.6 accepts the form but then reads its second element and fails). */
-static d2_obj *IS_batch(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(IS_batch)
 {
-    d2_obj *a[1] = {NULL};
-    if (d2_parse_args(I, "InputSpec.batch", "batch_size", args, nargs, kw, a) < 0)
-        return NULL;
     d2_obj *b = a[0];
     if (b->kind == D2_OBJ_LIST || b->kind == D2_OBJ_TUPLE) {
         size_t n;
@@ -409,10 +376,8 @@ static d2_obj *IS_batch(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
 }
 
 /* InputSpec.unbatch(): drops the first dim of the shape; returns the spec. */
-static d2_obj *IS_unbatch(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(IS_unbatch)
 {
-    if (d2_parse_args(I, "InputSpec.unbatch", "", args, nargs, kw, NULL) < 0)
-        return NULL;
     d2_obj *sh = iget(I, self, "shape");
     size_t n = 0;
     d2_obj **dims = sh ? d2_jit_seq_items(sh, &n) : NULL;
@@ -429,13 +394,8 @@ static d2_obj *IS_unbatch(d2_interp *I, d2_obj *self, d2_obj **args, size_t narg
 }
 
 /* InputSpec.from_tensor(tensor, name=None) / from_numpy(ndarray, name=None) */
-static d2_obj *IS_from_tensor(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                              d2_dict *kw)
+D2_FN(IS_from_tensor)
 {
-    D2_UNUSED(self);
-    d2_obj *a[2] = {NULL};
-    if (d2_parse_args(I, "InputSpec.from_tensor", "tensor, name=None", args, nargs, kw, a) < 0)
-        return NULL;
     d2_tensor *t = is_tensor(a[0]) ? TOBJ(a[0])->t
                    : a[0]->kind == D2_OBJ_NDARRAY ? D2_AS(d2_ndarray, a[0])->t
                                                   : NULL;
@@ -469,10 +429,10 @@ int d2_jit_add_fns(d2_interp *I, d2_module *m, const d2_fn_entry *v, size_t n)
 }
 
 d2_class *d2_jit_new_class(d2_interp *I, d2_module *m, const char *name, d2_obj_kind layout,
-                           const d2_fn_entry *methods, size_t n)
+                           const d2_def *defs, size_t nd, const d2_fn_entry *methods, size_t n)
 {
     d2_class *c = d2_class_new_builtin(I, name, NULL, layout, m);
-    if (!c)
+    if (!c || d2_class_add_defs(I, c, defs, nd, 0) < 0)
         return NULL;
     for (size_t i = 0; i < n; i++)
         if (d2_class_add_method(I, c, methods[i].name, methods[i].fn) < 0)
@@ -528,33 +488,47 @@ int d2_jit_init(d2_interp *I)
         d2_jit_runtime_init(I, s) < 0 || d2_jit_io_init(I, s) < 0 ||
         d2_jit_program_init(I, s) < 0)
         return -1;
-    static const d2_fn_entry is_m[] = {{"__init__", IS_init}, {"__repr__", IS_repr},
-                                       {"batch", IS_batch}, {"unbatch", IS_unbatch}};
+    static const d2_def is_defs[] = {
+        D2_DEF("__init__", "shape=None, dtype='float32', name=None, stop_gradient=False", IS_init,
+               "InputSpec"),
+        D2_DEF("batch", "batch_size", IS_batch, "InputSpec.batch"),
+        D2_DEF("unbatch", "", IS_unbatch, "InputSpec.unbatch"),
+    };
+    static const d2_fn_entry is_m[] = {{"__repr__", IS_repr}};
+    /* a static method: InputSpec.from_tensor(tensor), also from_numpy */
+    static const d2_def from_tensor =
+        D2_DEF("from_tensor", "tensor, name=None", IS_from_tensor, "InputSpec.from_tensor");
     static const d2_fn_entry tl_m[] = {{"__call__", TL_forward}, {"forward", TL_forward},
                                        {"eval", TL_mode},        {"train", TL_mode},
                                        {"program", TL_program}};
-    s->slot_cls = d2_jit_new_class(I, NULL, "_Slot", D2_OBJ_OPAQUE, NULL, 0);
-    s->sfn_cls = d2_jit_new_class(I, NULL, "StaticFunctionState", D2_OBJ_OPAQUE, NULL, 0);
-    s->prog_cls = d2_jit_new_class(I, NULL, "LoadedProgram", D2_OBJ_OPAQUE, NULL, 0);
-    s->spec_cls =
-        d2_jit_new_class(I, s->statics, "InputSpec", D2_OBJ_INSTANCE, is_m, D2_COUNTOF(is_m));
-    s->loaded_cls = d2_jit_new_class(I, s->jit, "TranslatedLayer", D2_OBJ_INSTANCE, tl_m,
-                                     D2_COUNTOF(tl_m));
+    s->slot_cls = d2_jit_new_class(I, NULL, "_Slot", D2_OBJ_OPAQUE, NULL, 0, NULL, 0);
+    s->sfn_cls =
+        d2_jit_new_class(I, NULL, "StaticFunctionState", D2_OBJ_OPAQUE, NULL, 0, NULL, 0);
+    s->prog_cls = d2_jit_new_class(I, NULL, "LoadedProgram", D2_OBJ_OPAQUE, NULL, 0, NULL, 0);
+    s->spec_cls = d2_jit_new_class(I, s->statics, "InputSpec", D2_OBJ_INSTANCE, is_defs,
+                                   D2_COUNT(is_defs), is_m, D2_COUNTOF(is_m));
+    s->loaded_cls = d2_jit_new_class(I, s->jit, "TranslatedLayer", D2_OBJ_INSTANCE, NULL, 0,
+                                     tl_m, D2_COUNTOF(tl_m));
     if (!s->slot_cls || !s->sfn_cls || !s->prog_cls || !s->spec_cls || !s->loaded_cls)
         return -1;
-    d2_obj *ft = d2_builtin_new(I, "from_tensor", IS_from_tensor, NULL, NULL);
+    d2_obj *ft = d2_def_new(I, &from_tensor, NULL);
     int rc = ft ? d2_dict_set_str(I, s->spec_cls->dict, "from_tensor", ft) : -1;
     if (rc == 0)
         rc = d2_dict_set_str(I, s->spec_cls->dict, "from_numpy", ft);
     d2_decref(ft);
     if (rc < 0)
         return -1;
-    static const d2_fn_entry jit_fns[] = {
-        {"to_static", J_to_static},           {"not_to_static", J_not_to_static},
-        {"enable_to_static", J_enable_to_static}, {"save", J_save},
-        {"load", J_load},
+    static const d2_def jit_defs[] = {
+        D2_DEF("to_static",
+               "function=None, input_spec=None, build_strategy=None, backend=None, **kwargs",
+               J_to_static, "paddle.jit.to_static"),
+        D2_DEF("not_to_static", "func=None", J_not_to_static, "paddle.jit.not_to_static"),
+        D2_DEF("enable_to_static", "enable_to_static", J_enable_to_static,
+               "paddle.jit.enable_to_static"),
+        D2_DEF("save", "layer, path, input_spec=None, **configs", J_save, "paddle.jit.save"),
+        D2_DEF("load", "path, **configs", J_load, "paddle.jit.load"),
     };
-    if (d2_jit_add_fns(I, s->jit, jit_fns, D2_COUNTOF(jit_fns)) < 0)
+    if (d2_module_add_defs(I, s->jit, jit_defs, D2_COUNT(jit_defs)) < 0)
         return -1;
     /* paddle.jit.to_static as fluid.dygraph.declarative and jit.declarative */
     d2_obj *ts = d2_dict_get_str(I, s->jit->dict, "to_static");

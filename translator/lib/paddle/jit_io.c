@@ -196,12 +196,8 @@ int d2_jit_parse_input(const char *text, char *name, size_t name_size, d2_dtype 
 }
 
 /* _jst._input_spec("x:float32[-1,784]") -> InputSpec */
-static d2_obj *C_input_spec(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(C_input_spec)
 {
-    D2_UNUSED(self);
-    d2_obj *a[1] = {NULL};
-    if (d2_parse_args(I, "_jst._input_spec", "text", args, nargs, kw, a) < 0)
-        return NULL;
     const char *text = d2_to_cstr(I, a[0], "text");
     if (!text)
         return NULL;
@@ -228,12 +224,8 @@ static d2_obj *C_input_spec(d2_interp *I, d2_obj *self, d2_obj **args, size_t na
 
 /* _jst._load_file(path): imports a model file as a module named after it
  * (so its `if __name__ == "__main__":` block does not run). */
-static d2_obj *C_load_file(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(C_load_file)
 {
-    D2_UNUSED(self);
-    d2_obj *a[1] = {NULL};
-    if (d2_parse_args(I, "_jst._load_file", "path", args, nargs, kw, a) < 0)
-        return NULL;
     const char *path = d2_to_cstr(I, a[0], "path");
     if (!path)
         return NULL;
@@ -268,12 +260,8 @@ static d2_obj *C_load_file(d2_interp *I, d2_obj *self, d2_obj **args, size_t nar
  * class (instantiated with no arguments), a function without required
  * parameters that returns a Layer (called), a Layer instance, or a function
  * to convert. Layers are put in eval mode. name None: build_model. */
-static d2_obj *C_resolve(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(C_resolve)
 {
-    D2_UNUSED(self);
-    d2_obj *a[2] = {NULL};
-    if (d2_parse_args(I, "_jst._resolve", "module, name=None", args, nargs, kw, a) < 0)
-        return NULL;
     if (a[0]->kind != D2_OBJ_MODULE)
         return d2_raise(I, "TypeError", "_jst._resolve: expected a module");
     d2_module *m = D2_AS(d2_module, a[0]);
@@ -326,12 +314,8 @@ static d2_obj *C_resolve(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs
 }
 
 /* _jst._program(target, specs, dot) -> the Program's text form (or DOT). */
-static d2_obj *C_program(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(C_program)
 {
-    D2_UNUSED(self);
-    d2_obj *a[3] = {NULL};
-    if (d2_parse_args(I, "_jst._program", "target, specs=None, dot=False", args, nargs, kw, a) < 0)
-        return NULL;
     d2_program *p = d2_jit_program_for(I, a[0], a[1]);
     if (!p)
         return NULL;
@@ -345,12 +329,8 @@ static d2_obj *C_program(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs
 }
 
 /* _jst._save(target, specs, path): writes exactly path. */
-static d2_obj *C_save(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(C_save)
 {
-    D2_UNUSED(self);
-    d2_obj *a[3] = {NULL};
-    if (d2_parse_args(I, "_jst._save", "target, specs, path", args, nargs, kw, a) < 0)
-        return NULL;
     const char *path = d2_to_cstr(I, a[2], "path");
     if (!path)
         return NULL;
@@ -366,11 +346,8 @@ static d2_obj *C_save(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d
 /* _jst._stats(): {"decorate_s": seconds spent making to_static functions
  * (the transforms run there), "decorated": how many}; for the benchmark,
  * which counts the conversion the decorator does while a module loads. */
-static d2_obj *C_stats(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(C_stats)
 {
-    D2_UNUSED(self);
-    if (d2_parse_args(I, "_jst._stats", "", args, nargs, kw, NULL) < 0)
-        return NULL;
     d2_obj *d = d2_dict_new(I);
     d2_obj *t = d2_float_new(I, JS(I)->decorate_s);
     d2_obj *n = d2_int_new(I, JS(I)->decorated);
@@ -416,12 +393,8 @@ static int npz_has_prefix(void *vctx, const char *name, d2_tensor *t, d2_err *er
 
 /* _jst._load_npz(path): every member of an .npz as a dict name -> Tensor
  * (on the CPU), for scripts that compare outputs with stored ones. */
-static d2_obj *C_load_npz(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(C_load_npz)
 {
-    D2_UNUSED(self);
-    d2_obj *a[1] = {NULL};
-    if (d2_parse_args(I, "_jst._load_npz", "path", args, nargs, kw, a) < 0)
-        return NULL;
     const char *path = d2_to_cstr(I, a[0], "path");
     if (!path)
         return NULL;
@@ -458,12 +431,8 @@ static int pickle_to_dict(d2_interp *I, const char *path, d2_obj *dict, d2_err *
 
 /* paddle.load(path): the dict name -> Tensor of a file paddle.save wrote
  * (nested dicts flattened with '.'; see pickle.h). */
-static d2_obj *P_load(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(P_load)
 {
-    D2_UNUSED(self);
-    d2_obj *a[1] = {NULL};
-    if (d2_parse_args(I, "paddle.load", "path", args, nargs, kw, a) < 0)
-        return NULL;
     const char *path = d2_to_cstr(I, a[0], "path");
     if (!path)
         return NULL;
@@ -482,13 +451,8 @@ static d2_obj *P_load(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d
 /* _jst._load_params(layer, path): sets the Layer's state_dict from an .npz
  * (members "param/<key>" when there are any, else every member) or from a
  * paddle.save pickle (.pdparams). Returns the number of entries set. */
-static d2_obj *C_load_params(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                             d2_dict *kw)
+D2_FN(C_load_params)
 {
-    D2_UNUSED(self);
-    d2_obj *a[2] = {NULL};
-    if (d2_parse_args(I, "_jst._load_params", "layer, path", args, nargs, kw, a) < 0)
-        return NULL;
     const char *path = d2_to_cstr(I, a[1], "path");
     if (!path)
         return NULL;
@@ -544,16 +508,22 @@ static d2_obj *C_load_params(d2_interp *I, d2_obj *self, d2_obj **args, size_t n
 
 int d2_jit_io_init(d2_interp *I, jit_state *s)
 {
-    static const d2_fn_entry jst_fns[] = {
-        {"_input_spec", C_input_spec}, {"_load_file", C_load_file}, {"_resolve", C_resolve},
-        {"_program", C_program}, {"_save", C_save}, {"_load_params", C_load_params},
-        {"_stats", C_stats}, {"_load_npz", C_load_npz},
+    static const d2_def jst_defs[] = {
+        D2_DEF("_input_spec", "text", C_input_spec, "_jst._input_spec"),
+        D2_DEF("_load_file", "path", C_load_file, "_jst._load_file"),
+        D2_DEF("_resolve", "module, name=None", C_resolve, "_jst._resolve"),
+        D2_DEF("_program", "target, specs=None, dot=False", C_program, "_jst._program"),
+        D2_DEF("_save", "target, specs, path", C_save, "_jst._save"),
+        D2_DEF("_load_params", "layer, path", C_load_params, "_jst._load_params"),
+        D2_DEF("_stats", "", C_stats, "_jst._stats"),
+        D2_DEF("_load_npz", "path", C_load_npz, "_jst._load_npz"),
     };
-    if (d2_jit_add_fns(I, s->jst, jst_fns, D2_COUNTOF(jst_fns)) < 0)
+    static const d2_def paddle_defs[] = {D2_DEF("load", "path", P_load, "paddle.load")};
+    if (d2_module_add_defs(I, s->jst, jst_defs, D2_COUNT(jst_defs)) < 0)
         return -1;
     d2_obj *pd = d2_dict_get_str(I, I->modules, "paddle");
     if (pd && pd->kind == D2_OBJ_MODULE &&
-        d2_module_add_fn(I, D2_AS(d2_module, pd), "load", P_load, NULL) < 0)
+        d2_module_add_defs(I, D2_AS(d2_module, pd), paddle_defs, D2_COUNT(paddle_defs)) < 0)
         return -1;
     return 0;
 }

@@ -691,13 +691,8 @@ static int while_body(d2_interp *I, void *vctx, d2_obj **vals, d2_obj **out)
     return rc;
 }
 
-static d2_obj *JST_While(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(JST_While)
 {
-    D2_UNUSED(self);
-    d2_obj *a[4] = {NULL};
-    if (d2_parse_args(I, "_jst.While", "cond_fn, body_fn, loop_vars, names", args, nargs, kw, a) <
-        0)
-        return NULL;
     const char **names;
     size_t n, nv;
     d2_obj **init = d2_jit_seq_items(a[2], &nv);
@@ -831,13 +826,8 @@ static d2_obj *JST_Range(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs
     return r;
 }
 
-static d2_obj *JST_Enumerate(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                             d2_dict *kw)
+D2_FN(JST_Enumerate)
 {
-    D2_UNUSED(self);
-    d2_obj *a[2] = {NULL};
-    if (d2_parse_args(I, "_jst.Enumerate", "iterable, start=0", args, nargs, kw, a) < 0)
-        return NULL;
     if (is_sym(a[0]) || is_array(I, a[0]))
         return new_range(I, "enumerate", a[0], a[1], I->none);
     d2_obj *en = d2_dict_get_str(I, I->builtins, "enumerate");
@@ -1105,13 +1095,8 @@ done:
     return rc;
 }
 
-static d2_obj *JST_For(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(JST_For)
 {
-    D2_UNUSED(self);
-    d2_obj *a[5] = {NULL};
-    if (d2_parse_args(I, "_jst.For", "iterable, body_fn, loop_vars, names, cond_fn=None", args,
-                      nargs, kw, a) < 0)
-        return NULL;
     d2_obj *it = a[0], *body_fn = a[1], *cond_fn = a[4]->kind == D2_OBJ_NONE ? NULL : a[4];
     const char **names;
     size_t n, nv;
@@ -1225,13 +1210,16 @@ done:
 
 int d2_jit_loops_init(d2_interp *I, jit_state *s)
 {
-    static const d2_fn_entry jst_fns[] = {
-        {"While", JST_While}, {"For", JST_For}, {"Range", JST_Range}, {"Enumerate", JST_Enumerate},
+    static const d2_def jst_defs[] = {
+        D2_DEF("While", "cond_fn, body_fn, loop_vars, names", JST_While, "_jst.While"),
+        D2_DEF("For", "iterable, body_fn, loop_vars, names, cond_fn=None", JST_For, "_jst.For"),
+        D2_DEF("Enumerate", "iterable, start=0", JST_Enumerate, "_jst.Enumerate"),
     };
     static const d2_fn_entry rg_m[] = {{"__iter__", RG_iter}, {"__len__", RG_iter}};
-    if (d2_jit_add_fns(I, s->jst, jst_fns, D2_COUNTOF(jst_fns)) < 0)
+    if (d2_module_add_defs(I, s->jst, jst_defs, D2_COUNT(jst_defs)) < 0 ||
+        d2_module_add_fn(I, s->jst, "Range", JST_Range, NULL) < 0)
         return -1;
-    s->range_cls =
-        d2_jit_new_class(I, s->jst, "TensorRange", D2_OBJ_INSTANCE, rg_m, D2_COUNTOF(rg_m));
+    s->range_cls = d2_jit_new_class(I, s->jst, "TensorRange", D2_OBJ_INSTANCE, NULL, 0, rg_m,
+                                    D2_COUNTOF(rg_m));
     return s->range_cls ? 0 : -1;
 }

@@ -46,11 +46,11 @@ typedef struct d2_fn_entry {
 /* Adds the n functions of v to module m. 0, or -1 with an exception. */
 int d2_jit_add_fns(d2_interp *I, d2_module *m, const d2_fn_entry *v, size_t n);
 
-/* A new builtin class `name` (base object) with the n methods, stored as
- * m.name when m is not NULL. It lives until interpreter teardown; NULL
- * with an exception. */
+/* A new builtin class `name` (base object) with the nd rows of defs and the
+ * n methods, stored as m.name when m is not NULL. It lives until interpreter
+ * teardown; NULL with an exception. */
 d2_class *d2_jit_new_class(d2_interp *I, d2_module *m, const char *name, d2_obj_kind layout,
-                           const d2_fn_entry *methods, size_t n);
+                           const d2_def *defs, size_t nd, const d2_fn_entry *methods, size_t n);
 
 /* The builtin module `name` (made when missing): a new reference. */
 d2_module *d2_jit_get_module(d2_interp *I, const char *name);

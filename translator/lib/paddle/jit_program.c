@@ -1188,12 +1188,9 @@ done:
  * function is returned. (Paddle also rebinds a forward decorated in the
  * class body when reached through an instance; here that case returns the
  * original function and the Layer stays converted.) */
-static d2_obj *SF_rollback(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                           d2_dict *kw)
+D2_FN(SF_rollback)
 {
     sfn *s = sfn_of(I, self);
-    if (d2_parse_args(I, "rollback", "", args, nargs, kw, NULL) < 0)
-        return NULL;
     if (!s)
         return d2_raise(I, "TypeError", "internal: rollback of a non-to_static function");
     if (!s->bound || !d2_jit_is_layer(I, s->bound))
@@ -1203,6 +1200,9 @@ static d2_obj *SF_rollback(d2_interp *I, d2_obj *self, d2_obj **args, size_t nar
         d2_setref(&m, NULL);
     return m;
 }
+
+/* f.rollback, bound to the state */
+static const d2_def ROLLBACK_DEF = D2_DEF("rollback", "", SF_rollback, "rollback");
 
 static d2_obj *SF_call(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
 {
@@ -1368,7 +1368,7 @@ static d2_obj *make_static_impl(d2_interp *I, d2_obj *fn, d2_obj *spec, d2_obj *
         rc = convert(I, fn, true, &sfn_of(I, state)->memo, &r);
     }
     d2_obj *code = rc == 0 ? d2_str_from(I, r.code ? r.code : "") : NULL;
-    d2_obj *rb = code ? d2_builtin_new(I, "rollback", SF_rollback, state, NULL) : NULL;
+    d2_obj *rb = code ? d2_def_new(I, &ROLLBACK_DEF, state) : NULL;
     if (!rb || d2_jit_fattr_set(I, w, "_dy2st_static", state) < 0 ||
         d2_jit_fattr_set(I, w, "__wrapped__", fn) < 0 || d2_jit_fattr_set(I, w, "code", code) < 0 ||
         d2_jit_fattr_set(I, w, "rollback", rb) < 0)
@@ -1543,12 +1543,8 @@ done:
 
 /* _jst._cache_size(f): how many Programs the to_static function f (or a
  * bound method of it) has compiled; for tests. */
-static d2_obj *C_cache_size(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(C_cache_size)
 {
-    D2_UNUSED(self);
-    d2_obj *a[1] = {NULL};
-    if (d2_parse_args(I, "_jst._cache_size", "f", args, nargs, kw, a) < 0)
-        return NULL;
     d2_obj *f = a[0];
     if (f->kind == D2_OBJ_BOUND_METHOD)
         f = D2_AS(d2_bound_method, f)->func;
@@ -1563,6 +1559,8 @@ static d2_obj *C_cache_size(d2_interp *I, d2_obj *self, d2_obj **args, size_t na
 
 int d2_jit_program_init(d2_interp *I, jit_state *s)
 {
-    static const d2_fn_entry jst_fns[] = {{"_cache_size", C_cache_size}};
-    return d2_jit_add_fns(I, s->jst, jst_fns, D2_COUNTOF(jst_fns));
+    static const d2_def jst_defs[] = {
+        D2_DEF("_cache_size", "f", C_cache_size, "_jst._cache_size"),
+    };
+    return d2_module_add_defs(I, s->jst, jst_defs, D2_COUNT(jst_defs));
 }

@@ -612,13 +612,8 @@ int d2_jit_names_array(d2_interp *I, d2_obj *names, const char ***out, size_t *n
     return 0;
 }
 
-static d2_obj *JST_IfElse(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(JST_IfElse)
 {
-    D2_UNUSED(self);
-    d2_obj *a[5] = {NULL};
-    if (d2_parse_args(I, "_jst.IfElse", "pred, true_fn, false_fn, args, names", args, nargs, kw,
-                      a) < 0)
-        return NULL;
     if (a[3]->kind != D2_OBJ_TUPLE)
         return d2_raise(I, "TypeError", "_jst.IfElse: args must be a tuple");
     if (!is_sym(a[0])) {
@@ -658,12 +653,8 @@ static d2_obj *ifexp_branch(d2_interp *I, void *vctx, int which)
     return d2_call(I, c->fns[which], NULL, 0, NULL);
 }
 
-static d2_obj *JST_IfExp(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(JST_IfExp)
 {
-    D2_UNUSED(self);
-    d2_obj *a[3] = {NULL};
-    if (d2_parse_args(I, "_jst.IfExp", "pred, true_fn, false_fn", args, nargs, kw, a) < 0)
-        return NULL;
     if (!is_sym(a[0])) {
         if (is_undef(I, a[0]))
             return d2_jit_raise_undef(I, a[0]);
@@ -748,12 +739,8 @@ static d2_obj *JST_Or(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d
     return and_or(I, args, nargs, false);
 }
 
-static d2_obj *JST_Not(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(JST_Not)
 {
-    D2_UNUSED(self);
-    d2_obj *a[1] = {NULL};
-    if (d2_parse_args(I, "_jst.Not", "x", args, nargs, kw, a) < 0)
-        return NULL;
     if (is_sym(a[0]))
         return op_1(I, D2_OP_logical_not, a[0], NULL);
     if (is_undef(I, a[0]))
@@ -807,12 +794,8 @@ static d2_obj *JST_Print(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs
     return d2_none(I);
 }
 
-static d2_obj *JST_Assert(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(JST_Assert)
 {
-    D2_UNUSED(self);
-    d2_obj *a[2] = {NULL};
-    if (d2_parse_args(I, "_jst.Assert", "test, msg=None", args, nargs, kw, a) < 0)
-        return NULL;
     if (is_sym(a[0])) {
         d2_obj *c = d2_jit_cast_to(I, a[0], D2_BOOL);
         if (!c)
@@ -852,12 +835,8 @@ static d2_obj *JST_Assert(d2_interp *I, d2_obj *self, d2_obj **args, size_t narg
 }
 
 /* int(x) / float(x) / bool(x): a tensor is cast as Paddle does (int32, float32, bool). */
-static d2_obj *JST_Cast(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(JST_Cast)
 {
-    D2_UNUSED(self);
-    d2_obj *a[2] = {NULL};
-    if (d2_parse_args(I, "_jst.Cast", "x, dtype", args, nargs, kw, a) < 0)
-        return NULL;
     const char *to = cstr(a[1]);
     if (!to || (strcmp(to, "int") && strcmp(to, "float") && strcmp(to, "bool")))
         return d2_raise(I, "ValueError", "_jst.Cast: dtype must be 'int', 'float' or 'bool'");
@@ -871,12 +850,8 @@ static d2_obj *JST_Cast(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
     return d2_call(I, ty, a, 1, NULL);
 }
 
-static d2_obj *JST_Len(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(JST_Len)
 {
-    D2_UNUSED(self);
-    d2_obj *a[1] = {NULL};
-    if (d2_parse_args(I, "_jst.Len", "x", args, nargs, kw, a) < 0)
-        return NULL;
     d2_obj *x = a[0];
     if (is_array(I, x))
         return op_1(I, D2_OP_array_length, tarray_t(I, x), NULL);
@@ -905,12 +880,8 @@ static d2_obj *JST_Len(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, 
 
 /* x.shape: ints for static dims; for a symbolic tensor, each dynamic dim is
  * an element of paddle.shape(x), as Paddle's convert_shape does. */
-static d2_obj *JST_Shape(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(JST_Shape)
 {
-    D2_UNUSED(self);
-    d2_obj *a[1] = {NULL};
-    if (d2_parse_args(I, "_jst.Shape", "x", args, nargs, kw, a) < 0)
-        return NULL;
     d2_obj *x = a[0];
     if (is_undef(I, x))
         return d2_jit_raise_undef(I, x);
@@ -953,12 +924,8 @@ static bool has_hooks(d2_interp *I, d2_obj *layer)
 }
 
 /* _jst.Call(f): what to call for f(...) (see transform.h). */
-static d2_obj *JST_Call(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(JST_Call)
 {
-    D2_UNUSED(self);
-    d2_obj *a[1] = {NULL};
-    if (d2_parse_args(I, "_jst.Call", "f", args, nargs, kw, a) < 0)
-        return NULL;
     d2_obj *f = a[0];
     if (!JS(I)->enabled)
         return d2_incref(f);
@@ -1008,11 +975,21 @@ static d2_obj *JST_Call(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
 
 int d2_jit_runtime_init(d2_interp *I, jit_state *s)
 {
-    static const d2_fn_entry jst_fns[] = {
-        {"IfElse", JST_IfElse}, {"IfExp", JST_IfExp},
-        {"And", JST_And}, {"Or", JST_Or}, {"Not", JST_Not},
-        {"Print", JST_Print}, {"Assert", JST_Assert}, {"Cast", JST_Cast}, {"Shape", JST_Shape},
-        {"Len", JST_Len}, {"Call", JST_Call},
+    static const d2_def jst_defs[] = {
+        D2_DEF("IfElse", "pred, true_fn, false_fn, args, names", JST_IfElse, "_jst.IfElse"),
+        D2_DEF("IfExp", "pred, true_fn, false_fn", JST_IfExp, "_jst.IfExp"),
+        D2_DEF("Not", "x", JST_Not, "_jst.Not"),
+        D2_DEF("Assert", "test, msg=None", JST_Assert, "_jst.Assert"),
+        D2_DEF("Cast", "x, dtype", JST_Cast, "_jst.Cast"),
+        D2_DEF("Shape", "x", JST_Shape, "_jst.Shape"),
+        D2_DEF("Len", "x", JST_Len, "_jst.Len"),
+        D2_DEF("Call", "f", JST_Call, "_jst.Call"),
     };
+    /* variadic: the operands (thunks) or print's arguments, passed on as they are */
+    static const d2_fn_entry jst_fns[] = {
+        {"And", JST_And}, {"Or", JST_Or}, {"Print", JST_Print},
+    };
+    if (d2_module_add_defs(I, s->jst, jst_defs, D2_COUNT(jst_defs)) < 0)
+        return -1;
     return d2_jit_add_fns(I, s->jst, jst_fns, D2_COUNTOF(jst_fns));
 }

@@ -311,12 +311,8 @@ static const char *undef_message(d2_obj *u)
 }
 
 /* UndefinedVar(name): what a variable holds before its first assignment. */
-static d2_obj *UV_new(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(UV_new)
 {
-    D2_UNUSED(self);
-    d2_obj *a[1] = {NULL};
-    if (d2_parse_args(I, "UndefinedVar", "name", args, nargs, kw, a) < 0)
-        return NULL;
     const char *name = cstr(a[0]) ? cstr(a[0]) : "?";
     char msg[400];
     snprintf(msg, sizeof msg,
@@ -427,11 +423,8 @@ static d2_obj *array_element(d2_interp *I, d2_obj *a, d2_obj *x)
     return rc < 0 ? NULL : d2_jit_cast_to(I, x, adt);
 }
 
-static d2_obj *TA_append(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(TA_append)
 {
-    d2_obj *a[1] = {NULL};
-    if (d2_parse_args(I, "list.append", "x", args, nargs, kw, a) < 0)
-        return NULL;
     d2_obj *x = array_element(I, self, a[0]);
     if (!x)
         return NULL;
@@ -448,18 +441,15 @@ static d2_obj *TA_append(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs
     return rc < 0 ? NULL : d2_none(I);
 }
 
-static d2_obj *TA_extend(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(TA_extend)
 {
-    d2_obj *a[1] = {NULL};
-    if (d2_parse_args(I, "list.extend", "iterable", args, nargs, kw, a) < 0)
-        return NULL;
     size_t n;
     d2_obj **items = d2_jit_seq_items(a[0], &n);
     if (!items && n == 0 && a[0]->kind != D2_OBJ_TUPLE && a[0]->kind != D2_OBJ_LIST)
         return d2_raise(I, "TypeError",
                         "extend of a list grown in a tensor loop takes a list or tuple");
     for (size_t i = 0; i < n; i++) {
-        d2_obj *r = TA_append(I, self, &items[i], 1, NULL);
+        d2_obj *r = TA_append(I, self, &items[i], NULL);
         if (!r)
             return NULL;
         d2_decref(r);
@@ -467,11 +457,8 @@ static d2_obj *TA_extend(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs
     return d2_none(I);
 }
 
-static d2_obj *TA_getitem(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(TA_getitem)
 {
-    d2_obj *a[1] = {NULL};
-    if (d2_parse_args(I, "list.__getitem__", "index", args, nargs, kw, a) < 0)
-        return NULL;
     d2_obj *t = tarray_t(I, self), *idx = NULL;
     if (a[0]->kind == D2_OBJ_INT || a[0]->kind == D2_OBJ_BOOL)
         idx = d2_jit_constant(I, D2_I64, NULL, num_value(a[0]));
@@ -569,24 +556,33 @@ d2_obj *d2_jit_fill_slots(d2_interp *I, d2_obj *tmpl, d2_obj **vals, int depth)
  * paddle.concat / paddle.stack of a list grown in a tensor loop
  * ====================================================================== */
 
+/* The join of TensorArray x; def->data is the array op. */
+D2_FN(f_array_join)
+{
+    int64_t axis;
+    if (d2_to_int64(I, a[1], "axis", &axis) < 0)
+        return NULL;
+    d2_op_id op = *(const d2_op_id *)def->data;
+    ab b;
+    ab_init(&b, op);
+    ab_int(&b, "axis", axis);
+    return op_1(I, op, tarray_t(I, a[0]), &b);
+}
+
+static const d2_op_id JOIN_OPS[] = {D2_OP_array_concat, D2_OP_array_stack};
+static const d2_def JOIN_DEFS[] = {
+    D2_DEF_DATA("concat", "x, axis=0, name=None", f_array_join, "paddle.concat", &JOIN_OPS[0]),
+    D2_DEF_DATA("stack", "x, axis=0, name=None", f_array_join, "paddle.stack", &JOIN_OPS[1]),
+};
+
+/* paddle.concat / paddle.stack: the original function unless x is a TensorArray. */
 static d2_obj *array_join(d2_interp *I, d2_obj **args, size_t nargs, d2_dict *kw, bool stack)
 {
     jit_state *s = JS(I);
     d2_obj *orig = stack ? s->orig_stack : s->orig_concat;
     if (nargs == 0 || !is_array(I, args[0]))
         return d2_call(I, orig, args, nargs, kw);
-    d2_obj *a[3] = {NULL};
-    if (d2_parse_args(I, stack ? "paddle.stack" : "paddle.concat", "x, axis=0, name=None", args,
-                      nargs, kw, a) < 0)
-        return NULL;
-    int64_t axis;
-    if (d2_to_int64(I, a[1], "axis", &axis) < 0)
-        return NULL;
-    d2_op_id op = stack ? D2_OP_array_stack : D2_OP_array_concat;
-    ab b;
-    ab_init(&b, op);
-    ab_int(&b, "axis", axis);
-    return op_1(I, op, tarray_t(I, a[0]), &b);
+    return d2_def_call(I, &JOIN_DEFS[stack], NULL, args, nargs, kw);
 }
 
 static d2_obj *P_concat(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
@@ -607,8 +603,9 @@ static d2_obj *P_stack(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, 
 
 int d2_jit_values_init(d2_interp *I, jit_state *s)
 {
+    static const d2_def uv_defs[] = {D2_DEF("__new__", "name", UV_new, "UndefinedVar")};
     static const d2_fn_entry uv_m[] = {
-        {"__new__", UV_new}, {"__repr__", UV_repr}, {"__getattr__", UV_raise},
+        {"__repr__", UV_repr}, {"__getattr__", UV_raise},
         {"__call__", UV_raise}, {"__bool__", UV_raise}, {"__len__", UV_raise},
         {"__iter__", UV_raise}, {"__getitem__", UV_raise}, {"__neg__", UV_raise},
         {"__add__", UV_raise}, {"__radd__", UV_raise}, {"__sub__", UV_raise},
@@ -618,16 +615,20 @@ int d2_jit_values_init(d2_interp *I, jit_state *s)
         {"__lt__", UV_raise}, {"__le__", UV_raise}, {"__gt__", UV_raise},
         {"__ge__", UV_raise},
     };
+    static const d2_def ta_defs[] = {
+        D2_DEF("append", "x", TA_append, "list.append"),
+        D2_DEF("extend", "iterable", TA_extend, "list.extend"),
+        D2_DEF("__getitem__", "index", TA_getitem, "list.__getitem__"),
+    };
     static const d2_fn_entry ta_m[] = {
-        {"append", TA_append}, {"extend", TA_extend}, {"__getitem__", TA_getitem},
         {"__len__", TA_unsupported}, {"__iter__", TA_unsupported}, {"pop", TA_unsupported},
         {"insert", TA_unsupported}, {"__repr__", TA_repr},
     };
     /* UndefinedVar is also a function of _jst in the converted code */
-    s->undef_cls =
-        d2_jit_new_class(I, s->jst, "UndefinedVar", D2_OBJ_OPAQUE, uv_m, D2_COUNTOF(uv_m));
-    s->array_cls =
-        d2_jit_new_class(I, s->jst, "TensorArray", D2_OBJ_INSTANCE, ta_m, D2_COUNTOF(ta_m));
+    s->undef_cls = d2_jit_new_class(I, s->jst, "UndefinedVar", D2_OBJ_OPAQUE, uv_defs,
+                                    D2_COUNT(uv_defs), uv_m, D2_COUNTOF(uv_m));
+    s->array_cls = d2_jit_new_class(I, s->jst, "TensorArray", D2_OBJ_INSTANCE, ta_defs,
+                                    D2_COUNT(ta_defs), ta_m, D2_COUNTOF(ta_m));
     if (!s->undef_cls || !s->array_cls)
         return -1;
     /* paddle.concat / paddle.stack accept a list grown in a tensor loop */

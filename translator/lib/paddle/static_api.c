@@ -88,34 +88,21 @@ static bool is_seq(const d2_obj *o)
  * Mode switches
  * ====================================================================== */
 
-static d2_obj *P_enable_static(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                               d2_dict *kw)
+D2_FN(P_enable_static)
 {
-    D2_UNUSED(self);
-    if (d2_parse_args(I, "paddle.enable_static", "", args, nargs, kw, NULL) < 0)
-        return NULL;
     SS(I)->static_mode = true;
     return d2_none(I);
 }
 
-static d2_obj *P_disable_static(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                d2_dict *kw)
+D2_FN(P_disable_static)
 {
-    D2_UNUSED(self);
-    d2_obj *a[1] = {NULL};
-    if (d2_parse_args(I, "paddle.disable_static", "place=None", args, nargs, kw, a) < 0)
-        return NULL;
     SS(I)->static_mode = false;
     return d2_none(I);
 }
 
 /* False in static mode and while a to_static Program is being built. */
-static d2_obj *P_in_dynamic_mode(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                 d2_dict *kw)
+D2_FN(P_in_dynamic_mode)
 {
-    D2_UNUSED(self);
-    if (d2_parse_args(I, "paddle.in_dynamic_mode", "", args, nargs, kw, NULL) < 0)
-        return NULL;
     return d2_bool(I, !SS(I)->static_mode && D2_MODE(I)->builder == NULL);
 }
 
@@ -319,11 +306,8 @@ static d2_obj *block_new(d2_interp *I, d2_obj *po, int b)
 }
 
 /* block.var(name) */
-static d2_obj *B_var(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(B_var)
 {
-    d2_obj *a[1] = {NULL};
-    if (d2_parse_args(I, "Block.var", "name", args, nargs, kw, a) < 0)
-        return NULL;
     const char *name = d2_to_cstr(I, a[0], "name");
     d2_obj *vars = iget(I, self, "vars");
     if (!name || !vars || vars->kind != D2_OBJ_DICT)
@@ -335,11 +319,8 @@ static d2_obj *B_var(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2
 }
 
 /* block.all_parameters(): the persistable Variables */
-static d2_obj *B_all_parameters(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                d2_dict *kw)
+D2_FN(B_all_parameters)
 {
-    if (d2_parse_args(I, "Block.all_parameters", "", args, nargs, kw, NULL) < 0)
-        return NULL;
     d2_obj *vars = iget(I, self, "vars");
     d2_obj *r = d2_list_new(I, 0);
     if (!r || !vars || vars->kind != D2_OBJ_DICT)
@@ -367,11 +348,8 @@ static d2_obj *B_repr(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d
 }
 
 /* paddle.static.Program(): an empty Program */
-static d2_obj *PG_new(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(PG_new)
 {
-    D2_UNUSED(self);
-    if (d2_parse_args(I, "paddle.static.Program", "", args, nargs, kw, NULL) < 0)
-        return NULL;
     return prog_new(I, NULL, NULL);
 }
 
@@ -427,22 +405,18 @@ static d2_obj *PG_num_blocks(d2_interp *I, d2_obj *self, d2_obj **args, size_t n
     return s ? d2_int_new(I, prog_nblocks(s)) : NULL;
 }
 
-static d2_obj *PG_global_block(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                               d2_dict *kw)
+D2_FN(PG_global_block)
 {
-    if (!self_prog(I, self, "Program.global_block") ||
-        d2_parse_args(I, "Program.global_block", "", args, nargs, kw, NULL) < 0)
+    if (!self_prog(I, self, def->qualname))
         return NULL;
     return block_new(I, self, 0);
 }
 
-static d2_obj *PG_block(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(PG_block)
 {
-    d2_obj *a[1] = {NULL};
-    sprog *s = self_prog(I, self, "Program.block");
+    sprog *s = self_prog(I, self, def->qualname);
     int64_t i;
-    if (!s || d2_parse_args(I, "Program.block", "index", args, nargs, kw, a) < 0 ||
-        d2_to_int64(I, a[0], "index", &i) < 0)
+    if (!s || d2_to_int64(I, a[0], "index", &i) < 0)
         return NULL;
     if (i < 0 || i >= prog_nblocks(s))
         return d2_raise(I, "IndexError", "Program.block: index %lld out of range (%d blocks)",
@@ -451,11 +425,10 @@ static d2_obj *PG_block(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
 }
 
 /* program.list_vars(): every Variable, in definition order */
-static d2_obj *PG_list_vars(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                            d2_dict *kw)
+D2_FN(PG_list_vars)
 {
-    sprog *s = self_prog(I, self, "Program.list_vars");
-    if (!s || d2_parse_args(I, "Program.list_vars", "", args, nargs, kw, NULL) < 0)
+    sprog *s = self_prog(I, self, def->qualname);
+    if (!s)
         return NULL;
     d2_obj *r = d2_list_new(I, 0);
     for (int v = 0; r && s->p && v < s->p->n_vars; v++) {
@@ -468,11 +441,10 @@ static d2_obj *PG_list_vars(d2_interp *I, d2_obj *self, d2_obj **args, size_t na
 }
 
 /* program.clone(for_test=False): a copy sharing the parameter data */
-static d2_obj *PG_clone(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(PG_clone)
 {
-    d2_obj *a[1] = {NULL};
-    sprog *s = self_prog(I, self, "Program.clone");
-    if (!s || d2_parse_args(I, "Program.clone", "for_test=False", args, nargs, kw, a) < 0)
+    sprog *s = self_prog(I, self, def->qualname);
+    if (!s)
         return NULL;
     d2_err err = {0};
     d2_program *q = NULL;
@@ -497,13 +469,8 @@ d2_obj *d2_static_program_new(d2_interp *I, const d2_program *p)
 
 /* paddle.static.CompiledProgram(program, build_strategy=None): dy2st
  * prepares every Program once anyway, so this is the Program itself. */
-static d2_obj *CP_new(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(CP_new)
 {
-    D2_UNUSED(self);
-    d2_obj *a[3] = {NULL};
-    if (d2_parse_args(I, "paddle.static.CompiledProgram",
-                      "program_or_graph, build_strategy=None, **kwargs", args, nargs, kw, a) < 0)
-        return NULL;
     if (!sprog_of(I, a[0]))
         return d2_raise(I, "TypeError",
                         "paddle.static.CompiledProgram: expected a Program, got %s",
@@ -511,22 +478,13 @@ static d2_obj *CP_new(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d
     return d2_incref(a[0]);
 }
 
-static d2_obj *S_default_main(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                              d2_dict *kw)
+D2_FN(S_default_main)
 {
-    D2_UNUSED(self);
-    if (d2_parse_args(I, "paddle.static.default_main_program", "", args, nargs, kw, NULL) < 0)
-        return NULL;
     return d2_incref(SS(I)->main_prog);
 }
 
-static d2_obj *S_default_startup(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                 d2_dict *kw)
+D2_FN(S_default_startup)
 {
-    D2_UNUSED(self);
-    if (d2_parse_args(I, "paddle.static.default_startup_program", "", args, nargs, kw, NULL) <
-        0)
-        return NULL;
     return d2_incref(SS(I)->startup_prog);
 }
 
@@ -628,13 +586,9 @@ static void paddle_name(d2_interp *I, d2_obj *o, const char *name)
 /* paddle.static.data(name, shape, dtype=None, lod_level=0): an input of
  * the current main Program (None and -1 dims are dynamic), as a symbolic
  * tensor: operations on it build the Program. */
-static d2_obj *S_data(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(S_data)
 {
-    D2_UNUSED(self);
-    const char *fname = "paddle.static.data";
-    d2_obj *a[4] = {NULL};
-    if (d2_parse_args(I, fname, "name, shape, dtype=None, lod_level=0", args, nargs, kw, a) < 0)
-        return NULL;
+    const char *fname = def->qualname;
     const char *name = d2_to_cstr(I, a[0], "name");
     if (!name)
         return NULL;
@@ -684,12 +638,9 @@ static d2_obj *S_data(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d
 
 /* program_guard(main_program, startup_program=None): a context manager
  * making them the default Programs inside its block. */
-static d2_obj *GD_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(GD_init)
 {
-    const char *fname = "paddle.static.program_guard";
-    d2_obj *a[2] = {NULL};
-    if (d2_parse_args(I, fname, "main_program, startup_program=None", args, nargs, kw, a) < 0)
-        return NULL;
+    const char *fname = def->qualname;
     if (!sprog_of(I, a[0]))
         return d2_raise(I, "TypeError", "%s: main_program must be a Program, got %s", fname,
                         d2_type_name(a[0]));
@@ -772,16 +723,9 @@ static d2_obj *fc_param(d2_interp *I, int64_t d0, int64_t d1, bool two, d2_dtype
 /* paddle.static.nn.fc(x, size, num_flatten_dims=1, weight_attr=None,
  * bias_attr=None, activation=None, name=None): sum over the inputs of
  * flatten(x_i) @ W_i, plus a bias, then the activation. */
-static d2_obj *SN_fc(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(SN_fc)
 {
-    D2_UNUSED(self);
-    const char *fname = "paddle.static.nn.fc";
-    d2_obj *a[7] = {NULL};
-    if (d2_parse_args(I, fname,
-                      "x, size, num_flatten_dims=1, weight_attr=None, bias_attr=None, "
-                      "activation=None, name=None",
-                      args, nargs, kw, a) < 0)
-        return NULL;
+    const char *fname = def->qualname;
     int64_t size, nfd = 1;
     if (d2_to_int64(I, a[1], "size", &size) < 0 ||
         (a[2] && d2_to_int64(I, a[2], "num_flatten_dims", &nfd) < 0))
@@ -910,21 +854,15 @@ static d2_obj *SN_fc(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2
  * Executor
  * ====================================================================== */
 
-static d2_obj *EX_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(EX_init)
 {
-    d2_obj *a[1] = {NULL};
-    if (d2_parse_args(I, "paddle.static.Executor", "place=None", args, nargs, kw, a) < 0)
-        return NULL;
     if (iset_steal(I, self, "place", d2_incref(a[0])) < 0)
         return NULL;
     return d2_none(I);
 }
 
-static d2_obj *EX_close(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(EX_close)
 {
-    D2_UNUSED(self);
-    if (d2_parse_args(I, "Executor.close", "", args, nargs, kw, NULL) < 0)
-        return NULL;
     return d2_none(I);
 }
 
@@ -1242,16 +1180,8 @@ done:
 /* exe.run(program=None, feed=None, fetch_list=None, ..., return_numpy=True)
  * -> list of numpy arrays (Tensors when return_numpy is False), one per
  * fetch_list item (every output of the program when fetch_list is None). */
-static d2_obj *EX_run(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(EX_run)
 {
-    D2_UNUSED(self);
-    d2_obj *a[9] = {NULL};
-    if (d2_parse_args(I, "Executor.run",
-                      "program=None, feed=None, fetch_list=None, feed_var_name='feed', "
-                      "fetch_var_name='fetch', scope=None, return_numpy=True, "
-                      "use_program_cache=False, use_prune=False",
-                      args, nargs, kw, a) < 0)
-        return NULL;
     d2_obj *po = a[0] && a[0]->kind != D2_OBJ_NONE ? a[0] : SS(I)->main_prog;
     d2_obj *feed = a[1], *fl = a[2];
     bool ret_np = true;
@@ -1511,14 +1441,9 @@ static const char *opt_str(d2_interp *I, d2_obj *o, const char *what, bool *bad)
 }
 
 /* paddle.static.load_inference_model(path_prefix, executor, **kwargs) */
-static d2_obj *S_load_inference_model(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                      d2_dict *kw)
+D2_FN(S_load_inference_model)
 {
-    D2_UNUSED(self);
-    const char *fname = "paddle.static.load_inference_model";
-    d2_obj *a[3] = {NULL};
-    if (d2_parse_args(I, fname, "path_prefix, executor, **kwargs", args, nargs, kw, a) < 0)
-        return NULL;
+    const char *fname = def->qualname;
     const char *path = d2_to_cstr(I, a[0], "path_prefix");
     if (!path)
         return NULL;
@@ -1538,17 +1463,9 @@ static d2_obj *S_load_inference_model(d2_interp *I, d2_obj *self, d2_obj **args,
 
 /* fluid.io.load_inference_model(dirname, executor, model_filename=None,
  * params_filename=None, pserver_endpoints=None, model_from_memory=False) */
-static d2_obj *F_load_inference_model(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                      d2_dict *kw)
+D2_FN(F_load_inference_model)
 {
-    D2_UNUSED(self);
-    const char *fname = "fluid.io.load_inference_model";
-    d2_obj *a[6] = {NULL};
-    if (d2_parse_args(I, fname,
-                      "dirname, executor, model_filename=None, params_filename=None, "
-                      "pserver_endpoints=None, model_from_memory=False",
-                      args, nargs, kw, a) < 0)
-        return NULL;
+    const char *fname = def->qualname;
     const char *path = d2_to_cstr(I, a[0], "dirname");
     bool bad;
     const char *mf = path ? opt_str(I, a[2], "model_filename", &bad) : NULL;
@@ -1841,16 +1758,9 @@ static sprog *program_to_save(d2_interp *I, const char *fname, d2_obj *po)
 /* paddle.static.save_inference_model(path_prefix, feed_vars, fetch_vars,
  * executor, program=None, **kwargs): the program (default: the main
  * Program) pruned to the given inputs and outputs, to PATH.dy2st. */
-static d2_obj *S_save_inference_model(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                      d2_dict *kw)
+D2_FN(S_save_inference_model)
 {
-    D2_UNUSED(self);
-    const char *fname = "paddle.static.save_inference_model";
-    d2_obj *a[6] = {NULL};
-    if (d2_parse_args(I, fname,
-                      "path_prefix, feed_vars, fetch_vars, executor, program=None, **kwargs",
-                      args, nargs, kw, a) < 0)
-        return NULL;
+    const char *fname = def->qualname;
     const char *path = d2_to_cstr(I, a[0], "path_prefix");
     if (!path)
         return NULL;
@@ -1875,18 +1785,9 @@ static d2_obj *S_save_inference_model(d2_interp *I, d2_obj *self, d2_obj **args,
  * executor, main_program=None, model_filename=None, ...): to
  * dirname/model.dy2st (or dirname/model_filename); returns the names of the
  * targets. */
-static d2_obj *F_save_inference_model(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                      d2_dict *kw)
+D2_FN(F_save_inference_model)
 {
-    D2_UNUSED(self);
-    const char *fname = "fluid.io.save_inference_model";
-    d2_obj *a[11] = {NULL};
-    if (d2_parse_args(I, fname,
-                      "dirname, feeded_var_names, target_vars, executor, main_program=None, "
-                      "model_filename=None, params_filename=None, export_for_deployment=True, "
-                      "program_only=False, clip_extra=True, **kwargs",
-                      args, nargs, kw, a) < 0)
-        return NULL;
+    const char *fname = def->qualname;
     const char *dir = d2_to_cstr(I, a[0], "dirname");
     bool bad;
     const char *mf = dir ? opt_str(I, a[5], "model_filename", &bad) : NULL;
@@ -1920,14 +1821,8 @@ static d2_obj *F_save_inference_model(d2_interp *I, d2_obj *self, d2_obj **args,
 }
 
 /* paddle.static.cpu_places(device_count=None) */
-static d2_obj *S_cpu_places(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                            d2_dict *kw)
+D2_FN(S_cpu_places)
 {
-    D2_UNUSED(self);
-    d2_obj *a[1] = {NULL};
-    if (d2_parse_args(I, "paddle.static.cpu_places", "device_count=None", args, nargs, kw, a) <
-        0)
-        return NULL;
     int64_t n = 1;
     if (a[0] && a[0]->kind != D2_OBJ_NONE && d2_to_int64(I, a[0], "device_count", &n) < 0)
         return NULL;
@@ -1948,11 +1843,8 @@ static d2_obj *S_cpu_places(d2_interp *I, d2_obj *self, d2_obj **args, size_t na
  * ProgramTranslator (paddle.jit.ProgramTranslator, fluid.dygraph.ProgramTranslator)
  * ====================================================================== */
 
-static d2_obj *PT_new(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(PT_new)
 {
-    D2_UNUSED(self);
-    if (d2_parse_args(I, "ProgramTranslator", "", args, nargs, kw, NULL) < 0)
-        return NULL;
     st_state *s = SS(I);
     if (!s->translator && !(s->translator = d2_instance_new(I, s->pt_cls)))
         return NULL;
@@ -1974,31 +1866,19 @@ static d2_obj *to_static(d2_interp *I, d2_obj *fn)
     return ts ? d2_call(I, ts, &fn, 1, NULL) : NULL;
 }
 
-static d2_obj *PT_enable(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(PT_enable)
 {
-    D2_UNUSED(self);
-    d2_obj *a[1] = {NULL};
-    if (d2_parse_args(I, "ProgramTranslator.enable", "enable_to_static", args, nargs, kw, a) < 0)
-        return NULL;
     d2_obj *f = jit_fn(I, "enable_to_static");
     return f ? d2_call(I, f, a, 1, NULL) : NULL;
 }
 
-static d2_obj *PT_get_func(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(PT_get_func)
 {
-    D2_UNUSED(self);
-    d2_obj *a[1] = {NULL};
-    if (d2_parse_args(I, "ProgramTranslator.get_func", "dygraph_func", args, nargs, kw, a) < 0)
-        return NULL;
     return to_static(I, a[0]);
 }
 
-static d2_obj *PT_get_code(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(PT_get_code)
 {
-    D2_UNUSED(self);
-    d2_obj *a[1] = {NULL};
-    if (d2_parse_args(I, "ProgramTranslator.get_code", "dygraph_func", args, nargs, kw, a) < 0)
-        return NULL;
     d2_obj *w = to_static(I, a[0]);
     d2_obj *code = w ? d2_getattr(I, w, "code") : NULL;
     d2_decref(w);
@@ -2101,15 +1981,9 @@ static int index_list(d2_interp *I, d2_obj *o, int n, const char *what, int **ou
 /* save_inference_model(dirname, feed=None, fetch=None): the Program that
  * to_static compiled last, to dirname/model.dy2st; feed and fetch are
  * indices of its inputs and outputs to keep. */
-static d2_obj *PT_save_inference_model(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                       d2_dict *kw)
+D2_FN(PT_save_inference_model)
 {
-    D2_UNUSED(self);
-    const char *fname = "ProgramTranslator.save_inference_model";
-    d2_obj *a[4] = {NULL};
-    if (d2_parse_args(I, fname, "dirname, feed=None, fetch=None, export_for_deployment=True",
-                      args, nargs, kw, a) < 0)
-        return NULL;
+    const char *fname = def->qualname;
     const char *dir = d2_to_cstr(I, a[0], "dirname");
     if (!dir)
         return NULL;
@@ -2191,19 +2065,10 @@ static d2_obj *kcall(d2_interp *I, tmps *t, const char *mod, const char *name, i
     return keep(t, call_fn(I, mod, name, a, (size_t)n));
 }
 
-static d2_obj *F_cross_entropy(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                               d2_dict *kw)
+D2_FN(F_cross_entropy)
 {
-    D2_UNUSED(self);
-    const char *fname = "paddle.nn.functional.cross_entropy";
+    const char *fname = def->qualname;
     const char *P = "paddle", *F = "paddle.nn.functional";
-    d2_obj *a[11] = {NULL};
-    if (d2_parse_args(I, fname,
-                      "input, label, weight=None, ignore_index=-100, reduction='mean', "
-                      "soft_label=False, axis=-1, use_softmax=True, label_smoothing=0.0, "
-                      "name=None, **kwargs",
-                      args, nargs, kw, a) < 0)
-        return NULL;
     d2_obj *x = a[0], *label = a[1];
     const char *red = d2_to_cstr(I, a[4], "reduction");
     int64_t ignore = -100, axis = -1;
@@ -2403,9 +2268,11 @@ static int add_optimizers(d2_interp *I)
                                         {"backward", OPT_minimize}};
     int rc = 0;
     d2_class *base =
-        d2_jit_new_class(I, m, "Optimizer", D2_OBJ_INSTANCE, opt_m, D2_COUNTOF(opt_m));
+        d2_jit_new_class(I, m, "Optimizer", D2_OBJ_INSTANCE, NULL, 0, opt_m, D2_COUNTOF(opt_m));
     for (size_t i = 0; base && rc == 0 && i < D2_COUNTOF(names); i++)
-        rc = d2_jit_new_class(I, m, names[i], D2_OBJ_INSTANCE, opt_m, D2_COUNTOF(opt_m)) ? 0 : -1;
+        rc = d2_jit_new_class(I, m, names[i], D2_OBJ_INSTANCE, NULL, 0, opt_m, D2_COUNTOF(opt_m))
+                 ? 0
+                 : -1;
     if (!base)
         rc = -1;
     if (rc == 0 && !d2_jit_mod_attr(I, "paddle", "optimizer"))
@@ -2432,49 +2299,74 @@ int d2_static_api_init(d2_interp *I)
     if (!s->statics || !s->fluid_io || !pd || pd->kind != D2_OBJ_MODULE)
         return -1;
     /* modes: replace the always-dynamic placeholders of the paddle module */
-    static const d2_fn_entry mode_fns[] = {
-        {"enable_static", P_enable_static},
-        {"disable_static", P_disable_static},
-        {"in_dynamic_mode", P_in_dynamic_mode},
+    static const d2_def mode_defs[] = {
+        D2_DEF("enable_static", "", P_enable_static, "paddle.enable_static"),
+        D2_DEF("disable_static", "place=None", P_disable_static, "paddle.disable_static"),
+        D2_DEF("in_dynamic_mode", "", P_in_dynamic_mode, "paddle.in_dynamic_mode"),
     };
-    if (d2_jit_add_fns(I, D2_AS(d2_module, pd), mode_fns, D2_COUNTOF(mode_fns)) < 0)
+    if (d2_module_add_defs(I, D2_AS(d2_module, pd), mode_defs, D2_COUNT(mode_defs)) < 0)
         return -1;
     /* classes */
+    static const d2_def pg_defs[] = {
+        D2_DEF("__new__", "", PG_new, "paddle.static.Program"),
+        D2_DEF("global_block", "", PG_global_block, "Program.global_block"),
+        D2_DEF("block", "index", PG_block, "Program.block"),
+        D2_DEF("list_vars", "", PG_list_vars, "Program.list_vars"),
+        D2_DEF("clone", "for_test=False", PG_clone, "Program.clone"),
+    };
     static const d2_fn_entry pg_m[] = {
-        {"__new__", PG_new},           {"__repr__", PG_str},        {"__str__", PG_str},
-        {"global_block", PG_global_block}, {"block", PG_block},     {"list_vars", PG_list_vars},
-        {"clone", PG_clone},           {"to_string", PG_str},
-    };
+        {"__repr__", PG_str}, {"__str__", PG_str}, {"to_string", PG_str}};
     static const d2_fn_entry var_m[] = {{"__repr__", V_repr}};
-    static const d2_fn_entry blk_m[] = {
-        {"var", B_var}, {"all_parameters", B_all_parameters}, {"__repr__", B_repr}};
-    static const d2_fn_entry op_m[] = {{"__repr__", OP_repr}};
-    static const d2_fn_entry exe_m[] = {
-        {"__init__", EX_init}, {"run", EX_run}, {"close", EX_close}};
-    static const d2_fn_entry cp_m[] = {{"__new__", CP_new}};
-    static const d2_fn_entry pt_m[] = {
-        {"__new__", PT_new},
-        {"enable", PT_enable},
-        {"get_output", PT_get_output},
-        {"get_func", PT_get_func},
-        {"get_code", PT_get_code},
-        {"get_program", PT_get_program},
-        {"save_inference_model", PT_save_inference_model},
+    static const d2_def blk_defs[] = {
+        D2_DEF("var", "name", B_var, "Block.var"),
+        D2_DEF("all_parameters", "", B_all_parameters, "Block.all_parameters"),
     };
-    s->prog_cls =
-        d2_jit_new_class(I, s->statics, "Program", D2_OBJ_OPAQUE, pg_m, D2_COUNTOF(pg_m));
-    s->var_cls =
-        d2_jit_new_class(I, s->statics, "Variable", D2_OBJ_INSTANCE, var_m, D2_COUNTOF(var_m));
-    s->block_cls = d2_jit_new_class(I, NULL, "Block", D2_OBJ_INSTANCE, blk_m, D2_COUNTOF(blk_m));
-    s->op_cls = d2_jit_new_class(I, NULL, "Operator", D2_OBJ_INSTANCE, op_m, D2_COUNTOF(op_m));
-    s->exe_cls =
-        d2_jit_new_class(I, s->statics, "Executor", D2_OBJ_INSTANCE, exe_m, D2_COUNTOF(exe_m));
-    d2_class *cp = d2_jit_new_class(I, s->statics, "CompiledProgram", D2_OBJ_INSTANCE, cp_m,
-                                    D2_COUNTOF(cp_m));
+    static const d2_fn_entry blk_m[] = {{"__repr__", B_repr}};
+    static const d2_fn_entry op_m[] = {{"__repr__", OP_repr}};
+    static const d2_def exe_defs[] = {
+        D2_DEF("__init__", "place=None", EX_init, "paddle.static.Executor"),
+        D2_DEF("run",
+               "program=None, feed=None, fetch_list=None, feed_var_name='feed', "
+               "fetch_var_name='fetch', scope=None, return_numpy=True, "
+               "use_program_cache=False, use_prune=False",
+               EX_run, "Executor.run"),
+        D2_DEF("close", "", EX_close, "Executor.close"),
+    };
+    static const d2_def cp_defs[] = {
+        D2_DEF("__new__", "program_or_graph, build_strategy=None, **kwargs", CP_new,
+               "paddle.static.CompiledProgram"),
+    };
+    static const d2_def pt_defs[] = {
+        D2_DEF("__new__", "", PT_new, "ProgramTranslator"),
+        D2_DEF("enable", "enable_to_static", PT_enable, "ProgramTranslator.enable"),
+        D2_DEF("get_func", "dygraph_func", PT_get_func, "ProgramTranslator.get_func"),
+        D2_DEF("get_code", "dygraph_func", PT_get_code, "ProgramTranslator.get_code"),
+        D2_DEF("save_inference_model", "dirname, feed=None, fetch=None, export_for_deployment=True",
+               PT_save_inference_model, "ProgramTranslator.save_inference_model"),
+    };
+    /* get_output and get_program take the function, then its arguments */
+    static const d2_fn_entry pt_m[] = {
+        {"get_output", PT_get_output},
+        {"get_program", PT_get_program},
+    };
+    /* a static method: ProgramTranslator.get_instance() */
+    static const d2_def get_instance = D2_DEF("get_instance", "", PT_new, "ProgramTranslator");
+    s->prog_cls = d2_jit_new_class(I, s->statics, "Program", D2_OBJ_OPAQUE, pg_defs,
+                                   D2_COUNT(pg_defs), pg_m, D2_COUNTOF(pg_m));
+    s->var_cls = d2_jit_new_class(I, s->statics, "Variable", D2_OBJ_INSTANCE, NULL, 0, var_m,
+                                  D2_COUNTOF(var_m));
+    s->block_cls = d2_jit_new_class(I, NULL, "Block", D2_OBJ_INSTANCE, blk_defs,
+                                    D2_COUNT(blk_defs), blk_m, D2_COUNTOF(blk_m));
+    s->op_cls =
+        d2_jit_new_class(I, NULL, "Operator", D2_OBJ_INSTANCE, NULL, 0, op_m, D2_COUNTOF(op_m));
+    s->exe_cls = d2_jit_new_class(I, s->statics, "Executor", D2_OBJ_INSTANCE, exe_defs,
+                                  D2_COUNT(exe_defs), NULL, 0);
+    d2_class *cp = d2_jit_new_class(I, s->statics, "CompiledProgram", D2_OBJ_INSTANCE, cp_defs,
+                                    D2_COUNT(cp_defs), NULL, 0);
     d2_module *jit = D2_AS(d2_module, d2_dict_get_str(I, I->modules, "paddle.jit"));
     s->pt_cls = jit && jit->h.kind == D2_OBJ_MODULE
-                    ? d2_jit_new_class(I, jit, "ProgramTranslator", D2_OBJ_INSTANCE, pt_m,
-                                       D2_COUNTOF(pt_m))
+                    ? d2_jit_new_class(I, jit, "ProgramTranslator", D2_OBJ_INSTANCE, pt_defs,
+                                       D2_COUNT(pt_defs), pt_m, D2_COUNTOF(pt_m))
                     : NULL;
     if (!s->prog_cls || !s->var_cls || !s->block_cls || !s->op_cls || !s->exe_cls || !cp ||
         !s->pt_cls)
@@ -2482,7 +2374,7 @@ int d2_static_api_init(d2_interp *I)
     if (d2_class_add_property(I, s->prog_cls, "blocks", PG_blocks, NULL) < 0 ||
         d2_class_add_property(I, s->prog_cls, "num_blocks", PG_num_blocks, NULL) < 0)
         return -1;
-    d2_obj *gi = d2_builtin_new(I, "get_instance", PT_new, NULL, NULL);
+    d2_obj *gi = d2_def_new(I, &get_instance, NULL);
     int rc = gi ? d2_dict_set_str(I, s->pt_cls->dict, "get_instance", gi) : -1;
     d2_decref(gi);
     if (rc < 0)
@@ -2492,40 +2384,68 @@ int d2_static_api_init(d2_interp *I)
     if (!s->main_prog || !s->startup_prog)
         return -1;
     /* paddle.static functions */
-    static const d2_fn_entry st_fns[] = {
-        {"default_main_program", S_default_main},
-        {"default_startup_program", S_default_startup},
-        {"load_inference_model", S_load_inference_model},
-        {"save_inference_model", S_save_inference_model},
-        {"data", S_data},
-        {"cpu_places", S_cpu_places},
+    static const d2_def st_defs[] = {
+        D2_DEF("default_main_program", "", S_default_main, "paddle.static.default_main_program"),
+        D2_DEF("default_startup_program", "", S_default_startup,
+               "paddle.static.default_startup_program"),
+        D2_DEF("load_inference_model", "path_prefix, executor, **kwargs", S_load_inference_model,
+               "paddle.static.load_inference_model"),
+        D2_DEF("save_inference_model",
+               "path_prefix, feed_vars, fetch_vars, executor, program=None, **kwargs",
+               S_save_inference_model, "paddle.static.save_inference_model"),
+        D2_DEF("data", "name, shape, dtype=None, lod_level=0", S_data, "paddle.static.data"),
+        D2_DEF("cpu_places", "device_count=None", S_cpu_places, "paddle.static.cpu_places"),
     };
-    static const d2_fn_entry io_fns[] = {{"load_inference_model", F_load_inference_model},
-                                         {"save_inference_model", F_save_inference_model}};
-    static const d2_fn_entry nn_fns[] = {{"fc", SN_fc}};
+    static const d2_def io_defs[] = {
+        D2_DEF("load_inference_model",
+               "dirname, executor, model_filename=None, params_filename=None, "
+               "pserver_endpoints=None, model_from_memory=False",
+               F_load_inference_model, "fluid.io.load_inference_model"),
+        D2_DEF("save_inference_model",
+               "dirname, feeded_var_names, target_vars, executor, main_program=None, "
+               "model_filename=None, params_filename=None, export_for_deployment=True, "
+               "program_only=False, clip_extra=True, **kwargs",
+               F_save_inference_model, "fluid.io.save_inference_model"),
+    };
+    static const d2_def nn_defs[] = {
+        D2_DEF("fc",
+               "x, size, num_flatten_dims=1, weight_attr=None, bias_attr=None, "
+               "activation=None, name=None",
+               SN_fc, "paddle.static.nn.fc"),
+    };
+    static const d2_def F_defs[] = {
+        D2_DEF("cross_entropy",
+               "input, label, weight=None, ignore_index=-100, reduction='mean', "
+               "soft_label=False, axis=-1, use_softmax=True, label_smoothing=0.0, "
+               "name=None, **kwargs",
+               F_cross_entropy, "paddle.nn.functional.cross_entropy"),
+    };
     static const d2_fn_entry train_fns[] = {{"append_backward", S_append_backward},
                                             {"gradients", S_gradients}};
     if (d2_jit_add_fns(I, s->statics, train_fns, D2_COUNTOF(train_fns)) < 0 ||
         add_optimizers(I) < 0)
         return -1;
-    static const d2_fn_entry gd_m[] = {
-        {"__init__", GD_init}, {"__enter__", GD_enter}, {"__exit__", GD_exit}};
-    s->guard_cls =
-        d2_jit_new_class(I, s->statics, "program_guard", D2_OBJ_INSTANCE, gd_m, D2_COUNTOF(gd_m));
+    static const d2_def gd_defs[] = {
+        D2_DEF("__init__", "main_program, startup_program=None", GD_init,
+               "paddle.static.program_guard"),
+    };
+    static const d2_fn_entry gd_m[] = {{"__enter__", GD_enter}, {"__exit__", GD_exit}};
+    s->guard_cls = d2_jit_new_class(I, s->statics, "program_guard", D2_OBJ_INSTANCE, gd_defs,
+                                    D2_COUNT(gd_defs), gd_m, D2_COUNTOF(gd_m));
     s->static_nn = d2_jit_get_module(I, "paddle.static.nn");
     d2_obj *Fm = d2_dict_get_str(I, I->modules, "paddle.nn.functional");
     if (Fm && Fm->kind == D2_OBJ_MODULE &&
         !d2_jit_mod_attr(I, "paddle.nn.functional", "cross_entropy") &&
-        d2_module_add_fn(I, D2_AS(d2_module, Fm), "cross_entropy", F_cross_entropy, NULL) < 0)
+        d2_module_add_defs(I, D2_AS(d2_module, Fm), F_defs, D2_COUNT(F_defs)) < 0)
         return -1;
     if (alias(I, "paddle.framework", "CPUPlace", d2_jit_mod_attr(I, "paddle", "CPUPlace")) < 0)
         return -1;
     if (!s->guard_cls || !s->static_nn ||
         d2_dict_set_str(I, s->statics->dict, "nn", (d2_obj *)s->static_nn) < 0 ||
-        d2_jit_add_fns(I, s->static_nn, nn_fns, D2_COUNTOF(nn_fns)) < 0)
+        d2_module_add_defs(I, s->static_nn, nn_defs, D2_COUNT(nn_defs)) < 0)
         return -1;
-    if (d2_jit_add_fns(I, s->statics, st_fns, D2_COUNTOF(st_fns)) < 0 ||
-        d2_jit_add_fns(I, s->fluid_io, io_fns, D2_COUNTOF(io_fns)) < 0)
+    if (d2_module_add_defs(I, s->statics, st_defs, D2_COUNT(st_defs)) < 0 ||
+        d2_module_add_defs(I, s->fluid_io, io_defs, D2_COUNT(io_defs)) < 0)
         return -1;
     /* the fluid spellings */
     d2_dict *sd = s->statics->dict;
