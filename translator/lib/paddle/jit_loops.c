@@ -263,21 +263,9 @@ static int init_var(d2_interp *I, const lslot *s, d2_obj *v)
         if (is_array(I, v)) {
             t = d2_incref(tarray_t(I, v));
         } else {
-            ab b;
-            ab_init(&b, D2_OP_array_create);
-            ab_int(&b, "dtype", s->type.dtype);
-            t = d2_jit_op_n(I, D2_OP_array_create, NULL, 0, &b);
             size_t n = 0;
             d2_obj **items = v->kind == D2_OBJ_LIST ? d2_jit_seq_items(v, &n) : NULL;
-            for (size_t i = 0; t && i < n; i++) {
-                d2_obj *x = d2_jit_cast_to(I, items[i], s->type.dtype);
-                d2_obj *idx = x ? d2_jit_constant(I, D2_I64, NULL, (double)i) : NULL;
-                d2_obj *in[3] = {t, idx, x};
-                d2_obj *nt = idx ? d2_jit_op_n(I, D2_OP_array_write, in, 3, NULL) : NULL;
-                d2_decref(x);
-                d2_decref(idx);
-                d2_setref(&t, nt);
-            }
+            t = d2_jit_array_of(I, items, n, s->type.dtype);
         }
     } else if (is_pynum(v)) {
         d2_shape sh = static_shape(&s->type.shape);

@@ -284,6 +284,9 @@ static inline d2_obj *tarray_info(d2_interp *I, d2_obj *a) { return iget(I, a, "
 /* The dtype an append asked a loose array for, or -1. */
 int d2_jit_info_want(d2_interp *I, d2_obj *info);
 
+/* A tensor array of the n tensors items, cast to dt, made in the current block. */
+d2_obj *d2_jit_array_of(d2_interp *I, d2_obj **items, size_t n, d2_dtype dt);
+
 /* o with its mutable containers copied (each branch of a tensor if gets its own). */
 d2_obj *d2_jit_copy_mutable(d2_interp *I, d2_obj *o, int depth);
 

@@ -137,24 +137,11 @@ bool d2_jit_tensor_list(d2_obj *o)
 /* A tensor array holding the tensors of list l, made in branch block `side`. */
 static d2_obj *side_array(merge *m, int side, d2_obj *l, d2_dtype dt)
 {
-    d2_interp *I = m->I;
     int saved = m->B->block;
     m->B->block = m->blk[side];
-    ab b;
-    ab_init(&b, D2_OP_array_create);
-    ab_int(&b, "dtype", dt);
-    d2_obj *t = d2_jit_op_n(I, D2_OP_array_create, NULL, 0, &b);
     size_t n;
     d2_obj **items = d2_jit_seq_items(l, &n);
-    for (size_t i = 0; t && i < n; i++) {
-        d2_obj *x = d2_jit_cast_to(I, items[i], dt);
-        d2_obj *idx = x ? d2_jit_constant(I, D2_I64, NULL, (double)i) : NULL;
-        d2_obj *in[3] = {t, idx, x};
-        d2_obj *nt = idx ? d2_jit_op_n(I, D2_OP_array_write, in, 3, NULL) : NULL;
-        d2_decref(x);
-        d2_decref(idx);
-        d2_setref(&t, nt);
-    }
+    d2_obj *t = d2_jit_array_of(m->I, items, n, dt);
     m->B->block = saved;
     return t;
 }

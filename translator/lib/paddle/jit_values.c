@@ -498,6 +498,25 @@ static d2_obj *TA_repr(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, 
     return d2_str_printf(I, "TensorArray(%s)", t ? ts : "?");
 }
 
+/* A tensor array of the n tensors items, cast to dt, made in the current block. */
+d2_obj *d2_jit_array_of(d2_interp *I, d2_obj **items, size_t n, d2_dtype dt)
+{
+    ab b;
+    ab_init(&b, D2_OP_array_create);
+    ab_int(&b, "dtype", dt);
+    d2_obj *t = d2_jit_op_n(I, D2_OP_array_create, NULL, 0, &b);
+    for (size_t i = 0; t && i < n; i++) {
+        d2_obj *x = d2_jit_cast_to(I, items[i], dt);
+        d2_obj *idx = x ? d2_jit_constant(I, D2_I64, NULL, (double)i) : NULL;
+        d2_obj *in[3] = {t, idx, x};
+        d2_obj *nt = idx ? d2_jit_op_n(I, D2_OP_array_write, in, 3, NULL) : NULL;
+        d2_decref(x);
+        d2_decref(idx);
+        d2_setref(&t, nt);
+    }
+    return t;
+}
+
 /* ======================================================================
  * Copies of mutable containers (each branch of a tensor if gets its own)
  * ====================================================================== */
