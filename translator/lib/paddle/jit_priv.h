@@ -1,9 +1,40 @@
-/* jit_priv.h - helpers of jit.c shared with trace.c and static_api.c (internal to the
- * translator: not part of any public header). */
+/* jit_priv.h - helpers of the jit files shared among them and with trace.c and static_api.c
+ * (internal to the translator: not part of any public header). */
 #ifndef DY2ST_JIT_PRIV_H
 #define DY2ST_JIT_PRIV_H
 
 #include "interp/interp.h"
+#include "lib/paddle/jit.h"
+
+/* ---- small helpers ---- */
+
+#define TOBJ(o) D2_AS(d2_tensor_obj, o)
+
+static inline d2_obj *nomem(d2_interp *I) { return d2_raise(I, "MemoryError", "out of memory"); }
+
+static inline const char *cstr(d2_obj *o)
+{
+    return o && o->kind == D2_OBJ_STR ? D2_AS(d2_str, o)->s : NULL;
+}
+
+static inline bool is_tensor(const d2_obj *o) { return o && o->kind == D2_OBJ_TENSOR; }
+static inline bool is_sym(const d2_obj *o) { return is_tensor(o) && !TOBJ(o)->t; }
+static inline bool is_pynum(const d2_obj *o)
+{
+    return o && (o->kind == D2_OBJ_INT || o->kind == D2_OBJ_BOOL || o->kind == D2_OBJ_FLOAT);
+}
+static inline bool is_inst(d2_interp *I, d2_obj *o, d2_class *c)
+{
+    return o && c && o->kind != D2_OBJ_CLASS && d2_isinstance(I, o, c);
+}
+
+/* Attribute of an INSTANCE's dict (borrowed) or NULL. */
+static inline d2_obj *iget(d2_interp *I, d2_obj *o, const char *name)
+{
+    if (!o || o->kind != D2_OBJ_INSTANCE || !D2_AS(d2_instance, o)->dict)
+        return NULL;
+    return d2_dict_get_str(I, D2_AS(d2_instance, o)->dict, name);
+}
 
 /* ---- registration of builtin modules and classes ---- */
 
@@ -15,11 +46,11 @@ typedef struct d2_fn_entry {
 /* Adds the n functions of v to module m. 0, or -1 with an exception. */
 int d2_jit_add_fns(d2_interp *I, d2_module *m, const d2_fn_entry *v, size_t n);
 
-/* A new builtin class `name` (base object) with the n methods, stored as
- * m.name when m is not NULL. It lives until interpreter teardown; NULL
- * with an exception. */
+/* A new builtin class `name` (base object) with the nd rows of defs and the
+ * n methods, stored as m.name when m is not NULL. It lives until interpreter
+ * teardown; NULL with an exception. */
 d2_class *d2_jit_new_class(d2_interp *I, d2_module *m, const char *name, d2_obj_kind layout,
-                           const d2_fn_entry *methods, size_t n);
+                           const d2_def *defs, size_t nd, const d2_fn_entry *methods, size_t n);
 
 /* The builtin module `name` (made when missing): a new reference. */
 d2_module *d2_jit_get_module(d2_interp *I, const char *name);
@@ -69,5 +100,256 @@ char *d2_jit_model_path(const char *path);
  * Paddle's save functions do. 0, or -1 with err set (its message begins
  * with who). */
 int d2_jit_make_parents(const char *file, const char *who, d2_err *err);
+
+/* ======================================================================
+ * Between the jit files only (jit_values.c, jit_runtime.c, jit_loops.c,
+ * jit_program.c, jit_api.c, jit_io.c)
+ * ====================================================================== */
+
+/* ---- state (jit_api.c makes it) ---- */
+
+typedef struct jit_state {
+    d2_module *jst, *jit, *statics;
+    d2_class *undef_cls;  /* _jst.UndefinedVar */
+    d2_class *array_cls;  /* _jst.TensorArray: a Python list grown in a tensor loop */
+    d2_class *range_cls;  /* _jst.Range / _jst.Enumerate over tensor bounds */
+    d2_class *slot_cls;   /* output-template markers (OPAQUE) */
+    d2_class *sfn_cls;    /* StaticFunction state (OPAQUE) */
+    d2_class *spec_cls;   /* paddle.static.InputSpec */
+    d2_class *loaded_cls; /* paddle.jit.TranslatedLayer */
+    d2_class *prog_cls;   /* a loaded Program (OPAQUE) */
+    d2_obj *orig_concat, *orig_stack;
+    d2_obj *converted;    /* dict: user function -> converted function (or itself) */
+    d2_program *last_prog; /* copy of the Program compiled last (d2_jit_last_program) */
+    bool enabled;         /* paddle.jit.enable_to_static */
+    double decorate_s;    /* time spent making to_static functions (_jst._stats) */
+    long decorated;
+} jit_state;
+
+static inline jit_state *JS(d2_interp *I) { return I->ext[D2_EXT_JIT]; }
+
+/* Each file registers its builtins (called by d2_jit_init in this order,
+ * which is the order the classes are made in). 0, or -1 with an exception. */
+int d2_jit_values_init(d2_interp *I, jit_state *s);  /* UndefinedVar, TensorArray, concat */
+int d2_jit_loops_init(d2_interp *I, jit_state *s);   /* While, For, Range, TensorRange */
+int d2_jit_runtime_init(d2_interp *I, jit_state *s); /* IfElse, And, ..., Call */
+int d2_jit_io_init(d2_interp *I, jit_state *s);      /* paddle.load, _load_npz, ... */
+int d2_jit_program_init(d2_interp *I, jit_state *s); /* _cache_size */
+
+/* ---- more small helpers ---- */
+
+static inline bool is_undef(d2_interp *I, d2_obj *o) { return is_inst(I, o, JS(I)->undef_cls); }
+static inline bool is_array(d2_interp *I, d2_obj *o) { return is_inst(I, o, JS(I)->array_cls); }
+
+static inline int iset(d2_interp *I, d2_obj *o, const char *name, d2_obj *v)
+{
+    return d2_dict_set_str(I, D2_AS(d2_instance, o)->dict, name, v);
+}
+
+/* Function attribute (borrowed) or NULL. */
+static inline d2_obj *fattr(d2_interp *I, d2_obj *f, const char *name)
+{
+    if (!f || f->kind != D2_OBJ_FUNCTION || !D2_AS(d2_function, f)->attrs)
+        return NULL;
+    return d2_dict_get_str(I, D2_AS(d2_function, f)->attrs, name);
+}
+
+int d2_jit_fattr_set(d2_interp *I, d2_obj *f, const char *name, d2_obj *v);
+
+/* Attribute builder for ops built here. */
+typedef struct ab {
+    const d2_opdef *def;
+    d2_attrs a;
+    bool bad;
+} ab;
+
+static inline void ab_init(ab *b, d2_op_id op)
+{
+    b->def = d2_op_def(op);
+    d2_attrs_init_default(b->def, &b->a);
+    b->bad = b->a.n != b->def->n_attrs;
+}
+static inline void ab_int(ab *b, const char *n, int64_t v)
+{
+    b->bad |= d2_attr_set_int(b->def, &b->a, n, v) < 0;
+}
+static inline void ab_float(ab *b, const char *n, double v)
+{
+    b->bad |= d2_attr_set_float(b->def, &b->a, n, v) < 0;
+}
+static inline void ab_str(ab *b, const char *n, const char *v)
+{
+    b->bad |= d2_attr_set_str(b->def, &b->a, n, v) < 0;
+}
+static inline void ab_ints(ab *b, const char *n, const int64_t *v, int k)
+{
+    b->bad |= d2_attr_set_ints(b->def, &b->a, n, v, k) < 0;
+}
+
+/* Runs (or, in static mode, appends) a one-output op; frees b. New ref or NULL. */
+d2_obj *d2_jit_op_n(d2_interp *I, d2_op_id op, d2_obj **in, int n_in, ab *b);
+
+static inline d2_obj *op_1(d2_interp *I, d2_op_id op, d2_obj *x, ab *b)
+{
+    return d2_jit_op_n(I, op, &x, 1, b);
+}
+static inline d2_obj *op_2(d2_interp *I, d2_op_id op, d2_obj *x, d2_obj *y, ab *b)
+{
+    d2_obj *in[2] = {x, y};
+    return d2_jit_op_n(I, op, in, 2, b);
+}
+
+/* A constant tensor of dtype dt and shape s filled with v. */
+d2_obj *d2_jit_constant(d2_interp *I, d2_dtype dt, const d2_shape *s, double v);
+
+static inline double num_value(d2_obj *o)
+{
+    return o->kind == D2_OBJ_FLOAT ? D2_AS(d2_float, o)->v : (double)D2_AS(d2_int, o)->v;
+}
+
+/* Paddle's to_static_variable dtype of a Python scalar. */
+static inline d2_dtype num_dtype(d2_obj *o)
+{
+    return o->kind == D2_OBJ_BOOL ? D2_BOOL : o->kind == D2_OBJ_INT ? D2_I64 : D2_F64;
+}
+
+d2_obj *d2_jit_cast_to(d2_interp *I, d2_obj *x, d2_dtype dt);
+
+/* Shape with dynamic dims replaced by 1 (placeholder values). */
+static inline d2_shape static_shape(const d2_shape *s)
+{
+    d2_shape r = *s;
+    for (int d = 0; d < r.ndim; d++)
+        if (r.dims[d] < 0)
+            r.dims[d] = 1;
+    return r;
+}
+
+void d2_jit_type_text(const d2_type *t, char *buf, size_t n);
+
+/* A variable name not yet used in p: base, base_1, base_2... */
+void d2_jit_unique_name(const d2_program *p, const char *base, char *out, size_t n);
+
+/* Packed results: None for 0 names, the value for 1, a tuple for more. */
+d2_obj *d2_jit_pack(d2_interp *I, d2_obj **v, size_t n);
+
+/* Splits a packed value into n new references. */
+int d2_jit_unpack(d2_interp *I, d2_obj *r, size_t n, d2_obj **out, const char *what);
+
+static inline void decref_all(d2_obj **v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        d2_setref(&v[i], NULL);
+}
+
+/* ---- Program surgery used while building ---- */
+
+/* Empties a sub-block for another attempt; its old variables stay unused. */
+void d2_jit_block_clear(d2_program *p, int b);
+
+/* A position in the Program under construction: ops of the current block
+ * and the number of blocks. */
+typedef struct build_mark {
+    int n_ops, n_blocks;
+} build_mark;
+
+build_mark d2_jit_block_mark(d2_interp *I);
+
+/* Drops the blocks made after m (their variables stay unused). */
+void d2_jit_drop_blocks(d2_program *p, int n_blocks);
+
+/* Removes what a probe appended to the current block after m. */
+void d2_jit_rollback(d2_interp *I, build_mark m);
+
+/* The original file and line of a converted helper function ("if_true_24"
+ * in "model.py (converted forward)" gives "model.py:24"); "" when unknown. */
+void d2_jit_helper_where(d2_obj *fn, char *buf, size_t n);
+
+/* ---- UndefinedVar, TensorArray, templates (jit_values.c) ---- */
+
+/* An UndefinedVar named name that raises msg where its value is used. */
+d2_obj *d2_jit_new_undef(d2_interp *I, const char *name, const char *msg);
+
+/* Raises the NameError an UndefinedVar carries (used where values are consumed). */
+d2_obj *d2_jit_raise_undef(d2_interp *I, d2_obj *u);
+
+/* A TensorArray over symbolic array tensor t; info (shared by copies) says
+ * whether the element dtype is still a guess ("loose") and what an append
+ * wanted ("want"). NULL info makes a fresh one. */
+d2_obj *d2_jit_new_tarray(d2_interp *I, d2_obj *t, d2_obj *info, bool loose);
+
+static inline d2_obj *tarray_t(d2_interp *I, d2_obj *a) { return iget(I, a, "_t"); }
+static inline d2_obj *tarray_info(d2_interp *I, d2_obj *a) { return iget(I, a, "_info"); }
+
+/* The dtype an append asked a loose array for, or -1. */
+int d2_jit_info_want(d2_interp *I, d2_obj *info);
+
+/* A tensor array of the n tensors items, cast to dt, made in the current block. */
+d2_obj *d2_jit_array_of(d2_interp *I, d2_obj **items, size_t n, d2_dtype dt);
+
+/* o with its mutable containers copied (each branch of a tensor if gets its own). */
+d2_obj *d2_jit_copy_mutable(d2_interp *I, d2_obj *o, int depth);
+
+/* A template marker standing for value k. */
+d2_obj *d2_jit_new_slot(d2_interp *I, int k);
+
+/* tmpl with marker k replaced by vals[k] (new reference). */
+d2_obj *d2_jit_fill_slots(d2_interp *I, d2_obj *tmpl, d2_obj **vals, int depth);
+
+/* ---- cond and control ops (jit_runtime.c), used by the loops ---- */
+
+/* Runs branch `which` (0 true, 1 false) and returns its packed values. */
+typedef d2_obj *(*branch_fn)(d2_interp *I, void *ctx, int which);
+
+/* Builds `cond(pred)` whose branches run fn(ctx, 0) and fn(ctx, 1); each
+ * gives the packed values of the n names. out receives n new references. */
+int d2_jit_cond_core(d2_interp *I, d2_obj *pred, branch_fn fn, void *ctx, size_t n,
+                     const char **names, const char *what, d2_obj *const *fns, d2_obj **out);
+
+/* Converts a tensor predicate to the variable of a one-element bool tensor. */
+int d2_jit_pred_var(d2_interp *I, d2_obj *pred, const char *what);
+
+/* Adds a control op with new result variables in the current block. */
+int d2_jit_emit_control(d2_interp *I, d2_op_id id, const int *in, int n_in, ab *b, int n_out,
+                        int *out);
+
+/* The result of a symbolic-value wrapper for output variable v (TensorArray
+ * for arrays). */
+d2_obj *d2_jit_wrap_var(d2_interp *I, int v, d2_obj *info);
+
+/* Whether name is one of the transform's own variables (return values, break
+ * and continue flags). */
+bool d2_jit_internal_name(const char *name);
+
+/* "a float32[2] tensor", "the Python int 3"... into buf. */
+const char *d2_jit_kind_text(d2_interp *I, d2_obj *o, char *buf, size_t n);
+
+/* True when list o holds only tensors (or is empty): it becomes a tensor array. */
+bool d2_jit_tensor_list(d2_obj *o);
+
+/* The strings of the names tuple of a _jst call, in a new d2_calloc'd array. */
+int d2_jit_names_array(d2_interp *I, d2_obj *names, const char ***out, size_t *n);
+
+/* ---- to_static functions (jit_program.c) ---- */
+
+/* The converted form of user function f for _jst.Call, cached; f itself
+ * when it cannot be converted. New reference. */
+d2_obj *d2_jit_converted_callee(d2_interp *I, d2_obj *f);
+
+/* paddle.jit.to_static of target (a function, bound method or Layer) with
+ * input_spec spec (NULL: none). New reference, or NULL with an exception. */
+d2_obj *d2_jit_to_static(d2_interp *I, d2_obj *target, d2_obj *spec);
+
+/* The Program of target for input specs (a list of InputSpec; NULL: the
+ * to_static input_spec, else the last compiled signature). Caller frees. */
+d2_program *d2_jit_program_for(d2_interp *I, d2_obj *target, d2_obj *specs);
+
+/* ---- InputSpec (jit_api.c), files (jit_io.c) ---- */
+
+/* Sets the attributes of InputSpec self (shape, dtype and name may be NULL). */
+int d2_jit_spec_set(d2_interp *I, d2_obj *self, d2_obj *shape, d2_obj *dtype, d2_obj *name);
+
+/* Whether path can be opened for reading. */
+bool d2_jit_file_exists(const char *path);
 
 #endif

@@ -14,8 +14,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define TOBJ(o) D2_AS(d2_tensor_obj, o)
-
 typedef struct trace_state {
     d2_class *traced_cls; /* paddle.jit.TracedLayer (OPAQUE) */
     d2_class *build_cls;  /* paddle.static.BuildStrategy */
@@ -29,15 +27,6 @@ static void state_fini(d2_interp *I, void *p)
 {
     D2_UNUSED(I);
     d2_free(p);
-}
-
-static d2_obj *nomem(d2_interp *I) { return d2_raise(I, "MemoryError", "out of memory"); }
-
-static bool is_tensor(const d2_obj *o) { return o && o->kind == D2_OBJ_TENSOR; }
-
-static const char *cstr(d2_obj *o)
-{
-    return o && o->kind == D2_OBJ_STR ? D2_AS(d2_str, o)->s : NULL;
 }
 
 /* ======================================================================
@@ -305,7 +294,7 @@ done:
     return r;
 }
 
-/* Only reached when jit.c calls it outside its compile path: the eager
+/* Only reached when jit_program.c calls it outside its compile path: the eager
  * result on the actual arguments is what the trace of this call computes;
  * it still goes through the recorder so that the frozen places warn. */
 d2_obj *d2_trace_function(d2_interp *I, d2_obj *fn, d2_obj **args, size_t nargs, d2_dict *kwargs)
@@ -549,12 +538,8 @@ static d2_obj **input_list(d2_interp *I, d2_obj *v, const char *fname, size_t *n
 }
 
 /* TracedLayer.trace(layer, inputs) -> (outputs, traced_layer) */
-static d2_obj *TL_trace(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(TL_trace)
 {
-    D2_UNUSED(self);
-    d2_obj *a[2] = {NULL};
-    if (d2_parse_args(I, "TracedLayer.trace", "layer, inputs", args, nargs, kw, a) < 0)
-        return NULL;
     if (!d2_jit_is_layer(I, a[0]))
         return d2_raise(I, "TypeError",
                         "TracedLayer.trace: the first argument must be a paddle.nn.Layer, got %s",
@@ -588,14 +573,11 @@ static d2_obj *TL_trace(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
 }
 
 /* traced_layer(inputs) -> list of numpy arrays (the fetches, as Executor.run returns) */
-static d2_obj *TL_call(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(TL_call)
 {
     traced *t = traced_of(I, self);
     if (!t)
         return d2_raise(I, "TypeError", "TracedLayer.__call__: not a TracedLayer");
-    d2_obj *a[1] = {NULL};
-    if (d2_parse_args(I, "TracedLayer.__call__", "inputs", args, nargs, kw, a) < 0)
-        return NULL;
     d2_obj *v = a[0];
     size_t n = 0;
     d2_obj **items = is_tensor(v) || v->kind == D2_OBJ_NDARRAY ? &v : NULL;
@@ -699,16 +681,11 @@ static bool is_inst_of(d2_interp *I, d2_obj *o, d2_class *c)
 }
 
 /* traced_layer.set_strategy(build_strategy=None, exec_strategy=None) */
-static d2_obj *TL_set_strategy(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                               d2_dict *kw)
+D2_FN(TL_set_strategy)
 {
     traced *t = traced_of(I, self);
     if (!t)
         return d2_raise(I, "TypeError", "TracedLayer.set_strategy: not a TracedLayer");
-    d2_obj *a[2] = {NULL};
-    if (d2_parse_args(I, "TracedLayer.set_strategy", "build_strategy=None, exec_strategy=None",
-                      args, nargs, kw, a) < 0)
-        return NULL;
     if (t->ran)
         return d2_raise(I, "AssertionError",
                         "TracedLayer.set_strategy: cannot set the strategy after the traced layer "
@@ -965,15 +942,11 @@ done:
 }
 
 /* traced_layer.save_inference_model(path, feed=None, fetch=None, **kwargs) */
-static d2_obj *TL_save(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(TL_save)
 {
     traced *t = traced_of(I, self);
     if (!t)
         return d2_raise(I, "TypeError", "TracedLayer.save_inference_model: not a TracedLayer");
-    d2_obj *a[4] = {NULL};
-    if (d2_parse_args(I, "TracedLayer.save_inference_model",
-                      "path, feed=None, fetch=None, **kwargs", args, nargs, kw, a) < 0)
-        return NULL;
     const char *path = d2_to_cstr(I, a[0], "path");
     if (!path)
         return NULL;
@@ -1171,13 +1144,8 @@ static d2_obj *ST_repr(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, 
  * _jst._trace_save(target, specs, path): the driver of `dy2st trace`
  * ====================================================================== */
 
-static d2_obj *C_trace_save(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                            d2_dict *kw)
+D2_FN(C_trace_save)
 {
-    D2_UNUSED(self);
-    d2_obj *a[3] = {NULL};
-    if (d2_parse_args(I, "_jst._trace_save", "target, specs, path", args, nargs, kw, a) < 0)
-        return NULL;
     const char *path = d2_to_cstr(I, a[2], "path");
     if (!path)
         return NULL;
@@ -1297,18 +1265,27 @@ int d2_trace_init(d2_interp *I)
         d2_raise(I, "RuntimeError", "internal: trace mode needs paddle.jit and paddle.static");
         return -1;
     }
-    static const d2_fn_entry tl_m[] = {
-        {"__call__", TL_call},         {"set_strategy", TL_set_strategy},
-        {"save_inference_model", TL_save}, {"__repr__", TL_repr},
+    static const d2_def tl_defs[] = {
+        D2_DEF("__call__", "inputs", TL_call, "TracedLayer.__call__"),
+        D2_DEF("set_strategy", "build_strategy=None, exec_strategy=None", TL_set_strategy,
+               "TracedLayer.set_strategy"),
+        D2_DEF("save_inference_model", "path, feed=None, fetch=None, **kwargs", TL_save,
+               "TracedLayer.save_inference_model"),
+    };
+    static const d2_fn_entry tl_m[] = {{"__repr__", TL_repr}};
+    /* a static method: TracedLayer.trace(layer, inputs) */
+    static const d2_def trace = D2_DEF("trace", "layer, inputs", TL_trace, "TracedLayer.trace");
+    static const d2_def jst_defs[] = {
+        D2_DEF("_trace_save", "target, specs, path", C_trace_save, "_jst._trace_save"),
     };
     static const d2_fn_entry st_m[] = {
         {"__init__", ST_init}, {"__setattr__", ST_setattr}, {"__repr__", ST_repr}};
-    s->traced_cls =
-        d2_jit_new_class(I, jit, "TracedLayer", D2_OBJ_OPAQUE, tl_m, D2_COUNTOF(tl_m));
-    s->build_cls =
-        d2_jit_new_class(I, statics, "BuildStrategy", D2_OBJ_INSTANCE, st_m, D2_COUNTOF(st_m));
-    s->exec_cls =
-        d2_jit_new_class(I, statics, "ExecutionStrategy", D2_OBJ_INSTANCE, st_m, D2_COUNTOF(st_m));
+    s->traced_cls = d2_jit_new_class(I, jit, "TracedLayer", D2_OBJ_OPAQUE, tl_defs,
+                                     D2_COUNT(tl_defs), tl_m, D2_COUNTOF(tl_m));
+    s->build_cls = d2_jit_new_class(I, statics, "BuildStrategy", D2_OBJ_INSTANCE, NULL, 0, st_m,
+                                    D2_COUNTOF(st_m));
+    s->exec_cls = d2_jit_new_class(I, statics, "ExecutionStrategy", D2_OBJ_INSTANCE, NULL, 0,
+                                   st_m, D2_COUNTOF(st_m));
     if (!s->traced_cls || !s->build_cls || !s->exec_cls)
         return -1;
     if (d2_class_add_property(I, s->traced_cls, "program", TL_program, NULL) < 0)
@@ -1335,7 +1312,7 @@ int d2_trace_init(d2_interp *I)
         if (r < 0)
             return -1;
     }
-    d2_obj *tr = d2_builtin_new(I, "trace", TL_trace, NULL, NULL);
+    d2_obj *tr = d2_def_new(I, &trace, NULL);
     int rc = tr ? d2_dict_set_str(I, s->traced_cls->dict, "trace", tr) : -1;
     d2_decref(tr);
     if (rc < 0)
@@ -1353,5 +1330,5 @@ int d2_trace_init(d2_interp *I)
             d2_dict_set_str(I, fluid->dict, "ExecutionStrategy", (d2_obj *)s->exec_cls) < 0)
             return -1;
     }
-    return d2_module_add_fn(I, jst, "_trace_save", C_trace_save, NULL);
+    return d2_module_add_defs(I, jst, jst_defs, D2_COUNT(jst_defs));
 }

@@ -39,7 +39,7 @@ void d2_trace_frozen(d2_interp *I, d2_obj *o, d2_trace_freeze kind);
 int d2_trace_record(d2_interp *I, d2_op_id op, d2_obj **inputs, int n_in, const d2_attrs *attrs,
                     d2_obj **outs, int n_out);
 
-/* The to_static fallback (called by jit.c while it builds the Program of a
+/* The to_static fallback (called by jit_program.c while it builds the Program of a
  * function that cannot be converted, with D2_MODE(I)->builder == B): sym are the
  * call's arguments with symbolic tensors of B for the feeds (variables
  * vars[0..n_feeds-1], values vals[k] or NULL when only the type is known:

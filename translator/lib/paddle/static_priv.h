@@ -1,0 +1,73 @@
+/* static_priv.h - what static_api.c and static_exec.c share: the module state, Program
+ * objects and Variable views (internal to the translator: not part of any public header). */
+#ifndef DY2ST_STATIC_PRIV_H
+#define DY2ST_STATIC_PRIV_H
+
+#include "exec.h"
+#include "lib/paddle/static_api.h"
+
+typedef struct st_state {
+    d2_module *statics, *fluid_io;
+    d2_class *prog_cls;  /* paddle.static.Program (OPAQUE: an sprog) */
+    d2_class *var_cls;   /* paddle.static.Variable */
+    d2_class *block_cls; /* Block */
+    d2_class *op_cls;    /* Operator */
+    d2_class *exe_cls;   /* paddle.static.Executor */
+    d2_class *pt_cls;    /* paddle.jit.ProgramTranslator */
+    d2_class *guard_cls; /* paddle.static.program_guard */
+    d2_module *static_nn; /* paddle.static.nn */
+    d2_obj *main_prog, *startup_prog; /* the current default Programs (program_guard swaps) */
+    d2_obj *translator;  /* the ProgramTranslator singleton, made on first use */
+    struct sprog *built; /* Programs with a builder (list through sprog.next) */
+    int n_fc;            /* paddle.static.nn.fc calls, for parameter names */
+    bool static_mode;    /* paddle.enable_static() was called last */
+} st_state;
+
+/* A Program object's payload. */
+typedef struct sprog {
+    d2_program *p;   /* NULL: an empty Program */
+    d2_prepared *pp; /* prepared for its own outputs on first run */
+    char *file;      /* the file it was loaded from, or NULL */
+    /* Programs built op by op (paddle.static.data): the builder whose
+     * symbolic tensors append ops to p, and the interpreter; I is NULL once
+     * the module state is gone (interpreter teardown). */
+    d2_builder *b;
+    d2_interp *I;
+    struct sprog *next, *prev;
+} sprog;
+
+static inline st_state *SS(d2_interp *I) { return I->ext[D2_EXT_STATIC]; }
+
+/* Sets attribute name of instance o to v, stealing the reference to v. */
+static inline int iset_steal(d2_interp *I, d2_obj *o, const char *name, d2_obj *v)
+{
+    int rc = v ? d2_dict_set_str(I, D2_AS(d2_instance, o)->dict, name, v) : -1;
+    d2_decref(v);
+    return rc;
+}
+
+static inline bool is_seq(const d2_obj *o)
+{
+    return o && (o->kind == D2_OBJ_LIST || o->kind == D2_OBJ_TUPLE);
+}
+
+/* A Program object owning p (may be NULL: empty) and file (may be NULL);
+ * on failure both are freed. */
+d2_obj *d2_static_prog_new(d2_interp *I, d2_program *p, char *file);
+
+/* The payload of Program object o, or NULL when o is none. */
+sprog *d2_static_sprog_of(d2_interp *I, d2_obj *o);
+
+/* Variable view of variable v of p. */
+d2_obj *d2_static_var_new(d2_interp *I, const d2_program *p, int v);
+
+/* The name of a feed/fetch item: a name, a Variable, or a tensor (symbolic
+ * ones by their variable); *var receives the variable of a symbolic tensor
+ * of p's builder b (else -1). NULL when the item is none of these. */
+const char *d2_static_item_name(d2_interp *I, d2_obj *item, const d2_builder *b, int *var);
+
+/* Registers the Executor and ProgramTranslator classes and the functions of
+ * static_exec.c (called by d2_static_api_init). 0, or -1 with an exception. */
+int d2_static_exec_init(d2_interp *I, st_state *s);
+
+#endif
