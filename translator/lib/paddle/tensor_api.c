@@ -2203,9 +2203,8 @@ static int tensor_setitem(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v)
     X(linear, "linear", D2_OP_linear, "x, weight, bias=None, name=None", "x, x, x?, -", W_F)
 
 typedef struct binding {
-    const char *name;
     d2_op_id op;
-    const char *spec, *map;
+    const char *map;
     unsigned where;
 } binding;
 
@@ -2217,7 +2216,7 @@ enum {
 };
 
 static const binding BINDINGS[] = {
-#define X(c, py, op, spec, map, w) {py, op, spec, map, w},
+#define X(c, py, op, spec, map, w) {op, map, w},
     PADDLE_BINDINGS(X)
 #undef X
 };
@@ -2352,32 +2351,15 @@ static int axes_arg(d2_interp *I, d2_obj *o, const char *fname, const char *what
     return 0;
 }
 
-static d2_obj *bind_call(d2_interp *I, const binding *bd, d2_obj *self, d2_obj **args, size_t nargs,
-                         d2_dict *kw)
+/* The body of every row: def->data is the binding, a[] the arguments (the
+ * receiver first for a Tensor method), def->qualname the name in messages. */
+D2_FN(bind_call)
 {
-    char fname[80];
-    snprintf(fname, sizeof fname, "%s.%s",
-             (bd->where & (W_P | W_M)) ? (self ? "Tensor" : "paddle") : "paddle.nn.functional",
-             bd->name);
-    d2_obj *argv_local[8];
-    d2_obj **av = args;
-    if (self) {
-        av = nargs + 1 <= 8 ? argv_local : d2_calloc(nargs + 1, sizeof *av);
-        if (!av)
-            return nomem(I);
-        av[0] = self;
-        for (size_t i = 0; i < nargs; i++)
-            av[i + 1] = args[i];
-        nargs++;
-    }
-    d2_obj *p[12] = {NULL};
+    const binding *bd = def->data;
+    const char *fname = def->qualname;
     d2_obj *r = NULL;
-    if (d2_parse_args(I, fname, bd->spec, av, nargs, kw, p) < 0)
-        goto out;
-    if (bd->where & W_B) {
-        r = binary(I, fname, bd->op, p[0], p[1], true);
-        goto out;
-    }
+    if (bd->where & W_B)
+        return binary(I, fname, bd->op, a[0], a[1], true);
     ab b;
     ab_init(&b, bd->op);
     d2_obj *in[D2_MAX_PORTS + 1] = {NULL};
@@ -2393,7 +2375,7 @@ static d2_obj *bind_call(d2_interp *I, const binding *bd, d2_obj *self, d2_obj *
         m = map_next(m, e, sizeof e);
         if (!e[0])
             break;
-        d2_obj *o = p[i];
+        d2_obj *o = a[i];
         bool none = is_none(I, o);
         if (strcmp(e, "x") == 0 || strcmp(e, "x?") == 0 || strcmp(e, "idx") == 0) {
             if (none && e[1] == '?') {
@@ -2504,22 +2486,23 @@ static d2_obj *bind_call(d2_interp *I, const binding *bd, d2_obj *self, d2_obj *
     for (int k = 0; k < n_vin; k++)
         d2_decref(vin[k]);
     d2_free(vin);
-out:
-    if (av != args && av != argv_local)
-        d2_free(av);
     return r;
 }
 
+/* The rows: as paddle.NAME / paddle.nn.functional.NAME (a function also in
+ * paddle keeps its paddle name there), and as the Tensor method x.NAME. */
+static const d2_def BINDING_DEFS[] = {
 #define X(c, py, op, spec, map, w)                                                                 \
-    static d2_obj *bf_##c(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)    \
-    {                                                                                              \
-        return bind_call(I, &BINDINGS[BI_##c], self, args, nargs, kw);                             \
-    }
-PADDLE_BINDINGS(X)
+    D2_DEF_DATA(py, spec, bind_call,                                                               \
+                ((w) & (W_P | W_M)) ? "paddle." py : "paddle.nn.functional." py,                   \
+                &BINDINGS[BI_##c]),
+    PADDLE_BINDINGS(X)
 #undef X
+};
 
-static const d2_builtin_fn BINDING_FNS[] = {
-#define X(c, py, op, spec, map, w) bf_##c,
+static const d2_def BINDING_METHOD_DEFS[] = {
+#define X(c, py, op, spec, map, w)                                                                 \
+    D2_DEF_DATA(py, spec, bind_call, "Tensor." py, &BINDINGS[BI_##c]),
     PADDLE_BINDINGS(X)
 #undef X
 };
@@ -2527,11 +2510,6 @@ static const d2_builtin_fn BINDING_FNS[] = {
 /* ======================================================================
  * Irregular paddle functions
  * ====================================================================== */
-
-#define PARSE(fname, spec, n)                                                                      \
-    d2_obj *a[n] = {NULL};                                                                         \
-    if (d2_parse_args(I, fname, spec, args, nargs, kw, a) < 0)                                     \
-        return NULL;
 
 static int dtype_arg(d2_interp *I, d2_obj *o, const char *fname, int def, int *dt)
 {
@@ -2591,40 +2569,32 @@ static d2_obj *fill_value(d2_interp *I, d2_obj *o, const char *fname, double *v,
                     d2_type_name(o));
 }
 
-static d2_obj *f_zeros(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_zeros)
 {
-    D2_UNUSED(self);
-    PARSE("paddle.zeros", "shape, dtype=None, name=None", 3);
     int dt;
     if (dtype_arg(I, a[1], "paddle.zeros", D2_F32, &dt) < 0)
         return NULL;
     return make_full(I, "paddle.zeros", a[0], 0, dt);
 }
 
-static d2_obj *f_ones(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_ones)
 {
-    D2_UNUSED(self);
-    PARSE("paddle.ones", "shape, dtype=None, name=None", 3);
     int dt;
     if (dtype_arg(I, a[1], "paddle.ones", D2_F32, &dt) < 0)
         return NULL;
     return make_full(I, "paddle.ones", a[0], 1, dt);
 }
 
-static d2_obj *f_empty(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_empty)
 {
-    D2_UNUSED(self);
-    PARSE("paddle.empty", "shape, dtype=None, name=None", 3);
     int dt;
     if (dtype_arg(I, a[1], "paddle.empty", D2_F32, &dt) < 0)
         return NULL;
     return make_full(I, "paddle.empty", a[0], 0, dt);
 }
 
-static d2_obj *f_full(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_full)
 {
-    D2_UNUSED(self);
-    PARSE("paddle.full", "shape, fill_value, dtype=None, name=None", 4);
     double v;
     int kind, dt;
     if (!fill_value(I, a[1], "paddle.full", &v, &kind) ||
@@ -2650,31 +2620,23 @@ static d2_obj *like(d2_interp *I, const char *fname, d2_obj *x, d2_obj *dto, dou
     return r;
 }
 
-static d2_obj *f_zeros_like(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_zeros_like)
 {
-    D2_UNUSED(self);
-    PARSE("paddle.zeros_like", "x, dtype=None, name=None", 3);
     return like(I, "paddle.zeros_like", a[0], a[1], 0);
 }
 
-static d2_obj *f_ones_like(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_ones_like)
 {
-    D2_UNUSED(self);
-    PARSE("paddle.ones_like", "x, dtype=None, name=None", 3);
     return like(I, "paddle.ones_like", a[0], a[1], 1);
 }
 
-static d2_obj *f_empty_like(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_empty_like)
 {
-    D2_UNUSED(self);
-    PARSE("paddle.empty_like", "x, dtype=None, name=None", 3);
     return like(I, "paddle.empty_like", a[0], a[1], 0);
 }
 
-static d2_obj *f_full_like(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_full_like)
 {
-    D2_UNUSED(self);
-    PARSE("paddle.full_like", "x, fill_value, dtype=None, name=None", 4);
     double v;
     int kind;
     if (!fill_value(I, a[1], "paddle.full_like", &v, &kind))
@@ -2682,11 +2644,9 @@ static d2_obj *f_full_like(d2_interp *I, d2_obj *self, d2_obj **args, size_t nar
     return like(I, "paddle.full_like", a[0], a[2], v);
 }
 
-static d2_obj *f_arange(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_arange)
 {
-    D2_UNUSED(self);
     const char *fname = "paddle.arange";
-    PARSE(fname, "start=0, end=None, step=1, dtype=None, name=None", 5);
     d2_obj *st = a[0], *en = a[1], *sp = a[2];
     if (is_none(I, en)) {
         en = st;
@@ -2764,11 +2724,9 @@ static d2_tensor *host_from_doubles(d2_interp *I, d2_dtype dt, int ndim, const i
     return t;
 }
 
-static d2_obj *f_linspace(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_linspace)
 {
-    D2_UNUSED(self);
     const char *fname = "paddle.linspace";
-    PARSE(fname, "start, stop, num, dtype=None, name=None", 5);
     double s, e;
     int64_t n;
     int dt;
@@ -2790,11 +2748,9 @@ static d2_obj *f_linspace(d2_interp *I, d2_obj *self, d2_obj **args, size_t narg
     return t ? wrap_host(I, t) : NULL;
 }
 
-static d2_obj *f_eye(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_eye)
 {
-    D2_UNUSED(self);
     const char *fname = "paddle.eye";
-    PARSE(fname, "num_rows, num_columns=None, dtype=None, name=None", 4);
     int64_t r, c;
     int dt;
     if (get_int(I, a[0], fname, "num_rows", &r) < 0 || dtype_arg(I, a[2], fname, D2_F32, &dt) < 0)
@@ -2863,31 +2819,25 @@ static d2_obj *random_tensor(d2_interp *I, const char *fname, d2_obj *shape, int
     return t ? wrap_host(I, t) : NULL;
 }
 
-static d2_obj *f_rand(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_rand)
 {
-    D2_UNUSED(self);
-    PARSE("paddle.rand", "shape, dtype=None, name=None", 3);
     int dt;
     if (dtype_arg(I, a[1], "paddle.rand", D2_F32, &dt) < 0)
         return NULL;
     return random_tensor(I, "paddle.rand", a[0], dt, RND_UNIFORM, 0, 1);
 }
 
-static d2_obj *f_randn(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_randn)
 {
-    D2_UNUSED(self);
-    PARSE("paddle.randn", "shape, dtype=None, name=None", 3);
     int dt;
     if (dtype_arg(I, a[1], "paddle.randn", D2_F32, &dt) < 0)
         return NULL;
     return random_tensor(I, "paddle.randn", a[0], dt, RND_NORMAL, 0, 1);
 }
 
-static d2_obj *f_uniform(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_uniform)
 {
-    D2_UNUSED(self);
     const char *fname = "paddle.uniform";
-    PARSE(fname, "shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None", 6);
     int dt;
     double lo, hi;
     if (dtype_arg(I, a[1], fname, D2_F32, &dt) < 0 || get_float(I, a[2], fname, "min", &lo) < 0 ||
@@ -2896,11 +2846,9 @@ static d2_obj *f_uniform(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs
     return random_tensor(I, fname, a[0], dt, RND_UNIFORM, lo, hi);
 }
 
-static d2_obj *f_normal(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_normal)
 {
-    D2_UNUSED(self);
     const char *fname = "paddle.normal";
-    PARSE(fname, "mean=0.0, std=1.0, shape=None, name=None", 4);
     double m, s;
     if (get_float(I, a[0], fname, "mean", &m) < 0 || get_float(I, a[1], fname, "std", &s) < 0)
         return NULL;
@@ -2910,11 +2858,9 @@ static d2_obj *f_normal(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
     return random_tensor(I, fname, a[2], D2_F32, RND_NORMAL, m, s);
 }
 
-static d2_obj *f_randint(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_randint)
 {
-    D2_UNUSED(self);
     const char *fname = "paddle.randint";
-    PARSE(fname, "low=0, high=None, shape=None, dtype=None, name=None", 5);
     int64_t lo, hi;
     int dt;
     if (get_int(I, a[0], fname, "low", &lo) < 0)
@@ -2933,10 +2879,8 @@ static d2_obj *f_randint(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs
     return random_tensor(I, fname, a[2], dt, RND_INT, (double)lo, (double)hi);
 }
 
-static d2_obj *f_seed(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_seed)
 {
-    D2_UNUSED(self);
-    PARSE("paddle.seed", "seed", 1);
     int64_t s;
     if (get_int(I, a[0], "paddle.seed", "seed", &s) < 0)
         return NULL;
@@ -2952,10 +2896,10 @@ static d2_obj *f_seed(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d
 
 /* ---- reductions with irregular arguments ---- */
 
-static d2_obj *argminmax(d2_interp *I, const char *fname, d2_op_id op, d2_obj **args, size_t nargs,
-                         d2_dict *kw)
+#define ARGMINMAX_SPEC "x, axis=None, keepdim=False, dtype='int64', name=None"
+
+static d2_obj *argminmax(d2_interp *I, const char *fname, d2_op_id op, d2_obj **a)
 {
-    PARSE(fname, "x, axis=None, keepdim=False, dtype='int64', name=None", 5);
     ab b;
     ab_init(&b, op);
     int dt;
@@ -2988,65 +2932,25 @@ static d2_obj *argminmax(d2_interp *I, const char *fname, d2_op_id op, d2_obj **
     return r;
 }
 
-static d2_obj *f_argmax(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+/* paddle.argmax(x, ...) and x.argmax(...): one row each, the name in
+ * messages differs (def->qualname). */
+D2_FN(f_argmax)
 {
-    if (self) {
-        d2_obj *av[8];
-        if (nargs > 7)
-            return d2_raise(I, "TypeError", "Tensor.argmax: too many arguments");
-        av[0] = self;
-        memcpy(av + 1, args, nargs * sizeof *av);
-        return argminmax(I, "Tensor.argmax", D2_OP_argmax, av, nargs + 1, kw);
-    }
-    return argminmax(I, "paddle.argmax", D2_OP_argmax, args, nargs, kw);
+    return argminmax(I, def->qualname, D2_OP_argmax, a);
 }
 
-static d2_obj *f_argmin(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_argmin)
 {
-    if (self) {
-        d2_obj *av[8];
-        if (nargs > 7)
-            return d2_raise(I, "TypeError", "Tensor.argmin: too many arguments");
-        av[0] = self;
-        memcpy(av + 1, args, nargs * sizeof *av);
-        return argminmax(I, "Tensor.argmin", D2_OP_argmin, av, nargs + 1, kw);
-    }
-    return argminmax(I, "paddle.argmin", D2_OP_argmin, args, nargs, kw);
-}
-
-/* Prepends self to args for functions shared with Tensor methods; *owned is
- * set when a buffer was allocated. */
-static d2_obj **with_self(d2_interp *I, d2_obj *self, d2_obj **args, size_t *nargs, d2_obj **buf,
-                          size_t cap, bool *owned)
-{
-    *owned = false;
-    if (!self)
-        return args;
-    d2_obj **av = buf;
-    if (*nargs + 1 > cap) {
-        av = d2_calloc(*nargs + 1, sizeof *av);
-        if (!av) {
-            nomem(I);
-            return NULL;
-        }
-        *owned = true;
-    }
-    av[0] = self;
-    for (size_t i = 0; i < *nargs; i++)
-        av[i + 1] = args[i];
-    (*nargs)++;
-    return av;
+    return argminmax(I, def->qualname, D2_OP_argmin, a);
 }
 
 /* ---- where, concat, stack, split ---- */
 
 static d2_obj *nonzero_impl(d2_interp *I, const char *fname, d2_obj *xo, bool as_tuple);
 
-static d2_obj *f_where(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_where)
 {
-    D2_UNUSED(self);
     const char *fname = "paddle.where";
-    PARSE(fname, "condition, x=None, y=None, name=None", 4);
     if (is_none(I, a[1]) && is_none(I, a[2]))
         return nonzero_impl(I, fname, a[0], true);
     if (is_none(I, a[1]) || is_none(I, a[2]))
@@ -3150,10 +3054,8 @@ static d2_obj *join(d2_interp *I, const char *fname, d2_op_id op, d2_obj **xs, i
     return r;
 }
 
-static d2_obj *concat_or_stack(d2_interp *I, const char *fname, d2_op_id op, d2_obj **args,
-                               size_t nargs, d2_dict *kw)
+static d2_obj *concat_or_stack(d2_interp *I, const char *fname, d2_op_id op, d2_obj **a)
 {
-    PARSE(fname, "x, axis=0, name=None", 3);
     if (!is_seq(a[0]) || seq_len(a[0]) == 0)
         return d2_raise(I, "TypeError",
                         "%s: x must be a non-empty list or tuple of Tensors, got %s", fname,
@@ -3180,16 +3082,14 @@ static d2_obj *concat_or_stack(d2_interp *I, const char *fname, d2_op_id op, d2_
     return r;
 }
 
-static d2_obj *f_concat(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_concat)
 {
-    D2_UNUSED(self);
-    return concat_or_stack(I, "paddle.concat", D2_OP_concat, args, nargs, kw);
+    return concat_or_stack(I, "paddle.concat", D2_OP_concat, a);
 }
 
-static d2_obj *f_stack(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_stack)
 {
-    D2_UNUSED(self);
-    return concat_or_stack(I, "paddle.stack", D2_OP_stack, args, nargs, kw);
+    return concat_or_stack(I, "paddle.stack", D2_OP_stack, a);
 }
 
 /* Splits x along axis into pieces of the given sizes (one -1 allowed) with
@@ -3336,130 +3236,92 @@ D2_FN(f_chunk)
     return do_split(I, "paddle.chunk", a[0], a[1], a[2], true);
 }
 
-/* Functions that are also Tensor methods (the receiver is x). */
-static const d2_def TENSOR_FN_DEFS[] = {
-    D2_DEF("split", "x, num_or_sections, axis=0, name=None", f_split, "paddle.split"),
-    D2_DEF("chunk", "x, chunks, axis=0, name=None", f_chunk, "paddle.chunk"),
-};
-
-static d2_obj *f_unbind(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_unbind)
 {
-    d2_obj *buf[8];
-    bool owned;
-    d2_obj **av = with_self(I, self, args, &nargs, buf, 8, &owned);
-    if (!av)
-        return NULL;
     const char *fname = "paddle.unbind";
-    d2_obj *a[2] = {NULL};
     d2_obj *r = NULL;
-    if (d2_parse_args(I, fname, "input, axis=0", av, nargs, kw, a) == 0) {
-        int64_t axis;
-        d2_obj *x = as_tensor(I, a[0], -1, fname);
-        if (x && get_int(I, a[1], fname, "axis", &axis) == 0) {
-            const d2_shape *xs = &obj_type(x)->shape;
-            int64_t ax = axis < 0 ? axis + xs->ndim : axis;
-            if (ax < 0 || ax >= xs->ndim || xs->dims[ax] < 0 || xs->dims[ax] > 4096) {
-                r = d2_raise(I, "ValueError", "%s: axis %lld must be a static dim of the input",
-                             fname, (long long)axis);
-            } else {
-                int64_t n = xs->dims[ax];
-                int64_t *sizes = d2_malloc(sizeof(int64_t) * (size_t)(n + 1));
-                if (sizes) {
-                    for (int64_t i = 0; i < n; i++)
-                        sizes[i] = 1;
-                    d2_obj *l = split_sizes(I, fname, x, sizes, (int)n, ax, true);
-                    d2_free(sizes);
-                    if (l) {
-                        r = tuple_new(I, (size_t)n);
-                        for (int64_t i = 0; r && i < n; i++)
-                            D2_AS(d2_tuple, r)->items[i] = d2_incref(D2_AS(d2_list, l)->items[i]);
-                        d2_decref(l);
-                    }
-                } else {
-                    nomem(I);
+    int64_t axis;
+    d2_obj *x = as_tensor(I, a[0], -1, fname);
+    if (x && get_int(I, a[1], fname, "axis", &axis) == 0) {
+        const d2_shape *xs = &obj_type(x)->shape;
+        int64_t ax = axis < 0 ? axis + xs->ndim : axis;
+        if (ax < 0 || ax >= xs->ndim || xs->dims[ax] < 0 || xs->dims[ax] > 4096) {
+            r = d2_raise(I, "ValueError", "%s: axis %lld must be a static dim of the input", fname,
+                         (long long)axis);
+        } else {
+            int64_t n = xs->dims[ax];
+            int64_t *sizes = d2_malloc(sizeof(int64_t) * (size_t)(n + 1));
+            if (sizes) {
+                for (int64_t i = 0; i < n; i++)
+                    sizes[i] = 1;
+                d2_obj *l = split_sizes(I, fname, x, sizes, (int)n, ax, true);
+                d2_free(sizes);
+                if (l) {
+                    r = tuple_new(I, (size_t)n);
+                    for (int64_t i = 0; r && i < n; i++)
+                        D2_AS(d2_tuple, r)->items[i] = d2_incref(D2_AS(d2_list, l)->items[i]);
+                    d2_decref(l);
                 }
+            } else {
+                nomem(I);
             }
+        }
+    }
+    d2_decref(x);
+    return r;
+}
+
+D2_FN(f_expand_as)
+{
+    const char *fname = "paddle.expand_as";
+    d2_obj *r = NULL;
+    if (!is_tensor(a[1])) {
+        r = d2_raise(I, "TypeError", "%s: y must be a Tensor", fname);
+    } else {
+        d2_obj *x = as_tensor(I, a[0], -1, fname);
+        const d2_shape *ys = &obj_type(a[1])->shape;
+        if (x && d2_shape_is_static(ys)) {
+            ab b;
+            ab_init(&b, D2_OP_expand);
+            ab_ints(&b, "shape", ys->dims, ys->ndim);
+            r = op1(I, fname, D2_OP_expand, x, &b);
+        } else if (x) {
+            d2_obj *s = op1(I, fname, D2_OP_shape, a[1], NULL);
+            d2_obj *s64 = s ? cast_to(I, fname, s, D2_I64) : NULL;
+            if (s64)
+                r = op2(I, fname, D2_OP_expand, x, s64, NULL);
+            d2_decref(s);
+            d2_decref(s64);
         }
         d2_decref(x);
     }
-    if (owned)
-        d2_free(av);
     return r;
 }
 
-static d2_obj *f_expand_as(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_dot)
 {
-    d2_obj *buf[8];
-    bool owned;
-    d2_obj **av = with_self(I, self, args, &nargs, buf, 8, &owned);
-    if (!av)
-        return NULL;
-    const char *fname = "paddle.expand_as";
-    d2_obj *a[3] = {NULL};
-    d2_obj *r = NULL;
-    if (d2_parse_args(I, fname, "x, y, name=None", av, nargs, kw, a) == 0) {
-        if (!is_tensor(a[1])) {
-            r = d2_raise(I, "TypeError", "%s: y must be a Tensor", fname);
-        } else {
-            d2_obj *x = as_tensor(I, a[0], -1, fname);
-            const d2_shape *ys = &obj_type(a[1])->shape;
-            if (x && d2_shape_is_static(ys)) {
-                ab b;
-                ab_init(&b, D2_OP_expand);
-                ab_ints(&b, "shape", ys->dims, ys->ndim);
-                r = op1(I, fname, D2_OP_expand, x, &b);
-            } else if (x) {
-                d2_obj *s = op1(I, fname, D2_OP_shape, a[1], NULL);
-                d2_obj *s64 = s ? cast_to(I, fname, s, D2_I64) : NULL;
-                if (s64)
-                    r = op2(I, fname, D2_OP_expand, x, s64, NULL);
-                d2_decref(s);
-                d2_decref(s64);
-            }
-            d2_decref(x);
-        }
-    }
-    if (owned)
-        d2_free(av);
-    return r;
-}
-
-static d2_obj *f_dot(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
-{
-    d2_obj *buf[8];
-    bool owned;
-    d2_obj **av = with_self(I, self, args, &nargs, buf, 8, &owned);
-    if (!av)
-        return NULL;
     const char *fname = "paddle.dot";
-    d2_obj *a[3] = {NULL};
     d2_obj *r = NULL;
-    if (d2_parse_args(I, fname, "x, y, name=None", av, nargs, kw, a) == 0) {
-        d2_obj *m = binary(I, fname, D2_OP_multiply, a[0], a[1], true);
-        if (m) {
-            int nd = obj_type(m)->shape.ndim;
-            if (nd < 1 || nd > 2) {
-                r = d2_raise(I, "ValueError", "%s: x and y must be 1-D or 2-D", fname);
-            } else {
-                ab b;
-                ab_init(&b, D2_OP_sum);
-                int64_t ax = -1;
-                ab_ints(&b, "axis", &ax, 1);
-                r = op1(I, fname, D2_OP_sum, m, &b);
-            }
-            d2_decref(m);
+    d2_obj *m = binary(I, fname, D2_OP_multiply, a[0], a[1], true);
+    if (m) {
+        int nd = obj_type(m)->shape.ndim;
+        if (nd < 1 || nd > 2) {
+            r = d2_raise(I, "ValueError", "%s: x and y must be 1-D or 2-D", fname);
+        } else {
+            ab b;
+            ab_init(&b, D2_OP_sum);
+            int64_t ax = -1;
+            ab_ints(&b, "axis", &ax, 1);
+            r = op1(I, fname, D2_OP_sum, m, &b);
         }
+        d2_decref(m);
     }
-    if (owned)
-        d2_free(av);
     return r;
 }
 
-static d2_obj *f_to_tensor(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_to_tensor)
 {
-    D2_UNUSED(self);
     const char *fname = "paddle.to_tensor";
-    PARSE(fname, "data, dtype=None, place=None, stop_gradient=True", 4);
     int dt;
     bool sg;
     if (d2_pd_parse_dtype(I, a[1], fname, false, &dt) < 0 ||
@@ -3477,11 +3339,9 @@ static d2_obj *f_to_tensor(d2_interp *I, d2_obj *self, d2_obj **args, size_t nar
     return r;
 }
 
-static d2_obj *f_assign(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_assign)
 {
-    D2_UNUSED(self);
     const char *fname = "paddle.assign";
-    PARSE(fname, "x, output=None", 2);
     d2_obj *src = is_tensor(a[0]) ? d2_incref(a[0]) : as_tensor(I, a[0], -1, fname);
     if (!src)
         return NULL;
@@ -3569,35 +3429,27 @@ static d2_obj *all_close(d2_interp *I, const char *fname, d2_obj *x, d2_obj *y, 
     return r;
 }
 
-static d2_obj *f_allclose(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_allclose)
 {
-    D2_UNUSED(self);
     const char *fname = "paddle.allclose";
-    PARSE(fname, "x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None", 6);
     if (!is_number(a[2]) || !is_number(a[3]))
         return d2_raise(I, "TypeError", "%s: rtol and atol must be numbers", fname);
     return all_close(I, fname, a[0], a[1], false, num_value(a[2]), num_value(a[3]),
                      d2_truthy(I, a[4]) == 1);
 }
 
-static d2_obj *f_equal_all(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_equal_all)
 {
-    D2_UNUSED(self);
-    PARSE("paddle.equal_all", "x, y, name=None", 3);
     return all_close(I, "paddle.equal_all", a[0], a[1], true, 0, 0, false);
 }
 
-static d2_obj *f_is_tensor(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_is_tensor)
 {
-    D2_UNUSED(self);
-    PARSE("paddle.is_tensor", "x", 1);
     return d2_bool(I, is_tensor(a[0]));
 }
 
-static d2_obj *f_set_device(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_set_device)
 {
-    D2_UNUSED(self);
-    PARSE("paddle.set_device", "device", 1);
     const char *d = get_str(I, a[0], "paddle.set_device", "device");
     if (!d)
         return NULL;
@@ -3606,11 +3458,8 @@ static d2_obj *f_set_device(d2_interp *I, d2_obj *self, d2_obj **args, size_t na
     return d2_str_from(I, "cpu");
 }
 
-static d2_obj *f_get_device(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_get_device)
 {
-    D2_UNUSED(self);
-    PARSE("paddle.get_device", "", 1);
-    D2_UNUSED(a);
     return d2_str_from(I, "cpu");
 }
 
@@ -3741,14 +3590,9 @@ static d2_obj *conv2d_impl(d2_interp *I, const char *fname, d2_obj *x, d2_obj *w
     return opn(I, fname, D2_OP_conv2d, in, 3, &b);
 }
 
-static d2_obj *F_conv2d(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(F_conv2d)
 {
-    D2_UNUSED(self);
     const char *fname = "paddle.nn.functional.conv2d";
-    PARSE(fname,
-          "x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format='NCHW', "
-          "name=None",
-          9);
     if (check_nchw(I, a[7], fname) < 0)
         return NULL;
     if (!is_tensor(a[0]) || !is_tensor(a[1]) || (!is_none(I, a[2]) && !is_tensor(a[2])))
@@ -3920,14 +3764,9 @@ static d2_obj *pool_with_mask(d2_interp *I, const char *fname, d2_obj *x, d2_obj
     return t;
 }
 
-static d2_obj *F_max_pool2d(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(F_max_pool2d)
 {
-    D2_UNUSED(self);
     const char *fname = "paddle.nn.functional.max_pool2d";
-    PARSE(fname,
-          "x, kernel_size, stride=None, padding=0, ceil_mode=False, return_mask=False, "
-          "data_format='NCHW', name=None",
-          8);
     bool ceil_mode, mask;
     if (get_bool(I, a[4], fname, "ceil_mode", &ceil_mode) < 0 ||
         get_bool(I, a[5], fname, "return_mask", &mask) < 0 || check_nchw(I, a[6], fname) < 0)
@@ -3935,14 +3774,9 @@ static d2_obj *F_max_pool2d(d2_interp *I, d2_obj *self, d2_obj **args, size_t na
     return pool_with_mask(I, fname, a[0], a[1], a[2], a[3], ceil_mode, mask);
 }
 
-static d2_obj *F_avg_pool2d(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(F_avg_pool2d)
 {
-    D2_UNUSED(self);
     const char *fname = "paddle.nn.functional.avg_pool2d";
-    PARSE(fname,
-          "x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True, "
-          "divisor_override=None, data_format='NCHW', name=None",
-          9);
     bool ceil_mode, excl;
     if (get_bool(I, a[4], fname, "ceil_mode", &ceil_mode) < 0 ||
         get_bool(I, a[5], fname, "exclusive", &excl) < 0 || check_nchw(I, a[7], fname) < 0)
@@ -3952,23 +3786,17 @@ static d2_obj *F_avg_pool2d(d2_interp *I, d2_obj *self, d2_obj **args, size_t na
     return pool_impl(I, fname, a[0], "avg", a[1], a[2], a[3], ceil_mode, excl, false);
 }
 
-static d2_obj *F_adaptive_avg_pool2d(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                     d2_dict *kw)
+D2_FN(F_adaptive_avg_pool2d)
 {
-    D2_UNUSED(self);
     const char *fname = "paddle.nn.functional.adaptive_avg_pool2d";
-    PARSE(fname, "x, output_size, data_format='NCHW', name=None", 4);
     if (check_nchw(I, a[2], fname) < 0)
         return NULL;
     return pool_impl(I, fname, a[0], "avg", a[1], NULL, NULL, false, true, true);
 }
 
-static d2_obj *F_adaptive_max_pool2d(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                     d2_dict *kw)
+D2_FN(F_adaptive_max_pool2d)
 {
-    D2_UNUSED(self);
     const char *fname = "paddle.nn.functional.adaptive_max_pool2d";
-    PARSE(fname, "x, output_size, return_mask=False, name=None", 4);
     bool mask;
     if (get_bool(I, a[2], fname, "return_mask", &mask) < 0)
         return NULL;
@@ -4100,14 +3928,9 @@ static d2_obj *batch_norm_impl(d2_interp *I, const char *fname, d2_obj *x, d2_ob
     return r;
 }
 
-static d2_obj *F_batch_norm(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(F_batch_norm)
 {
-    D2_UNUSED(self);
     const char *fname = "paddle.nn.functional.batch_norm";
-    PARSE(fname,
-          "x, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.9, "
-          "epsilon=1e-05, data_format='NCHW', use_global_stats=None, name=None",
-          11);
     bool training, global = false;
     double mom, eps;
     if (get_bool(I, a[5], fname, "training", &training) < 0 ||
@@ -4181,11 +4004,9 @@ static d2_obj *layer_norm_impl(d2_interp *I, const char *fname, d2_obj *x, d2_ob
     return r;
 }
 
-static d2_obj *F_layer_norm(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(F_layer_norm)
 {
-    D2_UNUSED(self);
     const char *fname = "paddle.nn.functional.layer_norm";
-    PARSE(fname, "x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=None", 6);
     double eps;
     if (get_float(I, a[4], fname, "epsilon", &eps) < 0)
         return NULL;
@@ -4220,11 +4041,9 @@ static d2_obj *embedding_impl(d2_interp *I, const char *fname, d2_obj *ids, d2_o
     return r;
 }
 
-static d2_obj *F_embedding(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(F_embedding)
 {
-    D2_UNUSED(self);
     const char *fname = "paddle.nn.functional.embedding";
-    PARSE(fname, "x, weight, padding_idx=None, sparse=False, name=None", 5);
     return embedding_impl(I, fname, a[0], a[1], a[2]);
 }
 
@@ -4317,11 +4136,9 @@ static d2_obj *dropout_axis(d2_interp *I, const char *fname, d2_obj *x, double p
     return r;
 }
 
-static d2_obj *F_dropout(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(F_dropout)
 {
-    D2_UNUSED(self);
     const char *fname = "paddle.nn.functional.dropout";
-    PARSE(fname, "x, p=0.5, axis=None, training=True, mode='upscale_in_train', name=None", 6);
     double p;
     bool training;
     const char *mode;
@@ -4332,11 +4149,9 @@ static d2_obj *F_dropout(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs
     return dropout_axis(I, fname, a[0], p, training, mode, a[2]);
 }
 
-static d2_obj *F_relu6(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(F_relu6)
 {
-    D2_UNUSED(self);
     const char *fname = "paddle.nn.functional.relu6";
-    PARSE(fname, "x, name=None", 2);
     if (!is_tensor(a[0]))
         return d2_raise(I, "TypeError", "%s: x must be a Tensor", fname);
     ab b;
@@ -4390,19 +4205,13 @@ static int opt_axes(d2_interp *I, d2_obj *o, const char *fname, int64_t *v, int 
     return d2_pd_ints(I, o, fname, "axis", v, n, D2_MAX_DIMS);
 }
 
-static d2_obj *f_flip(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_flip)
 {
-    d2_obj *buf[8];
-    bool owned;
-    d2_obj **av = with_self(I, self, args, &nargs, buf, 8, &owned);
-    if (!av)
-        return NULL;
     const char *fname = "paddle.flip";
-    d2_obj *a[3] = {NULL}, *r = NULL;
+    d2_obj *r = NULL;
     int64_t axes[D2_MAX_DIMS], st[D2_MAX_DIMS], en[D2_MAX_DIMS], sp[D2_MAX_DIMS];
     int n;
-    if (d2_parse_args(I, fname, "x, axis, name=None", av, nargs, kw, a) == 0 &&
-        d2_pd_ints(I, a[1], fname, "axis", axes, &n, D2_MAX_DIMS) == 0) {
+    if (d2_pd_ints(I, a[1], fname, "axis", axes, &n, D2_MAX_DIMS) == 0) {
         d2_obj *x = as_tensor(I, a[0], -1, fname);
         if (x) {
             for (int i = 0; i < n; i++) {
@@ -4420,8 +4229,6 @@ static d2_obj *f_flip(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d
             d2_decref(x);
         }
     }
-    if (owned)
-        d2_free(av);
     return r;
 }
 
@@ -4479,49 +4286,34 @@ static int p_arg(d2_interp *I, d2_obj *o, const char *fname, double *p)
     return get_float(I, o, fname, "p", p);
 }
 
-static d2_obj *f_norm(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_norm)
 {
-    d2_obj *buf[8];
-    bool owned;
-    d2_obj **av = with_self(I, self, args, &nargs, buf, 8, &owned);
-    if (!av)
-        return NULL;
     const char *fname = "paddle.norm";
-    d2_obj *a[5] = {NULL}, *r = NULL;
+    d2_obj *r = NULL;
     double p;
     bool keep;
     int64_t axes[D2_MAX_DIMS];
     int n;
-    if (d2_parse_args(I, fname, "x, p='fro', axis=None, keepdim=False, name=None", av, nargs, kw,
-                      a) == 0 &&
-        p_arg(I, a[1], fname, &p) == 0 && opt_axes(I, a[2], fname, axes, &n) == 0 &&
+    if (p_arg(I, a[1], fname, &p) == 0 && opt_axes(I, a[2], fname, axes, &n) == 0 &&
         get_bool(I, a[3], fname, "keepdim", &keep) == 0) {
         d2_obj *x = as_tensor(I, a[0], -1, fname);
         if (x)
             r = pnorm(I, fname, x, p, axes, n, keep);
         d2_decref(x);
     }
-    if (owned)
-        d2_free(av);
     return r;
 }
 
 /* paddle.round: halves away from zero, as Paddle (std::round), composed from
  * existing ops: sign(x) * (f + (|x| - f >= 0.5)) with f = floor(|x|), exact
  * because |x| - f is. Integer tensors are returned as a copy. */
-static d2_obj *f_round(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_round)
 {
-    d2_obj *buf[8];
-    bool owned;
-    d2_obj **av = with_self(I, self, args, &nargs, buf, 8, &owned);
-    if (!av)
-        return NULL;
     const char *fname = "paddle.round";
-    d2_obj *a[2] = {NULL}, *x = NULL, *r = NULL;
+    d2_obj *x = NULL, *r = NULL;
     d2_obj *ab_ = NULL, *f = NULL, *d = NULL, *h = NULL, *c = NULL, *cf = NULL, *s = NULL,
            *sg = NULL;
-    if (d2_parse_args(I, fname, "x, name=None", av, nargs, kw, a) < 0 ||
-        !(x = as_tensor(I, a[0], -1, fname)))
+    if (!(x = as_tensor(I, a[0], -1, fname)))
         goto done;
     d2_dtype dt = obj_type(x)->dtype;
     if (!d2_dtype_is_float(dt)) {
@@ -4544,8 +4336,6 @@ done:
     d2_decref(cf);
     d2_decref(s);
     d2_decref(sg);
-    if (owned)
-        d2_free(av);
     return r;
 }
 
@@ -4621,11 +4411,9 @@ static d2_obj *nonzero_impl(d2_interp *I, const char *fname, d2_obj *xo, bool as
 /* paddle.save(obj, path, protocol=4): a dict of str -> Tensor / ndarray (a
  * state_dict) written as Paddle writes it (see d2_pickle_save_params), so
  * that paddle.load here and in Paddle read it back. */
-static d2_obj *f_save(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_save)
 {
-    D2_UNUSED(self);
     const char *fname = "paddle.save";
-    PARSE(fname, "obj, path, protocol=4", 3);
     int64_t proto;
     const char *path = d2_to_cstr(I, a[1], "path");
     if (!path || get_int(I, a[2], fname, "protocol", &proto) < 0)
@@ -4676,40 +4464,24 @@ done:
     return r;
 }
 
-static d2_obj *f_nonzero(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_nonzero)
 {
-    d2_obj *buf[8];
-    bool owned;
-    d2_obj **av = with_self(I, self, args, &nargs, buf, 8, &owned);
-    if (!av)
-        return NULL;
     const char *fname = "paddle.nonzero";
-    d2_obj *a[2] = {NULL}, *r = NULL;
+    d2_obj *r = NULL;
     bool tup;
-    if (d2_parse_args(I, fname, "x, as_tuple=False", av, nargs, kw, a) == 0 &&
-        get_bool(I, a[1], fname, "as_tuple", &tup) == 0)
+    if (get_bool(I, a[1], fname, "as_tuple", &tup) == 0)
         r = nonzero_impl(I, fname, a[0], tup);
-    if (owned)
-        d2_free(av);
     return r;
 }
 
-static d2_obj *std_var(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw,
-                       bool sd)
+static d2_obj *std_var(d2_interp *I, d2_obj **a, bool sd)
 {
-    d2_obj *buf[8];
-    bool owned;
-    d2_obj **av = with_self(I, self, args, &nargs, buf, 8, &owned);
-    if (!av)
-        return NULL;
     const char *fname = sd ? "paddle.std" : "paddle.var";
-    d2_obj *a[5] = {NULL}, *r = NULL, *x = NULL, *m = NULL, *d = NULL, *sq = NULL, *s = NULL;
+    d2_obj *r = NULL, *x = NULL, *m = NULL, *d = NULL, *sq = NULL, *s = NULL;
     bool unbiased, keep;
     int64_t axes[D2_MAX_DIMS];
     int n;
-    if (d2_parse_args(I, fname, "x, axis=None, unbiased=True, keepdim=False, name=None", av, nargs,
-                      kw, a) < 0 ||
-        opt_axes(I, a[1], fname, axes, &n) < 0 ||
+    if (opt_axes(I, a[1], fname, axes, &n) < 0 ||
         get_bool(I, a[2], fname, "unbiased", &unbiased) < 0 ||
         get_bool(I, a[3], fname, "keepdim", &keep) < 0 || !(x = as_tensor(I, a[0], -1, fname)))
         goto done;
@@ -4744,50 +4516,37 @@ done:
     d2_decref(d);
     d2_decref(sq);
     d2_decref(s);
-    if (owned)
-        d2_free(av);
     return r;
 }
 
-static d2_obj *f_std(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_std)
 {
-    return std_var(I, self, args, nargs, kw, true);
+    return std_var(I, a, true);
 }
 
-static d2_obj *f_var(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_var)
 {
-    return std_var(I, self, args, nargs, kw, false);
+    return std_var(I, a, false);
 }
 
-static d2_obj *f_t(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_t)
 {
-    d2_obj *buf[8];
-    bool owned;
-    d2_obj **av = with_self(I, self, args, &nargs, buf, 8, &owned);
-    if (!av)
-        return NULL;
-    d2_obj *a[2] = {NULL}, *r = NULL;
-    if (d2_parse_args(I, "paddle.t", "input, name=None", av, nargs, kw, a) == 0) {
-        d2_obj *x = as_tensor(I, a[0], -1, "paddle.t");
-        if (x && obj_type(x)->shape.ndim > 2)
-            r = d2_raise(I, "ValueError", "paddle.t: the input must be 0-D, 1-D or 2-D, got %d-D",
-                         obj_type(x)->shape.ndim);
-        else if (x && obj_type(x)->shape.ndim == 2)
-            r = t_transpose_all(I, x);
-        else if (x)
-            r = d2_incref(x);
-        d2_decref(x);
-    }
-    if (owned)
-        d2_free(av);
+    d2_obj *r = NULL;
+    d2_obj *x = as_tensor(I, a[0], -1, "paddle.t");
+    if (x && obj_type(x)->shape.ndim > 2)
+        r = d2_raise(I, "ValueError", "paddle.t: the input must be 0-D, 1-D or 2-D, got %d-D",
+                     obj_type(x)->shape.ndim);
+    else if (x && obj_type(x)->shape.ndim == 2)
+        r = t_transpose_all(I, x);
+    else if (x)
+        r = d2_incref(x);
+    d2_decref(x);
     return r;
 }
 
-static d2_obj *F_one_hot(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(F_one_hot)
 {
-    D2_UNUSED(self);
     const char *fname = "paddle.nn.functional.one_hot";
-    PARSE(fname, "x, num_classes, name=None", 3);
     int64_t nc;
     if (get_int(I, a[1], fname, "num_classes", &nc) < 0)
         return NULL;
@@ -4820,11 +4579,9 @@ static d2_obj *F_one_hot(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs
     return r;
 }
 
-static d2_obj *F_normalize(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(F_normalize)
 {
-    D2_UNUSED(self);
     const char *fname = "paddle.nn.functional.normalize";
-    PARSE(fname, "x, p=2, axis=1, epsilon=1e-12, name=None", 5);
     double p, eps;
     int64_t axis;
     if (get_float(I, a[1], fname, "p", &p) < 0 || get_int(I, a[2], fname, "axis", &axis) < 0 ||
@@ -4842,11 +4599,9 @@ static d2_obj *F_normalize(d2_interp *I, d2_obj *self, d2_obj **args, size_t nar
     return r;
 }
 
-static d2_obj *F_softplus(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(F_softplus)
 {
-    D2_UNUSED(self);
     const char *fname = "paddle.nn.functional.softplus";
-    PARSE(fname, "x, beta=1, threshold=20, name=None", 4);
     double beta, th;
     if (get_float(I, a[1], fname, "beta", &beta) < 0 ||
         get_float(I, a[2], fname, "threshold", &th) < 0)
@@ -4873,11 +4628,9 @@ static d2_obj *F_softplus(d2_interp *I, d2_obj *self, d2_obj **args, size_t narg
     return r;
 }
 
-static d2_obj *F_hardsigmoid(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(F_hardsigmoid)
 {
-    D2_UNUSED(self);
     const char *fname = "paddle.nn.functional.hardsigmoid";
-    PARSE(fname, "x, slope=0.1666667, offset=0.5, name=None", 4);
     double slope, off;
     if (get_float(I, a[1], fname, "slope", &slope) < 0 ||
         get_float(I, a[2], fname, "offset", &off) < 0)
@@ -4890,11 +4643,9 @@ static d2_obj *F_hardsigmoid(d2_interp *I, d2_obj *self, d2_obj **args, size_t n
     return r;
 }
 
-static d2_obj *F_hardswish(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(F_hardswish)
 {
-    D2_UNUSED(self);
     const char *fname = "paddle.nn.functional.hardswish";
-    PARSE(fname, "x, name=None", 2);
     if (!is_tensor(a[0]))
         return d2_raise(I, "TypeError", "%s: x must be a Tensor", fname);
     d2_obj *s = scale_by(I, fname, a[0], 1, 3);
@@ -5212,10 +4963,8 @@ static d2_obj *m_tolist(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
     return r;
 }
 
-static d2_obj *m_set_value(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(m_set_value)
 {
-    SELF_ARG("Tensor.set_value");
-    PARSE("Tensor.set_value", "value", 1);
     if (is_sym(self))
         return d2_raise(I, "TypeError",
                         "Tensor.set_value: the tensor is symbolic (inside to_static)");
@@ -5440,10 +5189,8 @@ static void camel_to_snake(const char *in, char *out, size_t cap)
     out[m] = 0;
 }
 
-static d2_obj *L_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(L_init)
 {
-    SELF_ARG("Layer.__init__");
-    PARSE("Layer.__init__", "name_scope=None, dtype='float32'", 2);
     if (!idict(self))
         return d2_raise(I, "TypeError", "Layer.__init__: self must be a Layer instance");
     if (layer_dict(I, self, "_parameters"))
@@ -5693,19 +5440,13 @@ static d2_obj *add_hook(d2_interp *I, d2_obj *self, const char *which, d2_obj *f
     return h;
 }
 
-static d2_obj *L_register_forward_pre_hook(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                           d2_dict *kw)
+D2_FN(L_register_forward_pre_hook)
 {
-    SELF_ARG("Layer.register_forward_pre_hook");
-    PARSE("Layer.register_forward_pre_hook", "hook", 1);
     return add_hook(I, self, "_forward_pre_hooks", a[0]);
 }
 
-static d2_obj *L_register_forward_post_hook(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                            d2_dict *kw)
+D2_FN(L_register_forward_post_hook)
 {
-    SELF_ARG("Layer.register_forward_post_hook");
-    PARSE("Layer.register_forward_post_hook", "hook", 1);
     return add_hook(I, self, "_forward_post_hooks", a[0]);
 }
 
@@ -5826,11 +5567,8 @@ static d2_obj *seconds(d2_interp *I, d2_obj *pairs)
     return out;
 }
 
-static d2_obj *L_named_parameters(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                  d2_dict *kw)
+D2_FN(L_named_parameters)
 {
-    SELF_ARG("Layer.named_parameters");
-    PARSE("Layer.named_parameters", "prefix='', include_sublayers=True", 2);
     bool inc;
     const char *prefix = get_str(I, a[0], "Layer.named_parameters", "prefix");
     if (!prefix || get_bool(I, a[1], "Layer.named_parameters", "include_sublayers", &inc) < 0)
@@ -5838,20 +5576,16 @@ static d2_obj *L_named_parameters(d2_interp *I, d2_obj *self, d2_obj **args, siz
     return named_members(I, self, "_parameters", prefix, inc);
 }
 
-static d2_obj *L_parameters(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(L_parameters)
 {
-    SELF_ARG("Layer.parameters");
-    PARSE("Layer.parameters", "include_sublayers=True", 1);
     bool inc;
     if (get_bool(I, a[0], "Layer.parameters", "include_sublayers", &inc) < 0)
         return NULL;
     return seconds(I, named_members(I, self, "_parameters", "", inc));
 }
 
-static d2_obj *L_named_buffers(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(L_named_buffers)
 {
-    SELF_ARG("Layer.named_buffers");
-    PARSE("Layer.named_buffers", "prefix='', include_sublayers=True", 2);
     bool inc;
     const char *prefix = get_str(I, a[0], "Layer.named_buffers", "prefix");
     if (!prefix || get_bool(I, a[1], "Layer.named_buffers", "include_sublayers", &inc) < 0)
@@ -5859,21 +5593,16 @@ static d2_obj *L_named_buffers(d2_interp *I, d2_obj *self, d2_obj **args, size_t
     return named_members(I, self, "_buffers", prefix, inc);
 }
 
-static d2_obj *L_buffers(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(L_buffers)
 {
-    SELF_ARG("Layer.buffers");
-    PARSE("Layer.buffers", "include_sublayers=True", 1);
     bool inc;
     if (get_bool(I, a[0], "Layer.buffers", "include_sublayers", &inc) < 0)
         return NULL;
     return seconds(I, named_members(I, self, "_buffers", "", inc));
 }
 
-static d2_obj *L_named_sublayers(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                 d2_dict *kw)
+D2_FN(L_named_sublayers)
 {
-    SELF_ARG("Layer.named_sublayers");
-    PARSE("Layer.named_sublayers", "prefix='', include_self=False, layers_set=None", 3);
     bool inc;
     const char *prefix = get_str(I, a[0], "Layer.named_sublayers", "prefix");
     if (!prefix || get_bool(I, a[1], "Layer.named_sublayers", "include_self", &inc) < 0)
@@ -5881,10 +5610,8 @@ static d2_obj *L_named_sublayers(d2_interp *I, d2_obj *self, d2_obj **args, size
     return named_sublayers(I, self, prefix, inc);
 }
 
-static d2_obj *L_sublayers(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(L_sublayers)
 {
-    SELF_ARG("Layer.sublayers");
-    PARSE("Layer.sublayers", "include_self=False", 1);
     bool inc;
     if (get_bool(I, a[0], "Layer.sublayers", "include_self", &inc) < 0)
         return NULL;
@@ -5957,11 +5684,8 @@ static int state_dict_rec(d2_interp *I, d2_obj *self, const char *prefix, bool i
     return 0;
 }
 
-static d2_obj *L_state_dict(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(L_state_dict)
 {
-    SELF_ARG("Layer.state_dict");
-    PARSE("Layer.state_dict",
-          "destination=None, include_sublayers=True, structured_name_prefix='', use_hook=True", 4);
     bool inc;
     const char *prefix = get_str(I, a[2], "Layer.state_dict", "structured_name_prefix");
     if (!prefix || get_bool(I, a[1], "Layer.state_dict", "include_sublayers", &inc) < 0)
@@ -5995,12 +5719,9 @@ static void warn_here(d2_interp *I, const char *msg)
     d2_warn(I, sp, m, "%s", msg);
 }
 
-static d2_obj *L_set_state_dict(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                d2_dict *kw)
+D2_FN(L_set_state_dict)
 {
-    SELF_ARG("Layer.set_state_dict");
     const char *fname = "Layer.set_state_dict";
-    PARSE(fname, "state_dict, use_structured_name=True", 2);
     if (a[0]->kind != D2_OBJ_DICT)
         return d2_raise(I, "TypeError", "%s: state_dict must be a dict, got %s", fname,
                         d2_type_name(a[0]));
@@ -6116,10 +5837,8 @@ static d2_obj *L_eval(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d
     return set_training(I, self, false) < 0 ? NULL : d2_none(I);
 }
 
-static d2_obj *L_add_sublayer(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(L_add_sublayer)
 {
-    SELF_ARG("Layer.add_sublayer");
-    PARSE("Layer.add_sublayer", "name, sublayer", 2);
     const char *name = get_str(I, a[0], "Layer.add_sublayer", "name");
     if (!name || need_init(I, self, "Layer.add_sublayer") < 0)
         return NULL;
@@ -6131,10 +5850,8 @@ static d2_obj *L_add_sublayer(d2_interp *I, d2_obj *self, d2_obj **args, size_t 
     return d2_incref(a[1]);
 }
 
-static d2_obj *L_add_parameter(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(L_add_parameter)
 {
-    SELF_ARG("Layer.add_parameter");
-    PARSE("Layer.add_parameter", "name, parameter", 2);
     const char *name = get_str(I, a[0], "Layer.add_parameter", "name");
     if (!name || need_init(I, self, "Layer.add_parameter") < 0)
         return NULL;
@@ -6149,12 +5866,9 @@ static d2_obj *L_add_parameter(d2_interp *I, d2_obj *self, d2_obj **args, size_t
     return d2_incref(a[1]);
 }
 
-static d2_obj *L_register_buffer(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                 d2_dict *kw)
+D2_FN(L_register_buffer)
 {
-    SELF_ARG("Layer.register_buffer");
     const char *fname = "Layer.register_buffer";
-    PARSE(fname, "name, tensor, persistable=True", 3);
     const char *name = get_str(I, a[0], fname, "name");
     bool pers;
     if (!name || get_bool(I, a[2], fname, "persistable", &pers) < 0 ||
@@ -6274,10 +5988,8 @@ static d2_obj *L_to(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_
     return d2_incref(self);
 }
 
-static d2_obj *L_apply(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(L_apply)
 {
-    SELF_ARG("Layer.apply");
-    PARSE("Layer.apply", "fn", 1);
     d2_obj *kids = L_children(I, self, NULL, 0, NULL);
     if (!kids)
         return NULL;
@@ -6336,19 +6048,16 @@ static const char *param_names(const char *spec, int k, char *buf, size_t cap)
     return buf;
 }
 
-static d2_obj *init_ctor(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw,
-                         const char *cls, const char *kind, const char *spec)
+/* Initializer.__init__ of every kind: def->data is the kind, def->sig
+ * names the arguments stored. */
+D2_FN(init_ctor)
 {
-    char fname[64];
-    snprintf(fname, sizeof fname, "%s.__init__", cls);
-    d2_obj *a[8] = {NULL};
-    if (d2_parse_args(I, fname, spec, args, nargs, kw, a) < 0)
-        return NULL;
+    const char *kind = def->data;
     if (iset_take(I, self, "_kind", d2_str_from(I, kind)) < 0)
         return NULL;
     for (int i = 0; i < 8; i++) {
         char nb[32];
-        if (!param_names(spec, i, nb, sizeof nb))
+        if (!param_names(def->sig, i, nb, sizeof nb))
             break;
         if (a[i] && iset(I, self, nb, a[i]) < 0)
             return NULL;
@@ -6356,14 +6065,12 @@ static d2_obj *init_ctor(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs
     return d2_none(I);
 }
 
-#define X(c, kind, spec)                                                                           \
-    static d2_obj *I_##c(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)     \
-    {                                                                                              \
-        SELF_ARG(#c ".__init__");                                                                  \
-        return init_ctor(I, self, args, nargs, kw, #c, kind, spec);                                \
-    }
-INITIALIZERS(X)
+/* One row per initializer class (INIT_DEFS[k] is class k's __init__). */
+static const d2_def INIT_DEFS[] = {
+#define X(c, kind, spec) D2_DEF_DATA("__init__", spec, init_ctor, #c ".__init__", kind),
+    INITIALIZERS(X)
 #undef X
+};
 
 static double iget_float(d2_interp *I, d2_obj *o, const char *name, double def)
 {
@@ -6500,10 +6207,8 @@ static d2_tensor *init_fill(d2_interp *I, d2_obj *init, const int64_t *shape, in
     return t;
 }
 
-static d2_obj *Init_call(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(Init_call)
 {
-    SELF_ARG("Initializer.__call__");
-    PARSE("Initializer.__call__", "param, block=None", 2);
     if (!is_tensor(a[0]) || is_sym(a[0]))
         return d2_raise(I, "TypeError", "Initializer.__call__: param must be a concrete Tensor");
     const d2_type *ty = obj_type(a[0]);
@@ -6516,17 +6221,15 @@ static d2_obj *Init_call(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs
     return d2_incref(a[0]);
 }
 
-static d2_obj *PA_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+#define PARAM_ATTR_SPEC                                                                            \
+    "name=None, initializer=None, learning_rate=1.0, regularizer=None, trainable=True, "           \
+    "do_model_average=True, need_clip=True"
+
+D2_FN(PA_init)
 {
-    SELF_ARG("ParamAttr.__init__");
-    static const char *spec = "name=None, initializer=None, learning_rate=1.0, regularizer=None, "
-                              "trainable=True, do_model_average=True, need_clip=True";
-    d2_obj *a[8] = {NULL};
-    if (d2_parse_args(I, "paddle.ParamAttr", spec, args, nargs, kw, a) < 0)
-        return NULL;
     for (int i = 0; i < 7; i++) {
         char nb[32];
-        param_names(spec, i, nb, sizeof nb);
+        param_names(def->sig, i, nb, sizeof nb);
         if (iset(I, self, nb, a[i]) < 0)
             return NULL;
     }
@@ -6608,12 +6311,9 @@ static d2_obj *make_param(d2_interp *I, d2_obj *layer, const int64_t *shape, int
     return p;
 }
 
-static d2_obj *L_create_parameter(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                  d2_dict *kw)
+D2_FN(L_create_parameter)
 {
-    SELF_ARG("Layer.create_parameter");
     const char *fname = "Layer.create_parameter";
-    PARSE(fname, "shape, attr=None, dtype=None, is_bias=False, default_initializer=None", 5);
     int64_t shape[D2_MAX_DIMS];
     int nd, dt;
     bool is_bias;
@@ -6629,12 +6329,9 @@ static d2_obj *L_create_parameter(d2_interp *I, d2_obj *self, d2_obj **args, siz
     return make_param(I, self, shape, nd, dt, a[1], is_bias, a[4]);
 }
 
-static d2_obj *f_create_parameter(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                  d2_dict *kw)
+D2_FN(f_create_parameter)
 {
-    D2_UNUSED(self);
     const char *fname = "paddle.create_parameter";
-    PARSE(fname, "shape, dtype, name=None, attr=None, is_bias=False, default_initializer=None", 6);
     int64_t shape[D2_MAX_DIMS];
     int nd, dt;
     bool is_bias;
@@ -6686,7 +6383,8 @@ static d2_obj *make_init(d2_interp *I, const char *kind, const char *arg, double
 
 static int base_init(d2_interp *I, d2_obj *self)
 {
-    d2_obj *r = L_init(I, self, NULL, 0, NULL);
+    d2_obj *dflt[2] = {NULL, NULL}; /* Layer.__init__'s defaults */
+    d2_obj *r = L_init(I, self, dflt, NULL);
     if (!r)
         return -1;
     d2_decref(r);
@@ -6781,11 +6479,9 @@ static d2_obj *linear_forward(d2_interp *I, const char *fname, d2_obj *self, d2_
     return r;
 }
 
-static d2_obj *Linear_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(Linear_init)
 {
-    SELF_ARG("Linear.__init__");
     const char *fname = "paddle.nn.Linear";
-    PARSE(fname, "in_features, out_features, weight_attr=None, bias_attr=None, name=None", 5);
     int64_t in, out;
     if (get_int(I, a[0], fname, "in_features", &in) < 0 ||
         get_int(I, a[1], fname, "out_features", &out) < 0 || base_init(I, self) < 0)
@@ -6798,10 +6494,8 @@ static d2_obj *Linear_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t nar
     return d2_none(I);
 }
 
-static d2_obj *Linear_forward(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(Linear_forward)
 {
-    SELF_ARG("Linear.forward");
-    PARSE("Linear.forward", "input", 1);
     return linear_forward(I, "paddle.nn.Linear", self, a[0]);
 }
 
@@ -6826,12 +6520,9 @@ static d2_obj *Linear_extra_repr(d2_interp *I, d2_obj *self, d2_obj **args, size
 }
 
 /* fluid.dygraph.Linear(input_dim, output_dim, param_attr, bias_attr, act, dtype) */
-static d2_obj *FLinear_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(FLinear_init)
 {
-    SELF_ARG("Linear.__init__");
     const char *fname = "fluid.dygraph.Linear";
-    PARSE(fname,
-          "input_dim, output_dim, param_attr=None, bias_attr=None, act=None, dtype='float32'", 6);
     int64_t in, out;
     if (get_int(I, a[0], fname, "input_dim", &in) < 0 ||
         get_int(I, a[1], fname, "output_dim", &out) < 0 || base_init(I, self) < 0 ||
@@ -6845,10 +6536,8 @@ static d2_obj *FLinear_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t na
     return d2_none(I);
 }
 
-static d2_obj *FLinear_forward(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(FLinear_forward)
 {
-    SELF_ARG("Linear.forward");
-    PARSE("Linear.forward", "input", 1);
     const char *fname = "fluid.dygraph.Linear";
     return apply_act(I, fname, linear_forward(I, fname, self, a[0]), arg_of(I, self, "_act"));
 }
@@ -6916,14 +6605,9 @@ static d2_obj *conv_forward(d2_interp *I, const char *fname, d2_obj *self, d2_ob
     return r;
 }
 
-static d2_obj *Conv2D_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(Conv2D_init)
 {
-    SELF_ARG("Conv2D.__init__");
     const char *fname = "paddle.nn.Conv2D";
-    PARSE(fname,
-          "in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, "
-          "padding_mode='zeros', weight_attr=None, bias_attr=None, data_format='NCHW'",
-          11);
     int64_t in, out, g;
     if (get_int(I, a[0], fname, "in_channels", &in) < 0 ||
         get_int(I, a[1], fname, "out_channels", &out) < 0 ||
@@ -6942,10 +6626,8 @@ static d2_obj *Conv2D_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t nar
     return d2_none(I);
 }
 
-static d2_obj *Conv2D_forward(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(Conv2D_forward)
 {
-    SELF_ARG("Conv2D.forward");
-    PARSE("Conv2D.forward", "x", 1);
     return conv_forward(I, "paddle.nn.Conv2D", self, a[0]);
 }
 
@@ -6989,14 +6671,9 @@ static d2_obj *Conv2D_extra_repr(d2_interp *I, d2_obj *self, d2_obj **args, size
 }
 
 /* fluid.dygraph.Conv2D(num_channels, num_filters, filter_size, ...) */
-static d2_obj *FConv2D_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(FConv2D_init)
 {
-    SELF_ARG("Conv2D.__init__");
     const char *fname = "fluid.dygraph.Conv2D";
-    PARSE(fname,
-          "num_channels, num_filters, filter_size, stride=1, padding=0, dilation=1, groups=None, "
-          "param_attr=None, bias_attr=None, use_cudnn=True, act=None, dtype='float32'",
-          12);
     int64_t in, out, g = 1;
     if (get_int(I, a[0], fname, "num_channels", &in) < 0 ||
         get_int(I, a[1], fname, "num_filters", &out) < 0 ||
@@ -7009,50 +6686,33 @@ static d2_obj *FConv2D_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t na
     return d2_none(I);
 }
 
-static d2_obj *FConv2D_forward(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(FConv2D_forward)
 {
-    SELF_ARG("Conv2D.forward");
-    PARSE("Conv2D.forward", "input", 1);
     const char *fname = "fluid.dygraph.Conv2D";
     return apply_act(I, fname, conv_forward(I, fname, self, a[0]), arg_of(I, self, "_act"));
 }
 
 /* ---- pooling ---- */
 
-static const char *POOL_SPEC_MAX =
-    "kernel_size, stride=None, padding=0, ceil_mode=False, return_mask=False, data_format='NCHW', "
-    "name=None";
-static const char *POOL_SPEC_AVG =
-    "kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True, divisor_override=None, "
-    "data_format='NCHW', name=None";
+#define POOL_SPEC_MAX                                                                              \
+    "kernel_size, stride=None, padding=0, ceil_mode=False, return_mask=False, "                    \
+    "data_format='NCHW', "                                                                         \
+    "name=None"
+#define POOL_SPEC_AVG                                                                              \
+    "kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True, "                       \
+    "divisor_override=None, "                                                                      \
+    "data_format='NCHW', name=None"
 
-static d2_obj *pool_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw,
-                         const char *fname, const char *spec, int n)
+/* MaxPool2D / AvgPool2D.__init__: stores the arguments (def->sig). */
+D2_FN(pool_init)
 {
-    d2_obj *a[8] = {NULL};
-    if (d2_parse_args(I, fname, spec, args, nargs, kw, a) < 0 || base_init(I, self) < 0 ||
-        store_args(I, self, spec, a, n) < 0)
+    if (base_init(I, self) < 0 || store_args(I, self, def->sig, a, 8) < 0)
         return NULL;
     return d2_none(I);
 }
 
-static d2_obj *MaxPool2D_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+static d2_obj *pool_forward(d2_interp *I, d2_obj *self, d2_obj **a, bool max)
 {
-    SELF_ARG("MaxPool2D.__init__");
-    return pool_init(I, self, args, nargs, kw, "paddle.nn.MaxPool2D", POOL_SPEC_MAX, 7);
-}
-
-static d2_obj *AvgPool2D_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
-{
-    SELF_ARG("AvgPool2D.__init__");
-    return pool_init(I, self, args, nargs, kw, "paddle.nn.AvgPool2D", POOL_SPEC_AVG, 8);
-}
-
-static d2_obj *pool_forward(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw,
-                            bool max)
-{
-    SELF_ARG("Pool2D.forward");
-    PARSE("Pool2D.forward", "x", 1);
     const char *fname = max ? "paddle.nn.MaxPool2D" : "paddle.nn.AvgPool2D";
     bool ceil_mode = false, excl = true, want_mask = false;
     if (get_bool(I, arg_of(I, self, "_ceil_mode"), fname, "ceil_mode", &ceil_mode) < 0 ||
@@ -7071,16 +6731,14 @@ static d2_obj *pool_forward(d2_interp *I, d2_obj *self, d2_obj **args, size_t na
     return r;
 }
 
-static d2_obj *MaxPool2D_forward(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                 d2_dict *kw)
+D2_FN(MaxPool2D_forward)
 {
-    return pool_forward(I, self, args, nargs, kw, true);
+    return pool_forward(I, self, a, true);
 }
 
-static d2_obj *AvgPool2D_forward(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                 d2_dict *kw)
+D2_FN(AvgPool2D_forward)
 {
-    return pool_forward(I, self, args, nargs, kw, false);
+    return pool_forward(I, self, a, false);
 }
 
 static d2_obj *Pool_extra_repr(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
@@ -7099,40 +6757,28 @@ static d2_obj *Pool_extra_repr(d2_interp *I, d2_obj *self, d2_obj **args, size_t
     return buf_result(I, &b, ok);
 }
 
-static d2_obj *AdaptivePool_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                 d2_dict *kw)
+D2_FN(AdaptivePool_init)
 {
-    SELF_ARG("AdaptivePool2D.__init__");
-    PARSE("paddle.nn.AdaptiveAvgPool2D", "output_size, data_format='NCHW', name=None", 3);
     if (base_init(I, self) < 0 || iset(I, self, "_output_size", a[0]) < 0)
         return NULL;
     return d2_none(I);
 }
 
-static d2_obj *AdaptiveMaxPool_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                    d2_dict *kw)
+D2_FN(AdaptiveMaxPool_init)
 {
-    SELF_ARG("AdaptiveMaxPool2D.__init__");
-    PARSE("paddle.nn.AdaptiveMaxPool2D", "output_size, return_mask=False, name=None", 3);
     if (base_init(I, self) < 0 || iset(I, self, "_output_size", a[0]) < 0)
         return NULL;
     return d2_none(I);
 }
 
-static d2_obj *AdaptiveAvg_forward(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                   d2_dict *kw)
+D2_FN(AdaptiveAvg_forward)
 {
-    SELF_ARG("AdaptiveAvgPool2D.forward");
-    PARSE("AdaptiveAvgPool2D.forward", "x", 1);
     return pool_impl(I, "paddle.nn.AdaptiveAvgPool2D", a[0], "avg", arg_of(I, self, "_output_size"),
                      NULL, NULL, false, true, true);
 }
 
-static d2_obj *AdaptiveMax_forward(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                   d2_dict *kw)
+D2_FN(AdaptiveMax_forward)
 {
-    SELF_ARG("AdaptiveMaxPool2D.forward");
-    PARSE("AdaptiveMaxPool2D.forward", "x", 1);
     return pool_impl(I, "paddle.nn.AdaptiveMaxPool2D", a[0], "max", arg_of(I, self, "_output_size"),
                      NULL, NULL, false, true, true);
 }
@@ -7150,30 +6796,21 @@ static d2_obj *Adaptive_extra_repr(d2_interp *I, d2_obj *self, d2_obj **args, si
 }
 
 /* fluid.dygraph.Pool2D(pool_size, pool_type, pool_stride, pool_padding, global_pooling, ...) */
-static d2_obj *FPool2D_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(FPool2D_init)
 {
-    SELF_ARG("Pool2D.__init__");
-    static const char *spec = "pool_size=-1, pool_type='max', pool_stride=1, pool_padding=0, "
-                              "global_pooling=False, use_cudnn=True, ceil_mode=False, "
-                              "exclusive=True, data_format='NCHW'";
-    d2_obj *a[9] = {NULL};
-    if (d2_parse_args(I, "fluid.dygraph.Pool2D", spec, args, nargs, kw, a) < 0)
-        return NULL;
     const char *t = get_str(I, a[1], "fluid.dygraph.Pool2D", "pool_type");
     if (!t)
         return NULL;
     if (strcmp(t, "max") != 0 && strcmp(t, "avg") != 0)
         return d2_raise(I, "ValueError",
                         "fluid.dygraph.Pool2D: pool_type must be 'max' or 'avg', got '%s'", t);
-    if (base_init(I, self) < 0 || store_args(I, self, spec, a, 9) < 0)
+    if (base_init(I, self) < 0 || store_args(I, self, def->sig, a, 9) < 0)
         return NULL;
     return d2_none(I);
 }
 
-static d2_obj *FPool2D_forward(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(FPool2D_forward)
 {
-    SELF_ARG("Pool2D.forward");
-    PARSE("Pool2D.forward", "input", 1);
     const char *fname = "fluid.dygraph.Pool2D";
     bool global, ceil_mode, excl;
     if (get_bool(I, arg_of(I, self, "_global_pooling"), fname, "global_pooling", &global) < 0 ||
@@ -7225,40 +6862,24 @@ static int bn_params(d2_interp *I, d2_obj *self, int64_t c, d2_obj *wattr, d2_ob
     return rc;
 }
 
-static d2_obj *BatchNormND_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                d2_dict *kw)
+D2_FN(BatchNormND_init)
 {
-    SELF_ARG("BatchNorm2D.__init__");
     const char *fname = "paddle.nn.BatchNorm2D";
-    static const char *spec =
-        "num_features, momentum=0.9, epsilon=1e-05, weight_attr=None, "
-        "bias_attr=None, data_format='NCHW', use_global_stats=None, name=None";
-    d2_obj *a[8] = {NULL};
-    if (d2_parse_args(I, fname, spec, args, nargs, kw, a) < 0)
-        return NULL;
     int64_t c;
     if (get_int(I, a[0], fname, "num_features", &c) < 0 || base_init(I, self) < 0 ||
-        store_args(I, self, spec, a, 8) < 0 || bn_params(I, self, c, a[3], a[4], NULL, NULL) < 0)
+        store_args(I, self, def->sig, a, 8) < 0 ||
+        bn_params(I, self, c, a[3], a[4], NULL, NULL) < 0)
         return NULL;
     return d2_none(I);
 }
 
 /* paddle.nn.BatchNorm / fluid.dygraph.BatchNorm (num_channels, act, is_test, ...) */
-static d2_obj *BatchNorm_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(BatchNorm_init)
 {
-    SELF_ARG("BatchNorm.__init__");
     const char *fname = "paddle.nn.BatchNorm";
-    static const char *spec =
-        "num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05, param_attr=None, "
-        "bias_attr=None, dtype='float32', data_layout='NCHW', in_place=False, "
-        "moving_mean_name=None, moving_variance_name=None, do_model_average_for_mean_and_var=True, "
-        "use_global_stats=False, trainable_statistics=False";
-    d2_obj *a[15] = {NULL};
-    if (d2_parse_args(I, fname, spec, args, nargs, kw, a) < 0)
-        return NULL;
     int64_t c;
     if (get_int(I, a[0], fname, "num_channels", &c) < 0 || base_init(I, self) < 0 ||
-        iset(I, self, "_dtype", a[7]) < 0 || store_args(I, self, spec, a, 15) < 0 ||
+        iset(I, self, "_dtype", a[7]) < 0 || store_args(I, self, def->sig, a, 15) < 0 ||
         bn_params(I, self, c, a[5], a[6], is_none(I, a[10]) ? NULL : a[10],
                   is_none(I, a[11]) ? NULL : a[11]) < 0)
         return NULL;
@@ -7298,19 +6919,13 @@ static d2_obj *bn_forward(d2_interp *I, d2_obj *self, d2_obj *x, const char *fna
     return r;
 }
 
-static d2_obj *BatchNormND_forward(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                   d2_dict *kw)
+D2_FN(BatchNormND_forward)
 {
-    SELF_ARG("BatchNorm2D.forward");
-    PARSE("BatchNorm2D.forward", "input", 1);
     return bn_forward(I, self, a[0], "paddle.nn.BatchNorm2D", false);
 }
 
-static d2_obj *BatchNorm_forward(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                 d2_dict *kw)
+D2_FN(BatchNorm_forward)
 {
-    SELF_ARG("BatchNorm.forward");
-    PARSE("BatchNorm.forward", "input", 1);
     return bn_forward(I, self, a[0], "paddle.nn.BatchNorm", true);
 }
 
@@ -7331,11 +6946,9 @@ static d2_obj *BatchNormND_extra_repr(d2_interp *I, d2_obj *self, d2_obj **args,
     return buf_result(I, &b, ok);
 }
 
-static d2_obj *LayerNorm_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(LayerNorm_init)
 {
-    SELF_ARG("LayerNorm.__init__");
     const char *fname = "paddle.nn.LayerNorm";
-    PARSE(fname, "normalized_shape, epsilon=1e-05, weight_attr=None, bias_attr=None, name=None", 5);
     int64_t ns[D2_MAX_DIMS];
     int n;
     if (d2_pd_ints(I, a[0], fname, "normalized_shape", ns, &n, D2_MAX_DIMS) < 0)
@@ -7362,11 +6975,8 @@ static d2_obj *LayerNorm_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t 
     return rc < 0 ? NULL : d2_none(I);
 }
 
-static d2_obj *LayerNorm_forward(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                 d2_dict *kw)
+D2_FN(LayerNorm_forward)
 {
-    SELF_ARG("LayerNorm.forward");
-    PARSE("LayerNorm.forward", "input", 1);
     const char *fname = "paddle.nn.LayerNorm";
     double eps;
     if (get_float(I, arg_of(I, self, "_epsilon"), fname, "epsilon", &eps) < 0)
@@ -7397,14 +7007,9 @@ static d2_obj *LayerNorm_extra_repr(d2_interp *I, d2_obj *self, d2_obj **args, s
 
 /* ---- Embedding ---- */
 
-static d2_obj *Embedding_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(Embedding_init)
 {
-    SELF_ARG("Embedding.__init__");
     const char *fname = "paddle.nn.Embedding";
-    PARSE(fname,
-          "num_embeddings, embedding_dim, padding_idx=None, sparse=False, weight_attr=None, "
-          "name=None",
-          6);
     int64_t v, d;
     if (get_int(I, a[0], fname, "num_embeddings", &v) < 0 ||
         get_int(I, a[1], fname, "embedding_dim", &d) < 0)
@@ -7434,11 +7039,8 @@ static d2_obj *Embedding_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t 
     return rc < 0 ? NULL : d2_none(I);
 }
 
-static d2_obj *Embedding_forward(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                 d2_dict *kw)
+D2_FN(Embedding_forward)
 {
-    SELF_ARG("Embedding.forward");
-    PARSE("Embedding.forward", "x", 1);
     d2_obj *w = d2_getattr(I, self, "weight");
     d2_obj *r =
         w ? embedding_impl(I, "paddle.nn.Embedding", a[0], w, arg_of(I, self, "_padding_idx"))
@@ -7469,14 +7071,9 @@ static d2_obj *Embedding_extra_repr(d2_interp *I, d2_obj *self, d2_obj **args, s
 }
 
 /* fluid.dygraph.Embedding(size, is_sparse, is_distributed, padding_idx, param_attr, dtype) */
-static d2_obj *FEmbedding_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(FEmbedding_init)
 {
-    SELF_ARG("Embedding.__init__");
     const char *fname = "fluid.dygraph.Embedding";
-    PARSE(fname,
-          "size, is_sparse=False, is_distributed=False, padding_idx=None, param_attr=None, "
-          "dtype='float32'",
-          6);
     int64_t sz[2];
     if (pair_arg(I, a[0], fname, "size", sz) < 0)
         return NULL;
@@ -7506,22 +7103,16 @@ static d2_obj *FEmbedding_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t
 
 /* ---- Dropout ---- */
 
-static d2_obj *Dropout_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(Dropout_init)
 {
-    SELF_ARG("Dropout.__init__");
-    static const char *spec = "p=0.5, axis=None, mode='upscale_in_train', name=None";
-    d2_obj *a[4] = {NULL};
-    if (d2_parse_args(I, "paddle.nn.Dropout", spec, args, nargs, kw, a) < 0 ||
-        base_init(I, self) < 0 || iset(I, self, "p", a[0]) < 0 || iset(I, self, "axis", a[1]) < 0 ||
+    if (base_init(I, self) < 0 || iset(I, self, "p", a[0]) < 0 || iset(I, self, "axis", a[1]) < 0 ||
         iset(I, self, "mode", a[2]) < 0 || iset(I, self, "name", a[3]) < 0)
         return NULL;
     return d2_none(I);
 }
 
-static d2_obj *Dropout_forward(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(Dropout_forward)
 {
-    SELF_ARG("Dropout.forward");
-    PARSE("Dropout.forward", "input", 1);
     const char *fname = "paddle.nn.Dropout";
     double p;
     const char *mode;
@@ -7552,11 +7143,8 @@ static d2_obj *Dropout_extra_repr(d2_interp *I, d2_obj *self, d2_obj **args, siz
 }
 
 /* fluid.dygraph.Dropout(p, seed, dropout_implementation, is_test) */
-static d2_obj *FDropout_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(FDropout_init)
 {
-    SELF_ARG("Dropout.__init__");
-    PARSE("fluid.dygraph.Dropout",
-          "p=0.5, seed=None, dropout_implementation='downgrade_in_infer', is_test=False", 4);
     const char *impl = get_str(I, a[2], "fluid.dygraph.Dropout", "dropout_implementation");
     if (!impl)
         return NULL;
@@ -7590,25 +7178,26 @@ static d2_obj *act_apply(d2_interp *I, const char *cls, d2_obj *self, d2_obj *x)
     X(LeakyReLU, "negative_slope=0.01, name=None", "negative_slope")                               \
     X(Flatten, "start_axis=1, stop_axis=-1", "")
 
+/* __init__ and forward of every activation layer: def->data is the class. */
+D2_FN(act_init)
+{
+    if (base_init(I, self) < 0)
+        return NULL;
+    if (strcmp(def->data, "Identity") != 0 && store_args(I, self, def->sig, a, 4) < 0)
+        return NULL;
+    return d2_none(I);
+}
+
+D2_FN(act_forward)
+{
+    return act_apply(I, def->data, self, a[0]);
+}
+
 #define X(c, spec, shown)                                                                          \
-    static d2_obj *A_init_##c(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,             \
-                              d2_dict *kw)                                                         \
-    {                                                                                              \
-        SELF_ARG(#c ".__init__");                                                                  \
-        d2_obj *a[4] = {NULL};                                                                     \
-        if (d2_parse_args(I, "paddle.nn." #c, spec, args, nargs, kw, a) < 0 ||                     \
-            base_init(I, self) < 0)                                                                \
-            return NULL;                                                                           \
-        if (strcmp(#c, "Identity") != 0 && store_args(I, self, spec, a, 4) < 0)                    \
-            return NULL;                                                                           \
-        return d2_none(I);                                                                         \
-    }                                                                                              \
-    static d2_obj *A_fwd_##c(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw) \
-    {                                                                                              \
-        SELF_ARG(#c ".forward");                                                                   \
-        PARSE(#c ".forward", "x", 1);                                                              \
-        return act_apply(I, #c, self, a[0]);                                                       \
-    }                                                                                              \
+    static const d2_def ACT_DEFS_##c[] = {                                                         \
+        D2_DEF_DATA("__init__", spec, act_init, "paddle.nn." #c, #c),                              \
+        D2_DEF_DATA("forward", "x", act_forward, #c ".forward", #c),                               \
+    };                                                                                             \
     static d2_obj *A_repr_##c(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,             \
                               d2_dict *kw)                                                         \
     {                                                                                              \
@@ -7732,11 +7321,8 @@ static d2_obj *Sequential_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t
     return d2_none(I);
 }
 
-static d2_obj *Sequential_forward(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                  d2_dict *kw)
+D2_FN(Sequential_forward)
 {
-    SELF_ARG("Sequential.forward");
-    PARSE("Sequential.forward", "input", 1);
     d2_obj *vals = sub_values(I, self);
     if (!vals)
         return NULL;
@@ -7790,11 +7376,8 @@ static d2_obj *container_getitem(d2_interp *I, d2_obj *self, d2_obj *key, const 
     return r;
 }
 
-static d2_obj *Sequential_getitem(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                  d2_dict *kw)
+D2_FN(Sequential_getitem)
 {
-    SELF_ARG("Sequential.__getitem__");
-    PARSE("Sequential.__getitem__", "name", 1);
     return container_getitem(I, self, a[0], "Sequential");
 }
 
@@ -7832,10 +7415,8 @@ static int layerlist_append(d2_interp *I, d2_obj *self, d2_obj *l)
     return d2_dict_set_str(I, subs, key, l);
 }
 
-static d2_obj *LayerList_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(LayerList_init)
 {
-    SELF_ARG("LayerList.__init__");
-    PARSE("paddle.nn.LayerList", "sublayers=None", 1);
     if (base_init(I, self) < 0)
         return NULL;
     if (is_none(I, a[0]))
@@ -7852,21 +7433,15 @@ static d2_obj *LayerList_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t 
     return d2_none(I);
 }
 
-static d2_obj *LayerList_append(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                d2_dict *kw)
+D2_FN(LayerList_append)
 {
-    SELF_ARG("LayerList.append");
-    PARSE("LayerList.append", "sublayer", 1);
     if (layerlist_append(I, self, a[0]) < 0)
         return NULL;
     return d2_incref(self);
 }
 
-static d2_obj *LayerList_extend(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                d2_dict *kw)
+D2_FN(LayerList_extend)
 {
-    SELF_ARG("LayerList.extend");
-    PARSE("LayerList.extend", "sublayers", 1);
     d2_obj *l = d2_list_from_iterable(I, a[0]);
     if (!l)
         return NULL;
@@ -7879,21 +7454,15 @@ static d2_obj *LayerList_extend(d2_interp *I, d2_obj *self, d2_obj **args, size_
     return d2_incref(self);
 }
 
-static d2_obj *LayerList_getitem(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                 d2_dict *kw)
+D2_FN(LayerList_getitem)
 {
-    SELF_ARG("LayerList.__getitem__");
-    PARSE("LayerList.__getitem__", "idx", 1);
     if (a[0]->kind == D2_OBJ_STR)
         return d2_raise(I, "TypeError", "LayerList indices must be integers or slices");
     return container_getitem(I, self, a[0], "LayerList");
 }
 
-static d2_obj *LayerList_setitem(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                 d2_dict *kw)
+D2_FN(LayerList_setitem)
 {
-    SELF_ARG("LayerList.__setitem__");
-    PARSE("LayerList.__setitem__", "idx, sublayer", 2);
     int64_t i;
     if (get_int(I, a[0], "LayerList.__setitem__", "index", &i) < 0)
         return NULL;
@@ -7910,11 +7479,8 @@ static d2_obj *LayerList_setitem(d2_interp *I, d2_obj *self, d2_obj **args, size
     return d2_none(I);
 }
 
-static d2_obj *LayerList_insert(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                d2_dict *kw)
+D2_FN(LayerList_insert)
 {
-    SELF_ARG("LayerList.insert");
-    PARSE("LayerList.insert", "index, sublayer", 2);
     int64_t idx;
     if (get_int(I, a[0], "LayerList.insert", "index", &idx) < 0)
         return NULL;
@@ -7944,14 +7510,142 @@ static d2_obj *LayerList_insert(d2_interp *I, d2_obj *self, d2_obj **args, size_
     return rc < 0 ? NULL : d2_none(I);
 }
 
+/* ---- the rows of the builtin layers (each class's arguments, as Paddle's) ---- */
+
+static const d2_def LINEAR_DEFS[] = {
+    D2_DEF("__init__", "in_features, out_features, weight_attr=None, bias_attr=None, name=None",
+           Linear_init, "paddle.nn.Linear"),
+    D2_DEF("forward", "input", Linear_forward, "Linear.forward"),
+};
+
+static const d2_def FLINEAR_DEFS[] = {
+    D2_DEF("__init__",
+           "input_dim, output_dim, param_attr=None, bias_attr=None, act=None, dtype='float32'",
+           FLinear_init, "fluid.dygraph.Linear"),
+    D2_DEF("forward", "input", FLinear_forward, "Linear.forward"),
+};
+
+static const d2_def CONV2D_DEFS[] = {
+    D2_DEF("__init__",
+           "in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, "
+           "padding_mode='zeros', weight_attr=None, bias_attr=None, data_format='NCHW'",
+           Conv2D_init, "paddle.nn.Conv2D"),
+    D2_DEF("forward", "x", Conv2D_forward, "Conv2D.forward"),
+};
+
+static const d2_def FCONV2D_DEFS[] = {
+    D2_DEF("__init__",
+           "num_channels, num_filters, filter_size, stride=1, padding=0, dilation=1, groups=None, "
+           "param_attr=None, bias_attr=None, use_cudnn=True, act=None, dtype='float32'",
+           FConv2D_init, "fluid.dygraph.Conv2D"),
+    D2_DEF("forward", "input", FConv2D_forward, "Conv2D.forward"),
+};
+
+static const d2_def MAXPOOL2D_DEFS[] = {
+    D2_DEF("__init__", POOL_SPEC_MAX, pool_init, "paddle.nn.MaxPool2D"),
+    D2_DEF("forward", "x", MaxPool2D_forward, "Pool2D.forward"),
+};
+
+static const d2_def AVGPOOL2D_DEFS[] = {
+    D2_DEF("__init__", POOL_SPEC_AVG, pool_init, "paddle.nn.AvgPool2D"),
+    D2_DEF("forward", "x", AvgPool2D_forward, "Pool2D.forward"),
+};
+
+static const d2_def ADAPTIVE_AVG_DEFS[] = {
+    D2_DEF("__init__", "output_size, data_format='NCHW', name=None", AdaptivePool_init,
+           "paddle.nn.AdaptiveAvgPool2D"),
+    D2_DEF("forward", "x", AdaptiveAvg_forward, "AdaptiveAvgPool2D.forward"),
+};
+
+static const d2_def ADAPTIVE_MAX_DEFS[] = {
+    D2_DEF("__init__", "output_size, return_mask=False, name=None", AdaptiveMaxPool_init,
+           "paddle.nn.AdaptiveMaxPool2D"),
+    D2_DEF("forward", "x", AdaptiveMax_forward, "AdaptiveMaxPool2D.forward"),
+};
+
+static const d2_def FPOOL2D_DEFS[] = {
+    D2_DEF("__init__",
+           "pool_size=-1, pool_type='max', pool_stride=1, pool_padding=0, global_pooling=False, "
+           "use_cudnn=True, ceil_mode=False, exclusive=True, data_format='NCHW'",
+           FPool2D_init, "fluid.dygraph.Pool2D"),
+    D2_DEF("forward", "input", FPool2D_forward, "Pool2D.forward"),
+};
+
+static const d2_def BATCHNORM_ND_DEFS[] = {
+    D2_DEF("__init__",
+           "num_features, momentum=0.9, epsilon=1e-05, weight_attr=None, bias_attr=None, "
+           "data_format='NCHW', use_global_stats=None, name=None",
+           BatchNormND_init, "paddle.nn.BatchNorm2D"),
+    D2_DEF("forward", "input", BatchNormND_forward, "BatchNorm2D.forward"),
+};
+
+static const d2_def BATCHNORM_DEFS[] = {
+    D2_DEF("__init__",
+           "num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05, param_attr=None, "
+           "bias_attr=None, dtype='float32', data_layout='NCHW', in_place=False, "
+           "moving_mean_name=None, moving_variance_name=None, "
+           "do_model_average_for_mean_and_var=True, use_global_stats=False, "
+           "trainable_statistics=False",
+           BatchNorm_init, "paddle.nn.BatchNorm"),
+    D2_DEF("forward", "input", BatchNorm_forward, "BatchNorm.forward"),
+};
+
+static const d2_def LAYERNORM_DEFS[] = {
+    D2_DEF("__init__",
+           "normalized_shape, epsilon=1e-05, weight_attr=None, bias_attr=None, name=None",
+           LayerNorm_init, "paddle.nn.LayerNorm"),
+    D2_DEF("forward", "input", LayerNorm_forward, "LayerNorm.forward"),
+};
+
+static const d2_def EMBEDDING_DEFS[] = {
+    D2_DEF("__init__",
+           "num_embeddings, embedding_dim, padding_idx=None, sparse=False, weight_attr=None, "
+           "name=None",
+           Embedding_init, "paddle.nn.Embedding"),
+    D2_DEF("forward", "x", Embedding_forward, "Embedding.forward"),
+};
+
+static const d2_def FEMBEDDING_DEFS[] = {
+    D2_DEF("__init__",
+           "size, is_sparse=False, is_distributed=False, padding_idx=None, param_attr=None, "
+           "dtype='float32'",
+           FEmbedding_init, "fluid.dygraph.Embedding"),
+    D2_DEF("forward", "x", Embedding_forward, "Embedding.forward"),
+};
+
+static const d2_def DROPOUT_DEFS[] = {
+    D2_DEF("__init__", "p=0.5, axis=None, mode='upscale_in_train', name=None", Dropout_init,
+           "paddle.nn.Dropout"),
+    D2_DEF("forward", "input", Dropout_forward, "Dropout.forward"),
+};
+
+static const d2_def FDROPOUT_DEFS[] = {
+    D2_DEF("__init__",
+           "p=0.5, seed=None, dropout_implementation='downgrade_in_infer', is_test=False",
+           FDropout_init, "fluid.dygraph.Dropout"),
+    D2_DEF("forward", "input", Dropout_forward, "Dropout.forward"),
+};
+
+static const d2_def SEQUENTIAL_DEFS[] = {
+    D2_DEF("forward", "input", Sequential_forward, "Sequential.forward"),
+    D2_DEF("__getitem__", "name", Sequential_getitem, "Sequential.__getitem__"),
+};
+
+static const d2_def LAYERLIST_DEFS[] = {
+    D2_DEF("__init__", "sublayers=None", LayerList_init, "paddle.nn.LayerList"),
+    D2_DEF("append", "sublayer", LayerList_append, "LayerList.append"),
+    D2_DEF("extend", "sublayers", LayerList_extend, "LayerList.extend"),
+    D2_DEF("insert", "index, sublayer", LayerList_insert, "LayerList.insert"),
+    D2_DEF("__getitem__", "idx", LayerList_getitem, "LayerList.__getitem__"),
+    D2_DEF("__setitem__", "idx, sublayer", LayerList_setitem, "LayerList.__setitem__"),
+};
+
 /* ======================================================================
  * no_grad, guard, to_variable
  * ====================================================================== */
 
-static d2_obj *NG_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(NG_init)
 {
-    SELF_ARG("no_grad.__init__");
-    PARSE("paddle.no_grad", "func=None", 1);
     if (iset(I, self, "_func", a[0]) < 0)
         return NULL;
     return d2_none(I);
@@ -7996,11 +7690,9 @@ static d2_obj *NG_call(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, 
     return d2_builtin_new(I, "no_grad_wrapper", NG_wrapped, args[0], NULL);
 }
 
-static d2_obj *f_to_variable(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+D2_FN(f_to_variable)
 {
-    D2_UNUSED(self);
     const char *fname = "fluid.dygraph.to_variable";
-    PARSE(fname, "value, name=None, zero_copy=None, dtype=None", 4);
     int dt;
     if (d2_pd_parse_dtype(I, a[3], fname, false, &dt) < 0)
         return NULL;
@@ -8118,6 +7810,147 @@ static d2_obj *dtype_call(d2_interp *I, d2_obj *self, d2_obj **args, size_t narg
  * Module setup
  * ====================================================================== */
 
+/* paddle.NAME functions */
+static const d2_def PADDLE_DEFS[] = {
+    D2_DEF("to_tensor", "data, dtype=None, place=None, stop_gradient=True", f_to_tensor,
+           "paddle.to_tensor"),
+    D2_DEF("zeros", "shape, dtype=None, name=None", f_zeros, "paddle.zeros"),
+    D2_DEF("ones", "shape, dtype=None, name=None", f_ones, "paddle.ones"),
+    D2_DEF("full", "shape, fill_value, dtype=None, name=None", f_full, "paddle.full"),
+    D2_DEF("empty", "shape, dtype=None, name=None", f_empty, "paddle.empty"),
+    D2_DEF("zeros_like", "x, dtype=None, name=None", f_zeros_like, "paddle.zeros_like"),
+    D2_DEF("ones_like", "x, dtype=None, name=None", f_ones_like, "paddle.ones_like"),
+    D2_DEF("full_like", "x, fill_value, dtype=None, name=None", f_full_like, "paddle.full_like"),
+    D2_DEF("empty_like", "x, dtype=None, name=None", f_empty_like, "paddle.empty_like"),
+    D2_DEF("arange", "start=0, end=None, step=1, dtype=None, name=None", f_arange, "paddle.arange"),
+    D2_DEF("linspace", "start, stop, num, dtype=None, name=None", f_linspace, "paddle.linspace"),
+    D2_DEF("eye", "num_rows, num_columns=None, dtype=None, name=None", f_eye, "paddle.eye"),
+    D2_DEF("rand", "shape, dtype=None, name=None", f_rand, "paddle.rand"),
+    D2_DEF("randn", "shape, dtype=None, name=None", f_randn, "paddle.randn"),
+    D2_DEF("uniform", "shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None", f_uniform,
+           "paddle.uniform"),
+    D2_DEF("normal", "mean=0.0, std=1.0, shape=None, name=None", f_normal, "paddle.normal"),
+    D2_DEF("randint", "low=0, high=None, shape=None, dtype=None, name=None", f_randint,
+           "paddle.randint"),
+    D2_DEF("seed", "seed", f_seed, "paddle.seed"),
+    D2_DEF("argmax", ARGMINMAX_SPEC, f_argmax, "paddle.argmax"),
+    D2_DEF("argmin", ARGMINMAX_SPEC, f_argmin, "paddle.argmin"),
+    D2_DEF("where", "condition, x=None, y=None, name=None", f_where, "paddle.where"),
+    D2_DEF("concat", "x, axis=0, name=None", f_concat, "paddle.concat"),
+    D2_DEF("stack", "x, axis=0, name=None", f_stack, "paddle.stack"),
+    D2_DEF("assign", "x, output=None", f_assign, "paddle.assign"),
+    D2_DEF("is_tensor", "x", f_is_tensor, "paddle.is_tensor"),
+    D2_DEF("allclose", "x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None", f_allclose,
+           "paddle.allclose"),
+    D2_DEF("equal_all", "x, y, name=None", f_equal_all, "paddle.equal_all"),
+    D2_DEF("set_device", "device", f_set_device, "paddle.set_device"),
+    D2_DEF("get_device", "", f_get_device, "paddle.get_device"),
+    D2_DEF("create_parameter",
+           "shape, dtype, name=None, attr=None, is_bias=False, default_initializer=None",
+           f_create_parameter, "paddle.create_parameter"),
+    D2_DEF("save", "obj, path, protocol=4", f_save, "paddle.save"),
+};
+
+/* Functions that are also Tensor methods (the receiver is x). */
+static const d2_def TENSOR_FN_DEFS[] = {
+    D2_DEF("split", "x, num_or_sections, axis=0, name=None", f_split, "paddle.split"),
+    D2_DEF("chunk", "x, chunks, axis=0, name=None", f_chunk, "paddle.chunk"),
+    D2_DEF("unbind", "input, axis=0", f_unbind, "paddle.unbind"),
+    D2_DEF("expand_as", "x, y, name=None", f_expand_as, "paddle.expand_as"),
+    D2_DEF("dot", "x, y, name=None", f_dot, "paddle.dot"),
+    D2_DEF("flip", "x, axis, name=None", f_flip, "paddle.flip"),
+    D2_DEF("norm", "x, p='fro', axis=None, keepdim=False, name=None", f_norm, "paddle.norm"),
+    D2_DEF("std", "x, axis=None, unbiased=True, keepdim=False, name=None", f_std, "paddle.std"),
+    D2_DEF("var", "x, axis=None, unbiased=True, keepdim=False, name=None", f_var, "paddle.var"),
+    D2_DEF("t", "input, name=None", f_t, "paddle.t"),
+    D2_DEF("round", "x, name=None", f_round, "paddle.round"),
+    D2_DEF("nonzero", "x, as_tuple=False", f_nonzero, "paddle.nonzero"),
+};
+
+/* x.argmax / x.argmin: their messages name Tensor, not paddle. */
+static const d2_def TENSOR_ARG_DEFS[] = {
+    D2_DEF("argmax", ARGMINMAX_SPEC, f_argmax, "Tensor.argmax"),
+    D2_DEF("argmin", ARGMINMAX_SPEC, f_argmin, "Tensor.argmin"),
+};
+
+static const d2_def LINALG_DEFS[] = {
+    D2_DEF("norm", "x, p='fro', axis=None, keepdim=False, name=None", f_norm, "paddle.norm"),
+};
+
+static const d2_def FUNCTIONAL_DEFS[] = {
+    D2_DEF("conv2d",
+           "x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format='NCHW', "
+           "name=None",
+           F_conv2d, "paddle.nn.functional.conv2d"),
+    D2_DEF("max_pool2d",
+           "x, kernel_size, stride=None, padding=0, ceil_mode=False, return_mask=False, "
+           "data_format='NCHW', name=None",
+           F_max_pool2d, "paddle.nn.functional.max_pool2d"),
+    D2_DEF("avg_pool2d",
+           "x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True, "
+           "divisor_override=None, data_format='NCHW', name=None",
+           F_avg_pool2d, "paddle.nn.functional.avg_pool2d"),
+    D2_DEF("adaptive_avg_pool2d", "x, output_size, data_format='NCHW', name=None",
+           F_adaptive_avg_pool2d, "paddle.nn.functional.adaptive_avg_pool2d"),
+    D2_DEF("adaptive_max_pool2d", "x, output_size, return_mask=False, name=None",
+           F_adaptive_max_pool2d, "paddle.nn.functional.adaptive_max_pool2d"),
+    D2_DEF("batch_norm",
+           "x, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.9, "
+           "epsilon=1e-05, data_format='NCHW', use_global_stats=None, name=None",
+           F_batch_norm, "paddle.nn.functional.batch_norm"),
+    D2_DEF("layer_norm", "x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=None",
+           F_layer_norm, "paddle.nn.functional.layer_norm"),
+    D2_DEF("embedding", "x, weight, padding_idx=None, sparse=False, name=None", F_embedding,
+           "paddle.nn.functional.embedding"),
+    D2_DEF("dropout", "x, p=0.5, axis=None, training=True, mode='upscale_in_train', name=None",
+           F_dropout, "paddle.nn.functional.dropout"),
+    D2_DEF("relu6", "x, name=None", F_relu6, "paddle.nn.functional.relu6"),
+    D2_DEF("one_hot", "x, num_classes, name=None", F_one_hot, "paddle.nn.functional.one_hot"),
+    D2_DEF("normalize", "x, p=2, axis=1, epsilon=1e-12, name=None", F_normalize,
+           "paddle.nn.functional.normalize"),
+    D2_DEF("softplus", "x, beta=1, threshold=20, name=None", F_softplus,
+           "paddle.nn.functional.softplus"),
+    D2_DEF("hardsigmoid", "x, slope=0.1666667, offset=0.5, name=None", F_hardsigmoid,
+           "paddle.nn.functional.hardsigmoid"),
+    D2_DEF("hardswish", "x, name=None", F_hardswish, "paddle.nn.functional.hardswish"),
+};
+
+static const d2_def DYGRAPH_DEFS[] = {
+    D2_DEF("to_variable", "value, name=None, zero_copy=None, dtype=None", f_to_variable,
+           "fluid.dygraph.to_variable"),
+};
+
+static const d2_def LAYER_DEFS[] = {
+    D2_DEF("__init__", "name_scope=None, dtype='float32'", L_init, "Layer.__init__"),
+    D2_DEF("parameters", "include_sublayers=True", L_parameters, "Layer.parameters"),
+    D2_DEF("named_parameters", "prefix='', include_sublayers=True", L_named_parameters,
+           "Layer.named_parameters"),
+    D2_DEF("buffers", "include_sublayers=True", L_buffers, "Layer.buffers"),
+    D2_DEF("named_buffers", "prefix='', include_sublayers=True", L_named_buffers,
+           "Layer.named_buffers"),
+    D2_DEF("sublayers", "include_self=False", L_sublayers, "Layer.sublayers"),
+    D2_DEF("named_sublayers", "prefix='', include_self=False, layers_set=None", L_named_sublayers,
+           "Layer.named_sublayers"),
+    D2_DEF("state_dict",
+           "destination=None, include_sublayers=True, structured_name_prefix='', use_hook=True",
+           L_state_dict, "Layer.state_dict"),
+    D2_DEF("set_state_dict", "state_dict, use_structured_name=True", L_set_state_dict,
+           "Layer.set_state_dict"),
+    D2_DEF("set_dict", "state_dict, use_structured_name=True", L_set_state_dict,
+           "Layer.set_state_dict"),
+    D2_DEF("load_dict", "state_dict, use_structured_name=True", L_set_state_dict,
+           "Layer.set_state_dict"),
+    D2_DEF("register_forward_pre_hook", "hook", L_register_forward_pre_hook,
+           "Layer.register_forward_pre_hook"),
+    D2_DEF("register_forward_post_hook", "hook", L_register_forward_post_hook,
+           "Layer.register_forward_post_hook"),
+    D2_DEF("add_sublayer", "name, sublayer", L_add_sublayer, "Layer.add_sublayer"),
+    D2_DEF("add_parameter", "name, parameter", L_add_parameter, "Layer.add_parameter"),
+    D2_DEF("register_buffer", "name, tensor, persistable=True", L_register_buffer,
+           "Layer.register_buffer"),
+    D2_DEF("apply", "fn", L_apply, "Layer.apply"),
+};
+
 static pd_state *ST(d2_interp *I)
 {
     pd_state *s = I->ext[D2_EXT_PADDLE];
@@ -8187,13 +8020,12 @@ static int init_tensor_class(d2_interp *I, pd_state *s)
     I->hooks[D2_OBJ_TENSOR] = &tensor_hooks;
     for (int i = 0; i < BI_COUNT; i++)
         if ((BINDINGS[i].where & W_M) &&
-            d2_class_add_method(I, tc, BINDINGS[i].name, BINDING_FNS[i]) < 0)
+            d2_class_add_defs(I, tc, &BINDING_METHOD_DEFS[i], 1, D2_DEF_SELF) < 0)
             return -1;
     static const method_entry methods[] = {
         {"numpy", m_numpy},
         {"item", m_item},
         {"tolist", m_tolist},
-        {"set_value", m_set_value},
         {"detach", m_detach},
         {"cpu", m_cpu},
         {"cuda", m_cpu},
@@ -8220,20 +8052,13 @@ static int init_tensor_class(d2_interp *I, pd_state *s)
         {"__rpow__", m_rpow},
         {"__matmul__", m_matmul_},
         {"__neg__", m_neg},
-        {"argmax", f_argmax},
-        {"argmin", f_argmin},
-        {"unbind", f_unbind},
-        {"expand_as", f_expand_as},
-        {"dot", f_dot},
-        {"flip", f_flip},
-        {"norm", f_norm},
-        {"std", f_std},
-        {"var", f_var},
-        {"t", f_t},
-        {"round", f_round},
-        {"nonzero", f_nonzero},
     };
-    if (d2_class_add_defs(I, tc, TENSOR_FN_DEFS, D2_COUNT(TENSOR_FN_DEFS), D2_DEF_SELF) < 0)
+    static const d2_def method_defs[] = {
+        D2_DEF("set_value", "value", m_set_value, "Tensor.set_value"),
+    };
+    if (d2_class_add_defs(I, tc, TENSOR_FN_DEFS, D2_COUNT(TENSOR_FN_DEFS), D2_DEF_SELF) < 0 ||
+        d2_class_add_defs(I, tc, TENSOR_ARG_DEFS, D2_COUNT(TENSOR_ARG_DEFS), D2_DEF_SELF) < 0 ||
+        d2_class_add_defs(I, tc, method_defs, D2_COUNT(method_defs), 0) < 0)
         return -1;
     return add_methods(I, tc, methods, D2_COUNTOF(methods));
 }
@@ -8318,96 +8143,41 @@ int d2_tensor_api_init(d2_interp *I)
         return -1;
     /* table-driven functions */
     for (int i = 0; i < BI_COUNT; i++) {
-        if ((BINDINGS[i].where & W_P) && add_fn(I, pd, BINDINGS[i].name, BINDING_FNS[i]) < 0)
+        if ((BINDINGS[i].where & W_P) && d2_module_add_defs(I, pd, &BINDING_DEFS[i], 1) < 0)
             return -1;
-        if ((BINDINGS[i].where & W_F) && add_fn(I, F, BINDINGS[i].name, BINDING_FNS[i]) < 0)
+        if ((BINDINGS[i].where & W_F) && d2_module_add_defs(I, F, &BINDING_DEFS[i], 1) < 0)
             return -1;
     }
     static const method_entry pfns[] = {
-        {"to_tensor", f_to_tensor},
-        {"zeros", f_zeros},
-        {"ones", f_ones},
-        {"full", f_full},
-        {"empty", f_empty},
-        {"zeros_like", f_zeros_like},
-        {"ones_like", f_ones_like},
-        {"full_like", f_full_like},
-        {"empty_like", f_empty_like},
-        {"arange", f_arange},
-        {"linspace", f_linspace},
-        {"eye", f_eye},
-        {"rand", f_rand},
-        {"randn", f_randn},
-        {"uniform", f_uniform},
-        {"normal", f_normal},
-        {"randint", f_randint},
-        {"seed", f_seed},
-        {"argmax", f_argmax},
-        {"argmin", f_argmin},
-        {"where", f_where},
-        {"concat", f_concat},
-        {"stack", f_stack},
-        {"unbind", f_unbind},
-        {"expand_as", f_expand_as},
-        {"dot", f_dot},
-        {"assign", f_assign},
-        {"is_tensor", f_is_tensor},
-        {"allclose", f_allclose},
-        {"equal_all", f_equal_all},
         {"tolist", m_tolist},
-        {"set_device", f_set_device},
-        {"get_device", f_get_device},
         {"in_dynamic_mode", f_true},
         {"disable_static", f_noop},
         {"enable_static", f_noop},
-        {"create_parameter", f_create_parameter},
         {"set_printoptions", f_noop},
-        {"flip", f_flip},
-        {"norm", f_norm},
-        {"std", f_std},
-        {"var", f_var},
-        {"t", f_t},
-        {"round", f_round},
-        {"nonzero", f_nonzero},
-        {"save", f_save},
     };
     for (size_t i = 0; i < D2_COUNTOF(pfns); i++)
         if (add_fn(I, pd, pfns[i].name, pfns[i].fn) < 0)
             return -1;
-    if (d2_module_add_defs(I, pd, TENSOR_FN_DEFS, D2_COUNT(TENSOR_FN_DEFS)) < 0)
+    if (d2_module_add_defs(I, pd, PADDLE_DEFS, D2_COUNT(PADDLE_DEFS)) < 0 ||
+        d2_module_add_defs(I, pd, TENSOR_FN_DEFS, D2_COUNT(TENSOR_FN_DEFS)) < 0)
         return -1;
     {
         d2_module *la = new_module(I, "paddle.linalg", pd, "linalg");
-        if (!la || add_fn(I, la, "norm", f_norm) < 0 ||
+        if (!la || d2_module_add_defs(I, la, LINALG_DEFS, D2_COUNT(LINALG_DEFS)) < 0 ||
             set_attr(I, la, "matmul", d2_dict_get_str(I, pd->dict, "matmul")) < 0)
             return -1;
     }
-    static const method_entry ffns[] = {
-        {"conv2d", F_conv2d},
-        {"max_pool2d", F_max_pool2d},
-        {"avg_pool2d", F_avg_pool2d},
-        {"adaptive_avg_pool2d", F_adaptive_avg_pool2d},
-        {"adaptive_max_pool2d", F_adaptive_max_pool2d},
-        {"batch_norm", F_batch_norm},
-        {"layer_norm", F_layer_norm},
-        {"embedding", F_embedding},
-        {"dropout", F_dropout},
-        {"relu6", F_relu6},
-        {"one_hot", F_one_hot},
-        {"normalize", F_normalize},
-        {"softplus", F_softplus},
-        {"hardsigmoid", F_hardsigmoid},
-        {"hardswish", F_hardswish},
-    };
-    for (size_t i = 0; i < D2_COUNTOF(ffns); i++)
-        if (add_fn(I, F, ffns[i].name, ffns[i].fn) < 0)
-            return -1;
+    if (d2_module_add_defs(I, F, FUNCTIONAL_DEFS, D2_COUNT(FUNCTIONAL_DEFS)) < 0)
+        return -1;
     /* places and contexts */
-    static const method_entry ng_m[] = {{"__init__", NG_init},
-                                        {"__enter__", NG_enter},
-                                        {"__exit__", NG_exit},
-                                        {"__call__", NG_call}};
+    static const method_entry ng_m[] = {
+        {"__enter__", NG_enter}, {"__exit__", NG_exit}, {"__call__", NG_call}};
+    static const d2_def ng_defs[] = {
+        D2_DEF("__init__", "func=None", NG_init, "paddle.no_grad"),
+    };
     s->ctx_cls = new_class(I, pd, "no_grad", NULL, ng_m, D2_COUNTOF(ng_m));
+    if (!s->ctx_cls || d2_class_add_defs(I, s->ctx_cls, ng_defs, D2_COUNT(ng_defs), 0) < 0)
+        return -1;
     static const method_entry guard_m[] = {
         {"__init__", f_noop}, {"__enter__", f_noop}, {"__exit__", NG_exit}};
     d2_class *guard = new_class(I, dyg, "guard", NULL, guard_m, D2_COUNTOF(guard_m));
@@ -8419,7 +8189,7 @@ int d2_tensor_api_init(d2_interp *I)
     if (!s->ctx_cls || !guard || !s->place_cls || !cuda_place ||
         set_attr(I, dyg, "no_grad", (d2_obj *)s->ctx_cls) < 0 ||
         set_attr(I, fluid, "CPUPlace", (d2_obj *)s->place_cls) < 0 ||
-        add_fn(I, dyg, "to_variable", f_to_variable) < 0 ||
+        d2_module_add_defs(I, dyg, DYGRAPH_DEFS, D2_COUNT(DYGRAPH_DEFS)) < 0 ||
         set_attr(I, fw, "no_grad", (d2_obj *)s->ctx_cls) < 0)
         return -1;
     static const method_entry hook_m[] = {{"remove", H_remove}};
@@ -8427,19 +8197,22 @@ int d2_tensor_api_init(d2_interp *I)
     if (!s->hook_cls)
         return -1;
     /* initializers and ParamAttr */
-    static const method_entry init_m[] = {{"__call__", Init_call}};
-    s->init_cls = new_class(I, ini, "Initializer", NULL, init_m, 1);
-    if (!s->init_cls)
+    static const d2_def init_defs[] = {
+        D2_DEF("__call__", "param, block=None", Init_call, "Initializer.__call__"),
+    };
+    s->init_cls = new_class(I, ini, "Initializer", NULL, NULL, 0);
+    if (!s->init_cls || d2_class_add_defs(I, s->init_cls, init_defs, D2_COUNT(init_defs), 0) < 0)
         return -1;
-#define X(c, kind, spec)                                                                           \
-    {                                                                                              \
-        static const method_entry m_##c[] = {{"__init__", I_##c}};                                 \
-        d2_class *k = new_class(I, ini, #c, s->init_cls, m_##c, 1);                                \
-        if (!k)                                                                                    \
-            return -1;                                                                             \
-    }
-    INITIALIZERS(X)
+    static const char *const init_names[] = {
+#define X(c, kind, spec) #c,
+        INITIALIZERS(X)
 #undef X
+    };
+    for (size_t k = 0; k < D2_COUNTOF(init_names); k++) {
+        d2_class *c = new_class(I, ini, init_names[k], s->init_cls, NULL, 0);
+        if (!c || d2_class_add_defs(I, c, &INIT_DEFS[k], 1, 0) < 0)
+            return -1;
+    }
     {
         d2_obj *xu = d2_dict_get_str(I, ini->dict, "XavierUniform");
         d2_obj *kn = d2_dict_get_str(I, ini->dict, "KaimingNormal");
@@ -8450,101 +8223,81 @@ int d2_tensor_api_init(d2_interp *I)
             set_attr(I, ini, "NormalInitializer", nm) < 0)
             return -1;
     }
-    static const method_entry pa_m[] = {{"__init__", PA_init}};
-    s->param_attr_cls = new_class(I, pd, "ParamAttr", NULL, pa_m, 1);
-    if (!s->param_attr_cls || set_attr(I, fluid, "ParamAttr", (d2_obj *)s->param_attr_cls) < 0)
+    static const d2_def pa_defs[] = {
+        D2_DEF("__init__", PARAM_ATTR_SPEC, PA_init, "paddle.ParamAttr"),
+    };
+    s->param_attr_cls = new_class(I, pd, "ParamAttr", NULL, NULL, 0);
+    if (!s->param_attr_cls ||
+        d2_class_add_defs(I, s->param_attr_cls, pa_defs, D2_COUNT(pa_defs), 0) < 0 ||
+        set_attr(I, fluid, "ParamAttr", (d2_obj *)s->param_attr_cls) < 0)
         return -1;
     /* Layer */
     static const method_entry layer_m[] = {
-        {"__init__", L_init},
         {"__setattr__", L_setattr},
         {"__getattr__", L_getattr},
         {"__call__", L_call},
         {"__repr__", L_repr},
         {"forward", L_forward},
-        {"parameters", L_parameters},
-        {"named_parameters", L_named_parameters},
-        {"buffers", L_buffers},
-        {"named_buffers", L_named_buffers},
-        {"sublayers", L_sublayers},
-        {"named_sublayers", L_named_sublayers},
         {"children", L_children},
         {"named_children", L_named_children},
-        {"state_dict", L_state_dict},
-        {"set_state_dict", L_set_state_dict},
-        {"set_dict", L_set_state_dict},
-        {"load_dict", L_set_state_dict},
         {"train", L_train},
         {"eval", L_eval},
-        {"register_forward_pre_hook", L_register_forward_pre_hook},
-        {"register_forward_post_hook", L_register_forward_post_hook},
-        {"add_sublayer", L_add_sublayer},
-        {"add_parameter", L_add_parameter},
-        {"create_parameter", L_create_parameter},
-        {"register_buffer", L_register_buffer},
         {"full_name", L_full_name},
         {"extra_repr", L_extra_repr},
         {"to", L_to},
         {"float", L_to},
-        {"apply", L_apply},
+    };
+    static const d2_def create_param_defs[] = {
+        D2_DEF("create_parameter",
+               "shape, attr=None, dtype=None, is_bias=False, default_initializer=None",
+               L_create_parameter, "Layer.create_parameter"),
     };
     d2_class *layer = s->layer_cls = new_class(I, nn, "Layer", NULL, layer_m, D2_COUNTOF(layer_m));
-    if (!layer || set_attr(I, dyg, "Layer", (d2_obj *)layer) < 0 ||
+    if (!layer || d2_class_add_defs(I, layer, LAYER_DEFS, D2_COUNT(LAYER_DEFS), 0) < 0 ||
+        d2_class_add_defs(I, layer, create_param_defs, D2_COUNT(create_param_defs), 0) < 0 ||
+        set_attr(I, dyg, "Layer", (d2_obj *)layer) < 0 ||
         set_attr(I, fluid, "Layer", (d2_obj *)layer) < 0)
         return -1;
-#define LAYER(mod, name, ...)                                                                      \
+#define LAYER(mod, name, defs, ...)                                                                \
     {                                                                                              \
         static const method_entry m_[] = {__VA_ARGS__};                                            \
-        if (!new_class(I, mod, name, layer, m_, D2_COUNTOF(m_)))                                   \
+        d2_class *c_ = new_class(I, mod, name, layer, m_, D2_COUNTOF(m_));                         \
+        if (!c_ || d2_class_add_defs(I, c_, defs, D2_COUNT(defs), 0) < 0)                          \
             return -1;                                                                             \
     }
-    LAYER(nn, "Linear", {"__init__", Linear_init}, {"forward", Linear_forward},
-          {"extra_repr", Linear_extra_repr})
-    LAYER(nn, "Conv2D", {"__init__", Conv2D_init}, {"forward", Conv2D_forward},
-          {"extra_repr", Conv2D_extra_repr})
-    LAYER(nn, "MaxPool2D", {"__init__", MaxPool2D_init}, {"forward", MaxPool2D_forward},
-          {"extra_repr", Pool_extra_repr})
-    LAYER(nn, "AvgPool2D", {"__init__", AvgPool2D_init}, {"forward", AvgPool2D_forward},
-          {"extra_repr", Pool_extra_repr})
-    LAYER(nn, "AdaptiveAvgPool2D", {"__init__", AdaptivePool_init},
-          {"forward", AdaptiveAvg_forward}, {"extra_repr", Adaptive_extra_repr})
-    LAYER(nn, "AdaptiveMaxPool2D", {"__init__", AdaptiveMaxPool_init},
-          {"forward", AdaptiveMax_forward}, {"extra_repr", Adaptive_extra_repr})
-    LAYER(nn, "BatchNorm2D", {"__init__", BatchNormND_init}, {"forward", BatchNormND_forward},
-          {"extra_repr", BatchNormND_extra_repr})
-    LAYER(nn, "BatchNorm1D", {"__init__", BatchNormND_init}, {"forward", BatchNormND_forward},
-          {"extra_repr", BatchNormND_extra_repr})
-    LAYER(nn, "BatchNorm", {"__init__", BatchNorm_init}, {"forward", BatchNorm_forward})
-    LAYER(dyg, "BatchNorm", {"__init__", BatchNorm_init}, {"forward", BatchNorm_forward})
-    LAYER(nn, "LayerNorm", {"__init__", LayerNorm_init}, {"forward", LayerNorm_forward},
-          {"extra_repr", LayerNorm_extra_repr})
-    LAYER(nn, "Embedding", {"__init__", Embedding_init}, {"forward", Embedding_forward},
-          {"extra_repr", Embedding_extra_repr})
-    LAYER(dyg, "Embedding", {"__init__", FEmbedding_init}, {"forward", Embedding_forward},
-          {"extra_repr", Embedding_extra_repr})
-    LAYER(nn, "Dropout", {"__init__", Dropout_init}, {"forward", Dropout_forward},
-          {"extra_repr", Dropout_extra_repr})
-    LAYER(dyg, "Dropout", {"__init__", FDropout_init}, {"forward", Dropout_forward},
-          {"extra_repr", Dropout_extra_repr})
-    LAYER(nn, "Sequential", {"__init__", Sequential_init}, {"forward", Sequential_forward},
-          {"__getitem__", Sequential_getitem}, {"__len__", Container_len},
-          {"__iter__", Container_iter})
-    LAYER(dyg, "Sequential", {"__init__", Sequential_init}, {"forward", Sequential_forward},
-          {"__getitem__", Sequential_getitem}, {"__len__", Container_len},
-          {"__iter__", Container_iter})
-    LAYER(nn, "LayerList", {"__init__", LayerList_init}, {"append", LayerList_append},
-          {"extend", LayerList_extend}, {"insert", LayerList_insert},
-          {"__getitem__", LayerList_getitem}, {"__setitem__", LayerList_setitem},
+#define LAYER_ROWS(mod, name, defs)                                                                \
+    {                                                                                              \
+        d2_class *c_ = new_class(I, mod, name, layer, NULL, 0);                                    \
+        if (!c_ || d2_class_add_defs(I, c_, defs, D2_COUNT(defs), 0) < 0)                          \
+            return -1;                                                                             \
+    }
+    LAYER(nn, "Linear", LINEAR_DEFS, {"extra_repr", Linear_extra_repr})
+    LAYER(nn, "Conv2D", CONV2D_DEFS, {"extra_repr", Conv2D_extra_repr})
+    LAYER(nn, "MaxPool2D", MAXPOOL2D_DEFS, {"extra_repr", Pool_extra_repr})
+    LAYER(nn, "AvgPool2D", AVGPOOL2D_DEFS, {"extra_repr", Pool_extra_repr})
+    LAYER(nn, "AdaptiveAvgPool2D", ADAPTIVE_AVG_DEFS, {"extra_repr", Adaptive_extra_repr})
+    LAYER(nn, "AdaptiveMaxPool2D", ADAPTIVE_MAX_DEFS, {"extra_repr", Adaptive_extra_repr})
+    LAYER(nn, "BatchNorm2D", BATCHNORM_ND_DEFS, {"extra_repr", BatchNormND_extra_repr})
+    LAYER(nn, "BatchNorm1D", BATCHNORM_ND_DEFS, {"extra_repr", BatchNormND_extra_repr})
+    LAYER_ROWS(nn, "BatchNorm", BATCHNORM_DEFS)
+    LAYER_ROWS(dyg, "BatchNorm", BATCHNORM_DEFS)
+    LAYER(nn, "LayerNorm", LAYERNORM_DEFS, {"extra_repr", LayerNorm_extra_repr})
+    LAYER(nn, "Embedding", EMBEDDING_DEFS, {"extra_repr", Embedding_extra_repr})
+    LAYER(dyg, "Embedding", FEMBEDDING_DEFS, {"extra_repr", Embedding_extra_repr})
+    LAYER(nn, "Dropout", DROPOUT_DEFS, {"extra_repr", Dropout_extra_repr})
+    LAYER(dyg, "Dropout", FDROPOUT_DEFS, {"extra_repr", Dropout_extra_repr})
+    LAYER(nn, "Sequential", SEQUENTIAL_DEFS, {"__init__", Sequential_init},
           {"__len__", Container_len}, {"__iter__", Container_iter})
-    LAYER(dyg, "Linear", {"__init__", FLinear_init}, {"forward", FLinear_forward},
-          {"extra_repr", Linear_extra_repr})
-    LAYER(dyg, "Conv2D", {"__init__", FConv2D_init}, {"forward", FConv2D_forward},
-          {"extra_repr", Conv2D_extra_repr})
-    LAYER(dyg, "Pool2D", {"__init__", FPool2D_init}, {"forward", FPool2D_forward})
-#define X(c, spec, shown)                                                                          \
-    LAYER(nn, #c, {"__init__", A_init_##c}, {"forward", A_fwd_##c}, {"extra_repr", A_repr_##c})
+    LAYER(dyg, "Sequential", SEQUENTIAL_DEFS, {"__init__", Sequential_init},
+          {"__len__", Container_len}, {"__iter__", Container_iter})
+    LAYER(nn, "LayerList", LAYERLIST_DEFS, {"__len__", Container_len}, {"__iter__", Container_iter})
+    LAYER(dyg, "Linear", FLINEAR_DEFS, {"extra_repr", Linear_extra_repr})
+    LAYER(dyg, "Conv2D", FCONV2D_DEFS, {"extra_repr", Conv2D_extra_repr})
+    LAYER_ROWS(dyg, "Pool2D", FPOOL2D_DEFS)
+#define X(c, spec, shown) LAYER(nn, #c, ACT_DEFS_##c, {"extra_repr", A_repr_##c})
     ACT_LAYERS(X)
 #undef X
+#undef LAYER_ROWS
 #undef LAYER
     {
         d2_obj *ll = d2_dict_get_str(I, nn->dict, "LayerList");
