@@ -1,0 +1,615 @@
+/* indexing.c - x[key] and x[key] = v for paddle.Tensor, and for numpy.ndarray on the CPU. */
+#include "lib/paddle/paddle_priv.h"
+
+#include <string.h>
+
+/* ======================================================================
+ * Indexing: x[key] and x[key] = v
+ * ====================================================================== */
+
+enum { IX_INT, IX_SLICE, IX_NONE, IX_TENSOR, IX_FULL };
+
+typedef struct ix_item {
+    int kind;
+    int64_t start, stop, step; /* IX_INT: start; IX_SLICE: all three (sentinels for None) */
+    d2_obj *index;             /* IX_TENSOR: owned int tensor */
+} ix_item;
+
+typedef struct ix_plan {
+    ix_item it[2 * D2_MAX_DIMS + 2];
+    int n;
+} ix_plan;
+
+static void ix_free(ix_plan *p)
+{
+    for (int i = 0; i < p->n; i++)
+        d2_decref(p->it[i].index);
+    p->n = 0;
+}
+
+/* Reads a slice bound: None, an int, or a one-element concrete int tensor. */
+static int slice_bound(d2_interp *I, d2_obj *o, bool *none, int64_t *v)
+{
+    *none = is_none(I, o);
+    if (*none)
+        return 0;
+    if (is_sym(o)) {
+        d2_raise(I, "TypeError",
+                 "Tensor.__getitem__: slice bounds must be Python ints; a symbolic tensor bound is "
+                 "not supported (use paddle.slice or paddle.gather)");
+        return -1;
+    }
+    return d2_pd_get_int(I, o, "Tensor.__getitem__", "a slice bound", v);
+}
+
+/* Turns key into a list of index items over x's dims (Ellipsis expanded). */
+static int ix_parse(d2_interp *I, const d2_shape *xs, d2_obj *key, ix_plan *p, const char *fname)
+{
+    p->n = 0;
+    d2_obj *single[1] = {key};
+    d2_obj **items = single;
+    size_t n = 1;
+    if (key->kind == D2_OBJ_TUPLE) {
+        items = D2_AS(d2_tuple, key)->items;
+        n = D2_AS(d2_tuple, key)->n;
+    }
+    int consumed = 0, ellipsis = -1;
+    for (size_t i = 0; i < n; i++) {
+        d2_obj *o = items[i];
+        if (o->kind == D2_OBJ_ELLIPSIS) {
+            if (ellipsis >= 0) {
+                d2_raise(I, "IndexError", "%s: an index can only have a single ellipsis ('...')",
+                         fname);
+                return -1;
+            }
+            ellipsis = (int)i;
+        } else if (!is_none(I, o)) {
+            consumed++;
+        }
+    }
+    if (consumed > xs->ndim) {
+        d2_raise(I, "IndexError", "%s: too many indices for a tensor of dimension %d (got %d)",
+                 fname, xs->ndim, consumed);
+        return -1;
+    }
+    p->n = 0;
+    int d = 0;
+    for (size_t i = 0; i < n; i++) {
+        d2_obj *o = items[i];
+        if ((int)i == ellipsis) {
+            for (int k = 0; k < xs->ndim - consumed; k++) {
+                p->it[p->n].kind = IX_FULL;
+                p->it[p->n++].index = NULL;
+                d++;
+            }
+            continue;
+        }
+        ix_item *it = &p->it[p->n];
+        memset(it, 0, sizeof *it);
+        if (is_none(I, o)) {
+            it->kind = IX_NONE;
+            p->n++;
+            continue;
+        }
+        if (is_int(o) ||
+            (is_ndarray(o) && NDA(o)->t->ndim == 0 && d2_dtype_is_int(NDA(o)->t->dtype))) {
+            int64_t v;
+            if (d2_pd_get_int(I, o, fname, "an index", &v) < 0)
+                return -1;
+            int64_t dim = xs->dims[d];
+            if (dim >= 0 && (v >= dim || v < -dim)) {
+                d2_raise(I, "IndexError",
+                         "%s: index %lld is out of bounds for axis %d with size %lld", fname,
+                         (long long)v, d, (long long)dim);
+                return -1;
+            }
+            if (dim >= 0 && v < 0)
+                v += dim;
+            it->kind = IX_INT;
+            it->start = v;
+        } else if (o->kind == D2_OBJ_SLICE) {
+            d2_slice *sl = D2_AS(d2_slice, o);
+            bool n0, n1, n2;
+            int64_t a = 0, b = 0, st = 1;
+            if (slice_bound(I, sl->step, &n2, &st) < 0 || slice_bound(I, sl->start, &n0, &a) < 0 ||
+                slice_bound(I, sl->stop, &n1, &b) < 0)
+                return -1;
+            if (n2)
+                st = 1;
+            if (st == 0) {
+                d2_raise(I, "ValueError", "%s: slice step cannot be zero", fname);
+                return -1;
+            }
+            it->kind = n0 && n1 && st == 1 ? IX_FULL : IX_SLICE;
+            it->step = st;
+            it->start = n0 ? (st > 0 ? 0 : INT64_MAX) : a;
+            it->stop = n1 ? (st > 0 ? INT64_MAX : INT64_MIN) : b;
+        } else if (is_tensor(o) || is_ndarray(o) || is_seq(o)) {
+            d2_obj *t = d2_pd_as_tensor(I, o, -1, fname);
+            if (!t)
+                return -1;
+            const d2_type *ty = obj_type(t);
+            if (ty->dtype == D2_BOOL) {
+                d2_decref(t);
+                d2_raise(I, "IndexError",
+                         "%s: boolean mask indexing is not supported; use paddle.masked_select or "
+                         "paddle.where",
+                         fname);
+                return -1;
+            }
+            if (!d2_dtype_is_int(ty->dtype) || ty->shape.ndim > 1) {
+                d2_decref(t);
+                d2_raise(
+                    I, "IndexError",
+                    "%s: a tensor index must be a 0-D or 1-D int32/int64 tensor (got %s, %d-D)",
+                    fname, dtname(ty->dtype), ty->shape.ndim);
+                return -1;
+            }
+            it->kind = IX_TENSOR;
+            it->index = t;
+        } else {
+            d2_raise(I, "IndexError",
+                     "%s: only integers, slices (':'), ellipsis ('...'), None and integer tensors "
+                     "are valid indices (got %s)",
+                     fname, d2_type_name(o));
+            return -1;
+        }
+        p->n++;
+        d++;
+    }
+    return 0;
+}
+
+/* A boolean mask key of exactly x's shape (tensor, ndarray or nested list of
+ * bools); *m receives a host copy. 1 when it is one, 0 when not, -1 on error. */
+static int bool_mask(d2_interp *I, d2_obj *key, const d2_shape *xs, const char *fname,
+                     d2_tensor **m)
+{
+    *m = NULL;
+    bool is_mask = (is_tensor(key) && obj_type(key)->dtype == D2_BOOL) ||
+                   (is_ndarray(key) && NDA(key)->t->dtype == D2_BOOL);
+    if (!is_mask)
+        return 0;
+    if (is_sym(key) || D2_MODE(I)->builder) {
+        d2_raise(I, "IndexError",
+                 "%s: boolean mask indexing is not supported inside to_static (the result's size "
+                 "depends on the data); use paddle.where",
+                 fname);
+        return -1;
+    }
+    d2_tensor *h = d2_pd_host(I, key, fname);
+    if (!h)
+        return -1;
+    d2_shape ms;
+    d2_tensor_get_shape(h, &ms);
+    if (!d2_shape_equal(&ms, xs)) {
+        char a[128], b[128];
+        d2_shape_str(&ms, a, sizeof a);
+        d2_shape_str(xs, b, sizeof b);
+        d2_tensor_unref(h);
+        d2_raise(I, "IndexError", "%s: the boolean mask's shape %s does not match the tensor's %s",
+                 fname, a, b);
+        return -1;
+    }
+    *m = h;
+    return 1;
+}
+
+/* x[mask] on the host: the selected elements as a 1-D tensor. */
+static d2_obj *mask_select(d2_interp *I, d2_obj *x, d2_tensor *m, const char *fname)
+{
+    d2_tensor *h = d2_pd_host(I, x, fname);
+    if (!h)
+        return NULL;
+    int64_t n = d2_tensor_numel(h), k = 0;
+    for (int64_t i = 0; i < n; i++)
+        k += d2_tensor_get_i64(m, i) != 0;
+    d2_err err = {0};
+    d2_tensor *r = d2_tensor_new(NULL, h->dtype, 1, &k, &err);
+    if (r) {
+        size_t es = d2_dtype_size(h->dtype);
+        char *dst = d2_tensor_data(r);
+        const char *src = d2_tensor_data(h);
+        for (int64_t i = 0, j = 0; i < n; i++)
+            if (d2_tensor_get_i64(m, i))
+                memcpy(dst + es * (size_t)j++, src + es * (size_t)i, es);
+    }
+    d2_tensor_unref(h);
+    if (!r)
+        return d2_raise_err(I, &err);
+    return d2_pd_wrap_host(I, r);
+}
+
+/* x[mask] = v on the host: v is a scalar / one element, or one value per
+ * selected element. Replaces x's data. */
+static int mask_assign(d2_interp *I, d2_obj *x, d2_tensor *m, d2_obj *v, const char *fname)
+{
+    d2_tensor *h = d2_pd_host(I, x, fname);
+    if (!h)
+        return -1;
+    d2_err err = {0};
+    d2_tensor *w = d2_tensor_copy_to(h, NULL, &err);
+    d2_tensor_unref(h);
+    if (!w) {
+        d2_raise_err(I, &err);
+        return -1;
+    }
+    d2_tensor *val = d2_pd_from_py(I, v, w->dtype, D2_F32, fname);
+    if (!val) {
+        d2_tensor_unref(w);
+        return -1;
+    }
+    int64_t n = d2_tensor_numel(w), nv = d2_tensor_numel(val), cnt = 0;
+    for (int64_t i = 0; i < n; i++)
+        cnt += d2_tensor_get_i64(m, i) != 0;
+    int rc = -1;
+    if (nv != 1 && nv != cnt) {
+        d2_raise(I, "ValueError",
+                 "%s: cannot assign %lld values to the %lld elements the mask selects", fname,
+                 (long long)nv, (long long)cnt);
+    } else {
+        size_t es = d2_dtype_size(w->dtype);
+        char *dst = d2_tensor_data(w);
+        const char *src = d2_tensor_data(val);
+        for (int64_t i = 0, j = 0; i < n; i++)
+            if (d2_tensor_get_i64(m, i)) {
+                memcpy(dst + es * (size_t)i, src + es * (size_t)(nv == 1 ? 0 : j), es);
+                j++;
+            }
+        d2_tensor *nt = d2_pd_to_backend(I, w);
+        w = NULL;
+        if (nt) {
+            d2_tensor_unref(TOBJ(x)->t);
+            TOBJ(x)->t = nt;
+            rc = 0;
+        }
+    }
+    if (w)
+        d2_tensor_unref(w);
+    d2_tensor_unref(val);
+    return rc;
+}
+
+static d2_obj *getitem_impl(d2_interp *I, d2_obj *x, d2_obj *key, const char *fname)
+{
+    d2_tensor *mask;
+    int mk = bool_mask(I, key, &obj_type(x)->shape, fname, &mask);
+    if (mk != 0) {
+        d2_obj *r = mk > 0 ? mask_select(I, x, mask, fname) : NULL;
+        if (mask)
+            d2_tensor_unref(mask);
+        return r;
+    }
+    const d2_shape *xs = &obj_type(x)->shape;
+    if (xs->ndim == 0 && !(key->kind == D2_OBJ_ELLIPSIS || is_none(I, key)))
+        return d2_raise(I, "IndexError", "%s: a 0-D tensor cannot be indexed", fname);
+    ix_plan p;
+    if (ix_parse(I, xs, key, &p, fname) < 0) {
+        ix_free(&p);
+        return NULL;
+    }
+    int64_t axes[D2_MAX_DIMS], starts[D2_MAX_DIMS], ends[D2_MAX_DIMS], strides[D2_MAX_DIMS],
+        dec[D2_MAX_DIMS], unsq[D2_MAX_DIMS * 2];
+    int na = 0, nd = 0, nu = 0, d = 0, outpos = 0, n_tidx = 0, tidx_axis = 0;
+    d2_obj *tidx = NULL;
+    for (int i = 0; i < p.n; i++) {
+        ix_item *it = &p.it[i];
+        switch (it->kind) {
+        case IX_NONE: unsq[nu++] = outpos++; continue;
+        case IX_FULL: outpos++; break;
+        case IX_INT:
+            axes[na] = d;
+            starts[na] = it->start;
+            ends[na] = it->start == -1 ? INT64_MAX : it->start + 1;
+            strides[na++] = 1;
+            dec[nd++] = d;
+            break;
+        case IX_SLICE:
+            axes[na] = d;
+            starts[na] = it->start;
+            ends[na] = it->stop;
+            strides[na++] = it->step;
+            outpos++;
+            break;
+        case IX_TENSOR:
+            n_tidx++;
+            tidx = it->index;
+            tidx_axis = d - nd; /* position after the decreased dims are gone */
+            if (obj_type(it->index)->shape.ndim == 1)
+                outpos++;
+            break;
+        }
+        d++;
+    }
+    d2_obj *cur = d2_incref(x);
+    if (n_tidx > 1) {
+        ix_free(&p);
+        d2_decref(cur);
+        return d2_raise(I, "IndexError",
+                        "%s: only one tensor index per subscript is supported (got %d)", fname,
+                        n_tidx);
+    }
+    if (na > 0) {
+        ab b;
+        ab_init(&b, D2_OP_slice);
+        ab_ints(&b, "axes", axes, na);
+        ab_ints(&b, "starts", starts, na);
+        ab_ints(&b, "ends", ends, na);
+        ab_ints(&b, "strides", strides, na);
+        ab_ints(&b, "decrease_axis", dec, nd);
+        d2_obj *r = op1(I, fname, D2_OP_slice, cur, &b);
+        d2_decref(cur);
+        cur = r;
+    }
+    if (cur && tidx) {
+        ab b;
+        ab_init(&b, D2_OP_gather);
+        ab_int(&b, "axis", tidx_axis);
+        d2_obj *r = op2(I, fname, D2_OP_gather, cur, tidx, &b);
+        d2_decref(cur);
+        cur = r;
+    }
+    if (cur && nu > 0) {
+        ab b;
+        ab_init(&b, D2_OP_unsqueeze);
+        ab_ints(&b, "axis", unsq, nu);
+        d2_obj *r = op1(I, fname, D2_OP_unsqueeze, cur, &b);
+        d2_decref(cur);
+        cur = r;
+    }
+    ix_free(&p);
+    return cur;
+}
+
+/* Host-side x[key] = v for int/slice/ellipsis/None keys and one int tensor
+ * index; replaces x's data with the updated copy. */
+static int setitem_impl(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v, const char *fname)
+{
+    if (is_sym(x) || (is_tensor(v) && is_sym(v)) || D2_MODE(I)->builder) {
+        d2_raise(I, "TypeError",
+                 "%s: assigning into a tensor is not supported inside to_static; build the new "
+                 "value with paddle.where or paddle.concat instead",
+                 fname);
+        return -1;
+    }
+    d2_tensor *mask;
+    int mk = bool_mask(I, key, &obj_type(x)->shape, fname, &mask);
+    if (mk != 0) {
+        int r = mk > 0 ? mask_assign(I, x, mask, v, fname) : -1;
+        if (mask)
+            d2_tensor_unref(mask);
+        return r;
+    }
+    d2_tensor *h = d2_pd_host(I, x, fname);
+    if (!h)
+        return -1;
+    d2_err err = {0};
+    d2_tensor *w = d2_tensor_copy_to(h, NULL, &err);
+    d2_tensor_unref(h);
+    if (!w) {
+        d2_raise_err(I, &err);
+        return -1;
+    }
+    d2_shape xs;
+    d2_tensor_get_shape(w, &xs);
+    ix_plan p;
+    int rc = -1;
+    d2_tensor *val = NULL;
+    d2_tensor *list[D2_MAX_DIMS] = {NULL}; /* explicit index lists per dim (owned) */
+    if (ix_parse(I, &xs, key, &p, fname) < 0)
+        goto done;
+    /* per input dim: start, step, count, or an explicit index list */
+    int64_t start[D2_MAX_DIMS], step[D2_MAX_DIMS], count[D2_MAX_DIMS];
+    int64_t rshape[D2_MAX_DIMS];
+    int region[D2_MAX_DIMS]; /* input dim -> dim of the selection, -1 when indexed away */
+    int rn = 0, d = 0;
+    for (int i = 0; i < p.n; i++) {
+        ix_item *it = &p.it[i];
+        if (it->kind == IX_NONE)
+            continue;
+        int64_t dim = xs.dims[d];
+        region[d] = it->kind == IX_INT ? -1 : rn;
+        start[d] = 0;
+        step[d] = 1;
+        count[d] = dim;
+        if (it->kind == IX_INT) {
+            start[d] = it->start < 0 ? it->start + dim : it->start;
+            count[d] = 1;
+        } else if (it->kind == IX_SLICE) {
+            int64_t st = it->step, a = it->start, b = it->stop;
+            if (a < 0) {
+                a += dim;
+                if (a < 0)
+                    a = st < 0 ? -1 : 0;
+            } else if (a >= dim)
+                a = st < 0 ? dim - 1 : dim;
+            if (b < 0) {
+                b += dim;
+                if (b < 0)
+                    b = st < 0 ? -1 : 0;
+            } else if (b >= dim)
+                b = st < 0 ? dim - 1 : dim;
+            int64_t diff = st > 0 ? (b > a ? b - a : 0) : (a > b ? a - b : 0);
+            int64_t ust = st > 0 ? st : -st;
+            start[d] = a;
+            step[d] = st;
+            count[d] = diff / ust + (diff % ust != 0);
+            rshape[rn++] = count[d];
+        } else if (it->kind == IX_TENSOR) {
+            list[d] = d2_pd_host(I, it->index, fname);
+            if (!list[d])
+                goto done;
+            count[d] = d2_tensor_numel(list[d]);
+            for (int64_t k = 0; k < count[d]; k++) {
+                int64_t iv = d2_tensor_get_i64(list[d], k);
+                if (iv < -dim || iv >= dim) {
+                    d2_raise(I, "IndexError",
+                             "%s: index %lld is out of bounds for axis %d with size %lld", fname,
+                             (long long)iv, d, (long long)dim);
+                    goto done;
+                }
+            }
+            if (list[d]->ndim == 1)
+                rshape[rn++] = count[d];
+            else
+                region[d] = -1;
+        } else {
+            rshape[rn++] = dim;
+        }
+        d++;
+    }
+    for (; d < xs.ndim; d++) {
+        start[d] = 0;
+        step[d] = 1;
+        count[d] = xs.dims[d];
+        region[d] = rn;
+        rshape[rn++] = xs.dims[d];
+    }
+    val = d2_pd_from_py(I, v, w->dtype, D2_F32, fname);
+    if (!val)
+        goto done;
+    /* numpy broadcast of val's shape to the region shape */
+    if (val->ndim > rn) {
+        int extra = val->ndim - rn;
+        for (int k = 0; k < extra; k++)
+            if (val->shape[k] != 1) {
+                d2_raise(I, "ValueError", "%s: cannot assign a value of %d dims into %d dims",
+                         fname, val->ndim, rn);
+                goto done;
+            }
+    }
+    int64_t vstr[D2_MAX_DIMS];
+    {
+        int64_t s = 1;
+        for (int k = rn - 1; k >= 0; k--) {
+            int vk = val->ndim - rn + k;
+            int64_t vd = vk >= 0 ? val->shape[vk] : 1;
+            if (vd != 1 && vd != rshape[k]) {
+                d2_raise(I, "ValueError",
+                         "%s: could not broadcast a value of shape dim %lld into the selection of "
+                         "size %lld",
+                         fname, (long long)vd, (long long)rshape[k]);
+                goto done;
+            }
+            vstr[k] = vd == 1 ? 0 : s;
+            s *= vd;
+        }
+    }
+    int64_t xstr[D2_MAX_DIMS];
+    d2_contiguous_strides(xs.ndim, xs.dims, xstr);
+    int64_t total = 1;
+    for (int k = 0; k < xs.ndim; k++)
+        total *= count[k];
+    size_t es = d2_dtype_size(w->dtype);
+    char *wd = d2_tensor_data(w);
+    const char *vd = d2_tensor_data(val);
+    int64_t idx[D2_MAX_DIMS] = {0};
+    for (int64_t e = 0; e < total; e++) {
+        int64_t off = 0, voff = 0;
+        for (int k = 0; k < xs.ndim; k++) {
+            int64_t pos;
+            if (list[k]) {
+                pos = d2_tensor_get_i64(list[k], idx[k]);
+                if (pos < 0)
+                    pos += xs.dims[k];
+            } else {
+                pos = start[k] + idx[k] * step[k];
+            }
+            off += pos * xstr[k];
+            if (region[k] >= 0)
+                voff += idx[k] * vstr[region[k]];
+        }
+        memcpy(wd + off * (int64_t)es, vd + voff * (int64_t)es, es);
+        for (int k = xs.ndim - 1; k >= 0; k--) {
+            if (++idx[k] < count[k])
+                break;
+            idx[k] = 0;
+        }
+    }
+    {
+        d2_tensor *nt = d2_pd_to_backend(I, w);
+        w = NULL;
+        if (!nt)
+            goto done;
+        d2_tensor_unref(TOBJ(x)->t);
+        TOBJ(x)->t = nt;
+    }
+    rc = 0;
+done:
+    for (int k = 0; k < D2_MAX_DIMS; k++)
+        if (list[k])
+            d2_tensor_unref(list[k]);
+    ix_free(&p);
+    if (val)
+        d2_tensor_unref(val);
+    if (w)
+        d2_tensor_unref(w);
+    return rc;
+}
+
+d2_obj *d2_pd_tensor_getitem(d2_interp *I, d2_obj *x, d2_obj *key)
+{
+    return getitem_impl(I, x, key, "Tensor.__getitem__");
+}
+
+int d2_pd_tensor_setitem(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v)
+{
+    if (D2_MODE(I)->tracer)
+        trace_frozen(I, x, D2_FREEZE_SETITEM);
+    return setitem_impl(I, x, key, v, "Tensor.__setitem__");
+}
+
+/* ======================================================================
+ * Indexing for numpy.ndarray: the tensor rules, always eager on the CPU
+ * ====================================================================== */
+
+typedef struct eager_cpu {
+    d2_builder *builder;
+    struct d2_tracer *tracer;
+    d2_backend *backend;
+} eager_cpu;
+
+static void eager_cpu_begin(d2_interp *I, eager_cpu *s)
+{
+    s->builder = D2_MODE(I)->builder;
+    s->tracer = D2_MODE(I)->tracer;
+    s->backend = D2_MODE(I)->backend;
+    D2_MODE(I)->builder = NULL;
+    D2_MODE(I)->tracer = NULL;
+    D2_MODE(I)->backend = d2_cpu_backend();
+}
+
+static void eager_cpu_end(d2_interp *I, const eager_cpu *s)
+{
+    D2_MODE(I)->builder = s->builder;
+    D2_MODE(I)->tracer = s->tracer;
+    D2_MODE(I)->backend = s->backend;
+}
+
+int d2_pd_index_host(d2_interp *I, d2_tensor *t, d2_obj *key, d2_tensor **out)
+{
+    eager_cpu s;
+    eager_cpu_begin(I, &s);
+    d2_obj *x = d2_tensor_wrap(I, t);
+    d2_obj *r = x ? getitem_impl(I, x, key, "ndarray.__getitem__") : NULL;
+    eager_cpu_end(I, &s);
+    *out = r ? d2_tensor_ref(TOBJ(r)->t) : NULL;
+    d2_decref(x);
+    d2_decref(r);
+    return *out ? 0 : -1;
+}
+
+int d2_pd_setitem_host(d2_interp *I, d2_tensor **t, d2_obj *key, d2_obj *v)
+{
+    eager_cpu s;
+    eager_cpu_begin(I, &s);
+    d2_obj *x = d2_tensor_wrap(I, *t);
+    int rc = x ? setitem_impl(I, x, key, v, "ndarray.__setitem__") : -1;
+    eager_cpu_end(I, &s);
+    if (rc == 0) {
+        d2_tensor_unref(*t);
+        *t = d2_tensor_ref(TOBJ(x)->t);
+    }
+    d2_decref(x);
+    return rc;
+}

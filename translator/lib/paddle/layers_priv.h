@@ -1,0 +1,34 @@
+/* layers_priv.h - what nn.Layer, initializers and the builtin layers share (the layers floor). */
+#ifndef DY2ST_LAYERS_PRIV_H
+#define DY2ST_LAYERS_PRIV_H
+
+#include "lib/paddle/functions_priv.h"
+
+/* ---- layer.c ---- */
+bool d2_pd_is_layer(d2_interp *I, d2_obj *o);
+/* One of a layer's dicts (_parameters, _sub_layers, _buffers, ...); NULL
+ * before Layer.__init__. */
+d2_dict *d2_pd_layer_dict(d2_interp *I, d2_obj *self, const char *which);
+/* Paddle's unique_name.generate(key): "key_N" (interpreter-owned). */
+const char *d2_pd_unique_name(d2_interp *I, const char *key);
+/* Layer.__setattr__: parameters, sublayers and tensors into their dicts. */
+int d2_pd_layer_setattr(d2_interp *I, d2_obj *self, const char *name, d2_obj *v);
+/* Layer.__init__ with its defaults on self. */
+int d2_pd_layer_base_init(d2_interp *I, d2_obj *self);
+int d2_pd_layer_add(d2_interp *I, pd_state *s);
+
+/* ---- init.c ---- */
+/* The k-th parameter name of a signature, into buf; NULL past the last. */
+const char *d2_pd_param_name(const char *spec, int k, char *buf, size_t cap);
+/* Creates parameter attr_name of layer self (also None, for attr False). */
+int d2_pd_add_param(d2_interp *I, d2_obj *self, const char *attr_name, const int64_t *shape, int nd,
+                    d2_obj *attr, bool is_bias, d2_obj *default_init);
+/* A new initializer object of the given kind with up to two float arguments. */
+d2_obj *d2_pd_make_init(d2_interp *I, const char *kind, const char *arg, double v, const char *arg2,
+                        double v2);
+int d2_pd_init_add(d2_interp *I, pd_state *s);
+
+/* ---- layers.c ---- */
+int d2_pd_layers_add(d2_interp *I, pd_state *s);
+
+#endif
