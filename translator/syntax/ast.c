@@ -31,6 +31,18 @@ NAME_FN(d2_ast_boolop_name, d2_ast_boolop, D2_AST_BOOLOPS)
 NAME_FN(d2_ast_operator_name, d2_ast_operator, D2_AST_OPERATORS)
 NAME_FN(d2_ast_unaryop_name, d2_ast_unaryop, D2_AST_UNARYOPS)
 NAME_FN(d2_ast_cmpop_name, d2_ast_cmpop, D2_AST_CMPOPS)
+
+const char *d2_ast_operator_symbol(d2_ast_operator op)
+{
+    static const char *const t[] = {"+", "-", "*", "@", "/", "%", "**", "<<", ">>", "|", "^", "&", "//"};
+    return (unsigned)op < D2_COUNTOF(t) ? t[op] : "?";
+}
+
+const char *d2_ast_cmpop_symbol(d2_ast_cmpop op)
+{
+    static const char *const t[] = {"==", "!=", "<", "<=", ">", ">=", "is", "is not", "in", "not in"};
+    return (unsigned)op < D2_COUNTOF(t) ? t[op] : "?";
+}
 #undef NAME_ITEM
 #undef NAME_FN
 

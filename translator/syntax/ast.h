@@ -172,6 +172,10 @@ const char *d2_ast_boolop_name(d2_ast_boolop op);
 const char *d2_ast_operator_name(d2_ast_operator op);
 const char *d2_ast_unaryop_name(d2_ast_unaryop op);
 const char *d2_ast_cmpop_name(d2_ast_cmpop op);
+/* The operator as Python source writes it ("+", "//", "not in"); "?" when
+ * out of range. */
+const char *d2_ast_operator_symbol(d2_ast_operator op);
+const char *d2_ast_cmpop_symbol(d2_ast_cmpop op);
 
 /* A list of node pointers (or identifiers, where noted), grown with
  * d2_ast_seq_push. */

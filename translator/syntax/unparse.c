@@ -672,18 +672,6 @@ static int binop_prec(d2_ast_operator op)
     return P_ATOM;
 }
 
-static const char *binop_text(d2_ast_operator op)
-{
-    static const char *const t[] = {"+", "-", "*", "@", "/", "%", "**", "<<", ">>", "|", "^", "&", "//"};
-    return (unsigned)op < D2_COUNTOF(t) ? t[op] : "?";
-}
-
-static const char *cmpop_text(d2_ast_cmpop op)
-{
-    static const char *const t[] = {"==", "!=", "<", "<=", ">", ">=", "is", "is not", "in", "not in"};
-    return (unsigned)op < D2_COUNTOF(t) ? t[op] : "?";
-}
-
 static void open_if(U *u, bool cond, const char *s)
 {
     if (cond)
@@ -782,7 +770,7 @@ static void expr(U *u, const d2_ast_expr *e, int p)
         open_if(u, p > op, "(");
         expr(u, e->bin_op.left, rassoc ? next_prec(op) : op);
         w(u, " ");
-        w(u, binop_text(e->bin_op.op));
+        w(u, d2_ast_operator_symbol(e->bin_op.op));
         w(u, " ");
         expr(u, e->bin_op.right, rassoc ? op : next_prec(op));
         open_if(u, p > op, ")");
@@ -904,7 +892,7 @@ static void expr(U *u, const d2_ast_expr *e, int p)
         expr(u, e->compare.left, next_prec(P_CMP));
         for (uint32_t i = 0; i < e->compare.comparators.n; i++) {
             w(u, " ");
-            w(u, cmpop_text(e->compare.ops[i]));
+            w(u, d2_ast_cmpop_symbol(e->compare.ops[i]));
             w(u, " ");
             expr(u, e->compare.comparators.items[i], next_prec(P_CMP));
         }
@@ -1292,7 +1280,7 @@ static void stmt(U *u, const d2_ast_stmt *s)
         fill(u, "");
         expr(u, s->aug_assign.target, P_TEST);
         w(u, " ");
-        w(u, binop_text(s->aug_assign.op));
+        w(u, d2_ast_operator_symbol(s->aug_assign.op));
         w(u, "= ");
         expr(u, s->aug_assign.value, P_TEST);
         break;

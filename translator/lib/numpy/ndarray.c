@@ -95,25 +95,6 @@ d2_dtype d2np_result_dt(d2_tensor *x, bool xs, d2_tensor *y, bool ys)
  * Arithmetic and comparisons
  * ====================================================================== */
 
-static d2_op_id np_binop_id(int op, bool *ok)
-{
-    *ok = true;
-    switch (op) {
-    case D2_OP_ADD: return D2_OP_add;
-    case D2_OP_SUB: return D2_OP_subtract;
-    case D2_OP_MULT: return D2_OP_multiply;
-    case D2_OP_DIV: return D2_OP_divide;
-    case D2_OP_FLOOR_DIV: return D2_OP_floor_divide;
-    case D2_OP_MOD: return D2_OP_remainder;
-    case D2_OP_POW: return D2_OP_pow;
-    case D2_OP_MAT_MULT: return D2_OP_matmul;
-    case D2_OP_BIT_AND: return D2_OP_logical_and;
-    case D2_OP_BIT_OR: return D2_OP_logical_or;
-    case D2_OP_BIT_XOR: return D2_OP_logical_xor;
-    default: *ok = false; return D2_OP_add;
-    }
-}
-
 int d2np_broadcast(d2_interp *I, const char *fname, d2_tensor *x, d2_tensor *y, d2_tensor **bx,
                    d2_tensor **by)
 {
@@ -167,7 +148,7 @@ static d2_tensor *int_bitwise(d2_interp *I, int op, d2_tensor *x, d2_tensor *y)
 d2_tensor *d2np_binary_t(d2_interp *I, const char *fname, int op, d2_obj *a, d2_obj *b)
 {
     bool ok;
-    d2_op_id id = np_binop_id(op, &ok);
+    d2_op_id id = d2_pd_binop_op(op, &ok);
     bool as = is_pynum(a), bs = is_pynum(b);
     d2_tensor *x = arr(I, a, -1, fname);
     d2_tensor *y = x ? arr(I, b, -1, fname) : NULL;
@@ -237,23 +218,17 @@ static bool np_operand(d2_obj *o)
     return is_nd(o) || is_pynum(o) || o->kind == D2_OBJ_LIST || o->kind == D2_OBJ_TUPLE;
 }
 
-static const char *opsym(int op)
-{
-    static const char *s[] = {"+", "-", "*", "@", "/", "%", "**", "<<", ">>", "|", "^", "&", "//"};
-    return op >= 0 && op < (int)D2_COUNTOF(s) ? s[op] : "?";
-}
-
 d2_obj *d2_np_binop(d2_interp *I, int op, d2_obj *a, d2_obj *b)
 {
     if ((a && a->kind == D2_OBJ_TENSOR) || (b && b->kind == D2_OBJ_TENSOR))
         return d2_pd_binop(I, op, a, b);
     bool ok;
-    np_binop_id(op, &ok);
+    d2_pd_binop_op(op, &ok);
     if (!ok || !np_operand(a) || !np_operand(b))
         return d2_raise(I, "TypeError", "unsupported operand type(s) for %s: '%s' and '%s'",
-                        opsym(op), d2_type_name(a), d2_type_name(b));
+                        d2_ast_operator_symbol(op), d2_type_name(a), d2_type_name(b));
     char fname[48];
-    snprintf(fname, sizeof fname, "numpy operator %s", opsym(op));
+    snprintf(fname, sizeof fname, "numpy operator %s", d2_ast_operator_symbol(op));
     return wrap(I, d2np_binary_t(I, fname, op, a, b));
 }
 
@@ -261,7 +236,7 @@ static d2_obj *np_hook_binop(d2_interp *I, int op, d2_obj *a, d2_obj *b)
 {
     d2_obj *other = is_nd(a) ? b : a;
     bool ok;
-    np_binop_id(op, &ok);
+    d2_pd_binop_op(op, &ok);
     if (!ok || !np_operand(other))
         return d2_incref(I->not_implemented);
     return d2_np_binop(I, op, a, b);

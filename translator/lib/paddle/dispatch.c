@@ -405,29 +405,30 @@ done:
     return r;
 }
 
+/* Python's binary operators on tensors: the registry op, and the name
+ * messages give it (one table, so the operator path formats nothing). */
+static const struct {
+    bool ok;
+    d2_op_id id;
+    const char *fname;
+} BINOPS[] = {
+    [D2_OP_ADD] = {true, D2_OP_add, "Tensor.__add__"},
+    [D2_OP_SUB] = {true, D2_OP_subtract, "Tensor.__subtract__"},
+    [D2_OP_MULT] = {true, D2_OP_multiply, "Tensor.__multiply__"},
+    [D2_OP_DIV] = {true, D2_OP_divide, "Tensor.__divide__"},
+    [D2_OP_FLOOR_DIV] = {true, D2_OP_floor_divide, "Tensor.__floor_divide__"},
+    [D2_OP_MOD] = {true, D2_OP_remainder, "Tensor.__remainder__"},
+    [D2_OP_POW] = {true, D2_OP_pow, "Tensor.__pow__"},
+    [D2_OP_MAT_MULT] = {true, D2_OP_matmul, "Tensor.__matmul__"},
+    [D2_OP_BIT_AND] = {true, D2_OP_logical_and, "Tensor.__logical_and__"},
+    [D2_OP_BIT_OR] = {true, D2_OP_logical_or, "Tensor.__logical_or__"},
+    [D2_OP_BIT_XOR] = {true, D2_OP_logical_xor, "Tensor.__logical_xor__"},
+};
+
 d2_op_id d2_pd_binop_op(int op, bool *ok)
 {
-    *ok = true;
-    switch (op) {
-    case D2_OP_ADD: return D2_OP_add;
-    case D2_OP_SUB: return D2_OP_subtract;
-    case D2_OP_MULT: return D2_OP_multiply;
-    case D2_OP_DIV: return D2_OP_divide;
-    case D2_OP_FLOOR_DIV: return D2_OP_floor_divide;
-    case D2_OP_MOD: return D2_OP_remainder;
-    case D2_OP_POW: return D2_OP_pow;
-    case D2_OP_MAT_MULT: return D2_OP_matmul;
-    case D2_OP_BIT_AND: return D2_OP_logical_and;
-    case D2_OP_BIT_OR: return D2_OP_logical_or;
-    case D2_OP_BIT_XOR: return D2_OP_logical_xor;
-    default: *ok = false; return D2_OP_add;
-    }
-}
-
-static const char *binop_sym(int op)
-{
-    static const char *s[] = {"+", "-", "*", "@", "/", "%", "**", "<<", ">>", "|", "^", "&", "//"};
-    return op >= 0 && op < (int)D2_COUNTOF(s) ? s[op] : "?";
+    *ok = op >= 0 && op < (int)D2_COUNTOF(BINOPS) && BINOPS[op].ok;
+    return *ok ? BINOPS[op].id : D2_OP_add;
 }
 
 d2_obj *d2_pd_binop(d2_interp *I, int op, d2_obj *a, d2_obj *b)
@@ -436,9 +437,8 @@ d2_obj *d2_pd_binop(d2_interp *I, int op, d2_obj *a, d2_obj *b)
     d2_op_id id = d2_pd_binop_op(op, &ok);
     if (!ok || !operand_ok(a) || !operand_ok(b) || (!is_tensor(a) && !is_tensor(b)))
         return d2_raise(I, "TypeError", "unsupported operand type(s) for %s: '%s' and '%s'",
-                        binop_sym(op), d2_type_name(a), d2_type_name(b));
-    char fname[48];
-    snprintf(fname, sizeof fname, "Tensor.__%s__", d2_op_def(id)->name);
+                        d2_ast_operator_symbol(op), d2_type_name(a), d2_type_name(b));
+    const char *fname = BINOPS[op].fname;
     if (id == D2_OP_matmul) {
         d2_obj *ta = d2_pd_as_tensor(I, a, -1, "Tensor.__matmul__");
         d2_obj *tb = ta ? d2_pd_as_tensor(I, b, -1, "Tensor.__matmul__") : NULL;
@@ -452,7 +452,7 @@ d2_obj *d2_pd_binop(d2_interp *I, int op, d2_obj *a, d2_obj *b)
         if (obj_type(t)->dtype != D2_BOOL)
             return d2_raise(I, "TypeError",
                             "Tensor operator %s: only bool tensors support &, | and ^ (got %s)",
-                            binop_sym(op), dtname(obj_type(t)->dtype));
+                            d2_ast_operator_symbol(op), dtname(obj_type(t)->dtype));
     }
     return d2_pd_binary(I, fname, id, a, b, false);
 }
@@ -460,27 +460,23 @@ d2_obj *d2_pd_binop(d2_interp *I, int op, d2_obj *a, d2_obj *b)
 d2_obj *d2_pd_compare(d2_interp *I, int cmpop, d2_obj *a, d2_obj *b)
 {
     d2_op_id id;
+    const char *fname;
     switch (cmpop) {
-    case D2_CMP_EQ: id = D2_OP_equal; break;
-    case D2_CMP_NOT_EQ: id = D2_OP_not_equal; break;
-    case D2_CMP_LT: id = D2_OP_less_than; break;
-    case D2_CMP_LT_E: id = D2_OP_less_equal; break;
-    case D2_CMP_GT: id = D2_OP_greater_than; break;
-    case D2_CMP_GT_E: id = D2_OP_greater_equal; break;
+    case D2_CMP_EQ: id = D2_OP_equal, fname = "Tensor.__equal__"; break;
+    case D2_CMP_NOT_EQ: id = D2_OP_not_equal, fname = "Tensor.__not_equal__"; break;
+    case D2_CMP_LT: id = D2_OP_less_than, fname = "Tensor.__less_than__"; break;
+    case D2_CMP_LT_E: id = D2_OP_less_equal, fname = "Tensor.__less_equal__"; break;
+    case D2_CMP_GT: id = D2_OP_greater_than, fname = "Tensor.__greater_than__"; break;
+    case D2_CMP_GT_E: id = D2_OP_greater_equal, fname = "Tensor.__greater_equal__"; break;
     default: return d2_raise(I, "TypeError", "unsupported comparison for Tensor");
     }
     if (!operand_ok(a) || !operand_ok(b)) {
         if (id == D2_OP_equal || id == D2_OP_not_equal)
             return d2_bool(I, (id == D2_OP_not_equal) ^ (a == b));
         return d2_raise(I, "TypeError", "'%s' not supported between instances of '%s' and '%s'",
-                        cmpop == D2_CMP_LT     ? "<"
-                        : cmpop == D2_CMP_LT_E ? "<="
-                        : cmpop == D2_CMP_GT   ? ">"
-                                               : ">=",
+                        d2_ast_cmpop_symbol(cmpop),
                         d2_type_name(a), d2_type_name(b));
     }
-    char fname[48];
-    snprintf(fname, sizeof fname, "Tensor.__%s__", d2_op_def(id)->name);
     return d2_pd_binary(I, fname, id, a, b, false);
 }
 

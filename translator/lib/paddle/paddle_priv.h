@@ -270,7 +270,6 @@ d2_obj *d2_pd_as_tensor(d2_interp *I, d2_obj *o, int dt, const char *fname);
 d2_obj *d2_pd_binary(d2_interp *I, const char *fname, d2_op_id op, d2_obj *a, d2_obj *b,
                      bool strict);
 /* The op of a Python binary operator (d2_ast_operator); *ok false when none. */
-d2_op_id d2_pd_binop_op(int op, bool *ok);
 
 /* ---- printing (print.c) ---- */
 

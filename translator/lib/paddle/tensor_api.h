@@ -144,6 +144,9 @@ d2_obj *d2_np_compare(d2_interp *I, int cmpop, d2_obj *a, d2_obj *b);
 /* Truth value of a one-element tensor / ndarray: 1, 0, or -1 with an exception
  * (more than one element, or a symbolic tensor). */
 int d2_pd_truth(d2_interp *I, d2_obj *t);
+/* The registry op of a binary operator (a d2_ast_operator) on tensors and
+ * arrays; *ok false for operators tensors do not have (<<, >>). */
+d2_op_id d2_pd_binop_op(int op, bool *ok);
 
 /* ---- tensors for the interpreter, jit and tracer ---- */
 /* A symbolic tensor: variable `var` of builder b's Program (type from the var). */
