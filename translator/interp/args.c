@@ -1,10 +1,12 @@
-/* args.c - argument parsing for builtins: d2_parse_args and its spec cache, table rows (d2_def), conversions. */
+/* args.c - argument parsing for builtins: d2_parse_args, table rows (d2_def), conversions. */
 #include "interp/interp_priv.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- C-style checks: no keyword, a number of arguments (CPython's messages) ---- */
 
 int d2i_no_kwargs(d2_interp *I, const char *fname, d2_dict *kw)
 {
@@ -47,6 +49,7 @@ typedef struct pspec {
     const char *def; /* literal default text, or NULL */
     size_t deflen;
     int kind; /* 0 positional-or-keyword, 1 positional-only, 2 *args, 3 keyword-only, 4 **kwargs */
+    bool opt; /* written [name]: optional without a default, NULL when absent */
 } pspec;
 
 /* A literal default ("None", "-1", "0.5", "'mean'") as a cached object (borrowed). */
@@ -144,6 +147,11 @@ static int parse_spec(d2_interp *I, const char *fname, const char *spec, pspec *
             start++;
             len--;
         }
+        if (len >= 2 && start[0] == '[' && start[len - 1] == ']') {
+            p->opt = true;
+            start++;
+            len -= 2;
+        }
         const char *eq = memchr(start, '=', len);
         size_t nl = eq ? (size_t)(eq - start) : len;
         while (nl && start[nl - 1] == ' ')
@@ -169,6 +177,8 @@ typedef struct spec_entry {
     int np;
     pspec *ps;
     d2_obj **defs; /* borrowed from the literal cache */
+    size_t nreq, npos; /* positional parameters: required ones, all of them */
+    bool star;         /* a *args parameter */
 } spec_entry;
 
 struct d2i_spec_cache {
@@ -267,18 +277,23 @@ static spec_entry *spec_get(d2_interp *I, const char *fname, const char *spec)
         }
         e->ps[i].def = NULL; /* the text lives in spec, which may not outlive the cache */
     }
+    for (int i = 0; i < np; i++) {
+        if (tmp[i].kind <= 1) {
+            e->npos++;
+            e->nreq += !tmp[i].def && !tmp[i].opt;
+        }
+        e->star |= tmp[i].kind == 2;
+    }
     e->np = np;
     e->key = spec;
     c->n++;
     return e;
 }
 
-int d2_parse_args(d2_interp *I, const char *fname, const char *spec, d2_obj **args, size_t nargs,
-                  d2_dict *kwargs, d2_obj **out)
+/* Binds the arguments to the parameters of the parsed spec se. */
+static int bind_args(d2_interp *I, const char *fname, const spec_entry *se, d2_obj **args,
+                     size_t nargs, d2_dict *kwargs, d2_obj **out)
 {
-    spec_entry *se = spec_get(I, fname, spec);
-    if (!se)
-        return -1;
     const pspec *ps = se->ps;
     int np = se->np;
     int npos = 0, star = -1, dstar = -1;
@@ -302,7 +317,7 @@ int d2_parse_args(d2_interp *I, const char *fname, const char *spec, d2_obj **ar
         }
     }
     if (star >= 0) {
-        d2_obj *t = d2i_tuple_from_array(I, args + take, nargs - take);
+        d2_obj *t = d2_tuple_from_array(I, args + take, nargs - take);
         if (!t)
             return -1;
         d2i_pool_add(I, t);
@@ -331,7 +346,7 @@ int d2_parse_args(d2_interp *I, const char *fname, const char *spec, d2_obj **ar
                 }
             if (idx < 0) {
                 if (extra) {
-                    if (d2i_dict_set_h(I, extra, e->key, e->hash, e->value) < 0)
+                    if (d2_dict_set_h(I, extra, e->key, e->hash, e->value) < 0)
                         return -1;
                     continue;
                 }
@@ -352,6 +367,8 @@ int d2_parse_args(d2_interp *I, const char *fname, const char *spec, d2_obj **ar
             out[i] = se->defs[i];
             continue;
         }
+        if (ps[i].opt)
+            continue;
         if (ps[i].kind == 3)
             d2_raise(I, "TypeError", "%s() missing required keyword-only argument: '%s'", fname,
                      ps[i].name);
@@ -361,6 +378,13 @@ int d2_parse_args(d2_interp *I, const char *fname, const char *spec, d2_obj **ar
         return -1;
     }
     return 0;
+}
+
+int d2_parse_args(d2_interp *I, const char *fname, const char *spec, d2_obj **args, size_t nargs,
+                  d2_dict *kwargs, d2_obj **out)
+{
+    spec_entry *se = spec_get(I, fname, spec);
+    return se ? bind_args(I, fname, se, args, nargs, kwargs, out) : -1;
 }
 
 /* ======================================================================
@@ -384,7 +408,11 @@ d2_obj *d2_def_call(d2_interp *I, const d2_def *def, d2_obj *self, d2_obj **args
     }
     d2_obj *a[32];
     d2_obj *r = NULL;
-    if (d2_parse_args(I, fname, sig, av, nargs, kwargs, a) == 0)
+    spec_entry *se = spec_get(I, fname, sig);
+    if (se && (!(def->flags & D2_DEF_ARGC) ||
+               (d2i_no_kwargs(I, fname, kwargs) == 0 &&
+                d2i_nargs(I, fname, nargs, se->nreq, se->star ? SIZE_MAX : se->npos) == 0)) &&
+        bind_args(I, fname, se, av, nargs, kwargs, a) == 0)
         r = def->fn(I, self, a, def);
     if (av != args && av != inl)
         d2_free(av);
@@ -460,7 +488,7 @@ int d2_to_int64(d2_interp *I, d2_obj *o, const char *what, int64_t *v)
                  d2_type_name(o));
         return -1;
     }
-    return d2i_index(I, o, v);
+    return d2_index(I, o, v);
 }
 
 int d2_to_double(d2_interp *I, d2_obj *o, const char *what, double *v)
@@ -479,7 +507,7 @@ int d2_to_double(d2_interp *I, d2_obj *o, const char *what, double *v)
         r = hk->to_number(I, o, D2_OBJ_FLOAT);
     } else if (o->kind != D2_OBJ_STR && o->kind != D2_OBJ_NONE) {
         bool found;
-        r = d2i_call_special(I, o, "__float__", NULL, 0, &found);
+        r = d2_call_special(I, o, "__float__", NULL, 0, &found);
         if (!found) {
             d2_raise(I, "TypeError", "%s must be a real number, not %s", what, d2_type_name(o));
             return -1;

@@ -1,4 +1,4 @@
-/* builtins.c - builtin functions, builtin types' constructors, small stdlib. */
+/* builtins.c - the builtins namespace: functions, types' constructors, open(), std streams. */
 #include "interp/interp_priv.h"
 
 #include <errno.h>
@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #define BUILTIN(name)                                                                              \
     static d2_obj *name(d2_interp *I, d2_obj *self, d2_obj **a, size_t n, d2_dict *kw)
@@ -114,9 +112,9 @@ d2_obj *d2i_to_int_obj(d2_interp *I, d2_obj *o, int base)
         return r;
     }
     bool found;
-    d2_obj *r = d2i_call_special(I, o, "__int__", NULL, 0, &found);
+    d2_obj *r = d2_call_special(I, o, "__int__", NULL, 0, &found);
     if (!found)
-        r = d2i_call_special(I, o, "__index__", NULL, 0, &found);
+        r = d2_call_special(I, o, "__index__", NULL, 0, &found);
     if (found) {
         if (r && r->kind == D2_OBJ_FLOAT) {
             d2_obj *x = float_to_int(I, D2_AS(d2_float, r)->v);
@@ -264,8 +262,8 @@ BUILTIN(dict_new)
     d2_obj *d = d2_obj_alloc(I, D2_OBJ_DICT, D2_AS(d2_class, self), sizeof(d2_dict));
     if (!d)
         return NULL;
-    if ((n && d2i_dict_merge(I, D2_AS(d2_dict, d), a[0]) < 0) ||
-        (kw && d2i_dict_merge(I, D2_AS(d2_dict, d), (d2_obj *)kw) < 0)) {
+    if ((n && d2_dict_merge(I, D2_AS(d2_dict, d), a[0]) < 0) ||
+        (kw && d2_dict_merge(I, D2_AS(d2_dict, d), (d2_obj *)kw) < 0)) {
         d2_decref(d);
         return NULL;
     }
@@ -294,7 +292,7 @@ BUILTIN(range_new)
     }
     int64_t v[3] = {0, 0, 1};
     for (size_t i = 0; i < n; i++) {
-        if (d2i_index(I, a[i], &v[n == 1 ? 1 : i]) < 0)
+        if (d2_index(I, a[i], &v[n == 1 ? 1 : i]) < 0)
             return NULL;
     }
     if (v[2] == 0)
@@ -357,7 +355,7 @@ BUILTIN(type_new)
         if (D2_AS(d2_tuple, a[1])->items[i]->kind != D2_OBJ_CLASS)
             return d2_raise(I, "TypeError", "bases must be types");
     d2_obj *d = d2_dict_new(I);
-    if (!d || d2i_dict_merge(I, D2_AS(d2_dict, d), a[2]) < 0) {
+    if (!d || d2_dict_merge(I, D2_AS(d2_dict, d), a[2]) < 0) {
         d2_decref(d);
         return NULL;
     }
@@ -368,7 +366,7 @@ BUILTIN(type_new)
         d2_decref(d);
         return NULL;
     }
-    if (d2i_dict_merge(I, c->dict, d) < 0) {
+    if (d2_dict_merge(I, c->dict, d) < 0) {
         d2_decref(d);
         d2_decref((d2_obj *)c);
         return NULL;
@@ -641,7 +639,7 @@ BUILTIN(b_reversed)
         return NULL;
     if (a[0]->cls->flags & D2I_CF_USER || a[0]->kind >= D2_OBJ_TENSOR) {
         bool found;
-        d2_obj *r = d2i_call_special(I, a[0], "__reversed__", NULL, 0, &found);
+        d2_obj *r = d2_call_special(I, a[0], "__reversed__", NULL, 0, &found);
         if (found)
             return r;
     } else {
@@ -829,7 +827,7 @@ BUILTIN(b_abs)
     if (x->kind == D2_OBJ_FLOAT)
         return d2_float_new(I, fabs(D2_AS(d2_float, x)->v));
     bool found;
-    d2_obj *r = d2i_call_special(I, x, "__abs__", NULL, 0, &found);
+    d2_obj *r = d2_call_special(I, x, "__abs__", NULL, 0, &found);
     if (found)
         return r;
     return d2_raise(I, "TypeError", "bad operand type for abs(): '%s'", d2_type_name(x));
@@ -891,7 +889,7 @@ BUILTIN(b_round)
         return d2_float_new(I, y);
     }
     bool found;
-    d2_obj *r = d2i_call_special(I, x, "__round__", has_nd ? &p[1] : NULL, has_nd ? 1 : 0, &found);
+    d2_obj *r = d2_call_special(I, x, "__round__", has_nd ? &p[1] : NULL, has_nd ? 1 : 0, &found);
     if (found)
         return r;
     return d2_raise(I, "TypeError", "type %s doesn't define __round__ method", d2_type_name(x));
@@ -1146,7 +1144,7 @@ static d2_obj *radix(d2_interp *I, d2_obj **a, size_t n, d2_dict *kw, const char
     if (d2i_no_kwargs(I, fname, kw) < 0 || d2i_nargs(I, fname, n, 1, 1) < 0)
         return NULL;
     int64_t v;
-    if (d2i_index(I, a[0], &v) < 0)
+    if (d2_index(I, a[0], &v) < 0)
         return NULL;
     d2_obj *x = d2_int_new(I, v);
     if (!x)
@@ -1166,7 +1164,7 @@ BUILTIN(b_chr)
     if (d2i_no_kwargs(I, "chr", kw) < 0 || d2i_nargs(I, "chr", n, 1, 1) < 0)
         return NULL;
     int64_t v;
-    if (d2i_index(I, a[0], &v) < 0)
+    if (d2_index(I, a[0], &v) < 0)
         return NULL;
     if (v < 0 || v > 0x10FFFF)
         return d2_raise(I, "ValueError", "chr() arg not in range(0x110000)");
@@ -1270,276 +1268,7 @@ BUILTIN(int_bit_length)
     return d2_int_new(I, bits);
 }
 
-/* ======================================================================
- * Small standard-library modules scripts commonly import
- * ==================================================================== */
-
-/* ---- math ---- */
-
-static int num_arg(d2_interp *I, d2_obj **a, size_t n, d2_dict *kw, const char *fname, size_t want,
-                   double *x)
-{
-    if (d2i_no_kwargs(I, fname, kw) < 0 || d2i_nargs(I, fname, n, want, want) < 0)
-        return -1;
-    for (size_t i = 0; i < want; i++)
-        if (d2_to_double(I, a[i], "must be real number", &x[i]) < 0) {
-            if (d2_exc_matches(I, d2_exc_class(I, "TypeError"))) {
-                d2_exc_clear(I);
-                d2_raise(I, "TypeError", "must be real number, not %s", d2_type_name(a[i]));
-            }
-            return -1;
-        }
-    return 0;
-}
-
-static d2_obj *math_result(d2_interp *I, double r, bool domain_ok)
-{
-    if (!domain_ok || isnan(r))
-        return d2_raise(I, "ValueError", "math domain error");
-    return d2_float_new(I, r);
-}
-
-#define MATH1(cname, expr, domain)                                                               \
-    BUILTIN(cname)                                                                                 \
-    {                                                                                              \
-        (void)self;                                                                                \
-        double x[1];                                                                               \
-        if (num_arg(I, a, n, kw, #cname + 2, 1, x) < 0)                                            \
-            return NULL;                                                                           \
-        double v = x[0];                                                                           \
-        if (isnan(v))                                                                              \
-            return d2_float_new(I, v);                                                             \
-        return math_result(I, (expr), (domain));                                                   \
-    }
-
-MATH1(m_sqrt, sqrt(v), v >= 0)
-MATH1(m_exp, exp(v), true)
-MATH1(m_log2, log2(v), v > 0)
-MATH1(m_log10, log10(v), v > 0)
-MATH1(m_log1p, log1p(v), v > -1)
-MATH1(m_sin, sin(v), !isinf(v))
-MATH1(m_cos, cos(v), !isinf(v))
-MATH1(m_tan, tan(v), !isinf(v))
-MATH1(m_asin, asin(v), v >= -1 && v <= 1)
-MATH1(m_acos, acos(v), v >= -1 && v <= 1)
-MATH1(m_atan, atan(v), true)
-MATH1(m_sinh, sinh(v), true)
-MATH1(m_cosh, cosh(v), true)
-MATH1(m_tanh, tanh(v), true)
-MATH1(m_erf, erf(v), true)
-MATH1(m_erfc, erfc(v), true)
-MATH1(m_fabs, fabs(v), true)
-MATH1(m_degrees, v * 180.0 / M_PI, true)
-MATH1(m_radians, v * M_PI / 180.0, true)
-MATH1(m_gamma, tgamma(v), !(v <= 0 && v == floor(v)))
-MATH1(m_lgamma, lgamma(v), !(v <= 0 && v == floor(v)))
-
-BUILTIN(m_log)
-{
-    (void)self;
-    if (d2i_no_kwargs(I, "log", kw) < 0 || d2i_nargs(I, "log", n, 1, 2) < 0)
-        return NULL;
-    double x, b = 0;
-    if (d2_to_double(I, a[0], "log() argument", &x) < 0 ||
-        (n == 2 && d2_to_double(I, a[1], "log() base", &b) < 0))
-        return NULL;
-    if (x <= 0 || (n == 2 && (b <= 0 || b == 1)))
-        return d2_raise(I, "ValueError", "math domain error");
-    return d2_float_new(I, n == 2 ? log(x) / log(b) : log(x));
-}
-
-static d2_obj *round_fn(d2_interp *I, d2_obj **a, size_t n, d2_dict *kw, const char *fname,
-                        int mode)
-{
-    if (d2i_no_kwargs(I, fname, kw) < 0 || d2i_nargs(I, fname, n, 1, 1) < 0)
-        return NULL;
-    if (a[0]->kind == D2_OBJ_INT || a[0]->kind == D2_OBJ_BOOL)
-        return d2_int_new(I, D2_AS(d2_int, a[0])->v);
-    double x;
-    if (d2_to_double(I, a[0], "must be real number", &x) < 0)
-        return NULL;
-    double r = mode == 0 ? floor(x) : mode == 1 ? ceil(x) : trunc(x);
-    if (isnan(r))
-        return d2_raise(I, "ValueError", "cannot convert float NaN to integer");
-    if (isinf(r) || fabs(r) >= 9.2e18)
-        return d2_raise(I, "OverflowError", "cannot convert float infinity to integer");
-    return d2_int_new(I, (int64_t)r);
-}
-
-BUILTIN(m_floor) { (void)self; return round_fn(I, a, n, kw, "floor", 0); }
-BUILTIN(m_ceil) { (void)self; return round_fn(I, a, n, kw, "ceil", 1); }
-BUILTIN(m_trunc) { (void)self; return round_fn(I, a, n, kw, "trunc", 2); }
-
-BUILTIN(m_pow)
-{
-    (void)self;
-    double x[2];
-    if (num_arg(I, a, n, kw, "pow", 2, x) < 0)
-        return NULL;
-    if (x[0] == 0 && x[1] < 0)
-        return d2_raise(I, "ValueError", "math domain error");
-    double r = pow(x[0], x[1]);
-    if (isnan(r) && !isnan(x[0]) && !isnan(x[1]))
-        return d2_raise(I, "ValueError", "math domain error");
-    if (isinf(r) && isfinite(x[0]) && isfinite(x[1]))
-        return d2_raise(I, "OverflowError", "math range error");
-    return d2_float_new(I, r);
-}
-
-BUILTIN(m_atan2)
-{
-    (void)self;
-    double x[2];
-    return num_arg(I, a, n, kw, "atan2", 2, x) < 0 ? NULL : d2_float_new(I, atan2(x[0], x[1]));
-}
-
-BUILTIN(m_fmod)
-{
-    (void)self;
-    double x[2];
-    if (num_arg(I, a, n, kw, "fmod", 2, x) < 0)
-        return NULL;
-    if (x[1] == 0 || isinf(x[0]))
-        return d2_raise(I, "ValueError", "math domain error");
-    return d2_float_new(I, fmod(x[0], x[1]));
-}
-
-BUILTIN(m_copysign)
-{
-    (void)self;
-    double x[2];
-    return num_arg(I, a, n, kw, "copysign", 2, x) < 0 ? NULL
-                                                      : d2_float_new(I, copysign(x[0], x[1]));
-}
-
-BUILTIN(m_hypot)
-{
-    (void)self;
-    if (d2i_no_kwargs(I, "hypot", kw) < 0)
-        return NULL;
-    double acc = 0;
-    for (size_t i = 0; i < n; i++) {
-        double v;
-        if (d2_to_double(I, a[i], "hypot() argument", &v) < 0)
-            return NULL;
-        acc = hypot(acc, v);
-    }
-    return d2_float_new(I, acc);
-}
-
-static d2_obj *classify_fn(d2_interp *I, d2_obj **a, size_t n, d2_dict *kw, const char *fname,
-                           int what)
-{
-    double x[1];
-    if (num_arg(I, a, n, kw, fname, 1, x) < 0)
-        return NULL;
-    return d2_bool(I, what == 0 ? isnan(x[0]) : what == 1 ? isinf(x[0]) : isfinite(x[0]));
-}
-
-BUILTIN(m_isnan) { (void)self; return classify_fn(I, a, n, kw, "isnan", 0); }
-BUILTIN(m_isinf) { (void)self; return classify_fn(I, a, n, kw, "isinf", 1); }
-BUILTIN(m_isfinite) { (void)self; return classify_fn(I, a, n, kw, "isfinite", 2); }
-
-BUILTIN(m_isclose)
-{
-    (void)self;
-    d2_obj *p[4];
-    if (d2_parse_args(I, "isclose", "a, b, /, *, rel_tol=1e-09, abs_tol=0.0", a, n, kw, p) < 0)
-        return NULL;
-    double x, y, rt, at;
-    if (d2_to_double(I, p[0], "isclose() a", &x) < 0 ||
-        d2_to_double(I, p[1], "isclose() b", &y) < 0 || d2_to_double(I, p[2], "rel_tol", &rt) < 0 ||
-        d2_to_double(I, p[3], "abs_tol", &at) < 0)
-        return NULL;
-    if (x == y)
-        return d2_bool(I, true);
-    if (isinf(x) || isinf(y))
-        return d2_bool(I, false);
-    double d = fabs(x - y);
-    return d2_bool(I, d <= fabs(rt * y) || d <= fabs(rt * x) || d <= at);
-}
-
-BUILTIN(m_gcd)
-{
-    (void)self;
-    if (d2i_no_kwargs(I, "gcd", kw) < 0)
-        return NULL;
-    int64_t g = 0;
-    for (size_t i = 0; i < n; i++) {
-        int64_t v;
-        if (d2i_index(I, a[i], &v) < 0)
-            return NULL;
-        uint64_t x = g < 0 ? (uint64_t)-g : (uint64_t)g,
-                 y = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-        while (y) {
-            uint64_t t = x % y;
-            x = y;
-            y = t;
-        }
-        g = (int64_t)x;
-    }
-    return d2_int_new(I, g);
-}
-
-BUILTIN(m_factorial)
-{
-    (void)self;
-    if (d2i_no_kwargs(I, "factorial", kw) < 0 || d2i_nargs(I, "factorial", n, 1, 1) < 0)
-        return NULL;
-    int64_t v;
-    if (d2i_index(I, a[0], &v) < 0)
-        return NULL;
-    if (v < 0)
-        return d2_raise(I, "ValueError", "factorial() not defined for negative values");
-    int64_t r = 1;
-    for (int64_t i = 2; i <= v; i++)
-        if (__builtin_mul_overflow(r, i, &r))
-            return d2_raise(I, "OverflowError", "integer result out of range (ints are 64-bit)");
-    return d2_int_new(I, r);
-}
-
-BUILTIN(m_prod)
-{
-    (void)self;
-    d2_obj *p[2];
-    if (d2_parse_args(I, "prod", "iterable, /, *, start=1", a, n, kw, p) < 0)
-        return NULL;
-    d2_obj *it = d2_get_iter(I, p[0]);
-    if (!it)
-        return NULL;
-    d2_obj *acc = d2_incref(p[1]);
-    for (;;) {
-        bool done = false;
-        d2_obj *v = d2_iter_next(I, it, &done);
-        if (!v)
-            break;
-        d2_obj *r = d2_binop(I, D2_OP_MULT, acc, v);
-        d2_decref(v);
-        d2_decref(acc);
-        acc = r;
-        if (!acc)
-            break;
-    }
-    d2_decref(it);
-    if (d2_exc_pending(I)) {
-        d2_decref(acc);
-        return NULL;
-    }
-    return acc;
-}
-
-/* ---- sys ---- */
-
-BUILTIN(sys_exit)
-{
-    (void)self;
-    if (d2i_no_kwargs(I, "exit", kw) < 0 || d2i_nargs(I, "exit", n, 0, 1) < 0)
-        return NULL;
-    d2_obj *e = d2i_exc_new(I, d2_exc_class(I, "SystemExit"), a, n);
-    if (e)
-        d2i_set_exc(I, e);
-    return NULL;
-}
+/* ---- sys.stdout and sys.stderr ---- */
 
 BUILTIN(stream_write)
 {
@@ -1784,467 +1513,7 @@ BUILTIN(b_open)
     return o;
 }
 
-/* ---- os and os.path ---- */
-
-static const char *path_arg(d2_interp *I, d2_obj *o, const char *fname)
-{
-    if (o->kind != D2_OBJ_STR) {
-        d2_raise(I, "TypeError", "%s: path should be string, not %s", fname, d2_type_name(o));
-        return NULL;
-    }
-    return D2_AS(d2_str, o)->s;
-}
-
-BUILTIN(path_join)
-{
-    (void)self;
-    if (d2i_no_kwargs(I, "join", kw) < 0 || d2i_nargs(I, "join", n, 1, 64) < 0)
-        return NULL;
-    d2_buf b;
-    d2_buf_init(&b);
-    for (size_t i = 0; i < n; i++) {
-        const char *p = path_arg(I, a[i], "join()");
-        if (!p) {
-            d2_buf_free(&b);
-            return NULL;
-        }
-        if (p[0] == '/')
-            b.len = 0;
-        else if (b.len && b.data[b.len - 1] != '/')
-            d2_buf_puts(&b, "/");
-        d2_buf_puts(&b, p);
-    }
-    d2_obj *r = d2_str_new(I, b.data ? b.data : "", b.len);
-    d2_buf_free(&b);
-    return r;
-}
-
-static d2_obj *stat_fn(d2_interp *I, d2_obj **a, size_t n, d2_dict *kw, const char *fname, int what)
-{
-    if (d2i_no_kwargs(I, fname, kw) < 0 || d2i_nargs(I, fname, n, 1, 1) < 0)
-        return NULL;
-    const char *p = path_arg(I, a[0], fname);
-    if (!p)
-        return NULL;
-    struct stat sb;
-    bool ok = stat(p, &sb) == 0;
-    if (what == 1)
-        ok = ok && S_ISREG(sb.st_mode);
-    else if (what == 2)
-        ok = ok && S_ISDIR(sb.st_mode);
-    return d2_bool(I, ok);
-}
-
-BUILTIN(path_exists) { (void)self; return stat_fn(I, a, n, kw, "exists", 0); }
-BUILTIN(path_isfile) { (void)self; return stat_fn(I, a, n, kw, "isfile", 1); }
-BUILTIN(path_isdir) { (void)self; return stat_fn(I, a, n, kw, "isdir", 2); }
-
-/* split: 0 dirname, 1 basename, 2 (head, tail), 3 splitext */
-static d2_obj *path_part(d2_interp *I, d2_obj **a, size_t n, d2_dict *kw, const char *fname,
-                         int what)
-{
-    if (d2i_no_kwargs(I, fname, kw) < 0 || d2i_nargs(I, fname, n, 1, 1) < 0)
-        return NULL;
-    const char *p = path_arg(I, a[0], fname);
-    if (!p)
-        return NULL;
-    size_t len = strlen(p);
-    if (what == 3) {
-        const char *slash = strrchr(p, '/');
-        const char *base = slash ? slash + 1 : p;
-        const char *dot = strrchr(base, '.');
-        while (dot && dot > base && dot[-1] == '.')
-            dot = NULL;
-        if (!dot || dot == base)
-            dot = p + len;
-        d2_obj *x = d2_str_new(I, p, (size_t)(dot - p)), *y = d2_str_from(I, dot);
-        d2_obj *t = x && y ? d2_tuple_pack(I, 2, x, y) : NULL;
-        d2_decref(x);
-        d2_decref(y);
-        return t;
-    }
-    const char *slash = strrchr(p, '/');
-    size_t head = slash ? (size_t)(slash - p) + 1 : 0;
-    size_t hl = head;
-    while (hl > 1 && p[hl - 1] == '/')
-        hl--;
-    if (hl == 1 && p[0] != '/')
-        hl = 0;
-    if (head && hl == 0)
-        hl = 1;
-    if (slash && hl > 0 && p[hl - 1] == '/' && hl > 1)
-        hl--;
-    if (what == 0)
-        return d2_str_new(I, p, head ? (head > 1 ? head - 1 : 1) : 0);
-    if (what == 1)
-        return d2_str_from(I, p + head);
-    d2_obj *x = d2_str_new(I, p, head ? (head > 1 ? head - 1 : 1) : 0),
-           *y = d2_str_from(I, p + head);
-    d2_obj *t = x && y ? d2_tuple_pack(I, 2, x, y) : NULL;
-    d2_decref(x);
-    d2_decref(y);
-    return t;
-}
-
-BUILTIN(path_dirname) { (void)self; return path_part(I, a, n, kw, "dirname", 0); }
-BUILTIN(path_basename) { (void)self; return path_part(I, a, n, kw, "basename", 1); }
-BUILTIN(path_split) { (void)self; return path_part(I, a, n, kw, "split", 2); }
-BUILTIN(path_splitext) { (void)self; return path_part(I, a, n, kw, "splitext", 3); }
-
-BUILTIN(path_abspath)
-{
-    (void)self;
-    if (d2i_no_kwargs(I, "abspath", kw) < 0 || d2i_nargs(I, "abspath", n, 1, 1) < 0)
-        return NULL;
-    const char *p = path_arg(I, a[0], "abspath()");
-    if (!p)
-        return NULL;
-    if (p[0] == '/')
-        return d2_incref(a[0]);
-    char cwd[4096];
-    if (!getcwd(cwd, sizeof cwd))
-        return d2_raise(I, "OSError", "getcwd failed");
-    return d2_str_printf(I, "%s/%s", cwd, p);
-}
-
-BUILTIN(os_getcwd)
-{
-    (void)self;
-    (void)a;
-    if (d2i_no_kwargs(I, "getcwd", kw) < 0 || d2i_nargs(I, "getcwd", n, 0, 0) < 0)
-        return NULL;
-    char cwd[4096];
-    if (!getcwd(cwd, sizeof cwd))
-        return d2_raise(I, "OSError", "getcwd failed");
-    return d2_str_from(I, cwd);
-}
-
-BUILTIN(os_makedirs)
-{
-    (void)self;
-    d2_obj *p[3];
-    if (d2_parse_args(I, "makedirs", "name, mode=511, exist_ok=False", a, n, kw, p) < 0)
-        return NULL;
-    const char *path = path_arg(I, p[0], "makedirs()");
-    if (!path)
-        return NULL;
-    int ok = d2_truthy(I, p[2]);
-    struct stat sb;
-    if (stat(path, &sb) == 0) {
-        if (S_ISDIR(sb.st_mode) && ok)
-            return d2_none(I);
-        return d2_raise(I, "FileExistsError", "[Errno 17] File exists: '%s'", path);
-    }
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *s = buf + 1; *s; s++) {
-        if (*s != '/')
-            continue;
-        *s = 0;
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            return d2_raise(I, "OSError", "[Errno %d] %s: '%s'", errno, strerror(errno), buf);
-        *s = '/';
-    }
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-        return d2_raise(I, "OSError", "[Errno %d] %s: '%s'", errno, strerror(errno), buf);
-    return d2_none(I);
-}
-
-/* ---- time ---- */
-
-BUILTIN(time_time)
-{
-    (void)self;
-    (void)a;
-    if (d2i_no_kwargs(I, "time", kw) < 0 || d2i_nargs(I, "time", n, 0, 0) < 0)
-        return NULL;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return d2_float_new(I, (double)ts.tv_sec + ts.tv_nsec * 1e-9);
-}
-
-BUILTIN(time_perf_counter)
-{
-    (void)self;
-    (void)a;
-    if (d2i_no_kwargs(I, "perf_counter", kw) < 0 || d2i_nargs(I, "perf_counter", n, 0, 0) < 0)
-        return NULL;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return d2_float_new(I, (double)ts.tv_sec + ts.tv_nsec * 1e-9);
-}
-
-/* ---- functools ---- */
-
-BUILTIN(ft_reduce)
-{
-    (void)self;
-    if (d2i_no_kwargs(I, "reduce", kw) < 0 || d2i_nargs(I, "reduce", n, 2, 3) < 0)
-        return NULL;
-    d2_obj *it = d2_get_iter(I, a[1]);
-    if (!it)
-        return NULL;
-    d2_obj *acc = n == 3 ? d2_incref(a[2]) : NULL;
-    for (;;) {
-        bool done = false;
-        d2_obj *v = d2_iter_next(I, it, &done);
-        if (!v)
-            break;
-        if (!acc) {
-            acc = v;
-            continue;
-        }
-        d2_obj *args[2] = {acc, v};
-        d2_obj *r = d2_call(I, a[0], args, 2, NULL);
-        d2_decref(v);
-        d2_decref(acc);
-        acc = r;
-        if (!acc)
-            break;
-    }
-    d2_decref(it);
-    if (d2_exc_pending(I)) {
-        d2_decref(acc);
-        return NULL;
-    }
-    if (!acc)
-        return d2_raise(I, "TypeError", "reduce() of empty iterable with no initial value");
-    return acc;
-}
-
-/* partial objects: a builtin whose self is (func, args, kwargs). */
-BUILTIN(partial_call)
-{
-    d2_tuple *st = D2_AS(d2_tuple, self);
-    d2_tuple *pa = D2_AS(d2_tuple, st->items[1]);
-    d2_obj *kwo = d2_dict_new(I);
-    if (!kwo || d2i_dict_merge(I, D2_AS(d2_dict, kwo), st->items[2]) < 0 ||
-        (kw && d2i_dict_merge(I, D2_AS(d2_dict, kwo), (d2_obj *)kw) < 0)) {
-        d2_decref(kwo);
-        return NULL;
-    }
-    d2_obj **all = d2_malloc((pa->n + n + 1) * sizeof *all);
-    if (!all) {
-        d2_decref(kwo);
-        return d2_raise(I, "MemoryError", "out of memory");
-    }
-    memcpy(all, pa->items, pa->n * sizeof *all);
-    memcpy(all + pa->n, a, n * sizeof *all);
-    d2_obj *r = d2_call(I, st->items[0], all, pa->n + n, D2_AS(d2_dict, kwo));
-    d2_free(all);
-    d2_decref(kwo);
-    return r;
-}
-
-BUILTIN(ft_partial)
-{
-    (void)self;
-    if (n < 1)
-        return d2_raise(I, "TypeError", "type 'partial' takes at least one argument");
-    d2_obj *args = d2i_tuple_from_array(I, a + 1, n - 1);
-    d2_obj *kwd = d2_dict_new(I);
-    if (!args || !kwd || (kw && d2i_dict_merge(I, D2_AS(d2_dict, kwd), (d2_obj *)kw) < 0)) {
-        d2_decref(args);
-        d2_decref(kwd);
-        return NULL;
-    }
-    d2_obj *st = d2_tuple_pack(I, 3, a[0], args, kwd);
-    d2_decref(args);
-    d2_decref(kwd);
-    if (!st)
-        return NULL;
-    d2_obj *b = d2_builtin_new(I, "partial", partial_call, st, NULL);
-    d2_decref(st);
-    return b;
-}
-
-BUILTIN(identity_call)
-{
-    (void)kw;
-    (void)self;
-    if (n != 1)
-        return d2_raise(I, "TypeError", "expected one argument");
-    return d2_incref(a[0]);
-}
-
-/* functools.wraps(f) / lru_cache(...): decorators returning the function unchanged. */
-BUILTIN(ft_wraps)
-{
-    (void)self;
-    (void)a;
-    (void)n;
-    (void)kw;
-    return d2_builtin_new(I, "decorator", identity_call, NULL, NULL);
-}
-
-BUILTIN(ft_lru_cache)
-{
-    (void)self;
-    (void)kw;
-    if (n == 1 && (a[0]->kind == D2_OBJ_FUNCTION || a[0]->kind == D2_OBJ_BUILTIN))
-        return d2_incref(a[0]);
-    return d2_builtin_new(I, "decorator", identity_call, NULL, NULL);
-}
-
-/* ---- copy ---- */
-
-static d2_obj *copy_obj(d2_interp *I, d2_obj *x, d2_obj *memo, int depth);
-
-static d2_obj *copy_items(d2_interp *I, d2_obj **items, size_t n, d2_obj *memo, int depth,
-                          bool tuple)
-{
-    d2_obj *r = d2_list_new(I, 0);
-    for (size_t i = 0; r && i < n; i++) {
-        d2_obj *c = memo ? copy_obj(I, items[i], memo, depth + 1) : d2_incref(items[i]);
-        if (!c || d2_list_append(I, r, c) < 0) {
-            d2_decref(c);
-            d2_decref(r);
-            return NULL;
-        }
-        d2_decref(c);
-    }
-    if (r && tuple) {
-        d2_obj *t = d2i_tuple_from_array(I, D2_AS(d2_list, r)->items, D2_AS(d2_list, r)->n);
-        d2_decref(r);
-        return t;
-    }
-    return r;
-}
-
-/* Shallow copy when memo is NULL, deep copy otherwise. */
-static d2_obj *copy_obj(d2_interp *I, d2_obj *x, d2_obj *memo, int depth)
-{
-    if (depth > 500 || d2i_stack_check(I) < 0)
-        return d2_raise(I, "RecursionError", "maximum recursion depth exceeded while copying");
-    d2_obj *key = NULL;
-    if (memo) {
-        key = d2_int_new(I, (int64_t)(uintptr_t)x);
-        if (!key)
-            return NULL;
-        d2_obj *seen = d2_dict_get(I, D2_AS(d2_dict, memo), key);
-        if (seen) {
-            d2_decref(key);
-            return d2_incref(seen);
-        }
-    }
-    d2_obj *r;
-    switch (x->kind) {
-    case D2_OBJ_LIST:
-        r = copy_items(I, D2_AS(d2_list, x)->items, D2_AS(d2_list, x)->n, memo, depth, false);
-        break;
-    case D2_OBJ_TUPLE:
-        r = memo
-                ? copy_items(I, D2_AS(d2_tuple, x)->items, D2_AS(d2_tuple, x)->n, memo, depth, true)
-                : d2_incref(x);
-        break;
-    case D2_OBJ_DICT: {
-        r = d2_obj_alloc(I, D2_OBJ_DICT, x->cls, sizeof(d2_dict));
-        d2_dict *s = D2_AS(d2_dict, x);
-        for (size_t i = 0; r && i < s->n; i++) {
-            if (!s->entries[i].key)
-                continue;
-            d2_obj *v = memo ? copy_obj(I, s->entries[i].value, memo, depth + 1)
-                             : d2_incref(s->entries[i].value);
-            if (!v || d2i_dict_set_h(I, D2_AS(d2_dict, r), s->entries[i].key, s->entries[i].hash,
-                                     v) < 0) {
-                d2_decref(v);
-                d2_decref(r);
-                r = NULL;
-                break;
-            }
-            d2_decref(v);
-        }
-        break;
-    }
-    case D2_OBJ_INSTANCE: {
-        bool found;
-        d2_obj *m = memo ? d2i_call_special(I, x, "__deepcopy__", &memo, 1, &found)
-                         : d2i_call_special(I, x, "__copy__", NULL, 0, &found);
-        if (found) {
-            r = m;
-            break;
-        }
-        r = d2_instance_new(I, x->cls);
-        if (r && memo && d2_dict_set(I, D2_AS(d2_dict, memo), key, r) < 0) {
-            d2_decref(r);
-            r = NULL;
-        }
-        d2_dict *s = D2_AS(d2_instance, x)->dict;
-        for (size_t i = 0; r && i < s->n; i++) {
-            if (!s->entries[i].key)
-                continue;
-            d2_obj *v = memo ? copy_obj(I, s->entries[i].value, memo, depth + 1)
-                             : d2_incref(s->entries[i].value);
-            if (!v || d2i_dict_set_h(I, D2_AS(d2_instance, r)->dict, s->entries[i].key,
-                                     s->entries[i].hash, v) < 0) {
-                d2_decref(v);
-                d2_decref(r);
-                r = NULL;
-                break;
-            }
-            d2_decref(v);
-        }
-        break;
-    }
-    default: {
-        bool found = false;
-        if (x->kind >= D2_OBJ_TENSOR) {
-            d2_obj *m = memo ? d2i_call_special(I, x, "__deepcopy__", &memo, 1, &found)
-                             : d2i_call_special(I, x, "__copy__", NULL, 0, &found);
-            if (found) {
-                r = m;
-                break;
-            }
-        }
-        r = d2_incref(x);
-        break;
-    }
-    }
-    if (r && memo && x->kind != D2_OBJ_INSTANCE)
-        d2_dict_set(I, D2_AS(d2_dict, memo), key, r);
-    d2_decref(key);
-    return r;
-}
-
-BUILTIN(copy_copy)
-{
-    (void)self;
-    if (d2i_no_kwargs(I, "copy", kw) < 0 || d2i_nargs(I, "copy", n, 1, 1) < 0)
-        return NULL;
-    return copy_obj(I, a[0], NULL, 0);
-}
-
-BUILTIN(copy_deepcopy)
-{
-    (void)self;
-    if (d2i_no_kwargs(I, "deepcopy", kw) < 0 || d2i_nargs(I, "deepcopy", n, 1, 2) < 0)
-        return NULL;
-    d2_obj *memo = n == 2 && a[1]->kind == D2_OBJ_DICT ? d2_incref(a[1]) : d2_dict_new(I);
-    if (!memo)
-        return NULL;
-    d2_obj *r = copy_obj(I, a[0], memo, 0);
-    d2_decref(memo);
-    return r;
-}
-
-/* ---- warnings ---- */
-
-BUILTIN(warn_warn)
-{
-    (void)self;
-    d2_obj *p[3];
-    if (d2_parse_args(I, "warn", "message, category=None, stacklevel=1", a, n, kw, p) < 0)
-        return NULL;
-    d2_obj *s = d2_str_of(I, p[0]);
-    if (!s)
-        return NULL;
-    const char *cat = p[1]->kind == D2_OBJ_CLASS ? D2_AS(d2_class, p[1])->name : "UserWarning";
-    if (I->frame)
-        d2_warn(I, I->frame->span, I->frame->module, "%s: %s", cat, D2_AS(d2_str, s)->s);
-    d2_decref(s);
-    return d2_none(I);
-}
-
+/* A method that does nothing (a file's flush). */
 BUILTIN(noop)
 {
     (void)self;
@@ -2252,306 +1521,6 @@ BUILTIN(noop)
     (void)n;
     (void)kw;
     return d2_none(I);
-}
-
-/* ---- OrderedDict ---- */
-
-BUILTIN(odict_repr)
-{
-    (void)a;
-    (void)n;
-    (void)kw;
-    d2_dict *d = D2_AS(d2_dict, self);
-    if (d->live == 0)
-        return d2_str_printf(I, "%s()", d2_type_name(self));
-    int in = d2i_repr_enter(I, self);
-    if (in)
-        return in < 0 ? NULL : d2_str_from(I, "...");
-    d2_obj *items = d2_list_new(I, 0);
-    for (size_t i = 0; items && i < d->n; i++) {
-        if (!d->entries[i].key)
-            continue;
-        d2_obj *t = d2_tuple_pack(I, 2, d->entries[i].key, d->entries[i].value);
-        if (!t || d2_list_append(I, items, t) < 0) {
-            d2_decref(t);
-            d2_decref(items);
-            items = NULL;
-            break;
-        }
-        d2_decref(t);
-    }
-    d2_obj *r = items ? d2_repr(I, items) : NULL;
-    d2i_repr_leave(I);
-    d2_decref(items);
-    if (!r)
-        return NULL;
-    d2_obj *out = d2_str_printf(I, "%s(%s)", d2_type_name(self), D2_AS(d2_str, r)->s);
-    d2_decref(r);
-    return out;
-}
-
-/* ---- modules written in Python ---- */
-
-/* Python source of the embedded modules, run on first import. */
-static const char argparse_src[] =
-    "\"\"\"argparse: the subset of Python's argparse that build scripts use.\"\"\"\n"
-    "import sys\n"
-    "\n"
-    "\n"
-    "class Namespace:\n"
-    "    def __init__(self, **kwargs):\n"
-    "        for key, value in kwargs.items():\n"
-    "            setattr(self, key, value)\n"
-    "\n"
-    "    def __repr__(self):\n"
-    "        items = \", \".join(\"%s=%r\" % kv for kv in vars(self).items())\n"
-    "        return \"Namespace(\" + items + \")\"\n"
-    "\n"
-    "    def __eq__(self, other):\n"
-    "        return isinstance(other, Namespace) and vars(self) == vars(other)\n"
-    "\n"
-    "    def __contains__(self, key):\n"
-    "        return key in vars(self)\n"
-    "\n"
-    "\n"
-    "class ArgumentError(Exception):\n"
-    "    pass\n"
-    "\n"
-    "\n"
-    "class Action:\n"
-    "    def __init__(self, flags, dest, action, type, default, choices, nargs, required, help, "
-    "const):\n"
-    "        self.option_strings = flags\n"
-    "        self.dest = dest\n"
-    "        self.action = action\n"
-    "        self.type = type\n"
-    "        self.default = default\n"
-    "        self.choices = choices\n"
-    "        self.nargs = nargs\n"
-    "        self.required = required\n"
-    "        self.help = help\n"
-    "        self.const = const\n"
-    "\n"
-    "\n"
-    "class ArgumentParser:\n"
-    "    def __init__(self, prog=None, usage=None, description=None, epilog=None, **kwargs):\n"
-    "        self.prog = prog if prog is not None else (sys.argv[0].split(\"/\")[-1] if sys.argv "
-    "else \"script\")\n"
-    "        self.description = description\n"
-    "        self._optionals = []\n"
-    "        self._positionals = []\n"
-    "        self._defaults = {}\n"
-    "        self.add_argument(\"-h\", \"--help\", action=\"help\", help=\"show this help message "
-    "and exit\")\n"
-    "\n"
-    "    def add_argument(self, *flags, action=\"store\", type=None, default=None, choices=None,\n"
-    "                     nargs=None, required=False, help=None, dest=None, const=None, "
-    "metavar=None):\n"
-    "        if not flags:\n"
-    "            raise ValueError(\"add_argument() needs a name or flags\")\n"
-    "        if flags[0].startswith(\"-\"):\n"
-    "            longs = [f for f in flags if f.startswith(\"--\")]\n"
-    "            name = (longs[0] if longs else flags[0]).lstrip(\"-\")\n"
-    "            if dest is None:\n"
-    "                dest = name.replace(\"-\", \"_\")\n"
-    "            if action == \"store_true\" and default is None:\n"
-    "                default = False\n"
-    "            elif action == \"store_false\" and default is None:\n"
-    "                default = True\n"
-    "            elif action == \"count\" and default is None:\n"
-    "                default = None\n"
-    "            act = Action(list(flags), dest, action, type, default, choices, nargs, required, "
-    "help, const)\n"
-    "            self._optionals.append(act)\n"
-    "        else:\n"
-    "            act = Action([], flags[0], action, type, default, choices, nargs,\n"
-    "                         nargs not in (\"?\", \"*\"), help, const)\n"
-    "            self._positionals.append(act)\n"
-    "        return act\n"
-    "\n"
-    "    def add_argument_group(self, *args, **kwargs):\n"
-    "        return self\n"
-    "\n"
-    "    def add_mutually_exclusive_group(self, **kwargs):\n"
-    "        return self\n"
-    "\n"
-    "    def set_defaults(self, **kwargs):\n"
-    "        self._defaults.update(kwargs)\n"
-    "\n"
-    "    def get_default(self, dest):\n"
-    "        for act in self._optionals + self._positionals:\n"
-    "            if act.dest == dest:\n"
-    "                return act.default\n"
-    "        return self._defaults.get(dest)\n"
-    "\n"
-    "    def format_usage(self):\n"
-    "        parts = [\"usage: \" + self.prog]\n"
-    "        for act in self._optionals:\n"
-    "            flag = act.option_strings[0]\n"
-    "            if act.action in (\"store_true\", \"store_false\", \"help\", \"count\", "
-    "\"store_const\"):\n"
-    "                parts.append(\"[\" + flag + \"]\")\n"
-    "            else:\n"
-    "                parts.append(\"[\" + flag + \" \" + act.dest.upper() + \"]\")\n"
-    "        for act in self._positionals:\n"
-    "            parts.append(act.dest)\n"
-    "        return \" \".join(parts) + \"\\n\"\n"
-    "\n"
-    "    def format_help(self):\n"
-    "        text = self.format_usage()\n"
-    "        if self.description:\n"
-    "            text += \"\\n\" + self.description + \"\\n\"\n"
-    "        if self._positionals:\n"
-    "            text += \"\\npositional arguments:\\n\"\n"
-    "            for act in self._positionals:\n"
-    "                text += \"  \" + act.dest + (\"  \" + act.help if act.help else \"\") + "
-    "\"\\n\"\n"
-    "        text += \"\\noptions:\\n\"\n"
-    "        for act in self._optionals:\n"
-    "            text += \"  \" + \", \".join(act.option_strings) + (\"  \" + act.help if act.help "
-    "else \"\") + \"\\n\"\n"
-    "        return text\n"
-    "\n"
-    "    def print_usage(self, file=None):\n"
-    "        print(self.format_usage(), end=\"\", file=file)\n"
-    "\n"
-    "    def print_help(self, file=None):\n"
-    "        print(self.format_help(), end=\"\", file=file)\n"
-    "\n"
-    "    def exit(self, status=0, message=None):\n"
-    "        if message:\n"
-    "            print(message, end=\"\", file=sys.stderr)\n"
-    "        raise SystemExit(status)\n"
-    "\n"
-    "    def error(self, message):\n"
-    "        self.print_usage(sys.stderr)\n"
-    "        self.exit(2, \"%s: error: %s\\n\" % (self.prog, message))\n"
-    "\n"
-    "    def _convert(self, act, text):\n"
-    "        value = text\n"
-    "        if act.type is not None:\n"
-    "            try:\n"
-    "                value = act.type(text)\n"
-    "            except (TypeError, ValueError):\n"
-    "                name = getattr(act.type, \"__name__\", \"value\")\n"
-    "                self.error(\"argument %s: invalid %s value: %r\"\n"
-    "                           % (\"/\".join(act.option_strings) or act.dest, name, text))\n"
-    "        if act.choices is not None and value not in act.choices:\n"
-    "            self.error(\"argument %s: invalid choice: %r (choose from %s)\"\n"
-    "                       % (\"/\".join(act.option_strings) or act.dest, value,\n"
-    "                          \", \".join(repr(c) for c in act.choices)))\n"
-    "        return value\n"
-    "\n"
-    "    def _find(self, flag):\n"
-    "        for act in self._optionals:\n"
-    "            if flag in act.option_strings:\n"
-    "                return act\n"
-    "        matches = [a for a in self._optionals\n"
-    "                   if any(s.startswith(flag) for s in a.option_strings if "
-    "s.startswith(\"--\"))]\n"
-    "        if flag.startswith(\"--\") and len(matches) == 1:\n"
-    "            return matches[0]\n"
-    "        return None\n"
-    "\n"
-    "    def parse_args(self, args=None, namespace=None):\n"
-    "        ns, rest = self.parse_known_args(args, namespace)\n"
-    "        if rest:\n"
-    "            self.error(\"unrecognized arguments: \" + \" \".join(rest))\n"
-    "        return ns\n"
-    "\n"
-    "    def parse_known_args(self, args=None, namespace=None):\n"
-    "        args = list(sys.argv[1:] if args is None else args)\n"
-    "        ns = namespace if namespace is not None else Namespace()\n"
-    "        for act in self._optionals + self._positionals:\n"
-    "            if act.action != \"help\" and not hasattr(ns, act.dest):\n"
-    "                default = act.default\n"
-    "                if isinstance(default, str) and act.type is not None:\n"
-    "                    default = act.type(default)\n"
-    "                setattr(ns, act.dest, default)\n"
-    "        for key, value in self._defaults.items():\n"
-    "            if not hasattr(ns, key):\n"
-    "                setattr(ns, key, value)\n"
-    "        rest, positionals, seen = [], [], set()\n"
-    "        i = 0\n"
-    "        while i < len(args):\n"
-    "            arg = args[i]\n"
-    "            i += 1\n"
-    "            if arg == \"--\":\n"
-    "                positionals.extend(args[i:])\n"
-    "                break\n"
-    "            if not arg.startswith(\"-\") or arg == \"-\" or arg[1:2].isdigit():\n"
-    "                positionals.append(arg)\n"
-    "                continue\n"
-    "            flag, eq, inline = arg.partition(\"=\")\n"
-    "            act = self._find(flag)\n"
-    "            if act is None:\n"
-    "                rest.append(arg)\n"
-    "                continue\n"
-    "            seen.add(act.dest)\n"
-    "            kind = act.action\n"
-    "            if kind == \"help\":\n"
-    "                self.print_help()\n"
-    "                self.exit(0)\n"
-    "            elif kind == \"store_true\":\n"
-    "                setattr(ns, act.dest, True)\n"
-    "            elif kind == \"store_false\":\n"
-    "                setattr(ns, act.dest, False)\n"
-    "            elif kind == \"store_const\":\n"
-    "                setattr(ns, act.dest, act.const)\n"
-    "            elif kind == \"count\":\n"
-    "                setattr(ns, act.dest, (getattr(ns, act.dest) or 0) + 1)\n"
-    "            else:\n"
-    "                if act.nargs in (\"+\", \"*\") or isinstance(act.nargs, int):\n"
-    "                    values = [inline] if eq else []\n"
-    "                    while i < len(args) and not (args[i].startswith(\"-\") and len(args[i]) > "
-    "1\n"
-    "                                                 and not args[i][1:2].isdigit()):\n"
-    "                        if isinstance(act.nargs, int) and len(values) == act.nargs:\n"
-    "                            break\n"
-    "                        values.append(args[i])\n"
-    "                        i += 1\n"
-    "                    if act.nargs == \"+\" and not values:\n"
-    "                        self.error(\"argument %s: expected at least one argument\" % flag)\n"
-    "                    value = [self._convert(act, v) for v in values]\n"
-    "                else:\n"
-    "                    if eq:\n"
-    "                        text = inline\n"
-    "                    elif i < len(args):\n"
-    "                        text = args[i]\n"
-    "                        i += 1\n"
-    "                    else:\n"
-    "                        self.error(\"argument %s: expected one argument\" % "
-    "\"/\".join(act.option_strings))\n"
-    "                    value = self._convert(act, text)\n"
-    "                if kind == \"append\":\n"
-    "                    current = getattr(ns, act.dest)\n"
-    "                    setattr(ns, act.dest, (list(current) if current else []) + [value])\n"
-    "                else:\n"
-    "                    setattr(ns, act.dest, value)\n"
-    "        missing = [a for a in self._optionals if a.required and a.dest not in seen]\n"
-    "        for act in self._positionals:\n"
-    "            if act.nargs in (\"*\", \"+\"):\n"
-    "                if act.nargs == \"+\" and not positionals:\n"
-    "                    missing.append(act)\n"
-    "                    continue\n"
-    "                setattr(ns, act.dest, [self._convert(act, v) for v in positionals])\n"
-    "                positionals = []\n"
-    "            elif positionals:\n"
-    "                setattr(ns, act.dest, self._convert(act, positionals.pop(0)))\n"
-    "            elif act.nargs != \"?\":\n"
-    "                missing.append(act)\n"
-    "        if missing:\n"
-    "            names = [\"/\".join(a.option_strings) or a.dest for a in missing]\n"
-    "            self.error(\"the following arguments are required: \" + \", \".join(names))\n"
-    "        rest.extend(positionals)\n"
-    "        return ns, rest\n";
-
-/* The Python source of an embedded module, or NULL. */
-const char *d2i_embedded_source(const char *name)
-{
-    if (strcmp(name, "argparse") == 0)
-        return argparse_src;
-    return NULL;
 }
 
 /* ======================================================================
@@ -2576,34 +1545,6 @@ static const fn_def builtin_fns[] = {
     {"globals", b_globals}, {"locals", b_globals}, {"open", b_open},
 };
 
-static const fn_def math_fns[] = {
-    {"sqrt", m_sqrt}, {"exp", m_exp}, {"log", m_log}, {"log2", m_log2}, {"log10", m_log10},
-    {"log1p", m_log1p}, {"sin", m_sin}, {"cos", m_cos}, {"tan", m_tan}, {"asin", m_asin},
-    {"acos", m_acos}, {"atan", m_atan}, {"atan2", m_atan2}, {"sinh", m_sinh}, {"cosh", m_cosh},
-    {"tanh", m_tanh}, {"erf", m_erf}, {"erfc", m_erfc}, {"fabs", m_fabs}, {"floor", m_floor},
-    {"ceil", m_ceil}, {"trunc", m_trunc}, {"pow", m_pow}, {"fmod", m_fmod},
-    {"copysign", m_copysign}, {"hypot", m_hypot}, {"isnan", m_isnan}, {"isinf", m_isinf},
-    {"isfinite", m_isfinite}, {"isclose", m_isclose}, {"gcd", m_gcd},
-    {"factorial", m_factorial}, {"prod", m_prod}, {"degrees", m_degrees},
-    {"radians", m_radians}, {"gamma", m_gamma}, {"lgamma", m_lgamma},
-};
-
-static int add_fns(d2_interp *I, d2_module *m, const fn_def *f, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (d2_module_add_fn(I, m, f[i].name, f[i].fn, NULL) < 0)
-            return -1;
-    return 0;
-}
-
-static int set_float(d2_interp *I, d2_module *m, const char *name, double v)
-{
-    d2_obj *o = d2_float_new(I, v);
-    int rc = o ? d2_dict_set_str(I, m->dict, name, o) : -1;
-    d2_decref(o);
-    return rc;
-}
-
 static int set_obj(d2_interp *I, d2_dict *d, const char *name, d2_obj *o) /* steals o */
 {
     int rc = o ? d2_dict_set_str(I, d, name, o) : -1;
@@ -2611,42 +1552,9 @@ static int set_obj(d2_interp *I, d2_dict *d, const char *name, d2_obj *o) /* ste
     return rc;
 }
 
-/* A new builtin module, borrowed: sys.modules keeps it. */
-static d2_module *std_module(d2_interp *I, const char *name)
+/* The class of open()'s files, and sys.stdout and sys.stderr. */
+static int init_files(d2_interp *I)
 {
-    d2_module *m = d2_module_new_builtin(I, name);
-    d2_decref((d2_obj *)m);
-    return m;
-}
-
-static int init_stdlib(d2_interp *I)
-{
-    /* math */
-    d2_module *m = std_module(I, "math");
-    if (!m || add_fns(I, m, math_fns, D2_COUNTOF(math_fns)) < 0 ||
-        set_float(I, m, "pi", M_PI) < 0 || set_float(I, m, "e", M_E) < 0 ||
-        set_float(I, m, "tau", 2 * M_PI) < 0 || set_float(I, m, "inf", INFINITY) < 0 ||
-        set_float(I, m, "nan", NAN) < 0)
-        return -1;
-    /* sys */
-    m = std_module(I, "sys");
-    if (!m || d2_module_add_fn(I, m, "exit", sys_exit, NULL) < 0 ||
-        d2_dict_set_str(I, m->dict, "modules", (d2_obj *)I->modules) < 0 ||
-        set_obj(I, m->dict, "argv", d2_list_new(I, 0)) < 0 ||
-        set_obj(I, m->dict, "path", d2_list_new(I, 0)) < 0 ||
-        set_obj(I, m->dict, "version", d2_str_from(I, "3.11.0 (dy2st)")) < 0 ||
-        set_obj(I, m->dict, "platform", d2_str_from(I, "linux")) < 0 ||
-        set_obj(I, m->dict, "maxsize", d2_int_new(I, INT64_MAX)) < 0)
-        return -1;
-    {
-        d2_obj *a = d2_int_new(I, 3), *b = d2_int_new(I, 11), *c = d2_int_new(I, 0);
-        d2_obj *vi = a && b && c ? d2_tuple_pack(I, 3, a, b, c) : NULL;
-        d2_decref(a);
-        d2_decref(b);
-        d2_decref(c);
-        if (set_obj(I, m->dict, "version_info", vi) < 0)
-            return -1;
-    }
     d2_class *fc = d2i_class_new(I, "TextIOWrapper", NULL, D2_OBJ_OPAQUE, NULL, false);
     static const fn_def file_methods[] = {
         {"read", file_read}, {"readline", file_readline}, {"readlines", file_readlines},
@@ -2668,75 +1576,15 @@ static int init_stdlib(d2_interp *I)
         if (!s)
             return -1;
         D2_AS(d2_opaque, s)->payload = (void *)(intptr_t)i;
-        if (set_obj(I, m->dict, i == 1 ? "stdout" : "stderr", s) < 0)
-            return -1;
+        I->st->streams[i - 1] = s;
     }
     d2_decref((d2_obj *)tio);
-    /* os, os.path */
-    m = std_module(I, "os");
-    d2_module *op = m ? std_module(I, "os.path") : NULL;
-    static const fn_def path_fns[] = {
-        {"join", path_join}, {"exists", path_exists}, {"isfile", path_isfile},
-        {"isdir", path_isdir}, {"dirname", path_dirname}, {"basename", path_basename},
-        {"split", path_split}, {"splitext", path_splitext}, {"abspath", path_abspath},
-    };
-    if (!op || add_fns(I, op, path_fns, D2_COUNTOF(path_fns)) < 0 ||
-        d2_module_add_fn(I, m, "getcwd", os_getcwd, NULL) < 0 ||
-        d2_module_add_fn(I, m, "makedirs", os_makedirs, NULL) < 0 ||
-        set_obj(I, m->dict, "sep", d2_str_from(I, "/")) < 0 ||
-        set_obj(I, m->dict, "environ", d2_dict_new(I)) < 0)
-        return -1;
-    /* time */
-    m = std_module(I, "time");
-    if (!m || d2_module_add_fn(I, m, "time", time_time, NULL) < 0 ||
-        d2_module_add_fn(I, m, "perf_counter", time_perf_counter, NULL) < 0)
-        return -1;
-    /* functools */
-    m = std_module(I, "functools");
-    if (!m || d2_module_add_fn(I, m, "reduce", ft_reduce, NULL) < 0 ||
-        d2_module_add_fn(I, m, "partial", ft_partial, NULL) < 0 ||
-        d2_module_add_fn(I, m, "wraps", ft_wraps, NULL) < 0 ||
-        d2_module_add_fn(I, m, "lru_cache", ft_lru_cache, NULL) < 0)
-        return -1;
-    /* copy */
-    m = std_module(I, "copy");
-    if (!m || d2_module_add_fn(I, m, "copy", copy_copy, NULL) < 0 ||
-        d2_module_add_fn(I, m, "deepcopy", copy_deepcopy, NULL) < 0)
-        return -1;
-    /* warnings */
-    m = std_module(I, "warnings");
-    if (!m || d2_module_add_fn(I, m, "warn", warn_warn, NULL) < 0 ||
-        d2_module_add_fn(I, m, "filterwarnings", noop, NULL) < 0 ||
-        d2_module_add_fn(I, m, "simplefilter", noop, NULL) < 0)
-        return -1;
-    /* typing: subscriptable placeholders */
-    m = std_module(I, "typing");
-    static const char *const typing_names[] = {
-        "Any", "List", "Dict", "Tuple", "Optional", "Union", "Callable", "Sequence", "Iterable",
-        "Iterator", "Type", "Set", "Mapping", "Generic", "TypeVar", "NamedTuple", "Literal",
-    };
-    if (!m)
-        return -1;
-    for (size_t i = 0; i < D2_COUNTOF(typing_names); i++) {
-        d2_class *c = d2i_class_new(I, typing_names[i], NULL, D2_OBJ_INSTANCE, m, false);
-        if (set_obj(I, m->dict, typing_names[i], (d2_obj *)c) < 0)
-            return -1;
-    }
-    /* collections */
-    m = std_module(I, "collections");
-    d2_class *od =
-        m ? d2i_class_new(I, "OrderedDict", I->types[D2_OBJ_DICT], D2_OBJ_DICT, m, false) : NULL;
-    if (!od || d2_class_add_method(I, od, "__repr__", odict_repr) < 0 ||
-        set_obj(I, m->dict, "OrderedDict", (d2_obj *)od) < 0)
-        return -1;
-    /* abc */
-    m = std_module(I, "abc");
-    d2_class *abc = m ? d2i_class_new(I, "ABC", NULL, D2_OBJ_INSTANCE, m, false) : NULL;
-    if (!abc || set_obj(I, m->dict, "ABC", (d2_obj *)abc) < 0 ||
-        d2_dict_set_str(I, m->dict, "ABCMeta", (d2_obj *)I->types[D2_OBJ_CLASS]) < 0 ||
-        d2_module_add_fn(I, m, "abstractmethod", identity_call, NULL) < 0)
-        return -1;
     return 0;
+}
+
+d2_obj *d2_std_stream(d2_interp *I, int fd)
+{
+    return fd == 1 || fd == 2 ? I->st->streams[fd - 1] : NULL;
 }
 
 int d2i_init_builtins(d2_interp *I)
@@ -2783,5 +1631,5 @@ int d2i_init_builtins(d2_interp *I)
         d2_class_add_method(I, I->types[D2_OBJ_FLOAT], "is_integer", float_is_integer) < 0 ||
         d2_class_add_method(I, I->types[D2_OBJ_INT], "bit_length", int_bit_length) < 0)
         return -1;
-    return init_stdlib(I);
+    return init_files(I);
 }

@@ -6,6 +6,11 @@
 
 /* ---- the call stack: C stack guard, builtins' temporaries, frames ---- */
 
+int d2_stack_check(d2_interp *I)
+{
+    return d2i_stack_check(I);
+}
+
 /* Sets the C stack reference point and budget at the outermost entry. */
 void d2i_stack_begin(d2_interp *I, const char *base)
 {
@@ -133,7 +138,7 @@ static const char *callable_name(d2_obj *f)
 }
 
 d2_obj *d2i_call_builtin(d2_interp *I, d2_builtin *b, d2_obj *self, d2_obj **args, size_t nargs,
-                            d2_dict *kw)
+                         d2_dict *kw)
 {
     size_t mark = I->st->npool;
     d2_obj *r = b->def ? d2_def_call(I, b->def, self, args, nargs, kw && kw->live ? kw : NULL)
@@ -145,7 +150,7 @@ d2_obj *d2i_call_builtin(d2_interp *I, d2_builtin *b, d2_obj *self, d2_obj **arg
 }
 
 d2_obj *d2i_call_with_self(d2_interp *I, d2_obj *fn, d2_obj *self, d2_obj **args, size_t nargs,
-                              d2_dict *kw)
+                           d2_dict *kw)
 {
     if (fn->kind == D2_OBJ_FUNCTION)
         return d2i_call_function(I, D2_AS(d2_function, fn), self, args, nargs, kw);
@@ -293,7 +298,7 @@ static int bind_args(d2_interp *I, d2_function *f, d2_obj **fast, d2_obj *self, 
                 }
                 fast[idx] = d2_incref(e->value);
             } else if (kwd) {
-                if (d2i_dict_set_h(I, kwd, e->key, e->hash, e->value) < 0)
+                if (d2_dict_set_h(I, kwd, e->key, e->hash, e->value) < 0)
                     return -1;
             } else if (param_index(c, k, 0) >= 0) {
                 d2_raise(
@@ -352,7 +357,7 @@ static int bind_args(d2_interp *I, d2_function *f, d2_obj **fast, d2_obj *self, 
 /* Fills the cell and free-variable slots of a new frame. closure holds the
  * cells in freevar order (a function's) or NULL to take them from parent. */
 int d2i_setup_cells(d2_interp *I, const d2_code *c, d2_obj **fast, d2_dict *closure,
-                       d2i_frame *parent)
+                    d2i_frame *parent)
 {
     for (int i = 0; i < c->ncell_params; i++) {
         int s = c->cell_params[i];
@@ -398,7 +403,7 @@ static d2_obj *generator_error(d2_interp *I, d2_function *f)
 }
 
 d2_obj *d2i_call_function(d2_interp *I, d2_function *f, d2_obj *self, d2_obj **args,
-                             size_t nargs, d2_dict *kw)
+                          size_t nargs, d2_dict *kw)
 {
     const d2_code *c = f->code;
     if (c->yield_node)
@@ -455,8 +460,8 @@ d2_obj *d2i_call_function(d2_interp *I, d2_function *f, d2_obj *self, d2_obj **a
 
 /* A function object for a def or lambda evaluated in fr. */
 d2_obj *d2i_make_function(d2_interp *I, d2i_frame *fr, const void *node,
-                             const d2_ast_arguments *args, const d2_ast_seq *body,
-                             const d2_ast_expr *expr, const d2_ast_stmt *def)
+                          const d2_ast_arguments *args, const d2_ast_seq *body,
+                          const d2_ast_expr *expr, const d2_ast_stmt *def)
 {
     d2_code *c = pm_get(&fr->unit->names, node);
     if (!c)
@@ -623,7 +628,7 @@ d2_obj *d2i_eval_call(d2_interp *I, d2i_frame *fr, const d2_ast_expr *e)
             fr->pf->span = k->span;
             if (v->kind != D2_OBJ_DICT || d2i_is_set(I, v)) {
                 d2_obj *tmp = d2_dict_new(I);
-                if (!tmp || d2i_dict_merge(I, D2_AS(d2_dict, tmp), v) < 0) {
+                if (!tmp || d2_dict_merge(I, D2_AS(d2_dict, tmp), v) < 0) {
                     if (d2_exc_matches(I, d2_exc_class(I, "TypeError"))) {
                         d2_exc_clear(I);
                         d2_raise(I, "TypeError", "%s() argument after ** must be a mapping, not %s",
@@ -652,7 +657,7 @@ d2_obj *d2i_eval_call(d2_interp *I, d2i_frame *fr, const d2_ast_expr *e)
                     d2_decref(v);
                     goto out;
                 }
-                if (d2i_dict_set_h(I, kw, en->key, en->hash, en->value) < 0) {
+                if (d2_dict_set_h(I, kw, en->key, en->hash, en->value) < 0) {
                     d2_decref(v);
                     goto out;
                 }

@@ -1,4 +1,4 @@
-/* class.c - classes: MRO, attribute lookup and descriptors, instantiation, object, property, super. */
+/* class.c - classes: MRO, attribute lookup, descriptors, instantiation, object, super. */
 #include "interp/interp_priv.h"
 
 #include <string.h>
@@ -116,14 +116,14 @@ static d2_obj *c3_mro(d2_interp *I, d2_class *cls, d2_tuple *bases)
         d2_decref(out);
         return NULL;
     }
-    d2_obj *t = d2i_tuple_from_array(I, D2_AS(d2_list, out)->items, D2_AS(d2_list, out)->n);
+    d2_obj *t = d2_tuple_from_array(I, D2_AS(d2_list, out)->items, D2_AS(d2_list, out)->n);
     d2_decref(out);
     return t;
 }
 
 /* A class object; bases a tuple of classes (borrowed; NULL = (object,)). */
 d2_class *d2i_class_make(d2_interp *I, const char *name, d2_obj *bases, d2_dict *dict,
-                            d2_obj_kind layout, d2_module *module)
+                         d2_obj_kind layout, d2_module *module)
 {
     d2_obj *o = d2_obj_alloc(I, D2_OBJ_CLASS, I->st->type, sizeof(d2_class));
     if (!o)
@@ -209,8 +209,8 @@ int d2_class_add_property(d2_interp *I, d2_class *cls, const char *name, d2_buil
 
 /* Calls special method name of o's class with o bound; *found false (and
  * NULL, no exception) when the class has none. */
-d2_obj *d2i_call_special(d2_interp *I, d2_obj *o, const char *name, d2_obj **args, size_t nargs,
-                         bool *found)
+d2_obj *d2_call_special(d2_interp *I, d2_obj *o, const char *name, d2_obj **args, size_t nargs,
+                        bool *found)
 {
     d2_obj *m = d2i_mro_lookup(I, o->cls, name);
     *found = m != NULL;
@@ -269,7 +269,7 @@ static d2_obj *bind_descr(d2_interp *I, d2_obj *descr, d2_obj *o, bool is_class)
             bool found;
             d2_obj *args[2] = {is_class ? I->none : o, is_class ? o : (d2_obj *)o->cls};
             d2_incref(descr);
-            d2_obj *r = d2i_call_special(I, descr, "__get__", args, 2, &found);
+            d2_obj *r = d2_call_special(I, descr, "__get__", args, 2, &found);
             d2_decref(descr);
             if (found)
                 return r;
@@ -456,7 +456,7 @@ d2_obj *d2_getattr(d2_interp *I, d2_obj *o, const char *name)
         if (!arg)
             return NULL;
         bool found;
-        v = d2i_call_special(I, o, "__getattr__", &arg, 1, &found);
+        v = d2_call_special(I, o, "__getattr__", &arg, 1, &found);
         d2_decref(arg);
         if (found)
             return v;
@@ -480,7 +480,7 @@ int d2i_object_setattr(d2_interp *I, d2_obj *o, const char *name, d2_obj *v)
         bool found;
         d2_obj *args[2] = {o, v};
         d2_incref(descr);
-        d2_obj *r = d2i_call_special(I, descr, "__set__", args, 2, &found);
+        d2_obj *r = d2_call_special(I, descr, "__set__", args, 2, &found);
         d2_decref(descr);
         d2_decref(r);
         return r ? 0 : -1;
@@ -548,7 +548,7 @@ int d2_setattr(d2_interp *I, d2_obj *o, const char *name, d2_obj *v)
         if (!args[0])
             return -1;
         bool found;
-        d2_obj *r = d2i_call_special(I, o, "__setattr__", args, 2, &found);
+        d2_obj *r = d2_call_special(I, o, "__setattr__", args, 2, &found);
         d2_decref(args[0]);
         d2_decref(r);
         return r ? 0 : -1;
@@ -570,7 +570,7 @@ int d2i_delattr(d2_interp *I, d2_obj *o, const char *name)
         if (!arg)
             return -1;
         bool found;
-        d2_obj *r = d2i_call_special(I, o, "__delattr__", &arg, 1, &found);
+        d2_obj *r = d2_call_special(I, o, "__delattr__", &arg, 1, &found);
         d2_decref(arg);
         d2_decref(r);
         return r ? 0 : -1;

@@ -24,7 +24,7 @@ static d2_obj *tuple_make(d2_interp *I, size_t n)
     return t;
 }
 
-d2_obj *d2i_tuple_from_array(d2_interp *I, d2_obj **items, size_t n)
+d2_obj *d2_tuple_from_array(d2_interp *I, d2_obj **items, size_t n)
 {
     d2_obj *t = tuple_make(I, n);
     if (!t)
@@ -159,11 +159,11 @@ d2_obj *d2i_tuple_from_iterable(d2_interp *I, d2_obj *o)
     if (o->kind == D2_OBJ_TUPLE && o->cls == I->types[D2_OBJ_TUPLE])
         return d2_incref(o);
     if (o->kind == D2_OBJ_LIST)
-        return d2i_tuple_from_array(I, D2_AS(d2_list, o)->items, D2_AS(d2_list, o)->n);
+        return d2_tuple_from_array(I, D2_AS(d2_list, o)->items, D2_AS(d2_list, o)->n);
     d2_obj *l = d2_list_from_iterable(I, o);
     if (!l)
         return NULL;
-    d2_obj *t = d2i_tuple_from_array(I, D2_AS(d2_list, l)->items, D2_AS(d2_list, l)->n);
+    d2_obj *t = d2_tuple_from_array(I, D2_AS(d2_list, l)->items, D2_AS(d2_list, l)->n);
     d2_decref(l);
     return t;
 }
@@ -340,7 +340,7 @@ d2_obj *d2_dict_get_str(d2_interp *I, d2_dict *d, const char *key)
     return d2i_dict_get_cstr(d, key, n, d2i_hash_bytes(key, n));
 }
 
-int d2i_dict_set_h(d2_interp *I, d2_dict *d, d2_obj *key, uint64_t h, d2_obj *v)
+int d2_dict_set_h(d2_interp *I, d2_dict *d, d2_obj *key, uint64_t h, d2_obj *v)
 {
     int64_t ix = d2i_dict_find(I, d, key, h);
     if (ix == -2)
@@ -371,7 +371,7 @@ int d2_dict_set(d2_interp *I, d2_dict *d, d2_obj *key, d2_obj *v)
     uint64_t h;
     if (d2_hash(I, key, &h) < 0)
         return -1;
-    return d2i_dict_set_h(I, d, key, h, v);
+    return d2_dict_set_h(I, d, key, h, v);
 }
 
 int d2_dict_set_str(d2_interp *I, d2_dict *d, const char *key, d2_obj *v)
@@ -379,7 +379,7 @@ int d2_dict_set_str(d2_interp *I, d2_dict *d, const char *key, d2_obj *v)
     d2_obj *k = d2_str_from(I, key);
     if (!k)
         return -1;
-    int rc = d2i_dict_set_h(I, d, k, D2_AS(d2_str, k)->hash, v);
+    int rc = d2_dict_set_h(I, d, k, D2_AS(d2_str, k)->hash, v);
     d2_decref(k);
     return rc;
 }
@@ -674,7 +674,7 @@ static int slice_part(d2_interp *I, d2_obj *o, int64_t *v, bool *none)
     *none = !o || o->kind == D2_OBJ_NONE;
     if (*none)
         return 0;
-    if (d2i_index(I, o, v) < 0) {
+    if (d2_index(I, o, v) < 0) {
         if (d2_exc_matches(I, d2_exc_class(I, "TypeError"))) {
             d2_exc_clear(I);
             d2_raise(I, "TypeError",
@@ -826,7 +826,7 @@ d2_obj *d2i_seq_getitem(d2_interp *I, d2_obj *o, d2_obj *key)
                             o->kind == D2_OBJ_RANGE ? "range" : seq_name(o), d2_type_name(key));
         }
     }
-    if (d2i_index(I, key, &i) < 0 || seq_index(I, o, len, &i) < 0)
+    if (d2_index(I, key, &i) < 0 || seq_index(I, o, len, &i) < 0)
         return NULL;
     switch (o->kind) {
     case D2_OBJ_LIST:
@@ -909,7 +909,7 @@ int d2i_list_setitem(d2_interp *I, d2_obj *o, d2_obj *key, d2_obj *v)
                  d2_type_name(key));
         return -1;
     }
-    if (d2i_index(I, key, &i) < 0)
+    if (d2_index(I, key, &i) < 0)
         return -1;
     if (i < 0)
         i += (int64_t)l->n;
@@ -958,7 +958,7 @@ int d2i_list_delitem(d2_interp *I, d2_obj *o, d2_obj *key)
                  d2_type_name(key));
         return -1;
     }
-    if (d2i_index(I, key, &i) < 0)
+    if (d2_index(I, key, &i) < 0)
         return -1;
     if (i < 0)
         i += (int64_t)l->n;
@@ -1160,7 +1160,7 @@ METHOD(list_insert)
     if (d2i_check_args(I, "insert", n, 2, 2, kw) < 0)
         return NULL;
     int64_t i;
-    if (d2i_index(I, a[0], &i) < 0)
+    if (d2_index(I, a[0], &i) < 0)
         return NULL;
     d2_list *l = D2_AS(d2_list, self);
     if (i < 0)
@@ -1181,7 +1181,7 @@ METHOD(list_pop)
         return NULL;
     d2_list *l = D2_AS(d2_list, self);
     int64_t i = -1;
-    if (n == 1 && d2i_index(I, a[0], &i) < 0)
+    if (n == 1 && d2_index(I, a[0], &i) < 0)
         return NULL;
     if (l->n == 0)
         return d2_raise(I, "IndexError", "pop from empty list");
@@ -1220,9 +1220,9 @@ METHOD(seq_index_m)
     if (d2i_check_args(I, "index", n, 1, 3, kw) < 0)
         return NULL;
     int64_t len = d2i_builtin_len(I, self), lo = 0, hi = len;
-    if (n > 1 && d2i_index(I, a[1], &lo) < 0)
+    if (n > 1 && d2_index(I, a[1], &lo) < 0)
         return NULL;
-    if (n > 2 && d2i_index(I, a[2], &hi) < 0)
+    if (n > 2 && d2_index(I, a[2], &hi) < 0)
         return NULL;
     if (lo < 0)
         lo = lo + len < 0 ? 0 : lo + len;
@@ -1420,14 +1420,14 @@ METHOD(dict_setdefault)
     return d2_incref(dv);
 }
 
-int d2i_dict_merge(d2_interp *I, d2_dict *d, d2_obj *src)
+int d2_dict_merge(d2_interp *I, d2_dict *d, d2_obj *src)
 {
     if (src->kind == D2_OBJ_DICT && !d2i_is_set(I, src)) {
         d2_dict *s = D2_AS(d2_dict, src);
         for (size_t i = 0; i < s->n; i++) {
             if (!s->entries[i].key)
                 continue;
-            if (d2i_dict_set_h(I, d, s->entries[i].key, s->entries[i].hash, s->entries[i].value) <
+            if (d2_dict_set_h(I, d, s->entries[i].key, s->entries[i].hash, s->entries[i].value) <
                 0)
                 return -1;
         }
@@ -1498,9 +1498,9 @@ METHOD(dict_update)
     if (d2i_nargs(I, "update", n, 0, 1) < 0)
         return NULL;
     d2_dict *d = D2_AS(d2_dict, self);
-    if (n == 1 && d2i_dict_merge(I, d, a[0]) < 0)
+    if (n == 1 && d2_dict_merge(I, d, a[0]) < 0)
         return NULL;
-    if (kw && d2i_dict_merge(I, d, (d2_obj *)kw) < 0)
+    if (kw && d2_dict_merge(I, d, (d2_obj *)kw) < 0)
         return NULL;
     return d2_none(I);
 }
@@ -1511,7 +1511,7 @@ METHOD(dict_copy)
         return NULL;
     (void)a;
     d2_obj *r = d2i_is_set(I, self) ? d2i_set_new(I) : d2_dict_new(I);
-    if (r && d2i_dict_merge(I, D2_AS(d2_dict, r), self) < 0) {
+    if (r && d2_dict_merge(I, D2_AS(d2_dict, r), self) < 0) {
         d2_decref(r);
         return NULL;
     }
@@ -1573,8 +1573,8 @@ static int set_update_from(d2_interp *I, d2_obj *set, d2_obj *iterable)
     if (iterable->kind == D2_OBJ_DICT) {
         d2_dict *s = D2_AS(d2_dict, iterable);
         for (size_t i = 0; i < s->n; i++)
-            if (s->entries[i].key && d2i_dict_set_h(I, D2_AS(d2_dict, set), s->entries[i].key,
-                                                    s->entries[i].hash, I->none) < 0)
+            if (s->entries[i].key && d2_dict_set_h(I, D2_AS(d2_dict, set), s->entries[i].key,
+                                                   s->entries[i].hash, I->none) < 0)
                 return -1;
         return 0;
     }
@@ -1626,7 +1626,7 @@ d2_obj *d2i_set_op(d2_interp *I, int op, d2_obj *a, d2_obj *b)
         }
         bool keep = op == '|' || (op == '&' ? ix >= 0 : ix < 0);
         if (keep)
-            rc = d2i_dict_set_h(I, D2_AS(d2_dict, r), e->key, e->hash, I->none);
+            rc = d2_dict_set_h(I, D2_AS(d2_dict, r), e->key, e->hash, I->none);
     }
     if (rc == 0 && (op == '|' || op == '^'))
         for (size_t i = 0; rc == 0 && i < y->n; i++) {
@@ -1637,7 +1637,7 @@ d2_obj *d2i_set_op(d2_interp *I, int op, d2_obj *a, d2_obj *b)
             if (ix == -2)
                 rc = -1;
             else if (ix < 0)
-                rc = d2i_dict_set_h(I, D2_AS(d2_dict, r), e->key, e->hash, I->none);
+                rc = d2_dict_set_h(I, D2_AS(d2_dict, r), e->key, e->hash, I->none);
         }
     d2_decref(other);
     if (rc < 0) {

@@ -1,4 +1,4 @@
-/* eval_expr.c - the evaluator's expressions: names, constants, operators, comprehensions, f-strings. */
+/* eval_expr.c - the evaluator's expressions: names, operators, comprehensions, f-strings. */
 #include "interp/interp_priv.h"
 
 #include <string.h>
@@ -309,7 +309,7 @@ static d2_obj *eval_sequence(d2_interp *I, d2i_frame *fr, const d2_ast_expr *e)
         if (e->kind == D2_AST_LIST)
             r = d2i_list_from_array(I, av.v, av.n);
         else if (e->kind == D2_AST_TUPLE)
-            r = d2i_tuple_from_array(I, av.v, av.n);
+            r = d2_tuple_from_array(I, av.v, av.n);
         else {
             r = d2i_set_new(I);
             for (size_t i = 0; r && i < av.n; i++) {
@@ -346,7 +346,7 @@ static d2_obj *eval_dict(d2_interp *I, d2i_frame *fr, const d2_ast_expr *e)
             rc = d2_dict_set(I, D2_AS(d2_dict, d), k, v);
         } else {
             fr->pf->span = ((d2_ast_expr *)e->dict.values.items[i])->span;
-            rc = d2i_dict_merge(I, D2_AS(d2_dict, d), v);
+            rc = d2_dict_merge(I, D2_AS(d2_dict, d), v);
         }
         d2_decref(k);
         d2_decref(v);
@@ -536,8 +536,8 @@ d2_obj *d2i_eval(d2_interp *I, d2i_frame *fr, const d2_ast_expr *e)
         d2_obj *v = d2i_eval(I, fr, e->named_expr.value);
         if (!v)
             return NULL;
-        if (d2i_store_sym(I, fr, node_sym(fr, e->named_expr.target), e->named_expr.target->name.id, v) <
-            0) {
+        if (d2i_store_sym(I, fr, node_sym(fr, e->named_expr.target), e->named_expr.target->name.id,
+                          v) < 0) {
             d2_decref(v);
             return NULL;
         }

@@ -16,7 +16,7 @@ int d2i_dict_store(d2_interp *I, d2_dict *d, const char *name, size_t n, uint64_
     d2_obj *k = d2_str_new(I, name, n);
     if (!k)
         return -1;
-    int rc = d2i_dict_set_h(I, d, k, h, v);
+    int rc = d2_dict_set_h(I, d, k, h, v);
     d2_decref(k);
     return rc;
 }
@@ -28,7 +28,8 @@ int d2i_store_sym(d2_interp *I, d2i_frame *fr, sym *s, const char *name, d2_obj 
         s = code_lookup(fr->code, name);
     if (!s) {
         size_t n = strlen(name);
-        return d2i_dict_store(I, fr->ns ? fr->ns : fr->globals, name, n, d2i_hash_bytes(name, n), v);
+        return d2i_dict_store(I, fr->ns ? fr->ns : fr->globals, name, n, d2i_hash_bytes(name, n),
+                              v);
     }
     switch (s->res) {
     case R_LOCAL:
@@ -132,7 +133,7 @@ static int assign_unpack(d2_interp *I, d2i_frame *fr, const d2_ast_expr *t, d2_o
         return -1;
     }
     /* hold the items: assigning may mutate a list being unpacked */
-    d2_obj *hold = d2i_tuple_from_array(I, items, n);
+    d2_obj *hold = d2_tuple_from_array(I, items, n);
     d2_decref(seq);
     if (!hold)
         return -1;
@@ -372,11 +373,12 @@ static int exec_class(d2_interp *I, d2i_frame *fr, const d2_ast_stmt *s)
         goto out;
     fr->pf->span = s->span;
     if (bases.n) {
-        basest = d2i_tuple_from_array(I, bases.v, bases.n);
+        basest = d2_tuple_from_array(I, bases.v, bases.n);
         if (!basest)
             goto out;
     }
-    d2_class *k = d2i_class_make(I, s->class_def.name, basest, D2_AS(d2_dict, ns), layout, fr->module);
+    d2_class *k =
+        d2i_class_make(I, s->class_def.name, basest, D2_AS(d2_dict, ns), layout, fr->module);
     if (!k)
         goto out;
     cls = (d2_obj *)k;
@@ -728,7 +730,7 @@ static int exec_with_items(d2_interp *I, d2i_frame *fr, const d2_ast_stmt *s, ui
         return X_ERROR;
     }
     bool found;
-    d2_obj *val = d2i_call_special(I, mgr, "__enter__", NULL, 0, &found);
+    d2_obj *val = d2_call_special(I, mgr, "__enter__", NULL, 0, &found);
     if (!val) {
         d2_decref(mgr);
         return X_ERROR;
@@ -748,7 +750,7 @@ static int exec_with_items(d2_interp *I, d2i_frame *fr, const d2_ast_stmt *s, ui
         }
         d2_obj *args[3] = {(d2_obj *)exc->cls, exc, I->none};
         push_handled(I, exc);
-        d2_obj *r = d2i_call_special(I, mgr, "__exit__", args, 3, &found);
+        d2_obj *r = d2_call_special(I, mgr, "__exit__", args, 3, &found);
         pop_handled(I);
         int t = r ? d2_truthy(I, r) : -1;
         d2_decref(r);
@@ -764,7 +766,7 @@ static int exec_with_items(d2_interp *I, d2i_frame *fr, const d2_ast_stmt *s, ui
         d2_obj *args[3] = {I->none, I->none, I->none};
         d2_obj *saved_ret = fr->retval;
         fr->retval = NULL;
-        d2_obj *r = d2i_call_special(I, mgr, "__exit__", args, 3, &found);
+        d2_obj *r = d2_call_special(I, mgr, "__exit__", args, 3, &found);
         fr->retval = saved_ret;
         if (!r)
             x = X_ERROR;

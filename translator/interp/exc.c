@@ -39,7 +39,7 @@ d2_obj *d2i_exc_new(d2_interp *I, d2_class *cls, d2_obj **args, size_t nargs)
     d2_obj *e = d2_instance_new(I, cls);
     if (!e)
         return NULL;
-    d2_obj *t = d2i_tuple_from_array(I, args, nargs);
+    d2_obj *t = d2_tuple_from_array(I, args, nargs);
     if (!t || d2_dict_set_str(I, D2_AS(d2_instance, e)->dict, "args", t) < 0) {
         d2_decref(t);
         d2_decref(e);
@@ -141,6 +141,14 @@ d2_obj *d2_raise(d2_interp *I, const char *exc_class, const char *fmt, ...)
         d2i_set_exc(I, e);
     else
         d2i_set_nomem(I);
+    return NULL;
+}
+
+d2_obj *d2_raise_args(d2_interp *I, const char *exc_class, d2_obj **args, size_t nargs)
+{
+    d2_obj *e = d2i_exc_new(I, d2_exc_class(I, exc_class), args, nargs);
+    if (e)
+        d2i_set_exc(I, e);
     return NULL;
 }
 
@@ -290,7 +298,7 @@ static d2_obj *exc_new_m(d2_interp *I, d2_obj *self, d2_obj **a, size_t n, d2_di
 static d2_obj *exc_init_m(d2_interp *I, d2_obj *self, d2_obj **a, size_t n, d2_dict *kw)
 {
     (void)kw;
-    d2_obj *t = d2i_tuple_from_array(I, a, n);
+    d2_obj *t = d2_tuple_from_array(I, a, n);
     if (!t || self->kind != D2_OBJ_INSTANCE ||
         d2_dict_set_str(I, D2_AS(d2_instance, self)->dict, "args", t) < 0) {
         d2_decref(t);

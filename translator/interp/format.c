@@ -1,4 +1,4 @@
-/* format.c - formatting: float repr, the format-spec mini-language, printf-style % and str.format. */
+/* format.c - formatting: float repr, format specs, printf-style % and str.format. */
 #include "interp/interp_priv.h"
 
 #include <math.h>
@@ -333,7 +333,7 @@ d2_obj *d2i_format(d2_interp *I, d2_obj *v, const char *spec)
             if (!arg)
                 return NULL;
             bool found;
-            d2_obj *r = d2i_call_special(I, v, "__format__", &arg, 1, &found);
+            d2_obj *r = d2_call_special(I, v, "__format__", &arg, 1, &found);
             d2_decref(arg);
             if (r && r->kind != D2_OBJ_STR) {
                 d2_raise(I, "TypeError", "__format__ must return a str, not %s", d2_type_name(r));
@@ -377,7 +377,7 @@ static d2_obj *mod_int_body(d2_interp *I, d2_obj *v, char conv, const char *flag
     } else if (v->kind == D2_OBJ_INT || v->kind == D2_OBJ_BOOL) {
         iv = D2_AS(d2_int, v)->v;
     } else if (I->hooks[v->kind] && I->hooks[v->kind]->to_number) {
-        if (d2i_index(I, v, &iv) < 0)
+        if (d2_index(I, v, &iv) < 0)
             return NULL;
     } else {
         if (conv == 'd' || conv == 'i' || conv == 'u')

@@ -210,6 +210,33 @@ static d2_obj *load_file_module(d2_interp *I, const char *name, const char *path
     return m;
 }
 
+int d2_module_add_source(d2_interp *I, const char *name, const char *src)
+{
+    struct d2_interp_state *st = I->st;
+    if (st->nsources == st->capsources) {
+        size_t cap = st->capsources ? st->capsources * 2 : 8;
+        struct d2i_source *p = d2_realloc(st->sources, cap * sizeof *p);
+        if (!p) {
+            d2_raise(I, "MemoryError", "out of memory");
+            return -1;
+        }
+        st->sources = p;
+        st->capsources = cap;
+    }
+    st->sources[st->nsources].name = name;
+    st->sources[st->nsources++].src = src;
+    return 0;
+}
+
+/* The Python source of a module registered by d2_module_add_source, or NULL. */
+static const char *module_source(d2_interp *I, const char *name)
+{
+    for (size_t i = 0; i < I->st->nsources; i++)
+        if (strcmp(I->st->sources[i].name, name) == 0)
+            return I->st->sources[i].src;
+    return NULL;
+}
+
 static bool is_file(const char *p)
 {
     struct stat sb;
@@ -249,7 +276,7 @@ d2_obj *d2_import(d2_interp *I, const char *name, const d2_module *from)
         snprintf(path, sizeof path, "%s.py", name);
     if (is_file(path))
         return load_file_module(I, name, path);
-    const char *src = d2i_embedded_source(name);
+    const char *src = module_source(I, name);
     if (src) {
         snprintf(path, sizeof path, "<dy2st>/%s.py", name);
         return load_module_source(I, name, path, src, strlen(src));

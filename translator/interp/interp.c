@@ -1,4 +1,4 @@
-/* interp.c - interpreter creation and teardown: the core classes and objects, then the library modules. */
+/* interp.c - creating and freeing the interpreter: core classes, builtins, library modules. */
 #include "interp/interp_priv.h"
 
 /* ======================================================================
@@ -207,6 +207,7 @@ void d2_interp_free(d2_interp *I)
         for (size_t i = 0; i < st->narenas; i++)
             d2_arena_delete(st->arenas[i]);
         d2_free(st->arenas);
+        d2_free(st->sources);
         d2_free(st->pool);
         d2_free(st->handled);
         d2_free(st->repr_stack);

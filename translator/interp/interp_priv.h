@@ -43,6 +43,12 @@ struct d2_interp_state {
     d2_class *object, *type, *set, *method_descr, *super, *base_exc, *notimpl_type, *tb_type;
     d2_class *views[3];          /* dict_keys, dict_values, dict_items */
     d2_class *file_type;         /* objects made by open() */
+    d2_obj *streams[2];          /* sys.stdout, sys.stderr */
+    /* modules written in Python (d2_module_add_source), run on first import */
+    struct d2i_source {
+        const char *name, *src;
+    } *sources;
+    size_t nsources, capsources;
     /* object's own methods, to tell overrides */
     d2_obj *object_init, *object_setattr, *object_repr, *object_str, *object_new;
     d2_module *builtins_mod;
@@ -118,11 +124,8 @@ d2_obj *d2i_dict_get_cstr(d2_dict *d, const char *s, size_t n, uint64_t h);
 d2_obj **d2i_dict_slot_cstr(d2_dict *d, const char *s, size_t n, uint64_t h);
 /* Index of a key's entry or -1 (-2 with an exception). */
 int64_t d2i_dict_find(d2_interp *I, d2_dict *d, d2_obj *key, uint64_t h);
-int d2i_dict_set_h(d2_interp *I, d2_dict *d, d2_obj *key, uint64_t h, d2_obj *v);
 d2_obj *d2i_dict_pop(d2_interp *I, d2_dict *d, d2_obj *key); /* new ref or NULL (absent, no exc) */
 void d2i_dict_clear(d2_dict *d);
-/* Adds src's items (a mapping or an iterable of pairs) to d. */
-int d2i_dict_merge(d2_interp *I, d2_dict *d, d2_obj *src);
 bool d2i_is_set(d2_interp *I, d2_obj *o);
 d2_obj *d2i_set_new(d2_interp *I);
 d2_obj *d2i_set_from_iterable(d2_interp *I, d2_obj *iterable); /* iterable may be NULL */
@@ -131,7 +134,6 @@ bool d2i_is_view(d2_obj *o); /* dict_keys, dict_values, dict_items */
 d2_obj *d2i_seq_repeat(d2_interp *I, d2_obj *seq, int64_t n);
 d2_obj *d2i_seq_concat(d2_interp *I, d2_obj *a, d2_obj *b);
 int d2i_list_extend(d2_interp *I, d2_obj *list, d2_obj *iterable);
-d2_obj *d2i_tuple_from_array(d2_interp *I, d2_obj **items, size_t n); /* borrows items */
 d2_obj *d2i_list_from_array(d2_interp *I, d2_obj **items, size_t n);
 d2_obj *d2i_tuple_from_iterable(d2_interp *I, d2_obj *o);
 /* Resolves a slice against len: 0, or -1 with an exception. */
@@ -172,12 +174,9 @@ static inline int d2i_num_cmp(d2_obj *a, d2_obj *b)
     return x < y ? -1 : x > y;
 }
 d2_obj *d2i_builtin_repr(d2_interp *I, d2_obj *o); /* repr of builtin layouts */
-int d2i_repr_enter(d2_interp *I, d2_obj *o);       /* 1 = already being printed */
-void d2i_repr_leave(d2_interp *I);
 int d2i_compare_values(d2_interp *I, int op, d2_obj *a, d2_obj *b); /* 1/0/-1, -2 unsupported */
 int d2i_contains(d2_interp *I, d2_obj *container, d2_obj *item);
 int d2i_set_subset(d2_interp *I, d2_dict *a, d2_dict *b); /* 1 if every key of a is in b, 0, -1 */
-int d2i_index(d2_interp *I, d2_obj *o, int64_t *v); /* __index__: ints, bools, hooks */
 d2_obj *d2i_inplace_binop(d2_interp *I, int op, d2_obj *a, d2_obj *b); /* a op= b */
 
 /* ---- class.c ---- */
@@ -188,8 +187,6 @@ d2_class *d2i_class_new(d2_interp *I, const char *name, d2_class *base, d2_obj_k
 d2_class *d2i_class_make(d2_interp *I, const char *name, d2_obj *bases, d2_dict *dict,
                          d2_obj_kind layout, d2_module *module);
 d2_obj *d2i_mro_lookup(d2_interp *I, d2_class *cls, const char *name);
-d2_obj *d2i_call_special(d2_interp *I, d2_obj *o, const char *name, d2_obj **args, size_t nargs,
-                         bool *found);
 void d2i_class_update_flags(d2_interp *I, d2_class *cls);
 int d2i_issubclass(d2_class *a, d2_class *b);
 d2_obj *d2i_type_call(d2_interp *I, d2_class *cls, d2_obj **args, size_t nargs, d2_dict *kw);
@@ -213,7 +210,6 @@ int d2i_check_args(d2_interp *I, const char *fname, size_t n, size_t lo, size_t 
 
 /* ---- builtins.c ---- */
 int d2i_init_builtins(d2_interp *I);
-const char *d2i_embedded_source(const char *name); /* modules written in Python */
 d2_obj *d2i_to_int_obj(d2_interp *I, d2_obj *o, int base);
 d2_obj *d2i_to_float_obj(d2_interp *I, d2_obj *o);
 

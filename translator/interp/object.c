@@ -1,11 +1,11 @@
-/* object.c - the object protocol: operators, comparison, truth, len, items, iteration, repr, hashing. */
+/* object.c - the object protocol: operators, comparison, truth, items, iteration, repr. */
 #include "interp/interp_priv.h"
 
 #include <math.h>
 #include <string.h>
 
 /* Integer value of an index-like object (int, bool, tensor via hooks, __index__). */
-int d2i_index(d2_interp *I, d2_obj *o, int64_t *v)
+int d2_index(d2_interp *I, d2_obj *o, int64_t *v)
 {
     if (o->kind == D2_OBJ_INT || o->kind == D2_OBJ_BOOL) {
         *v = D2_AS(d2_int, o)->v;
@@ -18,7 +18,7 @@ int d2i_index(d2_interp *I, d2_obj *o, int64_t *v)
     } else {
         bool found = false;
         if (o->kind != D2_OBJ_FLOAT && o->kind != D2_OBJ_STR)
-            r = d2i_call_special(I, o, "__index__", NULL, 0, &found);
+            r = d2_call_special(I, o, "__index__", NULL, 0, &found);
         if (!found) {
             d2_raise(I, "TypeError", "'%s' object cannot be interpreted as an integer",
                      d2_type_name(o));
@@ -264,8 +264,8 @@ static d2_obj *builtin_binop(d2_interp *I, int op, d2_obj *a, d2_obj *b)
         if (op == D2_OP_BIT_OR && ka == D2_OBJ_DICT && kb == D2_OBJ_DICT && !d2i_is_set(I, a) &&
             !d2i_is_set(I, b)) {
             d2_obj *r = d2_dict_new(I);
-            if (!r || d2i_dict_merge(I, D2_AS(d2_dict, r), a) < 0 ||
-                d2i_dict_merge(I, D2_AS(d2_dict, r), b) < 0) {
+            if (!r || d2_dict_merge(I, D2_AS(d2_dict, r), a) < 0 ||
+                d2_dict_merge(I, D2_AS(d2_dict, r), b) < 0) {
                 d2_decref(r);
                 return NULL;
             }
@@ -314,14 +314,14 @@ static d2_obj *binop_impl(d2_interp *I, int op, d2_obj *a, d2_obj *b, bool inpla
     }
     if (inplace) {
         bool found;
-        d2_obj *r = d2i_call_special(I, a, op_idunder[op], &b, 1, &found);
+        d2_obj *r = d2_call_special(I, a, op_idunder[op], &b, 1, &found);
         if (found && r != I->not_implemented)
             return r;
         d2_decref(r);
     }
     if (a->cls->flags & D2I_CF_USER || a->kind >= D2_OBJ_TENSOR) {
         bool found;
-        d2_obj *r = d2i_call_special(I, a, op_dunder[op], &b, 1, &found);
+        d2_obj *r = d2_call_special(I, a, op_dunder[op], &b, 1, &found);
         if (found && r != I->not_implemented)
             return r;
         d2_decref(r);
@@ -332,14 +332,14 @@ static d2_obj *binop_impl(d2_interp *I, int op, d2_obj *a, d2_obj *b, bool inpla
     d2_decref(r);
     if (!(a->cls->flags & D2I_CF_USER) && a->kind < D2_OBJ_TENSOR && a->kind != D2_OBJ_INSTANCE) {
         bool found;
-        r = d2i_call_special(I, a, op_dunder[op], &b, 1, &found);
+        r = d2_call_special(I, a, op_dunder[op], &b, 1, &found);
         if (found && r != I->not_implemented)
             return r;
         d2_decref(r);
     }
     if (b->cls != a->cls || (b->cls->flags & D2I_CF_USER)) {
         bool found;
-        r = d2i_call_special(I, b, op_rdunder[op], &a, 1, &found);
+        r = d2_call_special(I, b, op_rdunder[op], &a, 1, &found);
         if (found && r != I->not_implemented)
             return r;
         d2_decref(r);
@@ -370,7 +370,7 @@ d2_obj *d2i_inplace_binop(d2_interp *I, int op, d2_obj *a, d2_obj *b)
             return NULL;
         d2_dict *d = D2_AS(d2_dict, a);
         d2i_dict_clear(d);
-        int rc = d2i_dict_merge(I, d, r) < 0 ? -1 : 0;
+        int rc = d2_dict_merge(I, d, r) < 0 ? -1 : 0;
         /* merge of a set copies keys with None values */
         d2_decref(r);
         return rc < 0 ? NULL : d2_incref(a);
@@ -414,7 +414,7 @@ d2_obj *d2_unaryop(d2_interp *I, int op, d2_obj *a)
                        : op == D2_UNARY_UADD ? "__pos__"
                                              : "__invert__";
     bool found;
-    d2_obj *r = d2i_call_special(I, a, name, NULL, 0, &found);
+    d2_obj *r = d2_call_special(I, a, name, NULL, 0, &found);
     if (found)
         return r;
     return d2_raise(I, "TypeError", "bad operand type for unary %s: '%s'",
@@ -435,7 +435,7 @@ static int contains(d2_interp *I, d2_obj *c, d2_obj *item)
     if (r != -2)
         return r;
     bool found;
-    d2_obj *v = d2i_call_special(I, c, "__contains__", &item, 1, &found);
+    d2_obj *v = d2_call_special(I, c, "__contains__", &item, 1, &found);
     if (found) {
         if (!v)
             return -1;
@@ -488,17 +488,17 @@ static d2_obj *rich_compare(d2_interp *I, int op, d2_obj *a, d2_obj *b)
     if (c >= 0)
         return d2_bool(I, c);
     bool found;
-    d2_obj *r = d2i_call_special(I, a, cmp_dunder[op], &b, 1, &found);
+    d2_obj *r = d2_call_special(I, a, cmp_dunder[op], &b, 1, &found);
     if (found && r != I->not_implemented)
         return r;
     d2_decref(r);
-    r = d2i_call_special(I, b, cmp_dunder[cmp_swap[op]], &a, 1, &found);
+    r = d2_call_special(I, b, cmp_dunder[cmp_swap[op]], &a, 1, &found);
     if (found && r != I->not_implemented)
         return r;
     d2_decref(r);
     if (op == D2_CMP_NOT_EQ) {
         /* default __ne__ inverts __eq__ */
-        r = d2i_call_special(I, a, "__eq__", &b, 1, &found);
+        r = d2_call_special(I, a, "__eq__", &b, 1, &found);
         if (found && r != I->not_implemented) {
             if (!r)
                 return NULL;
@@ -583,7 +583,7 @@ int d2_truthy(d2_interp *I, d2_obj *o)
         o->kind == D2_OBJ_BUILTIN)
         return 1;
     bool found;
-    d2_obj *r = d2i_call_special(I, o, "__bool__", NULL, 0, &found);
+    d2_obj *r = d2_call_special(I, o, "__bool__", NULL, 0, &found);
     if (found) {
         if (!r)
             return -1;
@@ -596,12 +596,12 @@ int d2_truthy(d2_interp *I, d2_obj *o)
         d2_decref(r);
         return t;
     }
-    r = d2i_call_special(I, o, "__len__", NULL, 0, &found);
+    r = d2_call_special(I, o, "__len__", NULL, 0, &found);
     if (found) {
         if (!r)
             return -1;
         int64_t n;
-        int rc = d2i_index(I, r, &n);
+        int rc = d2_index(I, r, &n);
         d2_decref(r);
         return rc < 0 ? -1 : n != 0;
     }
@@ -617,11 +617,11 @@ int64_t d2_len(d2_interp *I, d2_obj *o)
     if (hk && hk->len)
         return hk->len(I, o);
     bool found;
-    d2_obj *r = d2i_call_special(I, o, "__len__", NULL, 0, &found);
+    d2_obj *r = d2_call_special(I, o, "__len__", NULL, 0, &found);
     if (found) {
         if (!r)
             return -1;
-        int rc = d2i_index(I, r, &n);
+        int rc = d2_index(I, r, &n);
         d2_decref(r);
         if (rc < 0)
             return -1;
@@ -654,7 +654,7 @@ d2_obj *d2_getitem(d2_interp *I, d2_obj *o, d2_obj *key)
                 return NULL;
             if (o->cls != I->types[D2_OBJ_DICT]) {
                 bool found;
-                v = d2i_call_special(I, o, "__missing__", &key, 1, &found);
+                v = d2_call_special(I, o, "__missing__", &key, 1, &found);
                 if (found)
                     return v;
             }
@@ -674,7 +674,7 @@ d2_obj *d2_getitem(d2_interp *I, d2_obj *o, d2_obj *key)
     if (hk && hk->getitem)
         return hk->getitem(I, o, key);
     bool found;
-    d2_obj *r = d2i_call_special(I, o, "__getitem__", &key, 1, &found);
+    d2_obj *r = d2_call_special(I, o, "__getitem__", &key, 1, &found);
     if (found)
         return r;
     return d2_raise(I, "TypeError", "'%s' object is not subscriptable", d2_type_name(o));
@@ -691,7 +691,7 @@ int d2_setitem(d2_interp *I, d2_obj *o, d2_obj *key, d2_obj *v)
         return hk->setitem(I, o, key, v);
     bool found;
     d2_obj *args[2] = {key, v};
-    d2_obj *r = d2i_call_special(I, o, "__setitem__", args, 2, &found);
+    d2_obj *r = d2_call_special(I, o, "__setitem__", args, 2, &found);
     if (found) {
         d2_decref(r);
         return r ? 0 : -1;
@@ -708,7 +708,7 @@ int d2_delitem(d2_interp *I, d2_obj *o, d2_obj *key)
 {
     bool found;
     if (o->cls->flags & D2I_CF_USER) {
-        d2_obj *r = d2i_call_special(I, o, "__delitem__", &key, 1, &found);
+        d2_obj *r = d2_call_special(I, o, "__delitem__", &key, 1, &found);
         if (found) {
             d2_decref(r);
             return r ? 0 : -1;
@@ -718,7 +718,7 @@ int d2_delitem(d2_interp *I, d2_obj *o, d2_obj *key)
         return d2i_list_delitem(I, o, key);
     if (o->kind == D2_OBJ_DICT && !d2i_is_set(I, o))
         return d2_dict_del(I, D2_AS(d2_dict, o), key);
-    d2_obj *r = d2i_call_special(I, o, "__delitem__", &key, 1, &found);
+    d2_obj *r = d2_call_special(I, o, "__delitem__", &key, 1, &found);
     if (found) {
         d2_decref(r);
         return r ? 0 : -1;
@@ -754,7 +754,7 @@ d2_obj *d2_get_iter(d2_interp *I, d2_obj *o)
     if (hk && hk->get_iter)
         return hk->get_iter(I, o);
     bool found;
-    d2_obj *r = d2i_call_special(I, o, "__iter__", NULL, 0, &found);
+    d2_obj *r = d2_call_special(I, o, "__iter__", NULL, 0, &found);
     if (found) {
         if (r && r->kind != D2_OBJ_ITERATOR && !d2i_mro_lookup(I, r->cls, "__next__")) {
             d2_raise(I, "TypeError", "iter() returned non-iterator of type '%s'", d2_type_name(r));
@@ -781,7 +781,7 @@ d2_obj *d2_iter_next(d2_interp *I, d2_obj *it, bool *done)
         return x->next(I, x, done);
     }
     bool found;
-    d2_obj *r = d2i_call_special(I, it, "__next__", NULL, 0, &found);
+    d2_obj *r = d2_call_special(I, it, "__next__", NULL, 0, &found);
     if (!found)
         return d2_raise(I, "TypeError", "'%s' object is not an iterator", d2_type_name(it));
     if (!r && d2_exc_matches(I, d2_exc_class(I, "StopIteration"))) {
@@ -804,7 +804,7 @@ d2_obj *d2_repr(d2_interp *I, d2_obj *o)
         d2_obj *m = d2i_mro_lookup(I, o->cls, "__repr__");
         if (m && m != I->st->object_repr) {
             bool found;
-            d2_obj *r = d2i_call_special(I, o, "__repr__", NULL, 0, &found);
+            d2_obj *r = d2_call_special(I, o, "__repr__", NULL, 0, &found);
             if (r && r->kind != D2_OBJ_STR) {
                 d2_raise(I, "TypeError", "__repr__ returned non-string (type %s)", d2_type_name(r));
                 d2_decref(r);
@@ -827,7 +827,7 @@ d2_obj *d2_str_of(d2_interp *I, d2_obj *o)
         d2_obj *m = d2i_mro_lookup(I, o->cls, "__str__");
         if (m && m != I->st->object_str) {
             bool found;
-            d2_obj *r = d2i_call_special(I, o, "__str__", NULL, 0, &found);
+            d2_obj *r = d2_call_special(I, o, "__str__", NULL, 0, &found);
             if (r && r->kind != D2_OBJ_STR) {
                 d2_raise(I, "TypeError", "__str__ returned non-string (type %s)", d2_type_name(r));
                 d2_decref(r);
@@ -910,7 +910,7 @@ int d2_hash(d2_interp *I, d2_obj *o, uint64_t *h)
                 return -1;
             }
             bool found;
-            d2_obj *r = d2i_call_special(I, o, "__hash__", NULL, 0, &found);
+            d2_obj *r = d2_call_special(I, o, "__hash__", NULL, 0, &found);
             if (!r)
                 return -1;
             int64_t v;
@@ -962,7 +962,7 @@ static void repr_str_into(d2_buf *b, const d2_str *s)
     d2_buf_append(b, &q, 1);
 }
 
-int d2i_repr_enter(d2_interp *I, d2_obj *o)
+int d2_repr_enter(d2_interp *I, d2_obj *o)
 {
     struct d2_interp_state *st = I->st;
     for (size_t i = 0; i < st->nrepr; i++)
@@ -982,7 +982,7 @@ int d2i_repr_enter(d2_interp *I, d2_obj *o)
     return 0;
 }
 
-void d2i_repr_leave(d2_interp *I) { I->st->nrepr--; }
+void d2_repr_leave(d2_interp *I) { I->st->nrepr--; }
 
 /* Appends repr(o) to b; -1 with an exception. */
 static int repr_into(d2_interp *I, d2_buf *b, d2_obj *o)
@@ -1076,22 +1076,22 @@ d2_obj *d2i_builtin_repr(d2_interp *I, d2_obj *o)
         return d2_str_from(I, "Ellipsis");
     case D2_OBJ_TUPLE: {
         d2_tuple *t = D2_AS(d2_tuple, o);
-        int in = d2i_repr_enter(I, o);
+        int in = d2_repr_enter(I, o);
         if (in)
             return in < 0 ? NULL : d2_str_from(I, "(...)");
         d2_buf_puts(&b, "(");
         rc = repr_items(I, &b, t->items, t->n);
         d2_buf_puts(&b, t->n == 1 ? ",)" : ")");
-        d2i_repr_leave(I);
+        d2_repr_leave(I);
         break;
     }
     case D2_OBJ_LIST: {
-        int in = d2i_repr_enter(I, o);
+        int in = d2_repr_enter(I, o);
         if (in)
             return in < 0 ? NULL : d2_str_from(I, "[...]");
         d2_buf_puts(&b, "[");
         /* items may change while printing; hold a snapshot */
-        d2_obj *snap = d2i_tuple_from_array(I, D2_AS(d2_list, o)->items, D2_AS(d2_list, o)->n);
+        d2_obj *snap = d2_tuple_from_array(I, D2_AS(d2_list, o)->items, D2_AS(d2_list, o)->n);
         if (!snap) {
             rc = -1;
         } else {
@@ -1099,13 +1099,13 @@ d2_obj *d2i_builtin_repr(d2_interp *I, d2_obj *o)
             d2_decref(snap);
         }
         d2_buf_puts(&b, "]");
-        d2i_repr_leave(I);
+        d2_repr_leave(I);
         break;
     }
     case D2_OBJ_DICT: {
         bool set = d2i_is_set(I, o);
         bool sub = o->cls != I->types[D2_OBJ_DICT] && o->cls != I->st->set;
-        int in = d2i_repr_enter(I, o);
+        int in = d2_repr_enter(I, o);
         if (in)
             return in < 0 ? NULL : d2_str_from(I, set ? "{...}" : "{...}");
         if (set && D2_AS(d2_dict, o)->live == 0) {
@@ -1119,7 +1119,7 @@ d2_obj *d2i_builtin_repr(d2_interp *I, d2_obj *o)
             if (set && sub)
                 d2_buf_puts(&b, ")");
         }
-        d2i_repr_leave(I);
+        d2_repr_leave(I);
         break;
     }
     case D2_OBJ_SLICE: {

@@ -1,4 +1,4 @@
-/* scope.c - scope analysis: every name a scope uses resolves to a slot, a cell, a global or a namespace entry. */
+/* scope.c - scope analysis: each name a scope uses resolves to a slot, cell, global or dict. */
 #include "interp/interp_priv.h"
 
 #include <stdarg.h>
@@ -698,7 +698,7 @@ static void assign_slots(analyzer *an, d2_code *c)
 
 /* Scope analysis of a module (or any statement list) root; cached per root. */
 d2i_unit *d2i_analyze(d2_interp *I, const void *root, const d2_ast_seq *body,
-                         const d2_module *m, d2_span *err_span, char *err, size_t errn)
+                      const d2_module *m, d2_span *err_span, char *err, size_t errn)
 {
     for (d2i_unit *u = I->st->units; u; u = u->next)
         if (u->root == root)

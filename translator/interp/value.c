@@ -1,4 +1,4 @@
-/* value.c - object allocation and lifetime: the live list, deallocation, scalars, generic constructors. */
+/* value.c - object allocation and lifetime: the live list, deallocation, scalars. */
 #include "interp/interp_priv.h"
 
 
