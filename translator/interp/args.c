@@ -179,6 +179,8 @@ typedef struct spec_entry {
     d2_obj **defs; /* borrowed from the literal cache */
     size_t nreq, npos; /* positional parameters: required ones, all of them */
     bool star;         /* a *args parameter */
+    bool stars;        /* a *args or **kwargs parameter: binding makes a tuple or a dict */
+    bool row;          /* a row's signature: it lives as long as the interpreter */
 } spec_entry;
 
 struct d2i_spec_cache {
@@ -210,14 +212,18 @@ static size_t spec_slot(const struct d2i_spec_cache *c, const char *key)
     return i;
 }
 
-/* The parsed form of spec, parsing and caching it on first use. */
-static spec_entry *spec_get(d2_interp *I, const char *fname, const char *spec)
+/* The parsed form of spec, parsing and caching it on first use. A row's
+ * signature (row) lives as long as the interpreter, so once its text is
+ * checked its address alone finds it; other specs are checked by content. */
+static spec_entry *spec_get(d2_interp *I, const char *fname, const char *spec, bool row)
 {
     struct d2i_spec_cache *c = I->st->spec_cache;
     if (c) {
         spec_entry *e = &c->e[spec_slot(c, spec)];
-        if (e->key == spec && strcmp(e->text, spec) == 0)
+        if (e->key == spec && ((row && e->row) || strcmp(e->text, spec) == 0)) {
+            e->row |= row;
             return e;
+        }
         if (e->key == spec) { /* same address, new text: reparse in place */
             d2_free(e->text);
             d2_free(e->ps);
@@ -283,7 +289,9 @@ static spec_entry *spec_get(d2_interp *I, const char *fname, const char *spec)
             e->nreq += !tmp[i].def && !tmp[i].opt;
         }
         e->star |= tmp[i].kind == 2;
+        e->stars |= tmp[i].kind == 2 || tmp[i].kind == 4;
     }
+    e->row = row;
     e->np = np;
     e->key = spec;
     c->n++;
@@ -383,7 +391,7 @@ static int bind_args(d2_interp *I, const char *fname, const spec_entry *se, d2_o
 int d2_parse_args(d2_interp *I, const char *fname, const char *spec, d2_obj **args, size_t nargs,
                   d2_dict *kwargs, d2_obj **out)
 {
-    spec_entry *se = spec_get(I, fname, spec);
+    spec_entry *se = spec_get(I, fname, spec, false);
     return se ? bind_args(I, fname, se, args, nargs, kwargs, out) : -1;
 }
 
@@ -391,8 +399,38 @@ int d2_parse_args(d2_interp *I, const char *fname, const char *spec, d2_obj **ar
  * Table rows (d2_def): the one way library builtins take arguments
  * ==================================================================== */
 
-d2_obj *d2_def_call(d2_interp *I, const d2_def *def, d2_obj *self, d2_obj **args, size_t nargs,
-                    d2_dict *kwargs)
+/* A row's parsed signature when it is cached already (the common case). */
+static inline spec_entry *row_spec(d2_interp *I, const char *sig)
+{
+    struct d2i_spec_cache *c = I->st->spec_cache;
+    if (!c)
+        return NULL;
+    spec_entry *e = &c->e[spec_slot(c, sig)];
+    return e->key == sig && e->row ? e : NULL;
+}
+
+/* Binds the arguments of a row's call, as bind_args does, when they are all
+ * positional and every parameter is given or has a default or is [optional]:
+ * then no tuple, dict or message is made. false for any other call. */
+static inline bool bind_positional(const spec_entry *se, d2_obj **args, size_t nargs,
+                                   d2_dict *kwargs, d2_obj **out)
+{
+    if (kwargs || se->stars || nargs > se->npos)
+        return false;
+    for (size_t i = 0; i < nargs; i++)
+        out[i] = args[i];
+    for (int i = (int)nargs; i < se->np; i++) {
+        out[i] = se->defs[i];
+        if (!out[i] && !se->ps[i].opt)
+            return false;
+    }
+    return true;
+}
+
+/* d2_def_call for the calls bind_positional does not bind, the receiver
+ * bound to the first parameter, and the first call of each row. */
+static d2_obj *def_call_slow(d2_interp *I, const d2_def *def, d2_obj *self, d2_obj **args,
+                             size_t nargs, d2_dict *kwargs)
 {
     const char *fname = def->qualname ? def->qualname : def->name;
     const char *sig = def->sig ? def->sig : "";
@@ -408,15 +446,27 @@ d2_obj *d2_def_call(d2_interp *I, const d2_def *def, d2_obj *self, d2_obj **args
     }
     d2_obj *a[32];
     d2_obj *r = NULL;
-    spec_entry *se = spec_get(I, fname, sig);
+    spec_entry *se = spec_get(I, fname, sig, true);
     if (se && (!(def->flags & D2_DEF_ARGC) ||
                (d2i_no_kwargs(I, fname, kwargs) == 0 &&
                 d2i_nargs(I, fname, nargs, se->nreq, se->star ? SIZE_MAX : se->npos) == 0)) &&
-        bind_args(I, fname, se, av, nargs, kwargs, a) == 0)
+        (bind_positional(se, av, nargs, kwargs, a) ||
+         bind_args(I, fname, se, av, nargs, kwargs, a) == 0))
         r = def->fn(I, self, a, def);
     if (av != args && av != inl)
         d2_free(av);
     return r;
+}
+
+d2_obj *d2_def_call(d2_interp *I, const d2_def *def, d2_obj *self, d2_obj **args, size_t nargs,
+                    d2_dict *kwargs)
+{
+    spec_entry *se = row_spec(I, def->sig ? def->sig : "");
+    d2_obj *a[32];
+    if (se && !(def->flags & D2_DEF_SELF && self) && nargs >= se->nreq &&
+        bind_positional(se, args, nargs, kwargs, a))
+        return def->fn(I, self, a, def);
+    return def_call_slow(I, def, self, args, nargs, kwargs);
 }
 
 d2_obj *d2_def_new(d2_interp *I, const d2_def *def, d2_obj *self)

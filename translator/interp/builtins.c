@@ -189,23 +189,19 @@ d2_obj *d2i_to_float_obj(d2_interp *I, d2_obj *o)
     return d2_float_new(I, v);
 }
 
-BUILTIN(int_new)
+D2_FN(int_new) /* a[0] x, a[1] base */
 {
-    (void)self;
-    d2_obj *p[2];
-    if (d2_parse_args(I, "int", "x=0, /, base=None", a, n, kw, p) < 0)
-        return NULL;
-    if (p[1]->kind != D2_OBJ_NONE) {
+    if (a[1]->kind != D2_OBJ_NONE) {
         int64_t base;
-        if (d2_to_int64(I, p[1], "base", &base) < 0)
+        if (d2_to_int64(I, a[1], "base", &base) < 0)
             return NULL;
-        if (p[0]->kind != D2_OBJ_STR)
+        if (a[0]->kind != D2_OBJ_STR)
             return d2_raise(I, "TypeError", "int() can't convert non-string with explicit base");
         if (base != 0 && (base < 2 || base > 36))
             return d2_raise(I, "ValueError", "int() base must be >= 2 and <= 36, or 0");
-        return parse_int(I, p[0], (int)base);
+        return parse_int(I, a[0], (int)base);
     }
-    return d2i_to_int_obj(I, p[0], 10);
+    return d2i_to_int_obj(I, a[0], 10);
 }
 
 BUILTIN(float_new)
@@ -227,13 +223,9 @@ BUILTIN(bool_new)
     return t < 0 ? NULL : d2_bool(I, t);
 }
 
-BUILTIN(str_new)
+D2_FN(str_new) /* a[0] object, a[1] encoding, a[2] errors */
 {
-    (void)self;
-    d2_obj *p[3];
-    if (d2_parse_args(I, "str", "object='', encoding=None, errors=None", a, n, kw, p) < 0)
-        return NULL;
-    return d2_str_of(I, p[0]);
+    return d2_str_of(I, a[0]);
 }
 
 BUILTIN(list_new)
@@ -394,37 +386,32 @@ static FILE *stream_of(d2_interp *I, d2_obj *o)
     return I->opt.errout ? I->opt.errout : stderr;
 }
 
-BUILTIN(b_print)
+D2_FN(b_print) /* a[0] args, a[1] sep, a[2] end, a[3] file, a[4] flush */
 {
-    (void)self;
-    d2_obj *p[5];
-    if (d2_parse_args(I, "print", "*args, sep=None, end=None, file=None, flush=False", a, n, kw,
-                      p) < 0)
-        return NULL;
     FILE *f = out_file(I);
-    if (p[3]->kind != D2_OBJ_NONE) {
-        f = stream_of(I, p[3]);
+    if (a[3]->kind != D2_OBJ_NONE) {
+        f = stream_of(I, a[3]);
         if (!f)
             return d2_raise(I, "TypeError",
                             "print(file=...) supports only None, sys.stdout and sys.stderr");
     }
     const char *sep = " ", *end = "\n";
     size_t seplen = 1, endlen = 1;
-    if (p[1]->kind != D2_OBJ_NONE) {
-        if (p[1]->kind != D2_OBJ_STR)
+    if (a[1]->kind != D2_OBJ_NONE) {
+        if (a[1]->kind != D2_OBJ_STR)
             return d2_raise(I, "TypeError", "sep must be None or a string, not %s",
-                            d2_type_name(p[1]));
-        sep = D2_AS(d2_str, p[1])->s;
-        seplen = D2_AS(d2_str, p[1])->len;
+                            d2_type_name(a[1]));
+        sep = D2_AS(d2_str, a[1])->s;
+        seplen = D2_AS(d2_str, a[1])->len;
     }
-    if (p[2]->kind != D2_OBJ_NONE) {
-        if (p[2]->kind != D2_OBJ_STR)
+    if (a[2]->kind != D2_OBJ_NONE) {
+        if (a[2]->kind != D2_OBJ_STR)
             return d2_raise(I, "TypeError", "end must be None or a string, not %s",
-                            d2_type_name(p[2]));
-        end = D2_AS(d2_str, p[2])->s;
-        endlen = D2_AS(d2_str, p[2])->len;
+                            d2_type_name(a[2]));
+        end = D2_AS(d2_str, a[2])->s;
+        endlen = D2_AS(d2_str, a[2])->len;
     }
-    d2_tuple *args = D2_AS(d2_tuple, p[0]);
+    d2_tuple *args = D2_AS(d2_tuple, a[0]);
     d2_buf b;
     d2_buf_init(&b);
     for (size_t i = 0; i < args->n; i++) {
@@ -442,7 +429,7 @@ BUILTIN(b_print)
     if (b.len)
         fwrite(b.data, 1, b.len, f);
     d2_buf_free(&b);
-    if (d2_truthy(I, p[4]) == 1)
+    if (d2_truthy(I, a[4]) == 1)
         fflush(f);
     return d2_none(I);
 }
@@ -468,16 +455,12 @@ static d2_obj *enumerate_next(d2_interp *I, d2_iter *it, bool *done)
     return t;
 }
 
-BUILTIN(b_enumerate)
+D2_FN(b_enumerate) /* a[0] iterable, a[1] start */
 {
-    (void)self;
-    d2_obj *p[2];
-    if (d2_parse_args(I, "enumerate", "iterable, start=0", a, n, kw, p) < 0)
-        return NULL;
     int64_t start;
-    if (d2_to_int64(I, p[1], "start", &start) < 0)
+    if (d2_to_int64(I, a[1], "start", &start) < 0)
         return NULL;
-    d2_obj *inner = d2_get_iter(I, p[0]);
+    d2_obj *inner = d2_get_iter(I, a[0]);
     if (!inner)
         return NULL;
     d2_obj *it = d2i_iter_new(I, enumerate_next, inner);
@@ -527,13 +510,9 @@ static d2_obj *iter_tuple(d2_interp *I, d2_obj **items, size_t n)
     return t;
 }
 
-BUILTIN(b_zip)
+D2_FN(b_zip) /* a[0] iterables, a[1] strict */
 {
-    (void)self;
-    d2_obj *p[2];
-    if (d2_parse_args(I, "zip", "*iterables, strict=False", a, n, kw, p) < 0)
-        return NULL;
-    d2_obj *its = iter_tuple(I, a, n);
+    d2_obj *its = iter_tuple(I, D2_AS(d2_tuple, a[0])->items, D2_AS(d2_tuple, a[0])->n);
     if (!its)
         return NULL;
     d2_obj *it = d2i_iter_new(I, zip_next, NULL);
@@ -779,18 +758,14 @@ static d2_obj *minmax(d2_interp *I, d2_obj **a, size_t n, d2_dict *kw, bool is_m
 BUILTIN(b_max) { (void)self; return minmax(I, a, n, kw, true); }
 BUILTIN(b_min) { (void)self; return minmax(I, a, n, kw, false); }
 
-BUILTIN(b_sum)
+D2_FN(b_sum) /* a[0] iterable, a[1] start */
 {
-    (void)self;
-    d2_obj *p[2];
-    if (d2_parse_args(I, "sum", "iterable, /, start=0", a, n, kw, p) < 0)
-        return NULL;
-    if (p[1]->kind == D2_OBJ_STR)
+    if (a[1]->kind == D2_OBJ_STR)
         return d2_raise(I, "TypeError", "sum() can't sum strings [use ''.join(seq) instead]");
-    d2_obj *it = d2_get_iter(I, p[0]);
+    d2_obj *it = d2_get_iter(I, a[0]);
     if (!it)
         return NULL;
-    d2_obj *acc = d2_incref(p[1]);
+    d2_obj *acc = d2_incref(a[1]);
     for (;;) {
         bool done = false;
         d2_obj *v = d2_iter_next(I, it, &done);
@@ -856,16 +831,12 @@ static d2_obj *round_int(d2_interp *I, int64_t v, int64_t nd)
     return d2_int_new(I, out);
 }
 
-BUILTIN(b_round)
+D2_FN(b_round) /* a[0] number, a[1] ndigits */
 {
-    (void)self;
-    d2_obj *p[2];
-    if (d2_parse_args(I, "round", "number, ndigits=None", a, n, kw, p) < 0)
-        return NULL;
-    d2_obj *x = p[0];
-    bool has_nd = p[1]->kind != D2_OBJ_NONE;
+    d2_obj *x = a[0];
+    bool has_nd = a[1]->kind != D2_OBJ_NONE;
     int64_t nd = 0;
-    if (has_nd && d2_to_int64(I, p[1], "ndigits", &nd) < 0)
+    if (has_nd && d2_to_int64(I, a[1], "ndigits", &nd) < 0)
         return NULL;
     if (x->kind == D2_OBJ_INT || x->kind == D2_OBJ_BOOL)
         return round_int(I, D2_AS(d2_int, x)->v, has_nd ? nd : 0);
@@ -889,7 +860,7 @@ BUILTIN(b_round)
         return d2_float_new(I, y);
     }
     bool found;
-    d2_obj *r = d2_call_special(I, x, "__round__", has_nd ? &p[1] : NULL, has_nd ? 1 : 0, &found);
+    d2_obj *r = d2_call_special(I, x, "__round__", has_nd ? &a[1] : NULL, has_nd ? 1 : 0, &found);
     if (found)
         return r;
     return d2_raise(I, "TypeError", "type %s doesn't define __round__ method", d2_type_name(x));
@@ -911,19 +882,15 @@ BUILTIN(b_ascii)
     return d2_repr(I, a[0]);
 }
 
-BUILTIN(b_sorted)
+D2_FN(b_sorted) /* a[0] iterable, a[1] key, a[2] reverse */
 {
-    (void)self;
-    d2_obj *p[3];
-    if (d2_parse_args(I, "sorted", "iterable, /, *, key=None, reverse=False", a, n, kw, p) < 0)
-        return NULL;
-    int rev = d2_truthy(I, p[2]);
+    int rev = d2_truthy(I, a[2]);
     if (rev < 0)
         return NULL;
-    d2_obj *l = d2_list_from_iterable(I, p[0]);
+    d2_obj *l = d2_list_from_iterable(I, a[0]);
     if (!l)
         return NULL;
-    if (d2i_sort(I, D2_AS(d2_list, l)->items, D2_AS(d2_list, l)->n, p[1], rev) < 0) {
+    if (d2i_sort(I, D2_AS(d2_list, l)->items, D2_AS(d2_list, l)->n, a[1], rev) < 0) {
         d2_decref(l);
         return NULL;
     }
@@ -1109,17 +1076,13 @@ BUILTIN(b_divmod)
     return t;
 }
 
-BUILTIN(b_pow)
+D2_FN(b_pow) /* a[0] base, a[1] exp, a[2] mod */
 {
-    (void)self;
-    d2_obj *p[3];
-    if (d2_parse_args(I, "pow", "base, exp, mod=None", a, n, kw, p) < 0)
-        return NULL;
-    if (p[2]->kind == D2_OBJ_NONE)
-        return d2_binop(I, D2_OP_POW, p[0], p[1]);
+    if (a[2]->kind == D2_OBJ_NONE)
+        return d2_binop(I, D2_OP_POW, a[0], a[1]);
     int64_t b, e, m;
-    if (d2_to_int64(I, p[0], "pow() base", &b) < 0 || d2_to_int64(I, p[1], "pow() exp", &e) < 0 ||
-        d2_to_int64(I, p[2], "pow() mod", &m) < 0)
+    if (d2_to_int64(I, a[0], "pow() base", &b) < 0 || d2_to_int64(I, a[1], "pow() exp", &e) < 0 ||
+        d2_to_int64(I, a[2], "pow() mod", &m) < 0)
         return NULL;
     if (m == 0)
         return d2_raise(I, "ValueError", "pow() 3rd argument cannot be 0");
@@ -1467,14 +1430,10 @@ BUILTIN(file_enter)
     return d2_incref(self);
 }
 
-BUILTIN(b_open)
+D2_FN(b_open) /* a[0] file, a[1] mode, a[2] buffering, a[3] encoding, a[4] newline */
 {
-    (void)self;
-    d2_obj *p[5];
-    if (d2_parse_args(I, "open", "file, mode='r', buffering=-1, encoding=None, *, newline=None", a, n, kw, p) < 0)
-        return NULL;
-    const char *path = path_arg_open(I, p[0]);
-    const char *mode = path ? d2_to_cstr(I, p[1], "open() mode") : NULL;
+    const char *path = path_arg_open(I, a[0]);
+    const char *mode = path ? d2_to_cstr(I, a[1], "open() mode") : NULL;
     if (!mode)
         return NULL;
     if (strchr(mode, 'b'))
@@ -1527,22 +1486,37 @@ BUILTIN(noop)
  * Registration
  * ==================================================================== */
 
-typedef struct fn_def {
-    const char *name;
-    d2_builtin_fn fn;
-} fn_def;
+/* The builtins that take keyword arguments are rows; the others check their
+ * arguments by hand, as CPython's C functions do (cheaper on the hot path). */
+static const d2_def PRINT = D2_DEF("print", "*args, sep=None, end=None, file=None, flush=False",
+                                   b_print, NULL);
+static const d2_def ENUMERATE = D2_DEF("enumerate", "iterable, start=0", b_enumerate, NULL);
+static const d2_def ZIP = D2_DEF("zip", "*iterables, strict=False", b_zip, NULL);
+static const d2_def SUM = D2_DEF("sum", "iterable, /, start=0", b_sum, NULL);
+static const d2_def ROUND = D2_DEF("round", "number, ndigits=None", b_round, NULL);
+static const d2_def SORTED =
+    D2_DEF("sorted", "iterable, /, *, key=None, reverse=False", b_sorted, NULL);
+static const d2_def POW = D2_DEF("pow", "base, exp, mod=None", b_pow, NULL);
+static const d2_def OPEN = D2_DEF(
+    "open", "file, mode='r', buffering=-1, encoding=None, *, newline=None", b_open, NULL);
+static const d2_def INT_NEW = D2_DEF("__new__", "x=0, /, base=None", int_new, "int");
+static const d2_def STR_NEW =
+    D2_DEF("__new__", "object='', encoding=None, errors=None", str_new, "str");
 
-static const fn_def builtin_fns[] = {
-    {"print", b_print}, {"len", b_len}, {"enumerate", b_enumerate}, {"zip", b_zip},
-    {"map", b_map}, {"filter", b_filter}, {"reversed", b_reversed},
-    {"isinstance", b_isinstance}, {"issubclass", b_issubclass}, {"min", b_min}, {"max", b_max},
-    {"sum", b_sum}, {"abs", b_abs}, {"round", b_round}, {"repr", b_repr}, {"ascii", b_ascii},
-    {"sorted", b_sorted}, {"hasattr", b_hasattr}, {"getattr", b_getattr},
-    {"setattr", b_setattr}, {"delattr", b_delattr}, {"id", b_id}, {"hash", b_hash},
-    {"iter", b_iter}, {"next", b_next}, {"any", b_any}, {"all", b_all}, {"divmod", b_divmod},
-    {"pow", b_pow}, {"hex", b_hex}, {"oct", b_oct}, {"bin", b_bin}, {"chr", b_chr},
-    {"ord", b_ord}, {"format", b_format}, {"callable", b_callable}, {"vars", b_vars},
-    {"globals", b_globals}, {"locals", b_globals}, {"open", b_open},
+static const method_def builtin_fns[] = {
+    {"print", NULL, &PRINT}, {"len", b_len, NULL}, {"enumerate", NULL, &ENUMERATE},
+    {"zip", NULL, &ZIP}, {"map", b_map, NULL}, {"filter", b_filter, NULL},
+    {"reversed", b_reversed, NULL}, {"isinstance", b_isinstance, NULL},
+    {"issubclass", b_issubclass, NULL}, {"min", b_min, NULL}, {"max", b_max, NULL},
+    {"sum", NULL, &SUM}, {"abs", b_abs, NULL}, {"round", NULL, &ROUND}, {"repr", b_repr, NULL},
+    {"ascii", b_ascii, NULL}, {"sorted", NULL, &SORTED}, {"hasattr", b_hasattr, NULL},
+    {"getattr", b_getattr, NULL}, {"setattr", b_setattr, NULL}, {"delattr", b_delattr, NULL},
+    {"id", b_id, NULL}, {"hash", b_hash, NULL}, {"iter", b_iter, NULL}, {"next", b_next, NULL},
+    {"any", b_any, NULL}, {"all", b_all, NULL}, {"divmod", b_divmod, NULL},
+    {"pow", NULL, &POW}, {"hex", b_hex, NULL}, {"oct", b_oct, NULL}, {"bin", b_bin, NULL},
+    {"chr", b_chr, NULL}, {"ord", b_ord, NULL}, {"format", b_format, NULL},
+    {"callable", b_callable, NULL}, {"vars", b_vars, NULL}, {"globals", b_globals, NULL},
+    {"locals", b_globals, NULL}, {"open", NULL, &OPEN},
 };
 
 static int set_obj(d2_interp *I, d2_dict *d, const char *name, d2_obj *o) /* steals o */
@@ -1556,10 +1530,12 @@ static int set_obj(d2_interp *I, d2_dict *d, const char *name, d2_obj *o) /* ste
 static int init_files(d2_interp *I)
 {
     d2_class *fc = d2i_class_new(I, "TextIOWrapper", NULL, D2_OBJ_OPAQUE, NULL, false);
-    static const fn_def file_methods[] = {
-        {"read", file_read}, {"readline", file_readline}, {"readlines", file_readlines},
-        {"write", file_write}, {"close", file_close}, {"flush", noop}, {"__iter__", file_iter},
-        {"__enter__", file_enter}, {"__exit__", file_close},
+    static const method_def file_methods[] = {
+        {"read", file_read, NULL},       {"readline", file_readline, NULL},
+        {"readlines", file_readlines, NULL}, {"write", file_write, NULL},
+        {"close", file_close, NULL},     {"flush", noop, NULL},
+        {"__iter__", file_iter, NULL},   {"__enter__", file_enter, NULL},
+        {"__exit__", file_close, NULL},
     };
     if (!fc)
         return -1;
@@ -1591,35 +1567,40 @@ int d2i_init_builtins(d2_interp *I)
 {
     struct d2_interp_state *st = I->st;
     for (size_t i = 0; i < D2_COUNTOF(builtin_fns); i++) {
-        d2_obj *b = d2_builtin_new(I, builtin_fns[i].name, builtin_fns[i].fn, NULL, NULL);
-        if (set_obj(I, I->builtins, builtin_fns[i].name, b) < 0)
+        const method_def *f = &builtin_fns[i];
+        d2_obj *b = f->def ? d2_def_new(I, f->def, NULL)
+                           : d2_builtin_new(I, f->name, f->fn, NULL, NULL);
+        if (set_obj(I, I->builtins, f->name, b) < 0)
             return -1;
     }
     struct {
         const char *name;
         d2_class *cls;
         d2_builtin_fn new_fn;
+        const d2_def *new_def;
     } types[] = {
-        {"int", I->types[D2_OBJ_INT], int_new},
-        {"float", I->types[D2_OBJ_FLOAT], float_new},
-        {"bool", I->types[D2_OBJ_BOOL], bool_new},
-        {"str", I->types[D2_OBJ_STR], str_new},
-        {"list", I->types[D2_OBJ_LIST], list_new},
-        {"tuple", I->types[D2_OBJ_TUPLE], tuple_new},
-        {"dict", I->types[D2_OBJ_DICT], dict_new},
-        {"set", st->set, set_new},
-        {"frozenset", st->set, NULL},
-        {"range", I->types[D2_OBJ_RANGE], range_new},
-        {"slice", I->types[D2_OBJ_SLICE], slice_new},
-        {"object", st->object, object_new},
-        {"type", st->type, type_new},
-        {"property", I->types[D2_OBJ_PROPERTY], NULL},
-        {"staticmethod", I->types[D2_OBJ_STATICMETHOD], NULL},
-        {"classmethod", I->types[D2_OBJ_CLASSMETHOD], NULL},
-        {"super", st->super, NULL},
+        {"int", I->types[D2_OBJ_INT], NULL, &INT_NEW},
+        {"float", I->types[D2_OBJ_FLOAT], float_new, NULL},
+        {"bool", I->types[D2_OBJ_BOOL], bool_new, NULL},
+        {"str", I->types[D2_OBJ_STR], NULL, &STR_NEW},
+        {"list", I->types[D2_OBJ_LIST], list_new, NULL},
+        {"tuple", I->types[D2_OBJ_TUPLE], tuple_new, NULL},
+        {"dict", I->types[D2_OBJ_DICT], dict_new, NULL},
+        {"set", st->set, set_new, NULL},
+        {"frozenset", st->set, NULL, NULL},
+        {"range", I->types[D2_OBJ_RANGE], range_new, NULL},
+        {"slice", I->types[D2_OBJ_SLICE], slice_new, NULL},
+        {"object", st->object, object_new, NULL},
+        {"type", st->type, type_new, NULL},
+        {"property", I->types[D2_OBJ_PROPERTY], NULL, NULL},
+        {"staticmethod", I->types[D2_OBJ_STATICMETHOD], NULL, NULL},
+        {"classmethod", I->types[D2_OBJ_CLASSMETHOD], NULL, NULL},
+        {"super", st->super, NULL, NULL},
     };
     for (size_t i = 0; i < D2_COUNTOF(types); i++) {
         if (types[i].new_fn && d2_class_add_method(I, types[i].cls, "__new__", types[i].new_fn) < 0)
+            return -1;
+        if (types[i].new_def && d2_class_add_defs(I, types[i].cls, types[i].new_def, 1, 0) < 0)
             return -1;
         if (d2_dict_set_str(I, I->builtins, types[i].name, (d2_obj *)types[i].cls) < 0)
             return -1;

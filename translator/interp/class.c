@@ -737,15 +737,14 @@ static d2_obj *property_fget(d2_interp *I, d2_obj *self, d2_obj **a, size_t n, d
     return d2_incref(g ? g : I->none);
 }
 
-static d2_obj *property_new_m(d2_interp *I, d2_obj *self, d2_obj **a, size_t n, d2_dict *kw)
+D2_FN(property_new_m) /* a[0] fget, a[1] fset, a[2] fdel, a[3] doc */
 {
-    (void)self;
-    d2_obj *p[4];
-    if (d2_parse_args(I, "property", "fget=None, fset=None, fdel=None, doc=None", a, n, kw, p) < 0)
-        return NULL;
-    return property_new(I, p[0]->kind == D2_OBJ_NONE ? NULL : p[0],
-                        p[1]->kind == D2_OBJ_NONE ? NULL : p[1]);
+    return property_new(I, a[0]->kind == D2_OBJ_NONE ? NULL : a[0],
+                        a[1]->kind == D2_OBJ_NONE ? NULL : a[1]);
 }
+
+static const d2_def PROPERTY_NEW =
+    D2_DEF("__new__", "fget=None, fset=None, fdel=None, doc=None", property_new_m, "property");
 
 static d2_obj *wrapper_new(d2_interp *I, d2_obj *self, d2_obj **a, size_t n, d2_dict *kw)
 {
@@ -791,7 +790,7 @@ int d2i_init_core_methods(d2_interp *I)
     if (d2_class_add_method(I, prop, "setter", property_setter) < 0 ||
         d2_class_add_method(I, prop, "getter", property_getter) < 0 ||
         d2_class_add_property(I, prop, "fget", property_fget, NULL) < 0 ||
-        d2_class_add_method(I, prop, "__new__", property_new_m) < 0 ||
+        d2_class_add_defs(I, prop, &PROPERTY_NEW, 1, 0) < 0 ||
         d2_class_add_method(I, I->types[D2_OBJ_STATICMETHOD], "__new__", wrapper_new) < 0 ||
         d2_class_add_method(I, I->types[D2_OBJ_CLASSMETHOD], "__new__", wrapper_new) < 0 ||
         d2_class_add_method(I, st->super, "__new__", super_new_m) < 0)

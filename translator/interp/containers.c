@@ -1279,13 +1279,20 @@ METHOD(list_remove)
     return d2_none(I);
 }
 
-METHOD(list_sort)
+/* a[0] positional arguments, a[1] key, a[2] reverse, a[3] other keywords: the
+ * signature takes them all so that sort(1, x=2) reports the positional one. */
+D2_FN(list_sort)
 {
-    d2_obj *args[2];
-    if (n > 0)
+    d2_obj **args = a + 1;
+    if (D2_AS(d2_tuple, a[0])->n > 0)
         return d2_raise(I, "TypeError", "sort() takes no positional arguments");
-    if (d2_parse_args(I, "sort", "*, key=None, reverse=False", a, n, kw, args) < 0)
-        return NULL;
+    d2_dict *other = D2_AS(d2_dict, a[3]);
+    for (size_t i = 0; i < other->n; i++)
+        if (other->entries[i].key) {
+            d2_obj *k = other->entries[i].key;
+            return d2_raise(I, "TypeError", "sort() got an unexpected keyword argument '%s'",
+                            k->kind == D2_OBJ_STR ? D2_AS(d2_str, k)->s : "");
+        }
     int rev = d2_truthy(I, args[1]);
     if (rev < 0)
         return NULL;
@@ -1758,35 +1765,41 @@ METHOD(set_isdisjoint) { return set_rel(I, self, a, n, kw, 2, "isdisjoint"); }
 
 /* ---- registration ---- */
 
+static const d2_def LIST_SORT =
+    D2_DEF("sort", "*args, key=None, reverse=False, **kwargs", list_sort, NULL);
+
 static const method_def list_methods[] = {
-    {"append", list_append}, {"extend", list_extend}, {"insert", list_insert},
-    {"pop", list_pop}, {"remove", list_remove}, {"index", seq_index_m}, {"count", seq_count_m},
-    {"sort", list_sort}, {"reverse", list_reverse}, {"copy", list_copy}, {"clear", list_clear},
+    {"append", list_append, NULL}, {"extend", list_extend, NULL}, {"insert", list_insert, NULL},
+    {"pop", list_pop, NULL}, {"remove", list_remove, NULL}, {"index", seq_index_m, NULL},
+    {"count", seq_count_m, NULL}, {"sort", NULL, &LIST_SORT}, {"reverse", list_reverse, NULL},
+    {"copy", list_copy, NULL}, {"clear", list_clear, NULL},
 };
 
 static const method_def tuple_methods[] = {
-    {"index", seq_index_m},
-    {"count", seq_count_m},
+    {"index", seq_index_m, NULL}, {"count", seq_count_m, NULL},
 };
 
 static const method_def dict_methods[] = {
-    {"keys", dict_keys}, {"values", dict_values}, {"items", dict_items}, {"get", dict_get},
-    {"pop", dict_pop}, {"popitem", dict_popitem}, {"setdefault", dict_setdefault},
-    {"update", dict_update}, {"copy", dict_copy}, {"clear", dict_clear},
+    {"keys", dict_keys, NULL}, {"values", dict_values, NULL}, {"items", dict_items, NULL},
+    {"get", dict_get, NULL}, {"pop", dict_pop, NULL}, {"popitem", dict_popitem, NULL},
+    {"setdefault", dict_setdefault, NULL}, {"update", dict_update, NULL}, {"copy", dict_copy, NULL},
+    {"clear", dict_clear, NULL},
 };
 
 static const method_def set_methods[] = {
-    {"add", set_add_m}, {"remove", set_remove}, {"discard", set_discard}, {"pop", set_pop},
-    {"update", set_update}, {"union", set_union}, {"intersection", set_intersection},
-    {"difference", set_difference}, {"symmetric_difference", set_symdiff},
-    {"issubset", set_issubset}, {"issuperset", set_issuperset}, {"isdisjoint", set_isdisjoint},
-    {"copy", dict_copy}, {"clear", dict_clear},
+    {"add", set_add_m, NULL}, {"remove", set_remove, NULL}, {"discard", set_discard, NULL},
+    {"pop", set_pop, NULL}, {"update", set_update, NULL}, {"union", set_union, NULL},
+    {"intersection", set_intersection, NULL}, {"difference", set_difference, NULL},
+    {"symmetric_difference", set_symdiff, NULL}, {"issubset", set_issubset, NULL},
+    {"issuperset", set_issuperset, NULL}, {"isdisjoint", set_isdisjoint, NULL},
+    {"copy", dict_copy, NULL}, {"clear", dict_clear, NULL},
 };
 
 static int add_methods(d2_interp *I, d2_class *c, const method_def *m, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (d2_class_add_method(I, c, m[i].name, m[i].fn) < 0)
+        if (m[i].def ? d2_class_add_defs(I, c, m[i].def, 1, 0) < 0
+                     : d2_class_add_method(I, c, m[i].name, m[i].fn) < 0)
             return -1;
     return 0;
 }

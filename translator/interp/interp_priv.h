@@ -77,9 +77,11 @@ struct d2_interp_state {
 #define METHOD(name)                                                                               \
     static d2_obj *name(d2_interp *I, d2_obj *self, d2_obj **a, size_t n, d2_dict *kw)
 
+/* A method (or function) of a table: fn, or the row def (then fn is NULL). */
 typedef struct method_def {
     const char *name;
     d2_builtin_fn fn;
+    const d2_def *def;
 } method_def;
 
 /* ---- value.c ---- */

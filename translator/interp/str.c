@@ -271,12 +271,9 @@ static bool is_space(unsigned char c)
     return c == ' ' || (c >= 9 && c <= 13) || c == 0x1c || c == 0x1d || c == 0x1e || c == 0x1f;
 }
 
-static d2_obj *split_impl(d2_interp *I, d2_obj *self, d2_obj **a, size_t n, d2_dict *kw, bool right,
-                          const char *fname)
+/* args[0] sep, args[1] maxsplit */
+static d2_obj *split_impl(d2_interp *I, d2_obj *self, d2_obj **args, bool right, const char *fname)
 {
-    d2_obj *args[2];
-    if (d2_parse_args(I, fname, "sep=None, maxsplit=-1", a, n, kw, args) < 0)
-        return NULL;
     int64_t maxsplit;
     if (d2_to_int64(I, args[1], "maxsplit", &maxsplit) < 0)
         return NULL;
@@ -415,8 +412,10 @@ fail:
     return NULL;
 }
 
-METHOD(str_split) { return split_impl(I, self, a, n, kw, false, "split"); }
-METHOD(str_rsplit) { return split_impl(I, self, a, n, kw, true, "rsplit"); }
+D2_FN(str_split) { return split_impl(I, self, a, false, def->name); }
+D2_FN(str_rsplit) { return split_impl(I, self, a, true, def->name); }
+static const d2_def STR_SPLIT = D2_DEF("split", "sep=None, maxsplit=-1", str_split, NULL);
+static const d2_def STR_RSPLIT = D2_DEF("rsplit", "sep=None, maxsplit=-1", str_rsplit, NULL);
 
 METHOD(str_splitlines)
 {
@@ -887,18 +886,21 @@ METHOD(str_encode)
 /* ---- registration: d2i_init_methods (containers.c) adds these to str ---- */
 
 const method_def d2i_str_methods[] = {
-    {"join", str_join}, {"split", str_split}, {"rsplit", str_rsplit},
-    {"splitlines", str_splitlines}, {"strip", str_strip}, {"lstrip", str_lstrip},
-    {"rstrip", str_rstrip}, {"startswith", str_startswith}, {"endswith", str_endswith},
-    {"removeprefix", str_removeprefix}, {"removesuffix", str_removesuffix},
-    {"replace", str_replace}, {"find", str_find}, {"rfind", str_rfind}, {"index", str_index},
-    {"rindex", str_rindex}, {"count", str_count}, {"upper", str_upper}, {"lower", str_lower},
-    {"capitalize", str_capitalize}, {"title", str_title}, {"swapcase", str_swapcase},
-    {"isdigit", str_isdigit}, {"isdecimal", str_isdigit}, {"isnumeric", str_isdigit},
-    {"isalpha", str_isalpha}, {"isalnum", str_isalnum}, {"isspace", str_isspace},
-    {"isupper", str_isupper}, {"islower", str_islower}, {"isidentifier", str_isidentifier},
-    {"ljust", str_ljust}, {"rjust", str_rjust}, {"center", str_center}, {"zfill", str_zfill},
-    {"partition", str_partition}, {"rpartition", str_rpartition}, {"format", str_format_m},
-    {"encode", str_encode},
+    {"join", str_join, NULL}, {"split", NULL, &STR_SPLIT}, {"rsplit", NULL, &STR_RSPLIT},
+    {"splitlines", str_splitlines, NULL}, {"strip", str_strip, NULL}, {"lstrip", str_lstrip, NULL},
+    {"rstrip", str_rstrip, NULL}, {"startswith", str_startswith, NULL},
+    {"endswith", str_endswith, NULL}, {"removeprefix", str_removeprefix, NULL},
+    {"removesuffix", str_removesuffix, NULL}, {"replace", str_replace, NULL},
+    {"find", str_find, NULL}, {"rfind", str_rfind, NULL}, {"index", str_index, NULL},
+    {"rindex", str_rindex, NULL}, {"count", str_count, NULL}, {"upper", str_upper, NULL},
+    {"lower", str_lower, NULL}, {"capitalize", str_capitalize, NULL}, {"title", str_title, NULL},
+    {"swapcase", str_swapcase, NULL}, {"isdigit", str_isdigit, NULL},
+    {"isdecimal", str_isdigit, NULL}, {"isnumeric", str_isdigit, NULL},
+    {"isalpha", str_isalpha, NULL}, {"isalnum", str_isalnum, NULL}, {"isspace", str_isspace, NULL},
+    {"isupper", str_isupper, NULL}, {"islower", str_islower, NULL},
+    {"isidentifier", str_isidentifier, NULL}, {"ljust", str_ljust, NULL},
+    {"rjust", str_rjust, NULL}, {"center", str_center, NULL}, {"zfill", str_zfill, NULL},
+    {"partition", str_partition, NULL}, {"rpartition", str_rpartition, NULL},
+    {"format", str_format_m, NULL}, {"encode", str_encode, NULL},
 };
 const size_t d2i_nstr_methods = D2_COUNTOF(d2i_str_methods);

@@ -141,6 +141,5 @@ static const d2_def COPY_DEFS[] = {
 
 int d2_std_copy_init(d2_interp *I)
 {
-    d2_module *m = d2_std_module(I, "copy");
-    return !m || d2_module_add_defs(I, m, COPY_DEFS, D2_COUNT(COPY_DEFS)) < 0 ? -1 : 0;
+    return d2_std_module_defs(I, "copy", COPY_DEFS, D2_COUNT(COPY_DEFS)) ? 0 : -1;
 }

@@ -120,6 +120,5 @@ static const d2_def FUNCTOOLS_DEFS[] = {
 
 int d2_std_functools_init(d2_interp *I)
 {
-    d2_module *m = d2_std_module(I, "functools");
-    return !m || d2_module_add_defs(I, m, FUNCTOOLS_DEFS, D2_COUNT(FUNCTOOLS_DEFS)) < 0 ? -1 : 0;
+    return d2_std_module_defs(I, "functools", FUNCTOOLS_DEFS, D2_COUNT(FUNCTOOLS_DEFS)) ? 0 : -1;
 }

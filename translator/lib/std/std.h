@@ -28,6 +28,14 @@ static inline d2_module *d2_std_module(d2_interp *I, const char *name)
     return m;
 }
 
+/* A new builtin module holding the rows defs, borrowed; NULL with the error pending. */
+static inline d2_module *d2_std_module_defs(d2_interp *I, const char *name, const d2_def *defs,
+                                            size_t n)
+{
+    d2_module *m = d2_std_module(I, name);
+    return m && d2_module_add_defs(I, m, defs, n) == 0 ? m : NULL;
+}
+
 /* Sets d[name] to o, a new reference it steals (NULL: -1, the error pending). */
 static inline int d2_std_set(d2_interp *I, d2_dict *d, const char *name, d2_obj *o)
 {

@@ -24,6 +24,5 @@ static const d2_def TIME_DEFS[] = {
 
 int d2_std_time_init(d2_interp *I)
 {
-    d2_module *m = d2_std_module(I, "time");
-    return !m || d2_module_add_defs(I, m, TIME_DEFS, D2_COUNT(TIME_DEFS)) < 0 ? -1 : 0;
+    return d2_std_module_defs(I, "time", TIME_DEFS, D2_COUNT(TIME_DEFS)) ? 0 : -1;
 }

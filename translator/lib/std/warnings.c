@@ -27,6 +27,5 @@ static const d2_def WARNINGS_DEFS[] = {
 
 int d2_std_warnings_init(d2_interp *I)
 {
-    d2_module *m = d2_std_module(I, "warnings");
-    return !m || d2_module_add_defs(I, m, WARNINGS_DEFS, D2_COUNT(WARNINGS_DEFS)) < 0 ? -1 : 0;
+    return d2_std_module_defs(I, "warnings", WARNINGS_DEFS, D2_COUNT(WARNINGS_DEFS)) ? 0 : -1;
 }
