@@ -79,7 +79,7 @@ struct d2_interp {
     void (*ext_fini[8])(d2_interp *I, void *ext);
     const d2_type_hooks *hooks[D2_OBJ_KIND_COUNT]; /* per layout, may be NULL */
     d2_obj *not_implemented;    /* the NotImplemented singleton */
-    struct d2_interp_state *st; /* private to the interpreter (value.c, interp.c, builtins.c) */
+    struct d2_interp_state *st; /* private to the interpreter (translator/interp) */
 };
 
 /* ---- library modules ----
@@ -204,8 +204,7 @@ int d2_module_add_fn(d2_interp *I, d2_module *m, const char *name, d2_builtin_fn
                      const void *data);
 /* A module written in Python: the first `import name` runs src (name and src
  * are static text) as the module, unless a name.py beside the importing file
- * comes first.
- * 0, or -1 with an exception. */
+ * comes first. 0, or -1 with an exception. */
 int d2_module_add_source(d2_interp *I, const char *name, const char *src);
 
 /* ---- object protocol (new references / -1 on error) ----
