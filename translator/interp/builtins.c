@@ -1,4 +1,4 @@
-/* builtins.c - builtin functions, builtin types' constructors, argument parsing, small stdlib. */
+/* builtins.c - the builtins namespace: functions, types' constructors, open(), std streams. */
 #include "interp/interp_priv.h"
 
 #include <errno.h>
@@ -7,498 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
-
-d2_obj *d2i_builtin_reversed(d2_interp *I, d2_obj *o);
-d2_obj *d2i_set_from_iterable(d2_interp *I, d2_obj *iterable);
-int d2i_dict_merge(d2_interp *I, d2_dict *d, d2_obj *src);
 
 #define BUILTIN(name)                                                                              \
     static d2_obj *name(d2_interp *I, d2_obj *self, d2_obj **a, size_t n, d2_dict *kw)
-
-/* ======================================================================
- * Argument parsing
- * ==================================================================== */
-
-typedef struct pspec {
-    char name[48];
-    const char *def; /* literal default text, or NULL */
-    size_t deflen;
-    int kind; /* 0 positional-or-keyword, 1 positional-only, 2 *args, 3 keyword-only, 4 **kwargs */
-} pspec;
-
-/* A literal default ("None", "-1", "0.5", "'mean'") as a cached object (borrowed). */
-static d2_obj *literal(d2_interp *I, const char *s, size_t n)
-{
-    if (n == 4 && memcmp(s, "None", 4) == 0)
-        return I->none;
-    if (n == 4 && memcmp(s, "True", 4) == 0)
-        return I->true_;
-    if (n == 5 && memcmp(s, "False", 5) == 0)
-        return I->false_;
-    d2_obj *key = d2_str_new(I, s, n);
-    if (!key)
-        return NULL;
-    d2_obj *v = d2_dict_get(I, I->st->arg_cache, key);
-    if (v) {
-        d2_decref(key);
-        return v;
-    }
-    if (n >= 2 && (s[0] == '\'' || s[0] == '"'))
-        v = d2_str_new(I, s + 1, n - 2);
-    else if (n == 2 && memcmp(s, "()", 2) == 0)
-        v = d2_tuple_new(I, 0);
-    else {
-        char buf[64];
-        snprintf(buf, sizeof buf, "%.*s", (int)n, s);
-        char *end;
-        errno = 0;
-        long long iv = strtoll(buf, &end, 10);
-        if (*end == 0 && errno == 0)
-            v = d2_int_new(I, iv);
-        else {
-            double dv = strtod(buf, &end);
-            if (*end == 0)
-                v = d2_float_new(I, dv);
-            else
-                v = d2_raise(I, "SystemError", "bad default literal '%s' in an argument spec", buf);
-        }
-    }
-    if (v && d2_dict_set(I, I->st->arg_cache, key, v) < 0) {
-        d2_decref(v);
-        v = NULL;
-    }
-    d2_decref(key);
-    if (v)
-        d2_decref(v); /* the cache holds it */
-    return v;
-}
-
-static int parse_spec(d2_interp *I, const char *fname, const char *spec, pspec *ps, int max)
-{
-    int np = 0, mode = 0; /* 0 before '*', 3 after */
-    const char *s = spec;
-    while (*s) {
-        while (*s == ' ' || *s == ',')
-            s++;
-        if (!*s)
-            break;
-        const char *start = s;
-        char quote = 0;
-        while (*s && (quote || *s != ',')) {
-            if (quote && *s == quote)
-                quote = 0;
-            else if (!quote && (*s == '\'' || *s == '"'))
-                quote = *s;
-            s++;
-        }
-        const char *end = s;
-        while (end > start && end[-1] == ' ')
-            end--;
-        size_t len = (size_t)(end - start);
-        if (len == 1 && start[0] == '/') {
-            for (int i = 0; i < np; i++)
-                ps[i].kind = 1;
-            continue;
-        }
-        if (len == 1 && start[0] == '*') {
-            mode = 3;
-            continue;
-        }
-        if (np == max) {
-            d2_raise(I, "SystemError", "%s: too many parameters in spec", fname);
-            return -1;
-        }
-        pspec *p = &ps[np++];
-        memset(p, 0, sizeof *p);
-        p->kind = mode;
-        if (len >= 2 && start[0] == '*' && start[1] == '*') {
-            p->kind = 4;
-            start += 2;
-            len -= 2;
-        } else if (start[0] == '*') {
-            p->kind = 2;
-            mode = 3;
-            start++;
-            len--;
-        }
-        const char *eq = memchr(start, '=', len);
-        size_t nl = eq ? (size_t)(eq - start) : len;
-        while (nl && start[nl - 1] == ' ')
-            nl--;
-        if (nl >= sizeof p->name)
-            nl = sizeof p->name - 1;
-        memcpy(p->name, start, nl);
-        if (eq) {
-            const char *d = eq + 1;
-            while (*d == ' ')
-                d++;
-            p->def = d;
-            p->deflen = (size_t)(end - d);
-        }
-    }
-    return np;
-}
-
-/* Parsed specs, cached by the spec's address (verified by content). */
-typedef struct spec_entry {
-    const char *key;
-    char *text;
-    int np;
-    pspec *ps;
-    d2_obj **defs; /* borrowed from the literal cache */
-} spec_entry;
-
-struct d2i_spec_cache {
-    spec_entry *e;
-    size_t cap, n;
-};
-
-void d2i_spec_cache_free(d2_interp *I)
-{
-    struct d2i_spec_cache *c = I->st->spec_cache;
-    if (!c)
-        return;
-    for (size_t i = 0; i < c->cap; i++) {
-        d2_free(c->e[i].text);
-        d2_free(c->e[i].ps);
-        d2_free(c->e[i].defs);
-    }
-    d2_free(c->e);
-    d2_free(c);
-    I->st->spec_cache = NULL;
-}
-
-static size_t spec_slot(const struct d2i_spec_cache *c, const char *key)
-{
-    size_t h = ((uintptr_t)key >> 3) * 0x9E3779B97F4A7C15ull;
-    size_t mask = c->cap - 1, i = h & mask;
-    while (c->e[i].key && c->e[i].key != key)
-        i = (i + 1) & mask;
-    return i;
-}
-
-/* The parsed form of spec, parsing and caching it on first use. */
-static spec_entry *spec_get(d2_interp *I, const char *fname, const char *spec)
-{
-    struct d2i_spec_cache *c = I->st->spec_cache;
-    if (c) {
-        spec_entry *e = &c->e[spec_slot(c, spec)];
-        if (e->key == spec && strcmp(e->text, spec) == 0)
-            return e;
-        if (e->key == spec) { /* same address, new text: reparse in place */
-            d2_free(e->text);
-            d2_free(e->ps);
-            d2_free(e->defs);
-            memset(e, 0, sizeof *e);
-            c->n--;
-        }
-    }
-    if (!c || (c->n + 1) * 2 > c->cap) {
-        struct d2i_spec_cache *nc = d2_calloc(1, sizeof *nc);
-        size_t cap = c ? c->cap * 2 : 64;
-        if (nc)
-            nc->e = d2_calloc(cap, sizeof *nc->e);
-        if (!nc || !nc->e) {
-            d2_free(nc);
-            d2_raise(I, "MemoryError", "out of memory");
-            return NULL;
-        }
-        nc->cap = cap;
-        if (c) {
-            for (size_t i = 0; i < c->cap; i++)
-                if (c->e[i].key)
-                    nc->e[spec_slot(nc, c->e[i].key)] = c->e[i];
-            nc->n = c->n;
-            d2_free(c->e);
-            d2_free(c);
-        }
-        I->st->spec_cache = c = nc;
-    }
-    pspec tmp[32];
-    int np = parse_spec(I, fname, spec, tmp, 32);
-    if (np < 0)
-        return NULL;
-    spec_entry *e = &c->e[spec_slot(c, spec)];
-    e->text = d2_strdup(spec);
-    e->ps = d2_malloc(((size_t)np + 1) * sizeof *e->ps);
-    e->defs = d2_calloc((size_t)np + 1, sizeof *e->defs);
-    if (!e->text || !e->ps || !e->defs) {
-        d2_free(e->text);
-        d2_free(e->ps);
-        d2_free(e->defs);
-        memset(e, 0, sizeof *e);
-        d2_raise(I, "MemoryError", "out of memory");
-        return NULL;
-    }
-    memcpy(e->ps, tmp, (size_t)np * sizeof *tmp);
-    for (int i = 0; i < np; i++) {
-        if (!tmp[i].def)
-            continue;
-        e->defs[i] = literal(I, tmp[i].def, tmp[i].deflen);
-        if (!e->defs[i]) {
-            d2_free(e->text);
-            d2_free(e->ps);
-            d2_free(e->defs);
-            memset(e, 0, sizeof *e);
-            return NULL;
-        }
-        e->ps[i].def = NULL; /* the text lives in spec, which may not outlive the cache */
-    }
-    e->np = np;
-    e->key = spec;
-    c->n++;
-    return e;
-}
-
-int d2_parse_args(d2_interp *I, const char *fname, const char *spec, d2_obj **args, size_t nargs,
-                  d2_dict *kwargs, d2_obj **out)
-{
-    spec_entry *se = spec_get(I, fname, spec);
-    if (!se)
-        return -1;
-    const pspec *ps = se->ps;
-    int np = se->np;
-    int npos = 0, star = -1, dstar = -1;
-    for (int i = 0; i < np; i++) {
-        out[i] = NULL;
-        if (ps[i].kind <= 1)
-            npos++;
-        else if (ps[i].kind == 2)
-            star = i;
-        else if (ps[i].kind == 4)
-            dstar = i;
-    }
-    size_t take = nargs < (size_t)npos ? nargs : (size_t)npos;
-    for (size_t i = 0; i < take; i++)
-        out[i] = args[i];
-    if (nargs > (size_t)npos) {
-        if (star < 0) {
-            d2_raise(I, "TypeError", "%s() takes at most %d argument%s (%zu given)", fname, npos,
-                     npos == 1 ? "" : "s", nargs);
-            return -1;
-        }
-    }
-    if (star >= 0) {
-        d2_obj *t = d2i_tuple_from_array(I, args + take, nargs - take);
-        if (!t)
-            return -1;
-        d2i_pool_add(I, t);
-        out[star] = t;
-    }
-    d2_dict *extra = NULL;
-    if (dstar >= 0) {
-        d2_obj *d = d2_dict_new(I);
-        if (!d)
-            return -1;
-        d2i_pool_add(I, d);
-        extra = D2_AS(d2_dict, d);
-        out[dstar] = d;
-    }
-    if (kwargs) {
-        for (size_t i = 0; i < kwargs->n; i++) {
-            d2_dict_entry *e = &kwargs->entries[i];
-            if (!e->key)
-                continue;
-            const char *k = e->key->kind == D2_OBJ_STR ? D2_AS(d2_str, e->key)->s : "";
-            int idx = -1;
-            for (int j = 0; j < np; j++)
-                if ((ps[j].kind == 0 || ps[j].kind == 3) && strcmp(ps[j].name, k) == 0) {
-                    idx = j;
-                    break;
-                }
-            if (idx < 0) {
-                if (extra) {
-                    if (d2i_dict_set_h(I, extra, e->key, e->hash, e->value) < 0)
-                        return -1;
-                    continue;
-                }
-                d2_raise(I, "TypeError", "%s() got an unexpected keyword argument '%s'", fname, k);
-                return -1;
-            }
-            if (out[idx]) {
-                d2_raise(I, "TypeError", "%s() got multiple values for argument '%s'", fname, k);
-                return -1;
-            }
-            out[idx] = e->value;
-        }
-    }
-    for (int i = 0; i < np; i++) {
-        if (out[i] || ps[i].kind == 2 || ps[i].kind == 4)
-            continue;
-        if (se->defs[i]) {
-            out[i] = se->defs[i];
-            continue;
-        }
-        if (ps[i].kind == 3)
-            d2_raise(I, "TypeError", "%s() missing required keyword-only argument: '%s'", fname,
-                     ps[i].name);
-        else
-            d2_raise(I, "TypeError", "%s() missing required argument '%s' (pos %d)", fname,
-                     ps[i].name, i + 1);
-        return -1;
-    }
-    return 0;
-}
-
-/* ======================================================================
- * Table rows (d2_def): the one way library builtins take arguments
- * ==================================================================== */
-
-d2_obj *d2_def_call(d2_interp *I, const d2_def *def, d2_obj *self, d2_obj **args, size_t nargs,
-                    d2_dict *kwargs)
-{
-    const char *fname = def->qualname ? def->qualname : def->name;
-    const char *sig = def->sig ? def->sig : "";
-    d2_obj *inl[16], **av = args;
-    if ((def->flags & D2_DEF_SELF) && self) {
-        av = nargs + 1 <= 16 ? inl : d2_malloc((nargs + 1) * sizeof *av);
-        if (!av)
-            return d2_raise(I, "MemoryError", "out of memory");
-        av[0] = self;
-        if (nargs)
-            memcpy(av + 1, args, nargs * sizeof *av);
-        nargs++;
-    }
-    d2_obj *a[32];
-    d2_obj *r = NULL;
-    if (d2_parse_args(I, fname, sig, av, nargs, kwargs, a) == 0)
-        r = def->fn(I, self, a, def);
-    if (av != args && av != inl)
-        d2_free(av);
-    return r;
-}
-
-d2_obj *d2_def_new(d2_interp *I, const d2_def *def, d2_obj *self)
-{
-    d2_obj *b = d2_builtin_new(I, def->name, NULL, self, def->data);
-    if (b)
-        D2_AS(d2_builtin, b)->def = def;
-    return b;
-}
-
-/* defs[i] with extra flags or-ed in: the row itself, or an interpreter-owned copy. */
-static const d2_def *def_with_flags(d2_interp *I, const d2_def *def, unsigned extra)
-{
-    if ((def->flags | extra) == def->flags)
-        return def;
-    d2_def *c = d2_arena_alloc(I->arena, sizeof *c);
-    if (!c) {
-        d2_raise(I, "MemoryError", "out of memory");
-        return NULL;
-    }
-    *c = *def;
-    c->flags |= extra;
-    return c;
-}
-
-int d2_module_add_defs(d2_interp *I, d2_module *m, const d2_def *defs, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        d2_obj *b = d2_def_new(I, &defs[i], NULL);
-        if (!b)
-            return -1;
-        int rc = d2_dict_set_str(I, m->dict, defs[i].name, b);
-        d2_decref(b);
-        if (rc < 0)
-            return -1;
-    }
-    return 0;
-}
-
-int d2_class_add_defs(d2_interp *I, d2_class *cls, const d2_def *defs, size_t n,
-                      unsigned extra_flags)
-{
-    for (size_t i = 0; i < n; i++) {
-        const d2_def *def = def_with_flags(I, &defs[i], extra_flags);
-        d2_obj *b = def ? d2_def_new(I, def, NULL) : NULL;
-        if (!b)
-            return -1;
-        b->cls = I->st->method_descr;
-        int rc = d2_dict_set_str(I, cls->dict, def->name, b);
-        d2_decref(b);
-        if (rc < 0)
-            return -1;
-        if (def->name[0] == '_' && def->name[1] == '_')
-            d2i_class_update_flags(I, cls);
-    }
-    return 0;
-}
-
-/* ---- conversions ---- */
-
-int d2_to_int64(d2_interp *I, d2_obj *o, const char *what, int64_t *v)
-{
-    if (o->kind == D2_OBJ_INT || o->kind == D2_OBJ_BOOL) {
-        *v = D2_AS(d2_int, o)->v;
-        return 0;
-    }
-    if (o->kind == D2_OBJ_FLOAT || o->kind == D2_OBJ_STR || o->kind == D2_OBJ_NONE) {
-        d2_raise(I, "TypeError", "%s: '%s' object cannot be interpreted as an integer", what,
-                 d2_type_name(o));
-        return -1;
-    }
-    return d2i_index(I, o, v);
-}
-
-int d2_to_double(d2_interp *I, d2_obj *o, const char *what, double *v)
-{
-    if (o->kind == D2_OBJ_FLOAT) {
-        *v = D2_AS(d2_float, o)->v;
-        return 0;
-    }
-    if (o->kind == D2_OBJ_INT || o->kind == D2_OBJ_BOOL) {
-        *v = (double)D2_AS(d2_int, o)->v;
-        return 0;
-    }
-    d2_obj *r = NULL;
-    const d2_type_hooks *hk = I->hooks[o->kind];
-    if (hk && hk->to_number) {
-        r = hk->to_number(I, o, D2_OBJ_FLOAT);
-    } else if (o->kind != D2_OBJ_STR && o->kind != D2_OBJ_NONE) {
-        bool found;
-        r = d2i_call_special(I, o, "__float__", NULL, 0, &found);
-        if (!found) {
-            d2_raise(I, "TypeError", "%s must be a real number, not %s", what, d2_type_name(o));
-            return -1;
-        }
-    } else {
-        d2_raise(I, "TypeError", "%s must be a real number, not %s", what, d2_type_name(o));
-        return -1;
-    }
-    if (!r)
-        return -1;
-    int rc = 0;
-    if (r->kind == D2_OBJ_FLOAT)
-        *v = D2_AS(d2_float, r)->v;
-    else if (r->kind == D2_OBJ_INT || r->kind == D2_OBJ_BOOL)
-        *v = (double)D2_AS(d2_int, r)->v;
-    else {
-        d2_raise(I, "TypeError", "%s must be a real number, not %s", what, d2_type_name(o));
-        rc = -1;
-    }
-    d2_decref(r);
-    return rc;
-}
-
-int d2_to_bool(d2_interp *I, d2_obj *o, const char *what, bool *v)
-{
-    (void)what;
-    int t = d2_truthy(I, o);
-    if (t < 0)
-        return -1;
-    *v = t != 0;
-    return 0;
-}
-
-const char *d2_to_cstr(d2_interp *I, d2_obj *o, const char *what)
-{
-    if (o->kind == D2_OBJ_STR)
-        return D2_AS(d2_str, o)->s;
-    d2_raise(I, "TypeError", "%s must be str, not %s", what, d2_type_name(o));
-    return NULL;
-}
 
 /* ======================================================================
  * Type constructors (the __new__ of builtin classes)
@@ -601,9 +112,9 @@ d2_obj *d2i_to_int_obj(d2_interp *I, d2_obj *o, int base)
         return r;
     }
     bool found;
-    d2_obj *r = d2i_call_special(I, o, "__int__", NULL, 0, &found);
+    d2_obj *r = d2_call_special(I, o, "__int__", NULL, 0, &found);
     if (!found)
-        r = d2i_call_special(I, o, "__index__", NULL, 0, &found);
+        r = d2_call_special(I, o, "__index__", NULL, 0, &found);
     if (found) {
         if (r && r->kind == D2_OBJ_FLOAT) {
             d2_obj *x = float_to_int(I, D2_AS(d2_float, r)->v);
@@ -678,23 +189,19 @@ d2_obj *d2i_to_float_obj(d2_interp *I, d2_obj *o)
     return d2_float_new(I, v);
 }
 
-BUILTIN(int_new)
+D2_FN(int_new) /* a[0] x, a[1] base */
 {
-    (void)self;
-    d2_obj *p[2];
-    if (d2_parse_args(I, "int", "x=0, /, base=None", a, n, kw, p) < 0)
-        return NULL;
-    if (p[1]->kind != D2_OBJ_NONE) {
+    if (a[1]->kind != D2_OBJ_NONE) {
         int64_t base;
-        if (d2_to_int64(I, p[1], "base", &base) < 0)
+        if (d2_to_int64(I, a[1], "base", &base) < 0)
             return NULL;
-        if (p[0]->kind != D2_OBJ_STR)
+        if (a[0]->kind != D2_OBJ_STR)
             return d2_raise(I, "TypeError", "int() can't convert non-string with explicit base");
         if (base != 0 && (base < 2 || base > 36))
             return d2_raise(I, "ValueError", "int() base must be >= 2 and <= 36, or 0");
-        return parse_int(I, p[0], (int)base);
+        return parse_int(I, a[0], (int)base);
     }
-    return d2i_to_int_obj(I, p[0], 10);
+    return d2i_to_int_obj(I, a[0], 10);
 }
 
 BUILTIN(float_new)
@@ -716,13 +223,9 @@ BUILTIN(bool_new)
     return t < 0 ? NULL : d2_bool(I, t);
 }
 
-BUILTIN(str_new)
+D2_FN(str_new) /* a[0] object, a[1] encoding, a[2] errors */
 {
-    (void)self;
-    d2_obj *p[3];
-    if (d2_parse_args(I, "str", "object='', encoding=None, errors=None", a, n, kw, p) < 0)
-        return NULL;
-    return d2_str_of(I, p[0]);
+    return d2_str_of(I, a[0]);
 }
 
 BUILTIN(list_new)
@@ -751,8 +254,8 @@ BUILTIN(dict_new)
     d2_obj *d = d2_obj_alloc(I, D2_OBJ_DICT, D2_AS(d2_class, self), sizeof(d2_dict));
     if (!d)
         return NULL;
-    if ((n && d2i_dict_merge(I, D2_AS(d2_dict, d), a[0]) < 0) ||
-        (kw && d2i_dict_merge(I, D2_AS(d2_dict, d), (d2_obj *)kw) < 0)) {
+    if ((n && d2_dict_merge(I, D2_AS(d2_dict, d), a[0]) < 0) ||
+        (kw && d2_dict_merge(I, D2_AS(d2_dict, d), (d2_obj *)kw) < 0)) {
         d2_decref(d);
         return NULL;
     }
@@ -781,7 +284,7 @@ BUILTIN(range_new)
     }
     int64_t v[3] = {0, 0, 1};
     for (size_t i = 0; i < n; i++) {
-        if (d2i_index(I, a[i], &v[n == 1 ? 1 : i]) < 0)
+        if (d2_index(I, a[i], &v[n == 1 ? 1 : i]) < 0)
             return NULL;
     }
     if (v[2] == 0)
@@ -844,7 +347,7 @@ BUILTIN(type_new)
         if (D2_AS(d2_tuple, a[1])->items[i]->kind != D2_OBJ_CLASS)
             return d2_raise(I, "TypeError", "bases must be types");
     d2_obj *d = d2_dict_new(I);
-    if (!d || d2i_dict_merge(I, D2_AS(d2_dict, d), a[2]) < 0) {
+    if (!d || d2_dict_merge(I, D2_AS(d2_dict, d), a[2]) < 0) {
         d2_decref(d);
         return NULL;
     }
@@ -855,7 +358,7 @@ BUILTIN(type_new)
         d2_decref(d);
         return NULL;
     }
-    if (d2i_dict_merge(I, c->dict, d) < 0) {
+    if (d2_dict_merge(I, c->dict, d) < 0) {
         d2_decref(d);
         d2_decref((d2_obj *)c);
         return NULL;
@@ -883,37 +386,32 @@ static FILE *stream_of(d2_interp *I, d2_obj *o)
     return I->opt.errout ? I->opt.errout : stderr;
 }
 
-BUILTIN(b_print)
+D2_FN(b_print) /* a[0] args, a[1] sep, a[2] end, a[3] file, a[4] flush */
 {
-    (void)self;
-    d2_obj *p[5];
-    if (d2_parse_args(I, "print", "*args, sep=None, end=None, file=None, flush=False", a, n, kw,
-                      p) < 0)
-        return NULL;
     FILE *f = out_file(I);
-    if (p[3]->kind != D2_OBJ_NONE) {
-        f = stream_of(I, p[3]);
+    if (a[3]->kind != D2_OBJ_NONE) {
+        f = stream_of(I, a[3]);
         if (!f)
             return d2_raise(I, "TypeError",
                             "print(file=...) supports only None, sys.stdout and sys.stderr");
     }
     const char *sep = " ", *end = "\n";
     size_t seplen = 1, endlen = 1;
-    if (p[1]->kind != D2_OBJ_NONE) {
-        if (p[1]->kind != D2_OBJ_STR)
+    if (a[1]->kind != D2_OBJ_NONE) {
+        if (a[1]->kind != D2_OBJ_STR)
             return d2_raise(I, "TypeError", "sep must be None or a string, not %s",
-                            d2_type_name(p[1]));
-        sep = D2_AS(d2_str, p[1])->s;
-        seplen = D2_AS(d2_str, p[1])->len;
+                            d2_type_name(a[1]));
+        sep = D2_AS(d2_str, a[1])->s;
+        seplen = D2_AS(d2_str, a[1])->len;
     }
-    if (p[2]->kind != D2_OBJ_NONE) {
-        if (p[2]->kind != D2_OBJ_STR)
+    if (a[2]->kind != D2_OBJ_NONE) {
+        if (a[2]->kind != D2_OBJ_STR)
             return d2_raise(I, "TypeError", "end must be None or a string, not %s",
-                            d2_type_name(p[2]));
-        end = D2_AS(d2_str, p[2])->s;
-        endlen = D2_AS(d2_str, p[2])->len;
+                            d2_type_name(a[2]));
+        end = D2_AS(d2_str, a[2])->s;
+        endlen = D2_AS(d2_str, a[2])->len;
     }
-    d2_tuple *args = D2_AS(d2_tuple, p[0]);
+    d2_tuple *args = D2_AS(d2_tuple, a[0]);
     d2_buf b;
     d2_buf_init(&b);
     for (size_t i = 0; i < args->n; i++) {
@@ -931,7 +429,7 @@ BUILTIN(b_print)
     if (b.len)
         fwrite(b.data, 1, b.len, f);
     d2_buf_free(&b);
-    if (d2_truthy(I, p[4]) == 1)
+    if (d2_truthy(I, a[4]) == 1)
         fflush(f);
     return d2_none(I);
 }
@@ -957,16 +455,12 @@ static d2_obj *enumerate_next(d2_interp *I, d2_iter *it, bool *done)
     return t;
 }
 
-BUILTIN(b_enumerate)
+D2_FN(b_enumerate) /* a[0] iterable, a[1] start */
 {
-    (void)self;
-    d2_obj *p[2];
-    if (d2_parse_args(I, "enumerate", "iterable, start=0", a, n, kw, p) < 0)
-        return NULL;
     int64_t start;
-    if (d2_to_int64(I, p[1], "start", &start) < 0)
+    if (d2_to_int64(I, a[1], "start", &start) < 0)
         return NULL;
-    d2_obj *inner = d2_get_iter(I, p[0]);
+    d2_obj *inner = d2_get_iter(I, a[0]);
     if (!inner)
         return NULL;
     d2_obj *it = d2i_iter_new(I, enumerate_next, inner);
@@ -1016,13 +510,9 @@ static d2_obj *iter_tuple(d2_interp *I, d2_obj **items, size_t n)
     return t;
 }
 
-BUILTIN(b_zip)
+D2_FN(b_zip) /* a[0] iterables, a[1] strict */
 {
-    (void)self;
-    d2_obj *p[2];
-    if (d2_parse_args(I, "zip", "*iterables, strict=False", a, n, kw, p) < 0)
-        return NULL;
-    d2_obj *its = iter_tuple(I, a, n);
+    d2_obj *its = iter_tuple(I, D2_AS(d2_tuple, a[0])->items, D2_AS(d2_tuple, a[0])->n);
     if (!its)
         return NULL;
     d2_obj *it = d2i_iter_new(I, zip_next, NULL);
@@ -1128,7 +618,7 @@ BUILTIN(b_reversed)
         return NULL;
     if (a[0]->cls->flags & D2I_CF_USER || a[0]->kind >= D2_OBJ_TENSOR) {
         bool found;
-        d2_obj *r = d2i_call_special(I, a[0], "__reversed__", NULL, 0, &found);
+        d2_obj *r = d2_call_special(I, a[0], "__reversed__", NULL, 0, &found);
         if (found)
             return r;
     } else {
@@ -1268,18 +758,14 @@ static d2_obj *minmax(d2_interp *I, d2_obj **a, size_t n, d2_dict *kw, bool is_m
 BUILTIN(b_max) { (void)self; return minmax(I, a, n, kw, true); }
 BUILTIN(b_min) { (void)self; return minmax(I, a, n, kw, false); }
 
-BUILTIN(b_sum)
+D2_FN(b_sum) /* a[0] iterable, a[1] start */
 {
-    (void)self;
-    d2_obj *p[2];
-    if (d2_parse_args(I, "sum", "iterable, /, start=0", a, n, kw, p) < 0)
-        return NULL;
-    if (p[1]->kind == D2_OBJ_STR)
+    if (a[1]->kind == D2_OBJ_STR)
         return d2_raise(I, "TypeError", "sum() can't sum strings [use ''.join(seq) instead]");
-    d2_obj *it = d2_get_iter(I, p[0]);
+    d2_obj *it = d2_get_iter(I, a[0]);
     if (!it)
         return NULL;
-    d2_obj *acc = d2_incref(p[1]);
+    d2_obj *acc = d2_incref(a[1]);
     for (;;) {
         bool done = false;
         d2_obj *v = d2_iter_next(I, it, &done);
@@ -1316,7 +802,7 @@ BUILTIN(b_abs)
     if (x->kind == D2_OBJ_FLOAT)
         return d2_float_new(I, fabs(D2_AS(d2_float, x)->v));
     bool found;
-    d2_obj *r = d2i_call_special(I, x, "__abs__", NULL, 0, &found);
+    d2_obj *r = d2_call_special(I, x, "__abs__", NULL, 0, &found);
     if (found)
         return r;
     return d2_raise(I, "TypeError", "bad operand type for abs(): '%s'", d2_type_name(x));
@@ -1345,16 +831,12 @@ static d2_obj *round_int(d2_interp *I, int64_t v, int64_t nd)
     return d2_int_new(I, out);
 }
 
-BUILTIN(b_round)
+D2_FN(b_round) /* a[0] number, a[1] ndigits */
 {
-    (void)self;
-    d2_obj *p[2];
-    if (d2_parse_args(I, "round", "number, ndigits=None", a, n, kw, p) < 0)
-        return NULL;
-    d2_obj *x = p[0];
-    bool has_nd = p[1]->kind != D2_OBJ_NONE;
+    d2_obj *x = a[0];
+    bool has_nd = a[1]->kind != D2_OBJ_NONE;
     int64_t nd = 0;
-    if (has_nd && d2_to_int64(I, p[1], "ndigits", &nd) < 0)
+    if (has_nd && d2_to_int64(I, a[1], "ndigits", &nd) < 0)
         return NULL;
     if (x->kind == D2_OBJ_INT || x->kind == D2_OBJ_BOOL)
         return round_int(I, D2_AS(d2_int, x)->v, has_nd ? nd : 0);
@@ -1378,7 +860,7 @@ BUILTIN(b_round)
         return d2_float_new(I, y);
     }
     bool found;
-    d2_obj *r = d2i_call_special(I, x, "__round__", has_nd ? &p[1] : NULL, has_nd ? 1 : 0, &found);
+    d2_obj *r = d2_call_special(I, x, "__round__", has_nd ? &a[1] : NULL, has_nd ? 1 : 0, &found);
     if (found)
         return r;
     return d2_raise(I, "TypeError", "type %s doesn't define __round__ method", d2_type_name(x));
@@ -1400,19 +882,15 @@ BUILTIN(b_ascii)
     return d2_repr(I, a[0]);
 }
 
-BUILTIN(b_sorted)
+D2_FN(b_sorted) /* a[0] iterable, a[1] key, a[2] reverse */
 {
-    (void)self;
-    d2_obj *p[3];
-    if (d2_parse_args(I, "sorted", "iterable, /, *, key=None, reverse=False", a, n, kw, p) < 0)
-        return NULL;
-    int rev = d2_truthy(I, p[2]);
+    int rev = d2_truthy(I, a[2]);
     if (rev < 0)
         return NULL;
-    d2_obj *l = d2_list_from_iterable(I, p[0]);
+    d2_obj *l = d2_list_from_iterable(I, a[0]);
     if (!l)
         return NULL;
-    if (d2i_sort(I, D2_AS(d2_list, l)->items, D2_AS(d2_list, l)->n, p[1], rev) < 0) {
+    if (d2i_sort(I, D2_AS(d2_list, l)->items, D2_AS(d2_list, l)->n, a[1], rev) < 0) {
         d2_decref(l);
         return NULL;
     }
@@ -1467,7 +945,7 @@ BUILTIN(b_delattr)
     (void)self;
     if (d2i_no_kwargs(I, "delattr", kw) < 0 || d2i_nargs(I, "delattr", n, 2, 2) < 0)
         return NULL;
-    const char *name = d2_to_cstr(I, a[1], "delattr(): attribute name");
+    const char *name = d2_to_cstr(I, a[1], "d2i_delattr(): attribute name");
     if (!name)
         return NULL;
     d2_dict *d = a[0]->kind == D2_OBJ_INSTANCE ? D2_AS(d2_instance, a[0])->dict
@@ -1598,17 +1076,13 @@ BUILTIN(b_divmod)
     return t;
 }
 
-BUILTIN(b_pow)
+D2_FN(b_pow) /* a[0] base, a[1] exp, a[2] mod */
 {
-    (void)self;
-    d2_obj *p[3];
-    if (d2_parse_args(I, "pow", "base, exp, mod=None", a, n, kw, p) < 0)
-        return NULL;
-    if (p[2]->kind == D2_OBJ_NONE)
-        return d2_binop(I, D2_OP_POW, p[0], p[1]);
+    if (a[2]->kind == D2_OBJ_NONE)
+        return d2_binop(I, D2_OP_POW, a[0], a[1]);
     int64_t b, e, m;
-    if (d2_to_int64(I, p[0], "pow() base", &b) < 0 || d2_to_int64(I, p[1], "pow() exp", &e) < 0 ||
-        d2_to_int64(I, p[2], "pow() mod", &m) < 0)
+    if (d2_to_int64(I, a[0], "pow() base", &b) < 0 || d2_to_int64(I, a[1], "pow() exp", &e) < 0 ||
+        d2_to_int64(I, a[2], "pow() mod", &m) < 0)
         return NULL;
     if (m == 0)
         return d2_raise(I, "ValueError", "pow() 3rd argument cannot be 0");
@@ -1633,7 +1107,7 @@ static d2_obj *radix(d2_interp *I, d2_obj **a, size_t n, d2_dict *kw, const char
     if (d2i_no_kwargs(I, fname, kw) < 0 || d2i_nargs(I, fname, n, 1, 1) < 0)
         return NULL;
     int64_t v;
-    if (d2i_index(I, a[0], &v) < 0)
+    if (d2_index(I, a[0], &v) < 0)
         return NULL;
     d2_obj *x = d2_int_new(I, v);
     if (!x)
@@ -1653,7 +1127,7 @@ BUILTIN(b_chr)
     if (d2i_no_kwargs(I, "chr", kw) < 0 || d2i_nargs(I, "chr", n, 1, 1) < 0)
         return NULL;
     int64_t v;
-    if (d2i_index(I, a[0], &v) < 0)
+    if (d2_index(I, a[0], &v) < 0)
         return NULL;
     if (v < 0 || v > 0x10FFFF)
         return d2_raise(I, "ValueError", "chr() arg not in range(0x110000)");
@@ -1757,276 +1231,7 @@ BUILTIN(int_bit_length)
     return d2_int_new(I, bits);
 }
 
-/* ======================================================================
- * Small standard-library modules scripts commonly import
- * ==================================================================== */
-
-/* ---- math ---- */
-
-static int num_arg(d2_interp *I, d2_obj **a, size_t n, d2_dict *kw, const char *fname, size_t want,
-                   double *x)
-{
-    if (d2i_no_kwargs(I, fname, kw) < 0 || d2i_nargs(I, fname, n, want, want) < 0)
-        return -1;
-    for (size_t i = 0; i < want; i++)
-        if (d2_to_double(I, a[i], "must be real number", &x[i]) < 0) {
-            if (d2_exc_matches(I, d2_exc_class(I, "TypeError"))) {
-                d2_exc_clear(I);
-                d2_raise(I, "TypeError", "must be real number, not %s", d2_type_name(a[i]));
-            }
-            return -1;
-        }
-    return 0;
-}
-
-static d2_obj *math_result(d2_interp *I, double r, bool domain_ok)
-{
-    if (!domain_ok || isnan(r))
-        return d2_raise(I, "ValueError", "math domain error");
-    return d2_float_new(I, r);
-}
-
-#define MATH1(cname, expr, domain)                                                               \
-    BUILTIN(cname)                                                                                 \
-    {                                                                                              \
-        (void)self;                                                                                \
-        double x[1];                                                                               \
-        if (num_arg(I, a, n, kw, #cname + 2, 1, x) < 0)                                            \
-            return NULL;                                                                           \
-        double v = x[0];                                                                           \
-        if (isnan(v))                                                                              \
-            return d2_float_new(I, v);                                                             \
-        return math_result(I, (expr), (domain));                                                   \
-    }
-
-MATH1(m_sqrt, sqrt(v), v >= 0)
-MATH1(m_exp, exp(v), true)
-MATH1(m_log2, log2(v), v > 0)
-MATH1(m_log10, log10(v), v > 0)
-MATH1(m_log1p, log1p(v), v > -1)
-MATH1(m_sin, sin(v), !isinf(v))
-MATH1(m_cos, cos(v), !isinf(v))
-MATH1(m_tan, tan(v), !isinf(v))
-MATH1(m_asin, asin(v), v >= -1 && v <= 1)
-MATH1(m_acos, acos(v), v >= -1 && v <= 1)
-MATH1(m_atan, atan(v), true)
-MATH1(m_sinh, sinh(v), true)
-MATH1(m_cosh, cosh(v), true)
-MATH1(m_tanh, tanh(v), true)
-MATH1(m_erf, erf(v), true)
-MATH1(m_erfc, erfc(v), true)
-MATH1(m_fabs, fabs(v), true)
-MATH1(m_degrees, v * 180.0 / M_PI, true)
-MATH1(m_radians, v * M_PI / 180.0, true)
-MATH1(m_gamma, tgamma(v), !(v <= 0 && v == floor(v)))
-MATH1(m_lgamma, lgamma(v), !(v <= 0 && v == floor(v)))
-
-BUILTIN(m_log)
-{
-    (void)self;
-    if (d2i_no_kwargs(I, "log", kw) < 0 || d2i_nargs(I, "log", n, 1, 2) < 0)
-        return NULL;
-    double x, b = 0;
-    if (d2_to_double(I, a[0], "log() argument", &x) < 0 ||
-        (n == 2 && d2_to_double(I, a[1], "log() base", &b) < 0))
-        return NULL;
-    if (x <= 0 || (n == 2 && (b <= 0 || b == 1)))
-        return d2_raise(I, "ValueError", "math domain error");
-    return d2_float_new(I, n == 2 ? log(x) / log(b) : log(x));
-}
-
-static d2_obj *round_fn(d2_interp *I, d2_obj **a, size_t n, d2_dict *kw, const char *fname,
-                        int mode)
-{
-    if (d2i_no_kwargs(I, fname, kw) < 0 || d2i_nargs(I, fname, n, 1, 1) < 0)
-        return NULL;
-    if (a[0]->kind == D2_OBJ_INT || a[0]->kind == D2_OBJ_BOOL)
-        return d2_int_new(I, D2_AS(d2_int, a[0])->v);
-    double x;
-    if (d2_to_double(I, a[0], "must be real number", &x) < 0)
-        return NULL;
-    double r = mode == 0 ? floor(x) : mode == 1 ? ceil(x) : trunc(x);
-    if (isnan(r))
-        return d2_raise(I, "ValueError", "cannot convert float NaN to integer");
-    if (isinf(r) || fabs(r) >= 9.2e18)
-        return d2_raise(I, "OverflowError", "cannot convert float infinity to integer");
-    return d2_int_new(I, (int64_t)r);
-}
-
-BUILTIN(m_floor) { (void)self; return round_fn(I, a, n, kw, "floor", 0); }
-BUILTIN(m_ceil) { (void)self; return round_fn(I, a, n, kw, "ceil", 1); }
-BUILTIN(m_trunc) { (void)self; return round_fn(I, a, n, kw, "trunc", 2); }
-
-BUILTIN(m_pow)
-{
-    (void)self;
-    double x[2];
-    if (num_arg(I, a, n, kw, "pow", 2, x) < 0)
-        return NULL;
-    if (x[0] == 0 && x[1] < 0)
-        return d2_raise(I, "ValueError", "math domain error");
-    double r = pow(x[0], x[1]);
-    if (isnan(r) && !isnan(x[0]) && !isnan(x[1]))
-        return d2_raise(I, "ValueError", "math domain error");
-    if (isinf(r) && isfinite(x[0]) && isfinite(x[1]))
-        return d2_raise(I, "OverflowError", "math range error");
-    return d2_float_new(I, r);
-}
-
-BUILTIN(m_atan2)
-{
-    (void)self;
-    double x[2];
-    return num_arg(I, a, n, kw, "atan2", 2, x) < 0 ? NULL : d2_float_new(I, atan2(x[0], x[1]));
-}
-
-BUILTIN(m_fmod)
-{
-    (void)self;
-    double x[2];
-    if (num_arg(I, a, n, kw, "fmod", 2, x) < 0)
-        return NULL;
-    if (x[1] == 0 || isinf(x[0]))
-        return d2_raise(I, "ValueError", "math domain error");
-    return d2_float_new(I, fmod(x[0], x[1]));
-}
-
-BUILTIN(m_copysign)
-{
-    (void)self;
-    double x[2];
-    return num_arg(I, a, n, kw, "copysign", 2, x) < 0 ? NULL
-                                                      : d2_float_new(I, copysign(x[0], x[1]));
-}
-
-BUILTIN(m_hypot)
-{
-    (void)self;
-    if (d2i_no_kwargs(I, "hypot", kw) < 0)
-        return NULL;
-    double acc = 0;
-    for (size_t i = 0; i < n; i++) {
-        double v;
-        if (d2_to_double(I, a[i], "hypot() argument", &v) < 0)
-            return NULL;
-        acc = hypot(acc, v);
-    }
-    return d2_float_new(I, acc);
-}
-
-static d2_obj *classify_fn(d2_interp *I, d2_obj **a, size_t n, d2_dict *kw, const char *fname,
-                           int what)
-{
-    double x[1];
-    if (num_arg(I, a, n, kw, fname, 1, x) < 0)
-        return NULL;
-    return d2_bool(I, what == 0 ? isnan(x[0]) : what == 1 ? isinf(x[0]) : isfinite(x[0]));
-}
-
-BUILTIN(m_isnan) { (void)self; return classify_fn(I, a, n, kw, "isnan", 0); }
-BUILTIN(m_isinf) { (void)self; return classify_fn(I, a, n, kw, "isinf", 1); }
-BUILTIN(m_isfinite) { (void)self; return classify_fn(I, a, n, kw, "isfinite", 2); }
-
-BUILTIN(m_isclose)
-{
-    (void)self;
-    d2_obj *p[4];
-    if (d2_parse_args(I, "isclose", "a, b, /, *, rel_tol=1e-09, abs_tol=0.0", a, n, kw, p) < 0)
-        return NULL;
-    double x, y, rt, at;
-    if (d2_to_double(I, p[0], "isclose() a", &x) < 0 ||
-        d2_to_double(I, p[1], "isclose() b", &y) < 0 || d2_to_double(I, p[2], "rel_tol", &rt) < 0 ||
-        d2_to_double(I, p[3], "abs_tol", &at) < 0)
-        return NULL;
-    if (x == y)
-        return d2_bool(I, true);
-    if (isinf(x) || isinf(y))
-        return d2_bool(I, false);
-    double d = fabs(x - y);
-    return d2_bool(I, d <= fabs(rt * y) || d <= fabs(rt * x) || d <= at);
-}
-
-BUILTIN(m_gcd)
-{
-    (void)self;
-    if (d2i_no_kwargs(I, "gcd", kw) < 0)
-        return NULL;
-    int64_t g = 0;
-    for (size_t i = 0; i < n; i++) {
-        int64_t v;
-        if (d2i_index(I, a[i], &v) < 0)
-            return NULL;
-        uint64_t x = g < 0 ? (uint64_t)-g : (uint64_t)g,
-                 y = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-        while (y) {
-            uint64_t t = x % y;
-            x = y;
-            y = t;
-        }
-        g = (int64_t)x;
-    }
-    return d2_int_new(I, g);
-}
-
-BUILTIN(m_factorial)
-{
-    (void)self;
-    if (d2i_no_kwargs(I, "factorial", kw) < 0 || d2i_nargs(I, "factorial", n, 1, 1) < 0)
-        return NULL;
-    int64_t v;
-    if (d2i_index(I, a[0], &v) < 0)
-        return NULL;
-    if (v < 0)
-        return d2_raise(I, "ValueError", "factorial() not defined for negative values");
-    int64_t r = 1;
-    for (int64_t i = 2; i <= v; i++)
-        if (__builtin_mul_overflow(r, i, &r))
-            return d2_raise(I, "OverflowError", "integer result out of range (ints are 64-bit)");
-    return d2_int_new(I, r);
-}
-
-BUILTIN(m_prod)
-{
-    (void)self;
-    d2_obj *p[2];
-    if (d2_parse_args(I, "prod", "iterable, /, *, start=1", a, n, kw, p) < 0)
-        return NULL;
-    d2_obj *it = d2_get_iter(I, p[0]);
-    if (!it)
-        return NULL;
-    d2_obj *acc = d2_incref(p[1]);
-    for (;;) {
-        bool done = false;
-        d2_obj *v = d2_iter_next(I, it, &done);
-        if (!v)
-            break;
-        d2_obj *r = d2_binop(I, D2_OP_MULT, acc, v);
-        d2_decref(v);
-        d2_decref(acc);
-        acc = r;
-        if (!acc)
-            break;
-    }
-    d2_decref(it);
-    if (d2_exc_pending(I)) {
-        d2_decref(acc);
-        return NULL;
-    }
-    return acc;
-}
-
-/* ---- sys ---- */
-
-BUILTIN(sys_exit)
-{
-    (void)self;
-    if (d2i_no_kwargs(I, "exit", kw) < 0 || d2i_nargs(I, "exit", n, 0, 1) < 0)
-        return NULL;
-    d2_obj *e = d2i_exc_new(I, d2_exc_class(I, "SystemExit"), a, n);
-    if (e)
-        d2i_set_exc(I, e);
-    return NULL;
-}
+/* ---- sys.stdout and sys.stderr ---- */
 
 BUILTIN(stream_write)
 {
@@ -2225,14 +1430,10 @@ BUILTIN(file_enter)
     return d2_incref(self);
 }
 
-BUILTIN(b_open)
+D2_FN(b_open) /* a[0] file, a[1] mode, a[2] buffering, a[3] encoding, a[4] newline */
 {
-    (void)self;
-    d2_obj *p[5];
-    if (d2_parse_args(I, "open", "file, mode='r', buffering=-1, encoding=None, *, newline=None", a, n, kw, p) < 0)
-        return NULL;
-    const char *path = path_arg_open(I, p[0]);
-    const char *mode = path ? d2_to_cstr(I, p[1], "open() mode") : NULL;
+    const char *path = path_arg_open(I, a[0]);
+    const char *mode = path ? d2_to_cstr(I, a[1], "open() mode") : NULL;
     if (!mode)
         return NULL;
     if (strchr(mode, 'b'))
@@ -2271,467 +1472,7 @@ BUILTIN(b_open)
     return o;
 }
 
-/* ---- os and os.path ---- */
-
-static const char *path_arg(d2_interp *I, d2_obj *o, const char *fname)
-{
-    if (o->kind != D2_OBJ_STR) {
-        d2_raise(I, "TypeError", "%s: path should be string, not %s", fname, d2_type_name(o));
-        return NULL;
-    }
-    return D2_AS(d2_str, o)->s;
-}
-
-BUILTIN(path_join)
-{
-    (void)self;
-    if (d2i_no_kwargs(I, "join", kw) < 0 || d2i_nargs(I, "join", n, 1, 64) < 0)
-        return NULL;
-    d2_buf b;
-    d2_buf_init(&b);
-    for (size_t i = 0; i < n; i++) {
-        const char *p = path_arg(I, a[i], "join()");
-        if (!p) {
-            d2_buf_free(&b);
-            return NULL;
-        }
-        if (p[0] == '/')
-            b.len = 0;
-        else if (b.len && b.data[b.len - 1] != '/')
-            d2_buf_puts(&b, "/");
-        d2_buf_puts(&b, p);
-    }
-    d2_obj *r = d2_str_new(I, b.data ? b.data : "", b.len);
-    d2_buf_free(&b);
-    return r;
-}
-
-static d2_obj *stat_fn(d2_interp *I, d2_obj **a, size_t n, d2_dict *kw, const char *fname, int what)
-{
-    if (d2i_no_kwargs(I, fname, kw) < 0 || d2i_nargs(I, fname, n, 1, 1) < 0)
-        return NULL;
-    const char *p = path_arg(I, a[0], fname);
-    if (!p)
-        return NULL;
-    struct stat sb;
-    bool ok = stat(p, &sb) == 0;
-    if (what == 1)
-        ok = ok && S_ISREG(sb.st_mode);
-    else if (what == 2)
-        ok = ok && S_ISDIR(sb.st_mode);
-    return d2_bool(I, ok);
-}
-
-BUILTIN(path_exists) { (void)self; return stat_fn(I, a, n, kw, "exists", 0); }
-BUILTIN(path_isfile) { (void)self; return stat_fn(I, a, n, kw, "isfile", 1); }
-BUILTIN(path_isdir) { (void)self; return stat_fn(I, a, n, kw, "isdir", 2); }
-
-/* split: 0 dirname, 1 basename, 2 (head, tail), 3 splitext */
-static d2_obj *path_part(d2_interp *I, d2_obj **a, size_t n, d2_dict *kw, const char *fname,
-                         int what)
-{
-    if (d2i_no_kwargs(I, fname, kw) < 0 || d2i_nargs(I, fname, n, 1, 1) < 0)
-        return NULL;
-    const char *p = path_arg(I, a[0], fname);
-    if (!p)
-        return NULL;
-    size_t len = strlen(p);
-    if (what == 3) {
-        const char *slash = strrchr(p, '/');
-        const char *base = slash ? slash + 1 : p;
-        const char *dot = strrchr(base, '.');
-        while (dot && dot > base && dot[-1] == '.')
-            dot = NULL;
-        if (!dot || dot == base)
-            dot = p + len;
-        d2_obj *x = d2_str_new(I, p, (size_t)(dot - p)), *y = d2_str_from(I, dot);
-        d2_obj *t = x && y ? d2_tuple_pack(I, 2, x, y) : NULL;
-        d2_decref(x);
-        d2_decref(y);
-        return t;
-    }
-    const char *slash = strrchr(p, '/');
-    size_t head = slash ? (size_t)(slash - p) + 1 : 0;
-    size_t hl = head;
-    while (hl > 1 && p[hl - 1] == '/')
-        hl--;
-    if (hl == 1 && p[0] != '/')
-        hl = 0;
-    if (head && hl == 0)
-        hl = 1;
-    if (slash && hl > 0 && p[hl - 1] == '/' && hl > 1)
-        hl--;
-    if (what == 0)
-        return d2_str_new(I, p, head ? (head > 1 ? head - 1 : 1) : 0);
-    if (what == 1)
-        return d2_str_from(I, p + head);
-    d2_obj *x = d2_str_new(I, p, head ? (head > 1 ? head - 1 : 1) : 0),
-           *y = d2_str_from(I, p + head);
-    d2_obj *t = x && y ? d2_tuple_pack(I, 2, x, y) : NULL;
-    d2_decref(x);
-    d2_decref(y);
-    return t;
-}
-
-BUILTIN(path_dirname) { (void)self; return path_part(I, a, n, kw, "dirname", 0); }
-BUILTIN(path_basename) { (void)self; return path_part(I, a, n, kw, "basename", 1); }
-BUILTIN(path_split) { (void)self; return path_part(I, a, n, kw, "split", 2); }
-BUILTIN(path_splitext) { (void)self; return path_part(I, a, n, kw, "splitext", 3); }
-
-BUILTIN(path_abspath)
-{
-    (void)self;
-    if (d2i_no_kwargs(I, "abspath", kw) < 0 || d2i_nargs(I, "abspath", n, 1, 1) < 0)
-        return NULL;
-    const char *p = path_arg(I, a[0], "abspath()");
-    if (!p)
-        return NULL;
-    if (p[0] == '/')
-        return d2_incref(a[0]);
-    char cwd[4096];
-    if (!getcwd(cwd, sizeof cwd))
-        return d2_raise(I, "OSError", "getcwd failed");
-    return d2_str_printf(I, "%s/%s", cwd, p);
-}
-
-BUILTIN(os_getcwd)
-{
-    (void)self;
-    (void)a;
-    if (d2i_no_kwargs(I, "getcwd", kw) < 0 || d2i_nargs(I, "getcwd", n, 0, 0) < 0)
-        return NULL;
-    char cwd[4096];
-    if (!getcwd(cwd, sizeof cwd))
-        return d2_raise(I, "OSError", "getcwd failed");
-    return d2_str_from(I, cwd);
-}
-
-BUILTIN(os_makedirs)
-{
-    (void)self;
-    d2_obj *p[3];
-    if (d2_parse_args(I, "makedirs", "name, mode=511, exist_ok=False", a, n, kw, p) < 0)
-        return NULL;
-    const char *path = path_arg(I, p[0], "makedirs()");
-    if (!path)
-        return NULL;
-    int ok = d2_truthy(I, p[2]);
-    struct stat sb;
-    if (stat(path, &sb) == 0) {
-        if (S_ISDIR(sb.st_mode) && ok)
-            return d2_none(I);
-        return d2_raise(I, "FileExistsError", "[Errno 17] File exists: '%s'", path);
-    }
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *s = buf + 1; *s; s++) {
-        if (*s != '/')
-            continue;
-        *s = 0;
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            return d2_raise(I, "OSError", "[Errno %d] %s: '%s'", errno, strerror(errno), buf);
-        *s = '/';
-    }
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-        return d2_raise(I, "OSError", "[Errno %d] %s: '%s'", errno, strerror(errno), buf);
-    return d2_none(I);
-}
-
-/* ---- time ---- */
-
-BUILTIN(time_time)
-{
-    (void)self;
-    (void)a;
-    if (d2i_no_kwargs(I, "time", kw) < 0 || d2i_nargs(I, "time", n, 0, 0) < 0)
-        return NULL;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return d2_float_new(I, (double)ts.tv_sec + ts.tv_nsec * 1e-9);
-}
-
-BUILTIN(time_perf_counter)
-{
-    (void)self;
-    (void)a;
-    if (d2i_no_kwargs(I, "perf_counter", kw) < 0 || d2i_nargs(I, "perf_counter", n, 0, 0) < 0)
-        return NULL;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return d2_float_new(I, (double)ts.tv_sec + ts.tv_nsec * 1e-9);
-}
-
-/* ---- functools ---- */
-
-BUILTIN(ft_reduce)
-{
-    (void)self;
-    if (d2i_no_kwargs(I, "reduce", kw) < 0 || d2i_nargs(I, "reduce", n, 2, 3) < 0)
-        return NULL;
-    d2_obj *it = d2_get_iter(I, a[1]);
-    if (!it)
-        return NULL;
-    d2_obj *acc = n == 3 ? d2_incref(a[2]) : NULL;
-    for (;;) {
-        bool done = false;
-        d2_obj *v = d2_iter_next(I, it, &done);
-        if (!v)
-            break;
-        if (!acc) {
-            acc = v;
-            continue;
-        }
-        d2_obj *args[2] = {acc, v};
-        d2_obj *r = d2_call(I, a[0], args, 2, NULL);
-        d2_decref(v);
-        d2_decref(acc);
-        acc = r;
-        if (!acc)
-            break;
-    }
-    d2_decref(it);
-    if (d2_exc_pending(I)) {
-        d2_decref(acc);
-        return NULL;
-    }
-    if (!acc)
-        return d2_raise(I, "TypeError", "reduce() of empty iterable with no initial value");
-    return acc;
-}
-
-/* partial objects: a builtin whose self is (func, args, kwargs). */
-BUILTIN(partial_call)
-{
-    d2_tuple *st = D2_AS(d2_tuple, self);
-    d2_tuple *pa = D2_AS(d2_tuple, st->items[1]);
-    d2_obj *kwo = d2_dict_new(I);
-    if (!kwo || d2i_dict_merge(I, D2_AS(d2_dict, kwo), st->items[2]) < 0 ||
-        (kw && d2i_dict_merge(I, D2_AS(d2_dict, kwo), (d2_obj *)kw) < 0)) {
-        d2_decref(kwo);
-        return NULL;
-    }
-    d2_obj **all = d2_malloc((pa->n + n + 1) * sizeof *all);
-    if (!all) {
-        d2_decref(kwo);
-        return d2_raise(I, "MemoryError", "out of memory");
-    }
-    memcpy(all, pa->items, pa->n * sizeof *all);
-    memcpy(all + pa->n, a, n * sizeof *all);
-    d2_obj *r = d2_call(I, st->items[0], all, pa->n + n, D2_AS(d2_dict, kwo));
-    d2_free(all);
-    d2_decref(kwo);
-    return r;
-}
-
-BUILTIN(ft_partial)
-{
-    (void)self;
-    if (n < 1)
-        return d2_raise(I, "TypeError", "type 'partial' takes at least one argument");
-    d2_obj *args = d2i_tuple_from_array(I, a + 1, n - 1);
-    d2_obj *kwd = d2_dict_new(I);
-    if (!args || !kwd || (kw && d2i_dict_merge(I, D2_AS(d2_dict, kwd), (d2_obj *)kw) < 0)) {
-        d2_decref(args);
-        d2_decref(kwd);
-        return NULL;
-    }
-    d2_obj *st = d2_tuple_pack(I, 3, a[0], args, kwd);
-    d2_decref(args);
-    d2_decref(kwd);
-    if (!st)
-        return NULL;
-    d2_obj *b = d2_builtin_new(I, "partial", partial_call, st, NULL);
-    d2_decref(st);
-    return b;
-}
-
-BUILTIN(identity_call)
-{
-    (void)kw;
-    (void)self;
-    if (n != 1)
-        return d2_raise(I, "TypeError", "expected one argument");
-    return d2_incref(a[0]);
-}
-
-/* functools.wraps(f) / lru_cache(...): decorators returning the function unchanged. */
-BUILTIN(ft_wraps)
-{
-    (void)self;
-    (void)a;
-    (void)n;
-    (void)kw;
-    return d2_builtin_new(I, "decorator", identity_call, NULL, NULL);
-}
-
-BUILTIN(ft_lru_cache)
-{
-    (void)self;
-    (void)kw;
-    if (n == 1 && (a[0]->kind == D2_OBJ_FUNCTION || a[0]->kind == D2_OBJ_BUILTIN))
-        return d2_incref(a[0]);
-    return d2_builtin_new(I, "decorator", identity_call, NULL, NULL);
-}
-
-/* ---- copy ---- */
-
-static d2_obj *copy_obj(d2_interp *I, d2_obj *x, d2_obj *memo, int depth);
-
-static d2_obj *copy_items(d2_interp *I, d2_obj **items, size_t n, d2_obj *memo, int depth,
-                          bool tuple)
-{
-    d2_obj *r = d2_list_new(I, 0);
-    for (size_t i = 0; r && i < n; i++) {
-        d2_obj *c = memo ? copy_obj(I, items[i], memo, depth + 1) : d2_incref(items[i]);
-        if (!c || d2_list_append(I, r, c) < 0) {
-            d2_decref(c);
-            d2_decref(r);
-            return NULL;
-        }
-        d2_decref(c);
-    }
-    if (r && tuple) {
-        d2_obj *t = d2i_tuple_from_array(I, D2_AS(d2_list, r)->items, D2_AS(d2_list, r)->n);
-        d2_decref(r);
-        return t;
-    }
-    return r;
-}
-
-/* Shallow copy when memo is NULL, deep copy otherwise. */
-static d2_obj *copy_obj(d2_interp *I, d2_obj *x, d2_obj *memo, int depth)
-{
-    if (depth > 500 || d2i_stack_check(I) < 0)
-        return d2_raise(I, "RecursionError", "maximum recursion depth exceeded while copying");
-    d2_obj *key = NULL;
-    if (memo) {
-        key = d2_int_new(I, (int64_t)(uintptr_t)x);
-        if (!key)
-            return NULL;
-        d2_obj *seen = d2_dict_get(I, D2_AS(d2_dict, memo), key);
-        if (seen) {
-            d2_decref(key);
-            return d2_incref(seen);
-        }
-    }
-    d2_obj *r;
-    switch (x->kind) {
-    case D2_OBJ_LIST:
-        r = copy_items(I, D2_AS(d2_list, x)->items, D2_AS(d2_list, x)->n, memo, depth, false);
-        break;
-    case D2_OBJ_TUPLE:
-        r = memo
-                ? copy_items(I, D2_AS(d2_tuple, x)->items, D2_AS(d2_tuple, x)->n, memo, depth, true)
-                : d2_incref(x);
-        break;
-    case D2_OBJ_DICT: {
-        r = d2_obj_alloc(I, D2_OBJ_DICT, x->cls, sizeof(d2_dict));
-        d2_dict *s = D2_AS(d2_dict, x);
-        for (size_t i = 0; r && i < s->n; i++) {
-            if (!s->entries[i].key)
-                continue;
-            d2_obj *v = memo ? copy_obj(I, s->entries[i].value, memo, depth + 1)
-                             : d2_incref(s->entries[i].value);
-            if (!v || d2i_dict_set_h(I, D2_AS(d2_dict, r), s->entries[i].key, s->entries[i].hash,
-                                     v) < 0) {
-                d2_decref(v);
-                d2_decref(r);
-                r = NULL;
-                break;
-            }
-            d2_decref(v);
-        }
-        break;
-    }
-    case D2_OBJ_INSTANCE: {
-        bool found;
-        d2_obj *m = memo ? d2i_call_special(I, x, "__deepcopy__", &memo, 1, &found)
-                         : d2i_call_special(I, x, "__copy__", NULL, 0, &found);
-        if (found) {
-            r = m;
-            break;
-        }
-        r = d2_instance_new(I, x->cls);
-        if (r && memo && d2_dict_set(I, D2_AS(d2_dict, memo), key, r) < 0) {
-            d2_decref(r);
-            r = NULL;
-        }
-        d2_dict *s = D2_AS(d2_instance, x)->dict;
-        for (size_t i = 0; r && i < s->n; i++) {
-            if (!s->entries[i].key)
-                continue;
-            d2_obj *v = memo ? copy_obj(I, s->entries[i].value, memo, depth + 1)
-                             : d2_incref(s->entries[i].value);
-            if (!v || d2i_dict_set_h(I, D2_AS(d2_instance, r)->dict, s->entries[i].key,
-                                     s->entries[i].hash, v) < 0) {
-                d2_decref(v);
-                d2_decref(r);
-                r = NULL;
-                break;
-            }
-            d2_decref(v);
-        }
-        break;
-    }
-    default: {
-        bool found = false;
-        if (x->kind >= D2_OBJ_TENSOR) {
-            d2_obj *m = memo ? d2i_call_special(I, x, "__deepcopy__", &memo, 1, &found)
-                             : d2i_call_special(I, x, "__copy__", NULL, 0, &found);
-            if (found) {
-                r = m;
-                break;
-            }
-        }
-        r = d2_incref(x);
-        break;
-    }
-    }
-    if (r && memo && x->kind != D2_OBJ_INSTANCE)
-        d2_dict_set(I, D2_AS(d2_dict, memo), key, r);
-    d2_decref(key);
-    return r;
-}
-
-BUILTIN(copy_copy)
-{
-    (void)self;
-    if (d2i_no_kwargs(I, "copy", kw) < 0 || d2i_nargs(I, "copy", n, 1, 1) < 0)
-        return NULL;
-    return copy_obj(I, a[0], NULL, 0);
-}
-
-BUILTIN(copy_deepcopy)
-{
-    (void)self;
-    if (d2i_no_kwargs(I, "deepcopy", kw) < 0 || d2i_nargs(I, "deepcopy", n, 1, 2) < 0)
-        return NULL;
-    d2_obj *memo = n == 2 && a[1]->kind == D2_OBJ_DICT ? d2_incref(a[1]) : d2_dict_new(I);
-    if (!memo)
-        return NULL;
-    d2_obj *r = copy_obj(I, a[0], memo, 0);
-    d2_decref(memo);
-    return r;
-}
-
-/* ---- warnings ---- */
-
-BUILTIN(warn_warn)
-{
-    (void)self;
-    d2_obj *p[3];
-    if (d2_parse_args(I, "warn", "message, category=None, stacklevel=1", a, n, kw, p) < 0)
-        return NULL;
-    d2_obj *s = d2_str_of(I, p[0]);
-    if (!s)
-        return NULL;
-    const char *cat = p[1]->kind == D2_OBJ_CLASS ? D2_AS(d2_class, p[1])->name : "UserWarning";
-    if (I->frame)
-        d2_warn(I, I->frame->span, I->frame->module, "%s: %s", cat, D2_AS(d2_str, s)->s);
-    d2_decref(s);
-    return d2_none(I);
-}
-
+/* A method that does nothing (a file's flush). */
 BUILTIN(noop)
 {
     (void)self;
@@ -2741,355 +1482,42 @@ BUILTIN(noop)
     return d2_none(I);
 }
 
-/* ---- OrderedDict ---- */
-
-BUILTIN(odict_repr)
-{
-    (void)a;
-    (void)n;
-    (void)kw;
-    d2_dict *d = D2_AS(d2_dict, self);
-    if (d->live == 0)
-        return d2_str_printf(I, "%s()", d2_type_name(self));
-    int in = d2i_repr_enter(I, self);
-    if (in)
-        return in < 0 ? NULL : d2_str_from(I, "...");
-    d2_obj *items = d2_list_new(I, 0);
-    for (size_t i = 0; items && i < d->n; i++) {
-        if (!d->entries[i].key)
-            continue;
-        d2_obj *t = d2_tuple_pack(I, 2, d->entries[i].key, d->entries[i].value);
-        if (!t || d2_list_append(I, items, t) < 0) {
-            d2_decref(t);
-            d2_decref(items);
-            items = NULL;
-            break;
-        }
-        d2_decref(t);
-    }
-    d2_obj *r = items ? d2_repr(I, items) : NULL;
-    d2i_repr_leave(I);
-    d2_decref(items);
-    if (!r)
-        return NULL;
-    d2_obj *out = d2_str_printf(I, "%s(%s)", d2_type_name(self), D2_AS(d2_str, r)->s);
-    d2_decref(r);
-    return out;
-}
-
-/* ---- modules written in Python ---- */
-
-/* Python source of the embedded modules, run on first import. */
-static const char argparse_src[] =
-    "\"\"\"argparse: the subset of Python's argparse that build scripts use.\"\"\"\n"
-    "import sys\n"
-    "\n"
-    "\n"
-    "class Namespace:\n"
-    "    def __init__(self, **kwargs):\n"
-    "        for key, value in kwargs.items():\n"
-    "            setattr(self, key, value)\n"
-    "\n"
-    "    def __repr__(self):\n"
-    "        items = \", \".join(\"%s=%r\" % kv for kv in vars(self).items())\n"
-    "        return \"Namespace(\" + items + \")\"\n"
-    "\n"
-    "    def __eq__(self, other):\n"
-    "        return isinstance(other, Namespace) and vars(self) == vars(other)\n"
-    "\n"
-    "    def __contains__(self, key):\n"
-    "        return key in vars(self)\n"
-    "\n"
-    "\n"
-    "class ArgumentError(Exception):\n"
-    "    pass\n"
-    "\n"
-    "\n"
-    "class Action:\n"
-    "    def __init__(self, flags, dest, action, type, default, choices, nargs, required, help, "
-    "const):\n"
-    "        self.option_strings = flags\n"
-    "        self.dest = dest\n"
-    "        self.action = action\n"
-    "        self.type = type\n"
-    "        self.default = default\n"
-    "        self.choices = choices\n"
-    "        self.nargs = nargs\n"
-    "        self.required = required\n"
-    "        self.help = help\n"
-    "        self.const = const\n"
-    "\n"
-    "\n"
-    "class ArgumentParser:\n"
-    "    def __init__(self, prog=None, usage=None, description=None, epilog=None, **kwargs):\n"
-    "        self.prog = prog if prog is not None else (sys.argv[0].split(\"/\")[-1] if sys.argv "
-    "else \"script\")\n"
-    "        self.description = description\n"
-    "        self._optionals = []\n"
-    "        self._positionals = []\n"
-    "        self._defaults = {}\n"
-    "        self.add_argument(\"-h\", \"--help\", action=\"help\", help=\"show this help message "
-    "and exit\")\n"
-    "\n"
-    "    def add_argument(self, *flags, action=\"store\", type=None, default=None, choices=None,\n"
-    "                     nargs=None, required=False, help=None, dest=None, const=None, "
-    "metavar=None):\n"
-    "        if not flags:\n"
-    "            raise ValueError(\"add_argument() needs a name or flags\")\n"
-    "        if flags[0].startswith(\"-\"):\n"
-    "            longs = [f for f in flags if f.startswith(\"--\")]\n"
-    "            name = (longs[0] if longs else flags[0]).lstrip(\"-\")\n"
-    "            if dest is None:\n"
-    "                dest = name.replace(\"-\", \"_\")\n"
-    "            if action == \"store_true\" and default is None:\n"
-    "                default = False\n"
-    "            elif action == \"store_false\" and default is None:\n"
-    "                default = True\n"
-    "            elif action == \"count\" and default is None:\n"
-    "                default = None\n"
-    "            act = Action(list(flags), dest, action, type, default, choices, nargs, required, "
-    "help, const)\n"
-    "            self._optionals.append(act)\n"
-    "        else:\n"
-    "            act = Action([], flags[0], action, type, default, choices, nargs,\n"
-    "                         nargs not in (\"?\", \"*\"), help, const)\n"
-    "            self._positionals.append(act)\n"
-    "        return act\n"
-    "\n"
-    "    def add_argument_group(self, *args, **kwargs):\n"
-    "        return self\n"
-    "\n"
-    "    def add_mutually_exclusive_group(self, **kwargs):\n"
-    "        return self\n"
-    "\n"
-    "    def set_defaults(self, **kwargs):\n"
-    "        self._defaults.update(kwargs)\n"
-    "\n"
-    "    def get_default(self, dest):\n"
-    "        for act in self._optionals + self._positionals:\n"
-    "            if act.dest == dest:\n"
-    "                return act.default\n"
-    "        return self._defaults.get(dest)\n"
-    "\n"
-    "    def format_usage(self):\n"
-    "        parts = [\"usage: \" + self.prog]\n"
-    "        for act in self._optionals:\n"
-    "            flag = act.option_strings[0]\n"
-    "            if act.action in (\"store_true\", \"store_false\", \"help\", \"count\", "
-    "\"store_const\"):\n"
-    "                parts.append(\"[\" + flag + \"]\")\n"
-    "            else:\n"
-    "                parts.append(\"[\" + flag + \" \" + act.dest.upper() + \"]\")\n"
-    "        for act in self._positionals:\n"
-    "            parts.append(act.dest)\n"
-    "        return \" \".join(parts) + \"\\n\"\n"
-    "\n"
-    "    def format_help(self):\n"
-    "        text = self.format_usage()\n"
-    "        if self.description:\n"
-    "            text += \"\\n\" + self.description + \"\\n\"\n"
-    "        if self._positionals:\n"
-    "            text += \"\\npositional arguments:\\n\"\n"
-    "            for act in self._positionals:\n"
-    "                text += \"  \" + act.dest + (\"  \" + act.help if act.help else \"\") + "
-    "\"\\n\"\n"
-    "        text += \"\\noptions:\\n\"\n"
-    "        for act in self._optionals:\n"
-    "            text += \"  \" + \", \".join(act.option_strings) + (\"  \" + act.help if act.help "
-    "else \"\") + \"\\n\"\n"
-    "        return text\n"
-    "\n"
-    "    def print_usage(self, file=None):\n"
-    "        print(self.format_usage(), end=\"\", file=file)\n"
-    "\n"
-    "    def print_help(self, file=None):\n"
-    "        print(self.format_help(), end=\"\", file=file)\n"
-    "\n"
-    "    def exit(self, status=0, message=None):\n"
-    "        if message:\n"
-    "            print(message, end=\"\", file=sys.stderr)\n"
-    "        raise SystemExit(status)\n"
-    "\n"
-    "    def error(self, message):\n"
-    "        self.print_usage(sys.stderr)\n"
-    "        self.exit(2, \"%s: error: %s\\n\" % (self.prog, message))\n"
-    "\n"
-    "    def _convert(self, act, text):\n"
-    "        value = text\n"
-    "        if act.type is not None:\n"
-    "            try:\n"
-    "                value = act.type(text)\n"
-    "            except (TypeError, ValueError):\n"
-    "                name = getattr(act.type, \"__name__\", \"value\")\n"
-    "                self.error(\"argument %s: invalid %s value: %r\"\n"
-    "                           % (\"/\".join(act.option_strings) or act.dest, name, text))\n"
-    "        if act.choices is not None and value not in act.choices:\n"
-    "            self.error(\"argument %s: invalid choice: %r (choose from %s)\"\n"
-    "                       % (\"/\".join(act.option_strings) or act.dest, value,\n"
-    "                          \", \".join(repr(c) for c in act.choices)))\n"
-    "        return value\n"
-    "\n"
-    "    def _find(self, flag):\n"
-    "        for act in self._optionals:\n"
-    "            if flag in act.option_strings:\n"
-    "                return act\n"
-    "        matches = [a for a in self._optionals\n"
-    "                   if any(s.startswith(flag) for s in a.option_strings if "
-    "s.startswith(\"--\"))]\n"
-    "        if flag.startswith(\"--\") and len(matches) == 1:\n"
-    "            return matches[0]\n"
-    "        return None\n"
-    "\n"
-    "    def parse_args(self, args=None, namespace=None):\n"
-    "        ns, rest = self.parse_known_args(args, namespace)\n"
-    "        if rest:\n"
-    "            self.error(\"unrecognized arguments: \" + \" \".join(rest))\n"
-    "        return ns\n"
-    "\n"
-    "    def parse_known_args(self, args=None, namespace=None):\n"
-    "        args = list(sys.argv[1:] if args is None else args)\n"
-    "        ns = namespace if namespace is not None else Namespace()\n"
-    "        for act in self._optionals + self._positionals:\n"
-    "            if act.action != \"help\" and not hasattr(ns, act.dest):\n"
-    "                default = act.default\n"
-    "                if isinstance(default, str) and act.type is not None:\n"
-    "                    default = act.type(default)\n"
-    "                setattr(ns, act.dest, default)\n"
-    "        for key, value in self._defaults.items():\n"
-    "            if not hasattr(ns, key):\n"
-    "                setattr(ns, key, value)\n"
-    "        rest, positionals, seen = [], [], set()\n"
-    "        i = 0\n"
-    "        while i < len(args):\n"
-    "            arg = args[i]\n"
-    "            i += 1\n"
-    "            if arg == \"--\":\n"
-    "                positionals.extend(args[i:])\n"
-    "                break\n"
-    "            if not arg.startswith(\"-\") or arg == \"-\" or arg[1:2].isdigit():\n"
-    "                positionals.append(arg)\n"
-    "                continue\n"
-    "            flag, eq, inline = arg.partition(\"=\")\n"
-    "            act = self._find(flag)\n"
-    "            if act is None:\n"
-    "                rest.append(arg)\n"
-    "                continue\n"
-    "            seen.add(act.dest)\n"
-    "            kind = act.action\n"
-    "            if kind == \"help\":\n"
-    "                self.print_help()\n"
-    "                self.exit(0)\n"
-    "            elif kind == \"store_true\":\n"
-    "                setattr(ns, act.dest, True)\n"
-    "            elif kind == \"store_false\":\n"
-    "                setattr(ns, act.dest, False)\n"
-    "            elif kind == \"store_const\":\n"
-    "                setattr(ns, act.dest, act.const)\n"
-    "            elif kind == \"count\":\n"
-    "                setattr(ns, act.dest, (getattr(ns, act.dest) or 0) + 1)\n"
-    "            else:\n"
-    "                if act.nargs in (\"+\", \"*\") or isinstance(act.nargs, int):\n"
-    "                    values = [inline] if eq else []\n"
-    "                    while i < len(args) and not (args[i].startswith(\"-\") and len(args[i]) > "
-    "1\n"
-    "                                                 and not args[i][1:2].isdigit()):\n"
-    "                        if isinstance(act.nargs, int) and len(values) == act.nargs:\n"
-    "                            break\n"
-    "                        values.append(args[i])\n"
-    "                        i += 1\n"
-    "                    if act.nargs == \"+\" and not values:\n"
-    "                        self.error(\"argument %s: expected at least one argument\" % flag)\n"
-    "                    value = [self._convert(act, v) for v in values]\n"
-    "                else:\n"
-    "                    if eq:\n"
-    "                        text = inline\n"
-    "                    elif i < len(args):\n"
-    "                        text = args[i]\n"
-    "                        i += 1\n"
-    "                    else:\n"
-    "                        self.error(\"argument %s: expected one argument\" % "
-    "\"/\".join(act.option_strings))\n"
-    "                    value = self._convert(act, text)\n"
-    "                if kind == \"append\":\n"
-    "                    current = getattr(ns, act.dest)\n"
-    "                    setattr(ns, act.dest, (list(current) if current else []) + [value])\n"
-    "                else:\n"
-    "                    setattr(ns, act.dest, value)\n"
-    "        missing = [a for a in self._optionals if a.required and a.dest not in seen]\n"
-    "        for act in self._positionals:\n"
-    "            if act.nargs in (\"*\", \"+\"):\n"
-    "                if act.nargs == \"+\" and not positionals:\n"
-    "                    missing.append(act)\n"
-    "                    continue\n"
-    "                setattr(ns, act.dest, [self._convert(act, v) for v in positionals])\n"
-    "                positionals = []\n"
-    "            elif positionals:\n"
-    "                setattr(ns, act.dest, self._convert(act, positionals.pop(0)))\n"
-    "            elif act.nargs != \"?\":\n"
-    "                missing.append(act)\n"
-    "        if missing:\n"
-    "            names = [\"/\".join(a.option_strings) or a.dest for a in missing]\n"
-    "            self.error(\"the following arguments are required: \" + \", \".join(names))\n"
-    "        rest.extend(positionals)\n"
-    "        return ns, rest\n";
-
-/* The Python source of an embedded module, or NULL. */
-const char *d2i_embedded_source(const char *name)
-{
-    if (strcmp(name, "argparse") == 0)
-        return argparse_src;
-    return NULL;
-}
-
 /* ======================================================================
  * Registration
  * ==================================================================== */
 
-typedef struct fn_def {
-    const char *name;
-    d2_builtin_fn fn;
-} fn_def;
+/* The builtins that take keyword arguments are rows; the others check their
+ * arguments by hand, as CPython's C functions do (cheaper on the hot path). */
+static const d2_def PRINT = D2_DEF("print", "*args, sep=None, end=None, file=None, flush=False",
+                                   b_print, NULL);
+static const d2_def ENUMERATE = D2_DEF("enumerate", "iterable, start=0", b_enumerate, NULL);
+static const d2_def ZIP = D2_DEF("zip", "*iterables, strict=False", b_zip, NULL);
+static const d2_def SUM = D2_DEF("sum", "iterable, /, start=0", b_sum, NULL);
+static const d2_def ROUND = D2_DEF("round", "number, ndigits=None", b_round, NULL);
+static const d2_def SORTED =
+    D2_DEF("sorted", "iterable, /, *, key=None, reverse=False", b_sorted, NULL);
+static const d2_def POW = D2_DEF("pow", "base, exp, mod=None", b_pow, NULL);
+static const d2_def OPEN = D2_DEF(
+    "open", "file, mode='r', buffering=-1, encoding=None, *, newline=None", b_open, NULL);
+static const d2_def INT_NEW = D2_DEF("__new__", "x=0, /, base=None", int_new, "int");
+static const d2_def STR_NEW =
+    D2_DEF("__new__", "object='', encoding=None, errors=None", str_new, "str");
 
-static const fn_def builtin_fns[] = {
-    {"print", b_print}, {"len", b_len}, {"enumerate", b_enumerate}, {"zip", b_zip},
-    {"map", b_map}, {"filter", b_filter}, {"reversed", b_reversed},
-    {"isinstance", b_isinstance}, {"issubclass", b_issubclass}, {"min", b_min}, {"max", b_max},
-    {"sum", b_sum}, {"abs", b_abs}, {"round", b_round}, {"repr", b_repr}, {"ascii", b_ascii},
-    {"sorted", b_sorted}, {"hasattr", b_hasattr}, {"getattr", b_getattr},
-    {"setattr", b_setattr}, {"delattr", b_delattr}, {"id", b_id}, {"hash", b_hash},
-    {"iter", b_iter}, {"next", b_next}, {"any", b_any}, {"all", b_all}, {"divmod", b_divmod},
-    {"pow", b_pow}, {"hex", b_hex}, {"oct", b_oct}, {"bin", b_bin}, {"chr", b_chr},
-    {"ord", b_ord}, {"format", b_format}, {"callable", b_callable}, {"vars", b_vars},
-    {"globals", b_globals}, {"locals", b_globals}, {"open", b_open},
+static const method_def builtin_fns[] = {
+    {"print", NULL, &PRINT}, {"len", b_len, NULL}, {"enumerate", NULL, &ENUMERATE},
+    {"zip", NULL, &ZIP}, {"map", b_map, NULL}, {"filter", b_filter, NULL},
+    {"reversed", b_reversed, NULL}, {"isinstance", b_isinstance, NULL},
+    {"issubclass", b_issubclass, NULL}, {"min", b_min, NULL}, {"max", b_max, NULL},
+    {"sum", NULL, &SUM}, {"abs", b_abs, NULL}, {"round", NULL, &ROUND}, {"repr", b_repr, NULL},
+    {"ascii", b_ascii, NULL}, {"sorted", NULL, &SORTED}, {"hasattr", b_hasattr, NULL},
+    {"getattr", b_getattr, NULL}, {"setattr", b_setattr, NULL}, {"delattr", b_delattr, NULL},
+    {"id", b_id, NULL}, {"hash", b_hash, NULL}, {"iter", b_iter, NULL}, {"next", b_next, NULL},
+    {"any", b_any, NULL}, {"all", b_all, NULL}, {"divmod", b_divmod, NULL},
+    {"pow", NULL, &POW}, {"hex", b_hex, NULL}, {"oct", b_oct, NULL}, {"bin", b_bin, NULL},
+    {"chr", b_chr, NULL}, {"ord", b_ord, NULL}, {"format", b_format, NULL},
+    {"callable", b_callable, NULL}, {"vars", b_vars, NULL}, {"globals", b_globals, NULL},
+    {"locals", b_globals, NULL}, {"open", NULL, &OPEN},
 };
-
-static const fn_def math_fns[] = {
-    {"sqrt", m_sqrt}, {"exp", m_exp}, {"log", m_log}, {"log2", m_log2}, {"log10", m_log10},
-    {"log1p", m_log1p}, {"sin", m_sin}, {"cos", m_cos}, {"tan", m_tan}, {"asin", m_asin},
-    {"acos", m_acos}, {"atan", m_atan}, {"atan2", m_atan2}, {"sinh", m_sinh}, {"cosh", m_cosh},
-    {"tanh", m_tanh}, {"erf", m_erf}, {"erfc", m_erfc}, {"fabs", m_fabs}, {"floor", m_floor},
-    {"ceil", m_ceil}, {"trunc", m_trunc}, {"pow", m_pow}, {"fmod", m_fmod},
-    {"copysign", m_copysign}, {"hypot", m_hypot}, {"isnan", m_isnan}, {"isinf", m_isinf},
-    {"isfinite", m_isfinite}, {"isclose", m_isclose}, {"gcd", m_gcd},
-    {"factorial", m_factorial}, {"prod", m_prod}, {"degrees", m_degrees},
-    {"radians", m_radians}, {"gamma", m_gamma}, {"lgamma", m_lgamma},
-};
-
-static int add_fns(d2_interp *I, d2_module *m, const fn_def *f, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (d2_module_add_fn(I, m, f[i].name, f[i].fn, NULL) < 0)
-            return -1;
-    return 0;
-}
-
-static int set_float(d2_interp *I, d2_module *m, const char *name, double v)
-{
-    d2_obj *o = d2_float_new(I, v);
-    int rc = o ? d2_dict_set_str(I, m->dict, name, o) : -1;
-    d2_decref(o);
-    return rc;
-}
 
 static int set_obj(d2_interp *I, d2_dict *d, const char *name, d2_obj *o) /* steals o */
 {
@@ -3098,47 +1526,16 @@ static int set_obj(d2_interp *I, d2_dict *d, const char *name, d2_obj *o) /* ste
     return rc;
 }
 
-/* A new builtin module, borrowed: sys.modules keeps it. */
-static d2_module *std_module(d2_interp *I, const char *name)
+/* The class of open()'s files, and sys.stdout and sys.stderr. */
+static int init_files(d2_interp *I)
 {
-    d2_module *m = d2_module_new_builtin(I, name);
-    d2_decref((d2_obj *)m);
-    return m;
-}
-
-static int init_stdlib(d2_interp *I)
-{
-    /* math */
-    d2_module *m = std_module(I, "math");
-    if (!m || add_fns(I, m, math_fns, D2_COUNTOF(math_fns)) < 0 ||
-        set_float(I, m, "pi", M_PI) < 0 || set_float(I, m, "e", M_E) < 0 ||
-        set_float(I, m, "tau", 2 * M_PI) < 0 || set_float(I, m, "inf", INFINITY) < 0 ||
-        set_float(I, m, "nan", NAN) < 0)
-        return -1;
-    /* sys */
-    m = std_module(I, "sys");
-    if (!m || d2_module_add_fn(I, m, "exit", sys_exit, NULL) < 0 ||
-        d2_dict_set_str(I, m->dict, "modules", (d2_obj *)I->modules) < 0 ||
-        set_obj(I, m->dict, "argv", d2_list_new(I, 0)) < 0 ||
-        set_obj(I, m->dict, "path", d2_list_new(I, 0)) < 0 ||
-        set_obj(I, m->dict, "version", d2_str_from(I, "3.11.0 (dy2st)")) < 0 ||
-        set_obj(I, m->dict, "platform", d2_str_from(I, "linux")) < 0 ||
-        set_obj(I, m->dict, "maxsize", d2_int_new(I, INT64_MAX)) < 0)
-        return -1;
-    {
-        d2_obj *a = d2_int_new(I, 3), *b = d2_int_new(I, 11), *c = d2_int_new(I, 0);
-        d2_obj *vi = a && b && c ? d2_tuple_pack(I, 3, a, b, c) : NULL;
-        d2_decref(a);
-        d2_decref(b);
-        d2_decref(c);
-        if (set_obj(I, m->dict, "version_info", vi) < 0)
-            return -1;
-    }
     d2_class *fc = d2i_class_new(I, "TextIOWrapper", NULL, D2_OBJ_OPAQUE, NULL, false);
-    static const fn_def file_methods[] = {
-        {"read", file_read}, {"readline", file_readline}, {"readlines", file_readlines},
-        {"write", file_write}, {"close", file_close}, {"flush", noop}, {"__iter__", file_iter},
-        {"__enter__", file_enter}, {"__exit__", file_close},
+    static const method_def file_methods[] = {
+        {"read", file_read, NULL},       {"readline", file_readline, NULL},
+        {"readlines", file_readlines, NULL}, {"write", file_write, NULL},
+        {"close", file_close, NULL},     {"flush", noop, NULL},
+        {"__iter__", file_iter, NULL},   {"__enter__", file_enter, NULL},
+        {"__exit__", file_close, NULL},
     };
     if (!fc)
         return -1;
@@ -3155,110 +1552,55 @@ static int init_stdlib(d2_interp *I)
         if (!s)
             return -1;
         D2_AS(d2_opaque, s)->payload = (void *)(intptr_t)i;
-        if (set_obj(I, m->dict, i == 1 ? "stdout" : "stderr", s) < 0)
-            return -1;
+        I->st->streams[i - 1] = s;
     }
     d2_decref((d2_obj *)tio);
-    /* os, os.path */
-    m = std_module(I, "os");
-    d2_module *op = m ? std_module(I, "os.path") : NULL;
-    static const fn_def path_fns[] = {
-        {"join", path_join}, {"exists", path_exists}, {"isfile", path_isfile},
-        {"isdir", path_isdir}, {"dirname", path_dirname}, {"basename", path_basename},
-        {"split", path_split}, {"splitext", path_splitext}, {"abspath", path_abspath},
-    };
-    if (!op || add_fns(I, op, path_fns, D2_COUNTOF(path_fns)) < 0 ||
-        d2_module_add_fn(I, m, "getcwd", os_getcwd, NULL) < 0 ||
-        d2_module_add_fn(I, m, "makedirs", os_makedirs, NULL) < 0 ||
-        set_obj(I, m->dict, "sep", d2_str_from(I, "/")) < 0 ||
-        set_obj(I, m->dict, "environ", d2_dict_new(I)) < 0)
-        return -1;
-    /* time */
-    m = std_module(I, "time");
-    if (!m || d2_module_add_fn(I, m, "time", time_time, NULL) < 0 ||
-        d2_module_add_fn(I, m, "perf_counter", time_perf_counter, NULL) < 0)
-        return -1;
-    /* functools */
-    m = std_module(I, "functools");
-    if (!m || d2_module_add_fn(I, m, "reduce", ft_reduce, NULL) < 0 ||
-        d2_module_add_fn(I, m, "partial", ft_partial, NULL) < 0 ||
-        d2_module_add_fn(I, m, "wraps", ft_wraps, NULL) < 0 ||
-        d2_module_add_fn(I, m, "lru_cache", ft_lru_cache, NULL) < 0)
-        return -1;
-    /* copy */
-    m = std_module(I, "copy");
-    if (!m || d2_module_add_fn(I, m, "copy", copy_copy, NULL) < 0 ||
-        d2_module_add_fn(I, m, "deepcopy", copy_deepcopy, NULL) < 0)
-        return -1;
-    /* warnings */
-    m = std_module(I, "warnings");
-    if (!m || d2_module_add_fn(I, m, "warn", warn_warn, NULL) < 0 ||
-        d2_module_add_fn(I, m, "filterwarnings", noop, NULL) < 0 ||
-        d2_module_add_fn(I, m, "simplefilter", noop, NULL) < 0)
-        return -1;
-    /* typing: subscriptable placeholders */
-    m = std_module(I, "typing");
-    static const char *const typing_names[] = {
-        "Any", "List", "Dict", "Tuple", "Optional", "Union", "Callable", "Sequence", "Iterable",
-        "Iterator", "Type", "Set", "Mapping", "Generic", "TypeVar", "NamedTuple", "Literal",
-    };
-    if (!m)
-        return -1;
-    for (size_t i = 0; i < D2_COUNTOF(typing_names); i++) {
-        d2_class *c = d2i_class_new(I, typing_names[i], NULL, D2_OBJ_INSTANCE, m, false);
-        if (set_obj(I, m->dict, typing_names[i], (d2_obj *)c) < 0)
-            return -1;
-    }
-    /* collections */
-    m = std_module(I, "collections");
-    d2_class *od =
-        m ? d2i_class_new(I, "OrderedDict", I->types[D2_OBJ_DICT], D2_OBJ_DICT, m, false) : NULL;
-    if (!od || d2_class_add_method(I, od, "__repr__", odict_repr) < 0 ||
-        set_obj(I, m->dict, "OrderedDict", (d2_obj *)od) < 0)
-        return -1;
-    /* abc */
-    m = std_module(I, "abc");
-    d2_class *abc = m ? d2i_class_new(I, "ABC", NULL, D2_OBJ_INSTANCE, m, false) : NULL;
-    if (!abc || set_obj(I, m->dict, "ABC", (d2_obj *)abc) < 0 ||
-        d2_dict_set_str(I, m->dict, "ABCMeta", (d2_obj *)I->types[D2_OBJ_CLASS]) < 0 ||
-        d2_module_add_fn(I, m, "abstractmethod", identity_call, NULL) < 0)
-        return -1;
     return 0;
+}
+
+d2_obj *d2_std_stream(d2_interp *I, int fd)
+{
+    return fd == 1 || fd == 2 ? I->st->streams[fd - 1] : NULL;
 }
 
 int d2i_init_builtins(d2_interp *I)
 {
     struct d2_interp_state *st = I->st;
     for (size_t i = 0; i < D2_COUNTOF(builtin_fns); i++) {
-        d2_obj *b = d2_builtin_new(I, builtin_fns[i].name, builtin_fns[i].fn, NULL, NULL);
-        if (set_obj(I, I->builtins, builtin_fns[i].name, b) < 0)
+        const method_def *f = &builtin_fns[i];
+        d2_obj *b = f->def ? d2_def_new(I, f->def, NULL)
+                           : d2_builtin_new(I, f->name, f->fn, NULL, NULL);
+        if (set_obj(I, I->builtins, f->name, b) < 0)
             return -1;
     }
     struct {
         const char *name;
         d2_class *cls;
         d2_builtin_fn new_fn;
+        const d2_def *new_def;
     } types[] = {
-        {"int", I->types[D2_OBJ_INT], int_new},
-        {"float", I->types[D2_OBJ_FLOAT], float_new},
-        {"bool", I->types[D2_OBJ_BOOL], bool_new},
-        {"str", I->types[D2_OBJ_STR], str_new},
-        {"list", I->types[D2_OBJ_LIST], list_new},
-        {"tuple", I->types[D2_OBJ_TUPLE], tuple_new},
-        {"dict", I->types[D2_OBJ_DICT], dict_new},
-        {"set", st->set, set_new},
-        {"frozenset", st->set, NULL},
-        {"range", I->types[D2_OBJ_RANGE], range_new},
-        {"slice", I->types[D2_OBJ_SLICE], slice_new},
-        {"object", st->object, object_new},
-        {"type", st->type, type_new},
-        {"property", I->types[D2_OBJ_PROPERTY], NULL},
-        {"staticmethod", I->types[D2_OBJ_STATICMETHOD], NULL},
-        {"classmethod", I->types[D2_OBJ_CLASSMETHOD], NULL},
-        {"super", st->super, NULL},
+        {"int", I->types[D2_OBJ_INT], NULL, &INT_NEW},
+        {"float", I->types[D2_OBJ_FLOAT], float_new, NULL},
+        {"bool", I->types[D2_OBJ_BOOL], bool_new, NULL},
+        {"str", I->types[D2_OBJ_STR], NULL, &STR_NEW},
+        {"list", I->types[D2_OBJ_LIST], list_new, NULL},
+        {"tuple", I->types[D2_OBJ_TUPLE], tuple_new, NULL},
+        {"dict", I->types[D2_OBJ_DICT], dict_new, NULL},
+        {"set", st->set, set_new, NULL},
+        {"frozenset", st->set, NULL, NULL},
+        {"range", I->types[D2_OBJ_RANGE], range_new, NULL},
+        {"slice", I->types[D2_OBJ_SLICE], slice_new, NULL},
+        {"object", st->object, object_new, NULL},
+        {"type", st->type, type_new, NULL},
+        {"property", I->types[D2_OBJ_PROPERTY], NULL, NULL},
+        {"staticmethod", I->types[D2_OBJ_STATICMETHOD], NULL, NULL},
+        {"classmethod", I->types[D2_OBJ_CLASSMETHOD], NULL, NULL},
+        {"super", st->super, NULL, NULL},
     };
     for (size_t i = 0; i < D2_COUNTOF(types); i++) {
         if (types[i].new_fn && d2_class_add_method(I, types[i].cls, "__new__", types[i].new_fn) < 0)
+            return -1;
+        if (types[i].new_def && d2_class_add_defs(I, types[i].cls, types[i].new_def, 1, 0) < 0)
             return -1;
         if (d2_dict_set_str(I, I->builtins, types[i].name, (d2_obj *)types[i].cls) < 0)
             return -1;
@@ -3270,5 +1612,5 @@ int d2i_init_builtins(d2_interp *I)
         d2_class_add_method(I, I->types[D2_OBJ_FLOAT], "is_integer", float_is_integer) < 0 ||
         d2_class_add_method(I, I->types[D2_OBJ_INT], "bit_length", int_bit_length) < 0)
         return -1;
-    return init_stdlib(I);
+    return init_files(I);
 }

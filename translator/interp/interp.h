@@ -79,7 +79,7 @@ struct d2_interp {
     void (*ext_fini[8])(d2_interp *I, void *ext);
     const d2_type_hooks *hooks[D2_OBJ_KIND_COUNT]; /* per layout, may be NULL */
     d2_obj *not_implemented;    /* the NotImplemented singleton */
-    struct d2_interp_state *st; /* private to the interpreter (value.c, interp.c, builtins.c) */
+    struct d2_interp_state *st; /* private to the interpreter (translator/interp) */
 };
 
 /* ---- library modules ----
@@ -133,6 +133,9 @@ d2_obj *d2_raise(d2_interp *I, const char *exc_class, const char *fmt, ...)
 /* Raises from a runtime d2_err (op failures): the message becomes a
  * ValueError/RuntimeError/MemoryError depending on err->code. */
 d2_obj *d2_raise_err(d2_interp *I, const d2_err *err);
+/* Raises the named builtin exception made with args (borrowed), as
+ * `raise SystemExit(*args)` does; returns NULL. */
+d2_obj *d2_raise_args(d2_interp *I, const char *exc_class, d2_obj **args, size_t nargs);
 bool d2_exc_pending(const d2_interp *I);
 /* True if the pending exception is an instance of class cls (or a subclass). */
 bool d2_exc_matches(d2_interp *I, d2_class *cls);
@@ -157,6 +160,7 @@ d2_obj *d2_str_from(d2_interp *I, const char *s);
 d2_obj *d2_str_printf(d2_interp *I, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 d2_obj *d2_tuple_new(d2_interp *I, size_t n); /* items NULL; fill them with new refs */
 d2_obj *d2_tuple_pack(d2_interp *I, size_t n, ...); /* borrowed args, increfs them */
+d2_obj *d2_tuple_from_array(d2_interp *I, d2_obj **items, size_t n); /* borrows items */
 d2_obj *d2_list_new(d2_interp *I, size_t n); /* n NULL items to fill with new refs */
 d2_obj *d2_list_from_iterable(d2_interp *I, d2_obj *iterable);
 int d2_list_append(d2_interp *I, d2_obj *list, d2_obj *v); /* borrows v */
@@ -167,7 +171,12 @@ d2_obj *d2_dict_get(d2_interp *I, d2_dict *d, d2_obj *key);
 d2_obj *d2_dict_get_str(d2_interp *I, d2_dict *d, const char *key);
 int d2_dict_set(d2_interp *I, d2_dict *d, d2_obj *key, d2_obj *v); /* borrows both */
 int d2_dict_set_str(d2_interp *I, d2_dict *d, const char *key, d2_obj *v);
+/* d2_dict_set with the key's hash known (another dict entry's): no __hash__ call. */
+int d2_dict_set_h(d2_interp *I, d2_dict *d, d2_obj *key, uint64_t h, d2_obj *v);
 int d2_dict_del(d2_interp *I, d2_dict *d, d2_obj *key); /* KeyError when absent */
+/* Adds src's items to d, as dict.update(src): a dict, an object with keys(),
+ * or an iterable of pairs. 0, or -1 with an exception. */
+int d2_dict_merge(d2_interp *I, d2_dict *d, d2_obj *src);
 /* A method object: func bound to self (both borrowed). */
 d2_obj *d2_bound_method_new(d2_interp *I, d2_obj *func, d2_obj *self);
 d2_obj *d2_builtin_new(d2_interp *I, const char *name, d2_builtin_fn fn, d2_obj *self,
@@ -193,6 +202,10 @@ int d2_class_add_property(d2_interp *I, d2_class *cls, const char *name, d2_buil
 d2_module *d2_module_new_builtin(d2_interp *I, const char *name);
 int d2_module_add_fn(d2_interp *I, d2_module *m, const char *name, d2_builtin_fn fn,
                      const void *data);
+/* A module written in Python: the first `import name` runs src (name and src
+ * are static text) as the module, unless a name.py beside the importing file
+ * comes first. 0, or -1 with an exception. */
+int d2_module_add_source(d2_interp *I, const char *name, const char *src);
 
 /* ---- object protocol (new references / -1 on error) ----
  * Besides the hooks, special methods defined on an object's class (by a
@@ -227,6 +240,25 @@ d2_obj *d2_iter_next(d2_interp *I, d2_obj *it, bool *done);
 int64_t d2_len(d2_interp *I, d2_obj *o); /* -1 with an exception */
 d2_obj *d2_repr(d2_interp *I, d2_obj *o);
 d2_obj *d2_str_of(d2_interp *I, d2_obj *o);
+/* Guards a container's repr against containing itself: 1 when o is being
+ * printed already (print "..." then), 0 once entered (call d2_repr_leave
+ * when done), -1 with an exception. */
+int d2_repr_enter(d2_interp *I, d2_obj *o);
+void d2_repr_leave(d2_interp *I);
+/* Calls the special method name of o's class with o bound, as the protocol
+ * functions do (the instance dict is not consulted). *found is false, and
+ * NULL is returned without an exception, when the class defines none. */
+d2_obj *d2_call_special(d2_interp *I, d2_obj *o, const char *name, d2_obj **args, size_t nargs,
+                        bool *found);
+/* The integer an index-like object stands for (int, bool, a layout's
+ * to_number hook, __index__): 0, or -1 with TypeError. */
+int d2_index(d2_interp *I, d2_obj *o, int64_t *v);
+/* 0, or -1 with RecursionError when the C stack is nearly used up: for
+ * builtins that recurse into nested values (copy.deepcopy). */
+int d2_stack_check(d2_interp *I);
+/* sys.stdout (fd 1) and sys.stderr (fd 2): the stream objects print(file=)
+ * takes, writing to opt.out and opt.errout. Borrowed. */
+d2_obj *d2_std_stream(d2_interp *I, int fd);
 bool d2_isinstance(d2_interp *I, d2_obj *o, d2_class *cls);
 /* Hash for dict keys: 0 with *h set, -1 with TypeError for unhashable. */
 int d2_hash(d2_interp *I, d2_obj *o, uint64_t *h);
@@ -238,8 +270,10 @@ const char *d2_type_name(d2_obj *o);
  * spec lists parameters as in Python: "x, y=None, *args, axis=-1, **kwargs".
  * out receives BORROWED references (NULL for a missing optional without a
  * default; a literal default in spec ("None", "True", "-1", "0.5", "'mean'")
- * is materialised as a new object owned by the interpreter cache). Raises
- * TypeError naming fname for missing/unexpected/duplicate arguments. */
+ * is materialised as a new object owned by the interpreter cache; a
+ * parameter written "[name]" is optional without a default: NULL when not
+ * given). Raises TypeError naming fname for missing/unexpected/duplicate
+ * arguments. */
 int d2_parse_args(d2_interp *I, const char *fname, const char *spec, d2_obj **args, size_t nargs,
                   d2_dict *kwargs, d2_obj **out);
 /* (out needs one slot per parameter named in spec, star parameters
@@ -263,11 +297,15 @@ int d2_parse_args(d2_interp *I, const char *fname, const char *spec, d2_obj **ar
  *     d2_class_add_defs(I, tensor_cls, SPLIT_DEFS, 1, D2_DEF_SELF);
  *
  * a[] holds one BORROWED reference per parameter (NULL for an absent
- * optional parameter without a default; *args a tuple, **kwargs a dict, as
- * d2_parse_args makes them). A wrong call raises the same TypeError for
- * every builtin, naming def->qualname. self is the receiver of a method; with
- * D2_DEF_SELF (a Tensor method that is also a paddle function) the receiver
- * is bound to the first parameter instead and is also in a[0]. */
+ * optional parameter without a default, written "[name]"; *args a tuple,
+ * **kwargs a dict, as d2_parse_args makes them). A wrong call raises the same
+ * TypeError for every builtin, naming def->qualname. self is the receiver of
+ * a method; with D2_DEF_SELF (a Tensor method that is also a paddle function)
+ * the receiver is bound to the first parameter instead and is also in a[0].
+ * With D2_DEF_ARGC the call is checked as CPython checks its C builtins
+ * before binding: any keyword raises "f() takes no keyword arguments", a
+ * count outside [parameters without a default, positional parameters] "f()
+ * takes exactly 1 argument (2 given)" (at least / at most). */
 typedef struct d2_def d2_def;
 typedef d2_obj *(*d2_def_fn)(d2_interp *I, d2_obj *self, d2_obj **a, const d2_def *def);
 struct d2_def {
@@ -276,13 +314,16 @@ struct d2_def {
     d2_def_fn fn;
     const char *qualname; /* the name in error messages ("paddle.split"); NULL: name */
     const void *data;     /* static data the body reads as def->data */
-    unsigned flags;       /* D2_DEF_SELF */
+    unsigned flags;       /* D2_DEF_SELF, D2_DEF_ARGC */
 };
 #define D2_DEF_SELF 1u
+#define D2_DEF_ARGC 2u
 /* A row: attribute name, signature, body, name in messages (NULL: name). */
 #define D2_DEF(name, sig, fn, qualname) {(name), (sig), (fn), (qualname), NULL, 0u}
 /* A row whose body reads static data through def->data. */
 #define D2_DEF_DATA(name, sig, fn, qualname, data) {(name), (sig), (fn), (qualname), (data), 0u}
+/* A row taking positional arguments only, counted C-style (D2_DEF_ARGC). */
+#define D2_DEF_POS(name, sig, fn, qualname) {(name), (sig), (fn), (qualname), NULL, D2_DEF_ARGC}
 #define D2_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 /* The definition of a row's body (parameters unused by the body are fine). */
 #define D2_FN(cname)                                                                               \

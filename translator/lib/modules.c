@@ -3,6 +3,7 @@
 #include "lib/paddle/static_api.h"
 #include "lib/paddle/tensor_api.h"
 #include "lib/paddle/trace.h"
+#include "lib/std/std.h"
 #include "opencl/opencl.h"
 
 #include <stdlib.h>
@@ -41,6 +42,15 @@ NO_ERR(d2_numpy_api_init)
 NO_ERR(d2_jit_init)
 NO_ERR(d2_trace_init)
 NO_ERR(d2_static_api_init)
+NO_ERR(d2_std_math_init)
+NO_ERR(d2_std_sys_init)
+NO_ERR(d2_std_os_init)
+NO_ERR(d2_std_time_init)
+NO_ERR(d2_std_functools_init)
+NO_ERR(d2_std_copy_init)
+NO_ERR(d2_std_warnings_init)
+NO_ERR(d2_std_typing_init)
+NO_ERR(d2_std_argparse_init)
 
 const d2_lib_module d2_lib_modules[] = {
     {"paddle", paddle_init},
@@ -48,5 +58,15 @@ const d2_lib_module d2_lib_modules[] = {
     {"paddle.jit", d2_jit_init_entry},
     {"paddle.jit.TracedLayer", d2_trace_init_entry},
     {"paddle.static", d2_static_api_init_entry},
+    /* the standard-library subset (nothing above imports it) */
+    {"math", d2_std_math_init_entry},
+    {"sys", d2_std_sys_init_entry},
+    {"os", d2_std_os_init_entry},
+    {"time", d2_std_time_init_entry},
+    {"functools", d2_std_functools_init_entry},
+    {"copy", d2_std_copy_init_entry},
+    {"warnings", d2_std_warnings_init_entry},
+    {"typing", d2_std_typing_init_entry},
+    {"argparse", d2_std_argparse_init_entry},
 };
 const size_t d2_lib_nmodules = sizeof d2_lib_modules / sizeof d2_lib_modules[0];

@@ -1,0 +1,47 @@
+/* std.h - the standard-library modules build scripts import: their init functions. */
+#ifndef DY2ST_LIB_STD_H
+#define DY2ST_LIB_STD_H
+
+#include "interp/interp.h"
+
+/* Each registers its module (or modules) in sys.modules, as rows of
+ * d2_lib_modules do: 0, or -1 with an exception pending. */
+int d2_std_math_init(d2_interp *I);
+int d2_std_sys_init(d2_interp *I);
+int d2_std_os_init(d2_interp *I); /* os and os.path */
+int d2_std_time_init(d2_interp *I);
+int d2_std_functools_init(d2_interp *I);
+int d2_std_copy_init(d2_interp *I);
+int d2_std_warnings_init(d2_interp *I);
+int d2_std_typing_init(d2_interp *I);   /* typing, collections, abc */
+int d2_std_argparse_init(d2_interp *I); /* written in Python: runs on first import */
+
+/* The body of rows that return their one positional argument unchanged
+ * (functools.wraps(f)(g), abc.abstractmethod): signature "*args, **kwargs". */
+d2_obj *d2_std_identity(d2_interp *I, d2_obj *self, d2_obj **a, const d2_def *def);
+
+/* A new builtin module, borrowed: sys.modules keeps it. */
+static inline d2_module *d2_std_module(d2_interp *I, const char *name)
+{
+    d2_module *m = d2_module_new_builtin(I, name);
+    d2_decref((d2_obj *)m);
+    return m;
+}
+
+/* A new builtin module holding the rows defs, borrowed; NULL with the error pending. */
+static inline d2_module *d2_std_module_defs(d2_interp *I, const char *name, const d2_def *defs,
+                                            size_t n)
+{
+    d2_module *m = d2_std_module(I, name);
+    return m && d2_module_add_defs(I, m, defs, n) == 0 ? m : NULL;
+}
+
+/* Sets d[name] to o, a new reference it steals (NULL: -1, the error pending). */
+static inline int d2_std_set(d2_interp *I, d2_dict *d, const char *name, d2_obj *o)
+{
+    int rc = o ? d2_dict_set_str(I, d, name, o) : -1;
+    d2_decref(o);
+    return rc;
+}
+
+#endif
