@@ -9,6 +9,8 @@ include/) and the edge between the two layers must be allowed below. The
 folder graph must have no cycle. Inside lib/paddle the files form floors
 (FLOORS): a file may include headers of its own floor or lower ones, never of
 a higher one; a lower floor asks a higher one through a hook it registers.
+Two C files of the library (runtime/, translator/) may not share a base
+name: their objects would collide in the library's archive.
 Prints every violation as FILE:LINE: error: ... and exits 1 if there is one.
 """
 import os
@@ -113,6 +115,17 @@ def main():
                                 errors.append("%s:%d: error: %s (floor %d) includes %s (floor %d): a lower "
                                               "floor asks a higher one through a hook"
                                               % (rel, lineno, rel, a, target, b))
+    # no two library sources with the same base name
+    seen = {}
+    for top_dir in ("translator", "runtime"):
+        for root, _, files in os.walk(os.path.join(src, top_dir)):
+            for fn in files:
+                if fn.endswith(".c") and "/grammar/" not in root:
+                    rel = os.path.relpath(os.path.join(root, fn), src)
+                    if fn in seen:
+                        errors.append("%s:1: error: %s has the same base name as %s (their objects "
+                                      "collide in the library)" % (rel, rel, seen[fn]))
+                    seen[fn] = rel
     # no cycle between layers (tools/tests excluded: they sit on top)
     graph = {k: v for k, v in edges.items() if ALLOWED.get(k, set()) is not None}
     state = {}

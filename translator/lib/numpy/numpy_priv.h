@@ -96,7 +96,7 @@ bool d2np_close_enough(double x, double y, double rtol, double atol, bool equal_
 /* The functions of numpy; those that are also ndarray methods go to nc too. */
 int d2np_functions_init(d2_interp *I, d2_module *np, d2_class *nc);
 
-/* ---- format.c ---- */
+/* ---- arrayprint.c ---- */
 
 /* array2string of one value (a 0-d array) into b. */
 void d2np_format_value(d2_buf *b, double v, d2_dtype dt);

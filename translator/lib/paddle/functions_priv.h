@@ -27,7 +27,7 @@ int d2_pd_creation_add(d2_interp *I, pd_state *s);
 /* ---- manipulation.c ---- */
 int d2_pd_manipulation_add(d2_interp *I, pd_state *s);
 
-/* ---- math.c ---- */
+/* ---- tensor_math.c ---- */
 /* x * sc + bias, and x clipped to [lo, hi]. */
 d2_obj *d2_pd_scale_by(d2_interp *I, const char *fname, d2_obj *x, double sc, double bias);
 d2_obj *d2_pd_clip_to(d2_interp *I, const char *fname, d2_obj *x, double lo, double hi);

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* ---- the paddle module's state (tensor.c) ---- */
+/* ---- the paddle module's state (tensor_obj.c) ---- */
 
 /* Per-interpreter state of the paddle module, held by an OPAQUE object in
  * the paddle module's dict (freed with it at teardown). Object pointers here
@@ -113,7 +113,7 @@ static inline void trace_frozen(d2_interp *I, d2_obj *o, d2_trace_freeze kind)
         D2_MODE(I)->up.trace_frozen(I, o, kind);
 }
 
-/* ---- objects and conversions (tensor.c) ---- */
+/* ---- objects and conversions (tensor_obj.c) ---- */
 
 /* The type (dtype, static shape) of a concrete tensor. */
 void d2_pd_type_of_tensor(const d2_tensor *t, d2_type *ty);
@@ -143,7 +143,7 @@ d2_obj *d2_pd_shape_pylist(d2_interp *I, const d2_shape *s);
 /* The dtype class, its protocol, and paddle.float32 & co. */
 int d2_pd_dtype_init(d2_interp *I, pd_state *s);
 
-/* ---- builtin classes of the API (tensor.c) ---- */
+/* ---- builtin classes of the API (tensor_obj.c) ---- */
 
 typedef struct method_entry {
     const char *name;

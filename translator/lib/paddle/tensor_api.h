@@ -1,6 +1,6 @@
 /* tensor_api.h - the Paddle tensor API and the NumPy subset: module setup and shared helpers. */
 /* The definitions are spread over the files of lib/paddle that FLOORS lists:
- * objects and conversions in tensor.c, d2_apply_op and the operators in
+ * objects and conversions in tensor_obj.c, d2_apply_op and the operators in
  * dispatch.c, printing in print.c, indexing in indexing.c, module setup
  * (d2_tensor_api_init) in paddle_module.c. */
 #ifndef DY2ST_TENSOR_API_H

@@ -1,4 +1,4 @@
-/* math.c - paddle.argmax/argmin, dot, norm, round, std/var, allclose/equal_all, is_tensor. */
+/* tensor_math.c - paddle.argmax/argmin, dot, norm, round, std/var, allclose/equal_all, is_tensor. */
 #include "lib/paddle/functions_priv.h"
 
 #include <math.h>

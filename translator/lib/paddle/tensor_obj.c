@@ -1,4 +1,4 @@
-/* tensor.c - tensor, ndarray and dtype objects, Python values <-> tensors, the module state. */
+/* tensor_obj.c - tensor, ndarray and dtype objects, Python values <-> tensors, the module state. */
 #include "lib/paddle/paddle_priv.h"
 
 #include <math.h>

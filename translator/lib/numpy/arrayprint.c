@@ -1,4 +1,4 @@
-/* format.c - NumPy-style printing: array2string for ndarray repr/str and scalar reprs. */
+/* arrayprint.c - NumPy-style printing: array2string for ndarray repr/str and scalar reprs. */
 #include "lib/numpy/numpy_priv.h"
 
 #include <inttypes.h>
