@@ -1,4 +1,4 @@
-/* interp.h - the Python-subset interpreter: object protocol, exceptions, modules, value modes. */
+/* interp.h - the Python-subset interpreter: object protocol, exceptions, modules, builtin rows. */
 #ifndef DY2ST_INTERP_H
 #define DY2ST_INTERP_H
 
@@ -8,8 +8,8 @@
 #include "interp/value.h"
 
 /* ---- per-layout hooks ----
- * The module that owns a builtin layout (tensor_api.c: TENSOR and DTYPE,
- * numpy_api.c: NDARRAY) installs a hook table for it at init:
+ * The library module that owns a builtin layout (lib/paddle: TENSOR and
+ * DTYPE, lib/numpy: NDARRAY) installs a hook table for it at init:
  *     I->hooks[D2_OBJ_TENSOR] = &tensor_hooks;
  * The generic protocol functions below dispatch on o->kind to these. Every
  * member may be NULL; the generic path then applies (special methods found
@@ -293,7 +293,7 @@ int d2_parse_args(d2_interp *I, const char *fname, const char *spec, d2_obj **ar
  *     static const d2_def SPLIT_DEFS[] = {
  *         D2_DEF("split", "x, num_or_sections, axis=0, name=None", f_split, "paddle.split"),
  *     };
- *     d2_module_add_defs(I, paddle, SPLIT_DEFS, D2_COUNT(SPLIT_DEFS));
+ *     d2_module_add_defs(I, paddle, SPLIT_DEFS, D2_COUNTOF(SPLIT_DEFS));
  *     d2_class_add_defs(I, tensor_cls, SPLIT_DEFS, 1, D2_DEF_SELF);
  *
  * a[] holds one BORROWED reference per parameter (NULL for an absent
@@ -324,7 +324,6 @@ struct d2_def {
 #define D2_DEF_DATA(name, sig, fn, qualname, data) {(name), (sig), (fn), (qualname), (data), 0u}
 /* A row taking positional arguments only, counted C-style (D2_DEF_ARGC). */
 #define D2_DEF_POS(name, sig, fn, qualname) {(name), (sig), (fn), (qualname), NULL, D2_DEF_ARGC}
-#define D2_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 /* The definition of a row's body (parameters unused by the body are fine). */
 #define D2_FN(cname)                                                                               \
     static d2_obj *cname(d2_interp *I __attribute__((unused)),                                     \

@@ -40,8 +40,6 @@ int d2_index(d2_interp *I, d2_obj *o, int64_t *v)
 
 /* ---- operators ---- */
 
-static const char *const op_symbol[] = {"+",  "-",  "*", "@", "/", "%", "**",
-                                        "<<", ">>", "|", "^", "&", "//"};
 static const char *const op_dunder[] = {
     "__add__",    "__sub__",    "__mul__", "__matmul__", "__truediv__", "__mod__",     "__pow__",
     "__lshift__", "__rshift__", "__or__",  "__xor__",    "__and__",     "__floordiv__"};
@@ -286,7 +284,7 @@ static d2_obj *binop_error(d2_interp *I, int op, d2_obj *a, d2_obj *b)
         return d2_raise(I, "TypeError", "can only concatenate %s (not \"%s\") to %s",
                         d2_type_name(a), d2_type_name(b), d2_type_name(a));
     return d2_raise(I, "TypeError", "unsupported operand type(s) for %s%s: '%s' and '%s'",
-                    op_symbol[op], op == D2_OP_POW ? " or pow()" : "", d2_type_name(a),
+                    d2_ast_operator_symbol(op), op == D2_OP_POW ? " or pow()" : "", d2_type_name(a),
                     d2_type_name(b));
 }
 
@@ -421,8 +419,6 @@ d2_obj *d2_unaryop(d2_interp *I, int op, d2_obj *a)
                     op == D2_UNARY_USUB ? "-" : op == D2_UNARY_UADD ? "+" : "~", d2_type_name(a));
 }
 
-static const char *const cmp_symbol[] = {"==", "!=", "<",      "<=", ">",
-                                         ">=", "is", "is not", "in", "not in"};
 static const char *const cmp_dunder[] = {"__eq__", "__ne__", "__lt__",
                                          "__le__", "__gt__", "__ge__"};
 static const int cmp_swap[] = {D2_CMP_EQ,   D2_CMP_NOT_EQ, D2_CMP_GT,
@@ -513,7 +509,7 @@ static d2_obj *rich_compare(d2_interp *I, int op, d2_obj *a, d2_obj *b)
     if (op == D2_CMP_NOT_EQ)
         return d2_bool(I, a != b);
     return d2_raise(I, "TypeError", "'%s' not supported between instances of '%s' and '%s'",
-                    cmp_symbol[op], d2_type_name(a), d2_type_name(b));
+                    d2_ast_cmpop_symbol(op), d2_type_name(a), d2_type_name(b));
 }
 
 d2_obj *d2_compare(d2_interp *I, int op, d2_obj *a, d2_obj *b)

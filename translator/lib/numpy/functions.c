@@ -983,9 +983,9 @@ static const d2_def NP_FN_DEFS[] = {
 
 int d2np_functions_init(d2_interp *I, d2_module *np, d2_class *nc)
 {
-    if (d2_module_add_defs(I, np, NP_FN_DEFS, D2_COUNT(NP_FN_DEFS)) < 0 ||
-        d2_module_add_defs(I, np, NP_SHARED_DEFS, D2_COUNT(NP_SHARED_DEFS)) < 0 ||
-        d2_class_add_defs(I, nc, NP_SHARED_DEFS, D2_COUNT(NP_SHARED_DEFS), D2_DEF_SELF) < 0)
+    if (d2_module_add_defs(I, np, NP_FN_DEFS, D2_COUNTOF(NP_FN_DEFS)) < 0 ||
+        d2_module_add_defs(I, np, NP_SHARED_DEFS, D2_COUNTOF(NP_SHARED_DEFS)) < 0 ||
+        d2_class_add_defs(I, nc, NP_SHARED_DEFS, D2_COUNTOF(NP_SHARED_DEFS), D2_DEF_SELF) < 0)
         return -1;
     return 0;
 }

@@ -49,5 +49,5 @@ static const d2_def IO_DEFS[] = {
 
 int d2np_io_init(d2_interp *I, d2_module *np)
 {
-    return d2_module_add_defs(I, np, IO_DEFS, D2_COUNT(IO_DEFS));
+    return d2_module_add_defs(I, np, IO_DEFS, D2_COUNTOF(IO_DEFS));
 }

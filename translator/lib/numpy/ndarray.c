@@ -813,7 +813,7 @@ d2_class *d2np_ndarray_init(d2_interp *I, d2_module *np)
     if (!nc || d2_dict_set_str(I, np->dict, "ndarray", (d2_obj *)nc) < 0)
         return NULL;
     I->hooks[D2_OBJ_NDARRAY] = &ndarray_hooks;
-    if (d2_class_add_defs(I, nc, ND_METHOD_DEFS, D2_COUNT(ND_METHOD_DEFS), 0) < 0)
+    if (d2_class_add_defs(I, nc, ND_METHOD_DEFS, D2_COUNTOF(ND_METHOD_DEFS), 0) < 0)
         return NULL;
     return nc;
 }

@@ -469,8 +469,8 @@ int d2np_random_init(d2_interp *I, d2_module *rnd)
     d2_class *rs = s->rs_cls = d2_class_new_builtin(I, "RandomState", NULL, D2_OBJ_INSTANCE, rnd);
     if (!rs || d2_dict_set_str(I, rnd->dict, "RandomState", (d2_obj *)rs) < 0)
         return -1;
-    if (d2_class_add_defs(I, rs, RS_INIT_DEF, D2_COUNT(RS_INIT_DEF), 0) < 0 ||
-        d2_class_add_defs(I, rs, RS_DEFS, D2_COUNT(RS_DEFS), 0) < 0)
+    if (d2_class_add_defs(I, rs, RS_INIT_DEF, D2_COUNTOF(RS_INIT_DEF), 0) < 0 ||
+        d2_class_add_defs(I, rs, RS_DEFS, D2_COUNTOF(RS_DEFS), 0) < 0)
         return -1;
     d2_obj *g = d2_instance_new(I, rs);
     if (!g)
@@ -486,8 +486,8 @@ int d2np_random_init(d2_interp *I, d2_module *rnd)
     if (!r)
         return -1;
     d2_decref(r);
-    if (d2_module_add_defs(I, rnd, RS_DEFS, D2_COUNT(RS_DEFS)) < 0 ||
-        d2_module_add_defs(I, rnd, RANDOM_FN_DEFS, D2_COUNT(RANDOM_FN_DEFS)) < 0)
+    if (d2_module_add_defs(I, rnd, RS_DEFS, D2_COUNTOF(RS_DEFS)) < 0 ||
+        d2_module_add_defs(I, rnd, RANDOM_FN_DEFS, D2_COUNTOF(RANDOM_FN_DEFS)) < 0)
         return -1;
     return 0;
 }

@@ -184,5 +184,5 @@ static const d2_def TESTING_DEFS[] = {
 
 int d2np_testing_init(d2_interp *I, d2_module *tst)
 {
-    return d2_module_add_defs(I, tst, TESTING_DEFS, D2_COUNT(TESTING_DEFS));
+    return d2_module_add_defs(I, tst, TESTING_DEFS, D2_COUNTOF(TESTING_DEFS));
 }

@@ -465,8 +465,8 @@ static const d2_def DYGRAPH_DEFS[] = {
 
 int d2_pd_creation_add(d2_interp *I, pd_state *s)
 {
-    if (d2_module_add_defs(I, s->paddle, CREATION_DEFS, D2_COUNT(CREATION_DEFS)) < 0 ||
-        d2_module_add_defs(I, s->dygraph, DYGRAPH_DEFS, D2_COUNT(DYGRAPH_DEFS)) < 0)
+    if (d2_module_add_defs(I, s->paddle, CREATION_DEFS, D2_COUNTOF(CREATION_DEFS)) < 0 ||
+        d2_module_add_defs(I, s->dygraph, DYGRAPH_DEFS, D2_COUNTOF(DYGRAPH_DEFS)) < 0)
         return -1;
     return 0;
 }

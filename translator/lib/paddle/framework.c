@@ -181,7 +181,7 @@ int d2_pd_framework_add(d2_interp *I, pd_state *s)
     for (size_t i = 0; i < D2_COUNTOF(pfns); i++)
         if (add_fn(I, pd, pfns[i].name, pfns[i].fn) < 0)
             return -1;
-    if (d2_module_add_defs(I, pd, FRAMEWORK_DEFS, D2_COUNT(FRAMEWORK_DEFS)) < 0)
+    if (d2_module_add_defs(I, pd, FRAMEWORK_DEFS, D2_COUNTOF(FRAMEWORK_DEFS)) < 0)
         return -1;
     /* places and contexts */
     static const method_entry ng_m[] = {
@@ -190,7 +190,7 @@ int d2_pd_framework_add(d2_interp *I, pd_state *s)
         D2_DEF("__init__", "func=None", NG_init, "paddle.no_grad"),
     };
     s->ctx_cls = d2_pd_new_class(I, pd, "no_grad", NULL, ng_m, D2_COUNTOF(ng_m));
-    if (!s->ctx_cls || d2_class_add_defs(I, s->ctx_cls, ng_defs, D2_COUNT(ng_defs), 0) < 0)
+    if (!s->ctx_cls || d2_class_add_defs(I, s->ctx_cls, ng_defs, D2_COUNTOF(ng_defs), 0) < 0)
         return -1;
     static const method_entry guard_m[] = {
         {"__init__", f_noop}, {"__enter__", f_noop}, {"__exit__", NG_exit}};

@@ -387,7 +387,7 @@ int d2_pd_init_add(d2_interp *I, pd_state *s)
         D2_DEF("__call__", "param, block=None", Init_call, "Initializer.__call__"),
     };
     s->init_cls = d2_pd_new_class(I, ini, "Initializer", NULL, NULL, 0);
-    if (!s->init_cls || d2_class_add_defs(I, s->init_cls, init_defs, D2_COUNT(init_defs), 0) < 0)
+    if (!s->init_cls || d2_class_add_defs(I, s->init_cls, init_defs, D2_COUNTOF(init_defs), 0) < 0)
         return -1;
     static const char *const init_names[] = {
 #define X(c, kind, spec) #c,
@@ -414,7 +414,7 @@ int d2_pd_init_add(d2_interp *I, pd_state *s)
     };
     s->param_attr_cls = d2_pd_new_class(I, s->paddle, "ParamAttr", NULL, NULL, 0);
     if (!s->param_attr_cls ||
-        d2_class_add_defs(I, s->param_attr_cls, pa_defs, D2_COUNT(pa_defs), 0) < 0 ||
+        d2_class_add_defs(I, s->param_attr_cls, pa_defs, D2_COUNTOF(pa_defs), 0) < 0 ||
         set_attr(I, s->fluid, "ParamAttr", (d2_obj *)s->param_attr_cls) < 0)
         return -1;
     static const d2_def create_param_defs[] = {
@@ -427,9 +427,9 @@ int d2_pd_init_add(d2_interp *I, pd_state *s)
                "shape, attr=None, dtype=None, is_bias=False, default_initializer=None",
                L_create_parameter, "Layer.create_parameter"),
     };
-    if (d2_module_add_defs(I, s->paddle, create_param_defs, D2_COUNT(create_param_defs)) < 0 ||
+    if (d2_module_add_defs(I, s->paddle, create_param_defs, D2_COUNTOF(create_param_defs)) < 0 ||
         d2_class_add_defs(I, s->layer_cls, layer_create_param_defs,
-                          D2_COUNT(layer_create_param_defs), 0) < 0)
+                          D2_COUNTOF(layer_create_param_defs), 0) < 0)
         return -1;
     return 0;
 }

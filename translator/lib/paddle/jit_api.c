@@ -506,7 +506,7 @@ int d2_jit_init(d2_interp *I)
         d2_jit_new_class(I, NULL, "StaticFunctionState", D2_OBJ_OPAQUE, NULL, 0, NULL, 0);
     s->prog_cls = d2_jit_new_class(I, NULL, "LoadedProgram", D2_OBJ_OPAQUE, NULL, 0, NULL, 0);
     s->spec_cls = d2_jit_new_class(I, s->statics, "InputSpec", D2_OBJ_INSTANCE, is_defs,
-                                   D2_COUNT(is_defs), is_m, D2_COUNTOF(is_m));
+                                   D2_COUNTOF(is_defs), is_m, D2_COUNTOF(is_m));
     s->loaded_cls = d2_jit_new_class(I, s->jit, "TranslatedLayer", D2_OBJ_INSTANCE, NULL, 0,
                                      tl_m, D2_COUNTOF(tl_m));
     if (!s->slot_cls || !s->sfn_cls || !s->prog_cls || !s->spec_cls || !s->loaded_cls)
@@ -528,7 +528,7 @@ int d2_jit_init(d2_interp *I)
         D2_DEF("save", "layer, path, input_spec=None, **configs", J_save, "paddle.jit.save"),
         D2_DEF("load", "path, **configs", J_load, "paddle.jit.load"),
     };
-    if (d2_module_add_defs(I, s->jit, jit_defs, D2_COUNT(jit_defs)) < 0)
+    if (d2_module_add_defs(I, s->jit, jit_defs, D2_COUNTOF(jit_defs)) < 0)
         return -1;
     /* paddle.jit.to_static as fluid.dygraph.declarative and jit.declarative */
     d2_obj *ts = d2_dict_get_str(I, s->jit->dict, "to_static");

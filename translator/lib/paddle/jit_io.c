@@ -519,11 +519,11 @@ int d2_jit_io_init(d2_interp *I, jit_state *s)
         D2_DEF("_load_npz", "path", C_load_npz, "_jst._load_npz"),
     };
     static const d2_def paddle_defs[] = {D2_DEF("load", "path", P_load, "paddle.load")};
-    if (d2_module_add_defs(I, s->jst, jst_defs, D2_COUNT(jst_defs)) < 0)
+    if (d2_module_add_defs(I, s->jst, jst_defs, D2_COUNTOF(jst_defs)) < 0)
         return -1;
     d2_obj *pd = d2_dict_get_str(I, I->modules, "paddle");
     if (pd && pd->kind == D2_OBJ_MODULE &&
-        d2_module_add_defs(I, D2_AS(d2_module, pd), paddle_defs, D2_COUNT(paddle_defs)) < 0)
+        d2_module_add_defs(I, D2_AS(d2_module, pd), paddle_defs, D2_COUNTOF(paddle_defs)) < 0)
         return -1;
     return 0;
 }

@@ -1204,7 +1204,7 @@ int d2_jit_loops_init(d2_interp *I, jit_state *s)
         D2_DEF("Enumerate", "iterable, start=0", JST_Enumerate, "_jst.Enumerate"),
     };
     static const d2_fn_entry rg_m[] = {{"__iter__", RG_iter}, {"__len__", RG_iter}};
-    if (d2_module_add_defs(I, s->jst, jst_defs, D2_COUNT(jst_defs)) < 0 ||
+    if (d2_module_add_defs(I, s->jst, jst_defs, D2_COUNTOF(jst_defs)) < 0 ||
         d2_module_add_fn(I, s->jst, "Range", JST_Range, NULL) < 0)
         return -1;
     s->range_cls = d2_jit_new_class(I, s->jst, "TensorRange", D2_OBJ_INSTANCE, NULL, 0, rg_m,

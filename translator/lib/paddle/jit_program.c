@@ -1562,5 +1562,5 @@ int d2_jit_program_init(d2_interp *I, jit_state *s)
     static const d2_def jst_defs[] = {
         D2_DEF("_cache_size", "f", C_cache_size, "_jst._cache_size"),
     };
-    return d2_module_add_defs(I, s->jst, jst_defs, D2_COUNT(jst_defs));
+    return d2_module_add_defs(I, s->jst, jst_defs, D2_COUNTOF(jst_defs));
 }

@@ -976,7 +976,7 @@ int d2_jit_runtime_init(d2_interp *I, jit_state *s)
     static const d2_fn_entry jst_fns[] = {
         {"And", JST_And}, {"Or", JST_Or}, {"Print", JST_Print},
     };
-    if (d2_module_add_defs(I, s->jst, jst_defs, D2_COUNT(jst_defs)) < 0)
+    if (d2_module_add_defs(I, s->jst, jst_defs, D2_COUNTOF(jst_defs)) < 0)
         return -1;
     return d2_jit_add_fns(I, s->jst, jst_fns, D2_COUNTOF(jst_fns));
 }

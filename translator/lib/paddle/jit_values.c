@@ -645,9 +645,9 @@ int d2_jit_values_init(d2_interp *I, jit_state *s)
     };
     /* UndefinedVar is also a function of _jst in the converted code */
     s->undef_cls = d2_jit_new_class(I, s->jst, "UndefinedVar", D2_OBJ_OPAQUE, uv_defs,
-                                    D2_COUNT(uv_defs), uv_m, D2_COUNTOF(uv_m));
+                                    D2_COUNTOF(uv_defs), uv_m, D2_COUNTOF(uv_m));
     s->array_cls = d2_jit_new_class(I, s->jst, "TensorArray", D2_OBJ_INSTANCE, ta_defs,
-                                    D2_COUNT(ta_defs), ta_m, D2_COUNTOF(ta_m));
+                                    D2_COUNTOF(ta_defs), ta_m, D2_COUNTOF(ta_m));
     if (!s->undef_cls || !s->array_cls)
         return -1;
     /* paddle.concat / paddle.stack accept a list grown in a tensor loop */

@@ -959,7 +959,7 @@ int d2_pd_layer_add(d2_interp *I, pd_state *s)
     };
     d2_class *layer = s->layer_cls =
         d2_pd_new_class(I, s->nn, "Layer", NULL, layer_m, D2_COUNTOF(layer_m));
-    if (!layer || d2_class_add_defs(I, layer, LAYER_DEFS, D2_COUNT(LAYER_DEFS), 0) < 0 ||
+    if (!layer || d2_class_add_defs(I, layer, LAYER_DEFS, D2_COUNTOF(LAYER_DEFS), 0) < 0 ||
         set_attr(I, s->dygraph, "Layer", (d2_obj *)layer) < 0 ||
         set_attr(I, s->fluid, "Layer", (d2_obj *)layer) < 0)
         return -1;

@@ -1275,13 +1275,13 @@ int d2_pd_layers_add(d2_interp *I, pd_state *s)
     {                                                                                              \
         static const method_entry m_[] = {__VA_ARGS__};                                            \
         d2_class *c_ = d2_pd_new_class(I, mod, name, layer, m_, D2_COUNTOF(m_));                   \
-        if (!c_ || d2_class_add_defs(I, c_, defs, D2_COUNT(defs), 0) < 0)                          \
+        if (!c_ || d2_class_add_defs(I, c_, defs, D2_COUNTOF(defs), 0) < 0)                          \
             return -1;                                                                             \
     }
 #define LAYER_ROWS(mod, name, defs)                                                                \
     {                                                                                              \
         d2_class *c_ = d2_pd_new_class(I, mod, name, layer, NULL, 0);                              \
-        if (!c_ || d2_class_add_defs(I, c_, defs, D2_COUNT(defs), 0) < 0)                          \
+        if (!c_ || d2_class_add_defs(I, c_, defs, D2_COUNTOF(defs), 0) < 0)                          \
             return -1;                                                                             \
     }
     LAYER(nn, "Linear", LINEAR_DEFS, {"extra_repr", Linear_extra_repr})

@@ -505,8 +505,8 @@ static const d2_def TENSOR_FN_DEFS[] = {
 
 int d2_pd_manipulation_add(d2_interp *I, pd_state *s)
 {
-    if (d2_module_add_defs(I, s->paddle, MANIPULATION_DEFS, D2_COUNT(MANIPULATION_DEFS)) < 0 ||
-        d2_pd_add_tensor_fns(I, s, TENSOR_FN_DEFS, D2_COUNT(TENSOR_FN_DEFS)) < 0)
+    if (d2_module_add_defs(I, s->paddle, MANIPULATION_DEFS, D2_COUNTOF(MANIPULATION_DEFS)) < 0 ||
+        d2_pd_add_tensor_fns(I, s, TENSOR_FN_DEFS, D2_COUNTOF(TENSOR_FN_DEFS)) < 0)
         return -1;
     return 0;
 }

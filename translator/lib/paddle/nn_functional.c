@@ -837,5 +837,5 @@ static const d2_def FUNCTIONAL_DEFS[] = {
 
 int d2_pd_functional_add(d2_interp *I, pd_state *s)
 {
-    return d2_module_add_defs(I, s->F, FUNCTIONAL_DEFS, D2_COUNT(FUNCTIONAL_DEFS));
+    return d2_module_add_defs(I, s->F, FUNCTIONAL_DEFS, D2_COUNTOF(FUNCTIONAL_DEFS));
 }

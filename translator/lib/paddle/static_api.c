@@ -1077,7 +1077,7 @@ int d2_static_api_init(d2_interp *I)
         D2_DEF("disable_static", "place=None", P_disable_static, "paddle.disable_static"),
         D2_DEF("in_dynamic_mode", "", P_in_dynamic_mode, "paddle.in_dynamic_mode"),
     };
-    if (d2_module_add_defs(I, D2_AS(d2_module, pd), mode_defs, D2_COUNT(mode_defs)) < 0)
+    if (d2_module_add_defs(I, D2_AS(d2_module, pd), mode_defs, D2_COUNTOF(mode_defs)) < 0)
         return -1;
     /* classes */
     static const d2_def pg_defs[] = {
@@ -1101,15 +1101,15 @@ int d2_static_api_init(d2_interp *I)
                "paddle.static.CompiledProgram"),
     };
     s->prog_cls = d2_jit_new_class(I, s->statics, "Program", D2_OBJ_OPAQUE, pg_defs,
-                                   D2_COUNT(pg_defs), pg_m, D2_COUNTOF(pg_m));
+                                   D2_COUNTOF(pg_defs), pg_m, D2_COUNTOF(pg_m));
     s->var_cls = d2_jit_new_class(I, s->statics, "Variable", D2_OBJ_INSTANCE, NULL, 0, var_m,
                                   D2_COUNTOF(var_m));
     s->block_cls = d2_jit_new_class(I, NULL, "Block", D2_OBJ_INSTANCE, blk_defs,
-                                    D2_COUNT(blk_defs), blk_m, D2_COUNTOF(blk_m));
+                                    D2_COUNTOF(blk_defs), blk_m, D2_COUNTOF(blk_m));
     s->op_cls =
         d2_jit_new_class(I, NULL, "Operator", D2_OBJ_INSTANCE, NULL, 0, op_m, D2_COUNTOF(op_m));
     d2_class *cp = d2_jit_new_class(I, s->statics, "CompiledProgram", D2_OBJ_INSTANCE, cp_defs,
-                                    D2_COUNT(cp_defs), NULL, 0);
+                                    D2_COUNTOF(cp_defs), NULL, 0);
     if (!s->prog_cls || !s->var_cls || !s->block_cls || !s->op_cls || !cp ||
         d2_static_exec_init(I, s) < 0)
         return -1;
@@ -1151,20 +1151,20 @@ int d2_static_api_init(d2_interp *I)
     };
     static const d2_fn_entry gd_m[] = {{"__enter__", GD_enter}, {"__exit__", GD_exit}};
     s->guard_cls = d2_jit_new_class(I, s->statics, "program_guard", D2_OBJ_INSTANCE, gd_defs,
-                                    D2_COUNT(gd_defs), gd_m, D2_COUNTOF(gd_m));
+                                    D2_COUNTOF(gd_defs), gd_m, D2_COUNTOF(gd_m));
     s->static_nn = d2_jit_get_module(I, "paddle.static.nn");
     d2_obj *Fm = d2_dict_get_str(I, I->modules, "paddle.nn.functional");
     if (Fm && Fm->kind == D2_OBJ_MODULE &&
         !d2_jit_mod_attr(I, "paddle.nn.functional", "cross_entropy") &&
-        d2_module_add_defs(I, D2_AS(d2_module, Fm), F_defs, D2_COUNT(F_defs)) < 0)
+        d2_module_add_defs(I, D2_AS(d2_module, Fm), F_defs, D2_COUNTOF(F_defs)) < 0)
         return -1;
     if (alias(I, "paddle.framework", "CPUPlace", d2_jit_mod_attr(I, "paddle", "CPUPlace")) < 0)
         return -1;
     if (!s->guard_cls || !s->static_nn ||
         d2_dict_set_str(I, s->statics->dict, "nn", (d2_obj *)s->static_nn) < 0 ||
-        d2_module_add_defs(I, s->static_nn, nn_defs, D2_COUNT(nn_defs)) < 0)
+        d2_module_add_defs(I, s->static_nn, nn_defs, D2_COUNTOF(nn_defs)) < 0)
         return -1;
-    if (d2_module_add_defs(I, s->statics, st_defs, D2_COUNT(st_defs)) < 0)
+    if (d2_module_add_defs(I, s->statics, st_defs, D2_COUNTOF(st_defs)) < 0)
         return -1;
     /* the fluid spellings */
     d2_dict *sd = s->statics->dict;

@@ -1246,19 +1246,19 @@ int d2_static_exec_init(d2_interp *I, st_state *s)
                F_save_inference_model, "fluid.io.save_inference_model"),
     };
     s->exe_cls = d2_jit_new_class(I, s->statics, "Executor", D2_OBJ_INSTANCE, exe_defs,
-                                  D2_COUNT(exe_defs), NULL, 0);
+                                  D2_COUNTOF(exe_defs), NULL, 0);
     d2_module *jit = D2_AS(d2_module, d2_dict_get_str(I, I->modules, "paddle.jit"));
     s->pt_cls = jit && jit->h.kind == D2_OBJ_MODULE
                     ? d2_jit_new_class(I, jit, "ProgramTranslator", D2_OBJ_INSTANCE, pt_defs,
-                                       D2_COUNT(pt_defs), pt_m, D2_COUNTOF(pt_m))
+                                       D2_COUNTOF(pt_defs), pt_m, D2_COUNTOF(pt_m))
                     : NULL;
     if (!s->exe_cls || !s->pt_cls)
         return -1;
     d2_obj *gi = d2_def_new(I, &get_instance, NULL);
     int rc = gi ? d2_dict_set_str(I, s->pt_cls->dict, "get_instance", gi) : -1;
     d2_decref(gi);
-    if (rc < 0 || d2_module_add_defs(I, s->statics, st_defs, D2_COUNT(st_defs)) < 0 ||
-        d2_module_add_defs(I, s->fluid_io, io_defs, D2_COUNT(io_defs)) < 0)
+    if (rc < 0 || d2_module_add_defs(I, s->statics, st_defs, D2_COUNTOF(st_defs)) < 0 ||
+        d2_module_add_defs(I, s->fluid_io, io_defs, D2_COUNTOF(io_defs)) < 0)
         return -1;
     return 0;
 }

@@ -404,11 +404,11 @@ static const d2_def LINALG_DEFS[] = {
 
 int d2_pd_math_add(d2_interp *I, pd_state *s)
 {
-    if (d2_module_add_defs(I, s->paddle, MATH_DEFS, D2_COUNT(MATH_DEFS)) < 0 ||
-        d2_pd_add_tensor_fns(I, s, TENSOR_FN_DEFS, D2_COUNT(TENSOR_FN_DEFS)) < 0 ||
-        d2_class_add_defs(I, s->tensor_cls, TENSOR_ARG_DEFS, D2_COUNT(TENSOR_ARG_DEFS),
+    if (d2_module_add_defs(I, s->paddle, MATH_DEFS, D2_COUNTOF(MATH_DEFS)) < 0 ||
+        d2_pd_add_tensor_fns(I, s, TENSOR_FN_DEFS, D2_COUNTOF(TENSOR_FN_DEFS)) < 0 ||
+        d2_class_add_defs(I, s->tensor_cls, TENSOR_ARG_DEFS, D2_COUNTOF(TENSOR_ARG_DEFS),
                           D2_DEF_SELF) < 0 ||
-        d2_module_add_defs(I, s->linalg, LINALG_DEFS, D2_COUNT(LINALG_DEFS)) < 0)
+        d2_module_add_defs(I, s->linalg, LINALG_DEFS, D2_COUNTOF(LINALG_DEFS)) < 0)
         return -1;
     return 0;
 }

@@ -474,7 +474,7 @@ int d2_pd_tensor_class_init(d2_interp *I, pd_state *s)
     static const d2_def method_defs[] = {
         D2_DEF("set_value", "value", m_set_value, "Tensor.set_value"),
     };
-    if (d2_class_add_defs(I, tc, method_defs, D2_COUNT(method_defs), 0) < 0 ||
+    if (d2_class_add_defs(I, tc, method_defs, D2_COUNTOF(method_defs), 0) < 0 ||
         d2_pd_add_methods(I, tc, methods, D2_COUNTOF(methods)) < 0 ||
         set_attr(I, s->paddle, "Tensor", (d2_obj *)tc) < 0 ||
         add_fn(I, s->paddle, "tolist", m_tolist) < 0) /* paddle.tolist(x) */

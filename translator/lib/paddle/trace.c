@@ -1281,7 +1281,7 @@ int d2_trace_init(d2_interp *I)
     static const d2_fn_entry st_m[] = {
         {"__init__", ST_init}, {"__setattr__", ST_setattr}, {"__repr__", ST_repr}};
     s->traced_cls = d2_jit_new_class(I, jit, "TracedLayer", D2_OBJ_OPAQUE, tl_defs,
-                                     D2_COUNT(tl_defs), tl_m, D2_COUNTOF(tl_m));
+                                     D2_COUNTOF(tl_defs), tl_m, D2_COUNTOF(tl_m));
     s->build_cls = d2_jit_new_class(I, statics, "BuildStrategy", D2_OBJ_INSTANCE, NULL, 0, st_m,
                                     D2_COUNTOF(st_m));
     s->exec_cls = d2_jit_new_class(I, statics, "ExecutionStrategy", D2_OBJ_INSTANCE, NULL, 0,
@@ -1330,5 +1330,5 @@ int d2_trace_init(d2_interp *I)
             d2_dict_set_str(I, fluid->dict, "ExecutionStrategy", (d2_obj *)s->exec_cls) < 0)
             return -1;
     }
-    return d2_module_add_defs(I, jst, jst_defs, D2_COUNT(jst_defs));
+    return d2_module_add_defs(I, jst, jst_defs, D2_COUNTOF(jst_defs));
 }

@@ -141,5 +141,5 @@ static const d2_def COPY_DEFS[] = {
 
 int d2_std_copy_init(d2_interp *I)
 {
-    return d2_std_module_defs(I, "copy", COPY_DEFS, D2_COUNT(COPY_DEFS)) ? 0 : -1;
+    return d2_std_module_defs(I, "copy", COPY_DEFS, D2_COUNTOF(COPY_DEFS)) ? 0 : -1;
 }

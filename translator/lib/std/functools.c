@@ -120,5 +120,5 @@ static const d2_def FUNCTOOLS_DEFS[] = {
 
 int d2_std_functools_init(d2_interp *I)
 {
-    return d2_std_module_defs(I, "functools", FUNCTOOLS_DEFS, D2_COUNT(FUNCTOOLS_DEFS)) ? 0 : -1;
+    return d2_std_module_defs(I, "functools", FUNCTOOLS_DEFS, D2_COUNTOF(FUNCTOOLS_DEFS)) ? 0 : -1;
 }

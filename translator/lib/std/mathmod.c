@@ -267,7 +267,7 @@ static const d2_def MATH_DEFS[] = {
 
 int d2_std_math_init(d2_interp *I)
 {
-    d2_module *m = d2_std_module_defs(I, "math", MATH_DEFS, D2_COUNT(MATH_DEFS));
+    d2_module *m = d2_std_module_defs(I, "math", MATH_DEFS, D2_COUNTOF(MATH_DEFS));
     return !m || d2_std_set(I, m->dict, "pi", d2_float_new(I, M_PI)) < 0 ||
                    d2_std_set(I, m->dict, "e", d2_float_new(I, M_E)) < 0 ||
                    d2_std_set(I, m->dict, "tau", d2_float_new(I, 2 * M_PI)) < 0 ||

@@ -176,8 +176,8 @@ static const d2_def OS_DEFS[] = {
 int d2_std_os_init(d2_interp *I)
 {
     d2_module *m = d2_std_module(I, "os");
-    d2_module *op = m ? d2_std_module_defs(I, "os.path", PATH_DEFS, D2_COUNT(PATH_DEFS)) : NULL;
-    return !op || d2_module_add_defs(I, m, OS_DEFS, D2_COUNT(OS_DEFS)) < 0 ||
+    d2_module *op = m ? d2_std_module_defs(I, "os.path", PATH_DEFS, D2_COUNTOF(PATH_DEFS)) : NULL;
+    return !op || d2_module_add_defs(I, m, OS_DEFS, D2_COUNTOF(OS_DEFS)) < 0 ||
                    d2_std_set(I, m->dict, "sep", d2_str_from(I, "/")) < 0 ||
                    d2_std_set(I, m->dict, "environ", d2_dict_new(I)) < 0
                ? -1

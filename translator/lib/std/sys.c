@@ -13,7 +13,7 @@ static const d2_def SYS_DEFS[] = {
 /* sys.argv starts empty: the command line (or d2_interp_run_file) fills it. */
 int d2_std_sys_init(d2_interp *I)
 {
-    d2_module *m = d2_std_module_defs(I, "sys", SYS_DEFS, D2_COUNT(SYS_DEFS));
+    d2_module *m = d2_std_module_defs(I, "sys", SYS_DEFS, D2_COUNTOF(SYS_DEFS));
     if (!m || d2_dict_set_str(I, m->dict, "modules", (d2_obj *)I->modules) < 0 ||
         d2_std_set(I, m->dict, "argv", d2_list_new(I, 0)) < 0 ||
         d2_std_set(I, m->dict, "path", d2_list_new(I, 0)) < 0 ||

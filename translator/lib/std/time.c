@@ -24,5 +24,5 @@ static const d2_def TIME_DEFS[] = {
 
 int d2_std_time_init(d2_interp *I)
 {
-    return d2_std_module_defs(I, "time", TIME_DEFS, D2_COUNT(TIME_DEFS)) ? 0 : -1;
+    return d2_std_module_defs(I, "time", TIME_DEFS, D2_COUNTOF(TIME_DEFS)) ? 0 : -1;
 }

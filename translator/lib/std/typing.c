@@ -50,7 +50,7 @@ int d2_std_typing_init(d2_interp *I)
     };
     if (!m)
         return -1;
-    for (size_t i = 0; i < D2_COUNT(typing_names); i++) {
+    for (size_t i = 0; i < D2_COUNTOF(typing_names); i++) {
         d2_class *c = d2_class_new_builtin(I, typing_names[i], NULL, D2_OBJ_INSTANCE, m);
         if (d2_std_set(I, m->dict, typing_names[i], (d2_obj *)c) < 0)
             return -1;
@@ -67,7 +67,7 @@ int d2_std_typing_init(d2_interp *I)
     d2_class *abc = m ? d2_class_new_builtin(I, "ABC", NULL, D2_OBJ_INSTANCE, m) : NULL;
     if (!abc || d2_std_set(I, m->dict, "ABC", (d2_obj *)abc) < 0 ||
         d2_dict_set_str(I, m->dict, "ABCMeta", (d2_obj *)I->types[D2_OBJ_CLASS]) < 0 ||
-        d2_module_add_defs(I, m, ABC_DEFS, D2_COUNT(ABC_DEFS)) < 0)
+        d2_module_add_defs(I, m, ABC_DEFS, D2_COUNTOF(ABC_DEFS)) < 0)
         return -1;
     return 0;
 }

@@ -27,5 +27,5 @@ static const d2_def WARNINGS_DEFS[] = {
 
 int d2_std_warnings_init(d2_interp *I)
 {
-    return d2_std_module_defs(I, "warnings", WARNINGS_DEFS, D2_COUNT(WARNINGS_DEFS)) ? 0 : -1;
+    return d2_std_module_defs(I, "warnings", WARNINGS_DEFS, D2_COUNTOF(WARNINGS_DEFS)) ? 0 : -1;
 }
