@@ -515,6 +515,8 @@ int d2_class_add_defs(d2_interp *I, d2_class *cls, const d2_def *defs, size_t n,
         if (!b)
             return -1;
         b->cls = I->st->method_descr;
+        if (strcmp(def->name, "__new__") != 0)
+            D2_AS(d2_builtin, b)->owner = cls;
         int rc = d2_dict_set_str(I, cls->dict, def->name, b);
         d2_decref(b);
         if (rc < 0)

@@ -140,6 +140,12 @@ static const char *callable_name(d2_obj *f)
 d2_obj *d2i_call_builtin(d2_interp *I, d2_builtin *b, d2_obj *self, d2_obj **args, size_t nargs,
                          d2_dict *kw)
 {
+    /* A method runs on instances of its class only (np.ndarray.astype([1]),
+     * or a method copied into an unrelated class, must not reach a body
+     * that reads the receiver's layout). */
+    if (b->owner && self != b->self && (!self || (self->cls != b->owner && !d2_isinstance(I, self, b->owner))))
+        return d2_raise(I, "TypeError", "descriptor '%s' for '%s' objects doesn't apply to a '%s' object",
+                        b->name, b->owner->name, self ? d2_type_name(self) : "NoneType");
     size_t mark = I->st->npool;
     d2_obj *r = b->def ? d2_def_call(I, b->def, self, args, nargs, kw && kw->live ? kw : NULL)
                        : b->fn(I, self, args, nargs, kw && kw->live ? kw : NULL);

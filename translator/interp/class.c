@@ -173,6 +173,8 @@ int d2_class_add_method(d2_interp *I, d2_class *cls, const char *name, d2_builti
     if (!b)
         return -1;
     b->cls = I->st->method_descr;
+    if (strcmp(name, "__new__") != 0)
+        D2_AS(d2_builtin, b)->owner = cls;
     int rc = d2_dict_set_str(I, cls->dict, name, b);
     d2_decref(b);
     if (rc == 0 && name[0] == '_' && name[1] == '_')

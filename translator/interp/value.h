@@ -112,6 +112,7 @@ typedef struct {
     d2_obj *self;     /* bound receiver (owned) or NULL */
     const void *data; /* static data for table-driven builtins (e.g. an op binding) */
     const struct d2_def *def; /* a table row (interp.h): called through d2_def_call, fn unused */
+    struct d2_class *owner;   /* a method's class (borrowed): the receiver must be an instance */
 } d2_builtin;
 
 typedef struct { d2_obj h; d2_obj *func, *self; } d2_bound_method;
