@@ -175,7 +175,7 @@ void d2_pd_refine_dims(d2_interp *I, d2_obj *out, const int64_t *dims, int n)
 /* Builds the shape of reshape/expand/full: ints go to the attribute, a list
  * holding tensors (or a tensor) becomes the op's int64 shape input. *shape_in
  * receives a new reference or stays NULL. */
-int d2_pd_shape_arg(d2_interp *I, d2_obj *o, const char *fname, ab *b, d2_obj **shape_in,
+int d2_pd_shape_arg(d2_interp *I, d2_obj *o, const char *fname, d2_ab *b, d2_obj **shape_in,
                     int64_t *partial, int *n_partial)
 {
     *shape_in = NULL;
@@ -200,7 +200,7 @@ int d2_pd_shape_arg(d2_interp *I, d2_obj *o, const char *fname, ab *b, d2_obj **
         int n;
         if (d2_pd_ints(I, o, fname, "shape", v, &n, D2_MAX_DIMS) < 0)
             return -1;
-        ab_ints(b, "shape", v, n);
+        d2_ab_ints(b, "shape", v, n);
         return 0;
     }
     /* a list mixing ints and (symbolic) tensors: concat the pieces as int64 */
@@ -223,10 +223,10 @@ int d2_pd_shape_arg(d2_interp *I, d2_obj *o, const char *fname, ab *b, d2_obj **
             d2_obj *c = d2_pd_cast_to(I, fname, it, D2_I64);
             if (!c)
                 goto done;
-            ab rb;
-            ab_init(&rb, D2_OP_reshape);
+            d2_ab rb;
+            d2_ab_init(&rb, D2_OP_reshape);
             int64_t one = 1;
-            ab_ints(&rb, "shape", &one, 1);
+            d2_ab_ints(&rb, "shape", &one, 1);
             parts[i] = op1(I, fname, D2_OP_reshape, c, &rb);
             d2_decref(c);
         } else {
@@ -234,20 +234,20 @@ int d2_pd_shape_arg(d2_interp *I, d2_obj *o, const char *fname, ab *b, d2_obj **
             if (d2_pd_get_int(I, it, fname, "a shape entry", &v) < 0)
                 goto done;
             partial[i] = v;
-            ab fb;
-            ab_init(&fb, D2_OP_full);
+            d2_ab fb;
+            d2_ab_init(&fb, D2_OP_full);
             int64_t one = 1;
-            ab_ints(&fb, "shape", &one, 1);
-            ab_float(&fb, "value", (double)v);
-            ab_int(&fb, "dtype", D2_I64);
+            d2_ab_ints(&fb, "shape", &one, 1);
+            d2_ab_float(&fb, "value", (double)v);
+            d2_ab_int(&fb, "dtype", D2_I64);
             parts[i] = d2_pd_opn(I, fname, D2_OP_full, NULL, 0, &fb);
         }
         if (!parts[i])
             goto done;
     }
     {
-        ab cb;
-        ab_init(&cb, D2_OP_concat);
+        d2_ab cb;
+        d2_ab_init(&cb, D2_OP_concat);
         *shape_in = d2_pd_opn(I, fname, D2_OP_concat, parts, (int)n, &cb);
         rc = *shape_in ? 0 : -1;
         *n_partial = (int)n;
@@ -259,14 +259,14 @@ done:
 }
 
 /* Axis-list argument: None (all), an int, or a list/tuple of ints. */
-static int axes_arg(d2_interp *I, d2_obj *o, const char *fname, const char *what, ab *b,
+static int axes_arg(d2_interp *I, d2_obj *o, const char *fname, const char *what, d2_ab *b,
                     const char *attr)
 {
     int64_t v[D2_MAX_DIMS];
     int n;
     if (d2_pd_ints(I, o, fname, what, v, &n, D2_MAX_DIMS) < 0)
         return -1;
-    ab_ints(b, attr, v, n);
+    d2_ab_ints(b, attr, v, n);
     return 0;
 }
 
@@ -279,8 +279,8 @@ D2_FN(bind_call)
     d2_obj *r = NULL;
     if (bd->where & W_B)
         return d2_pd_binary(I, fname, bd->op, a[0], a[1], true);
-    ab b;
-    ab_init(&b, bd->op);
+    d2_ab b;
+    d2_ab_init(&b, bd->op);
     d2_obj *in[D2_MAX_PORTS + 1] = {NULL};
     d2_obj **vin = NULL; /* variadic inputs (owned refs) */
     int n_in = 0, n_vin = 0;
@@ -350,26 +350,26 @@ D2_FN(bind_call)
             if (strcmp(e, "int") == 0) {
                 int64_t v;
                 fail = d2_pd_get_int(I, o, fname, attr, &v) < 0;
-                ab_int(&b, attr, v);
+                d2_ab_int(&b, attr, v);
             } else if (strcmp(e, "float") == 0) {
                 double v;
                 fail = d2_pd_get_float(I, o, fname, attr, &v) < 0;
-                ab_float(&b, attr, v);
+                d2_ab_float(&b, attr, v);
             } else if (strcmp(e, "bool") == 0) {
                 bool v;
                 fail = d2_pd_get_bool(I, o, fname, attr, &v) < 0;
-                ab_bool(&b, attr, v);
+                d2_ab_bool(&b, attr, v);
             } else if (strcmp(e, "str") == 0) {
                 const char *v = d2_pd_get_str(I, o, fname, attr);
                 fail = !v;
                 if (v)
-                    ab_str(&b, attr, v);
+                    d2_ab_str(&b, attr, v);
             } else if (strcmp(e, "ints") == 0 || strcmp(e, "axes") == 0) {
                 fail = axes_arg(I, o, fname, attr, &b, attr) < 0;
             } else if (strcmp(e, "dtype") == 0) {
                 int dt;
                 fail = d2_pd_parse_dtype(I, o, fname, false, &dt) < 0;
-                ab_int(&b, attr, dt);
+                d2_ab_int(&b, attr, dt);
             } else if (strcmp(e, "shape") == 0) {
                 d2_obj *si = NULL;
                 fail = d2_pd_shape_arg(I, o, fname, &b, &si, partial, &n_partial) < 0;
@@ -398,7 +398,7 @@ D2_FN(bind_call)
         if (bd->op != D2_OP_expand)
             d2_pd_refine_dims(I, r, partial, n_partial);
     } else {
-        ab_free(&b);
+        d2_ab_free(&b);
     }
     for (int k = 0; k < n_in; k++)
         d2_decref(in[k]);

@@ -19,17 +19,17 @@ int d2_pd_dtype_arg(d2_interp *I, d2_obj *o, const char *fname, int def, int *dt
 /* full(shape, value, dtype) through the op (shape may hold tensors). */
 static d2_obj *make_full(d2_interp *I, const char *fname, d2_obj *shape, double v, int dt)
 {
-    ab b;
-    ab_init(&b, D2_OP_full);
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_full);
     d2_obj *si = NULL;
     int64_t partial[D2_MAX_DIMS];
     int n_partial;
     if (d2_pd_shape_arg(I, shape, fname, &b, &si, partial, &n_partial) < 0) {
-        ab_free(&b);
+        d2_ab_free(&b);
         return NULL;
     }
-    ab_float(&b, "value", v);
-    ab_int(&b, "dtype", dt);
+    d2_ab_float(&b, "value", v);
+    d2_ab_int(&b, "dtype", dt);
     d2_obj *r = d2_pd_opn(I, fname, D2_OP_full, si ? &si : NULL, si ? 1 : 0, &b);
     d2_decref(si);
     d2_pd_refine_dims(I, r, partial, n_partial);
@@ -107,10 +107,10 @@ static d2_obj *like(d2_interp *I, const char *fname, d2_obj *x, d2_obj *dto, dou
     d2_obj *t = d2_pd_as_tensor(I, x, -1, fname);
     if (!t)
         return NULL;
-    ab b;
-    ab_init(&b, D2_OP_full_like);
-    ab_float(&b, "value", v);
-    ab_int(&b, "dtype", dt);
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_full_like);
+    d2_ab_float(&b, "value", v);
+    d2_ab_int(&b, "dtype", dt);
     d2_obj *r = op1(I, fname, D2_OP_full_like, t, &b);
     d2_decref(t);
     return r;
@@ -168,9 +168,9 @@ D2_FN(f_arange)
     int dt;
     if (d2_pd_dtype_arg(I, a[3], fname, any_float ? D2_F32 : D2_I64, &dt) < 0)
         return NULL;
-    ab b;
-    ab_init(&b, D2_OP_arange);
-    ab_int(&b, "dtype", dt);
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_arange);
+    d2_ab_int(&b, "dtype", dt);
     static const char *names[3] = {"start", "end", "step"};
     d2_obj *in[3] = {NULL, NULL, NULL};
     for (int i = 0; i < 3; i++) {
@@ -181,7 +181,7 @@ D2_FN(f_arange)
             if (!in[i])
                 goto fail;
         } else {
-            ab_float(&b, names[i], num_value(vals[i]));
+            d2_ab_float(&b, names[i], num_value(vals[i]));
         }
     }
     d2_obj *r = d2_pd_opn(I, fname, D2_OP_arange, in, any_tensor ? 3 : 0, &b);
@@ -189,7 +189,7 @@ D2_FN(f_arange)
         d2_decref(in[i]);
     return r;
 fail:
-    ab_free(&b);
+    d2_ab_free(&b);
     for (int i = 0; i < 3; i++)
         d2_decref(in[i]);
     return NULL;

@@ -204,17 +204,17 @@ int d2_apply_op(d2_interp *I, d2_op_id op, d2_obj **inputs, int n_in, const d2_a
 }
 
 /* One-output op; b may be NULL (defaults). New reference or NULL. */
-d2_obj *d2_pd_opn(d2_interp *I, const char *fname, d2_op_id op, d2_obj **in, int n_in, ab *b)
+d2_obj *d2_pd_opn(d2_interp *I, const char *fname, d2_op_id op, d2_obj **in, int n_in, d2_ab *b)
 {
     if (b && b->bad) {
-        ab_free(b);
+        d2_ab_free(b);
         return d2_raise(I, "RuntimeError", "%s: internal error building the attributes of %s",
                         fname, d2_op_def(op)->name);
     }
     d2_obj *out = NULL;
     int rc = d2_pd_apply_named(I, fname, op, in, n_in, b ? &b->a : NULL, &out, 1);
     if (b)
-        ab_free(b);
+        d2_ab_free(b);
     return rc < 0 ? NULL : out;
 }
 
@@ -223,10 +223,10 @@ d2_obj *d2_pd_opn(d2_interp *I, const char *fname, d2_op_id op, d2_obj **in, int
 d2_obj *d2_pd_const_tensor(d2_interp *I, double v, int64_t iv, bool use_int, d2_dtype dt)
 {
     if (D2_MODE(I)->builder) {
-        ab b;
-        ab_init(&b, D2_OP_full);
-        ab_float(&b, "value", use_int ? (double)iv : v);
-        ab_int(&b, "dtype", dt);
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_full);
+        d2_ab_float(&b, "value", use_int ? (double)iv : v);
+        d2_ab_int(&b, "dtype", dt);
         return d2_pd_opn(I, "constant", D2_OP_full, NULL, 0, &b);
     }
     d2_err err = {0};
@@ -259,9 +259,9 @@ d2_obj *d2_pd_cast_to(d2_interp *I, const char *fname, d2_obj *x, int dt)
 {
     if (dt < 0 || obj_type(x)->dtype == (d2_dtype)dt)
         return d2_incref(x);
-    ab b;
-    ab_init(&b, D2_OP_cast);
-    ab_int(&b, "dtype", dt);
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_cast);
+    d2_ab_int(&b, "dtype", dt);
     return op1(I, fname, D2_OP_cast, x, &b);
 }
 

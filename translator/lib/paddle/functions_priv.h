@@ -13,7 +13,7 @@
 void d2_pd_refine_dims(d2_interp *I, d2_obj *out, const int64_t *dims, int n);
 /* The shape argument of reshape/expand/full: ints into b's "shape", or (with
  * tensors in it) an int64 shape input in *shape_in (new reference). */
-int d2_pd_shape_arg(d2_interp *I, d2_obj *o, const char *fname, ab *b, d2_obj **shape_in,
+int d2_pd_shape_arg(d2_interp *I, d2_obj *o, const char *fname, d2_ab *b, d2_obj **shape_in,
                     int64_t *partial, int *n_partial);
 int d2_pd_bindings_add(d2_interp *I, pd_state *s);
 

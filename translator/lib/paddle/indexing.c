@@ -330,29 +330,29 @@ static d2_obj *getitem_impl(d2_interp *I, d2_obj *x, d2_obj *key, const char *fn
                         n_tidx);
     }
     if (na > 0) {
-        ab b;
-        ab_init(&b, D2_OP_slice);
-        ab_ints(&b, "axes", axes, na);
-        ab_ints(&b, "starts", starts, na);
-        ab_ints(&b, "ends", ends, na);
-        ab_ints(&b, "strides", strides, na);
-        ab_ints(&b, "decrease_axis", dec, nd);
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_slice);
+        d2_ab_ints(&b, "axes", axes, na);
+        d2_ab_ints(&b, "starts", starts, na);
+        d2_ab_ints(&b, "ends", ends, na);
+        d2_ab_ints(&b, "strides", strides, na);
+        d2_ab_ints(&b, "decrease_axis", dec, nd);
         d2_obj *r = op1(I, fname, D2_OP_slice, cur, &b);
         d2_decref(cur);
         cur = r;
     }
     if (cur && tidx) {
-        ab b;
-        ab_init(&b, D2_OP_gather);
-        ab_int(&b, "axis", tidx_axis);
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_gather);
+        d2_ab_int(&b, "axis", tidx_axis);
         d2_obj *r = op2(I, fname, D2_OP_gather, cur, tidx, &b);
         d2_decref(cur);
         cur = r;
     }
     if (cur && nu > 0) {
-        ab b;
-        ab_init(&b, D2_OP_unsqueeze);
-        ab_ints(&b, "axis", unsq, nu);
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_unsqueeze);
+        d2_ab_ints(&b, "axis", unsq, nu);
         d2_obj *r = op1(I, fname, D2_OP_unsqueeze, cur, &b);
         d2_decref(cur);
         cur = r;

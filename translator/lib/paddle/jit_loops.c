@@ -404,10 +404,10 @@ static int build_while_flat(d2_interp *I, size_t n, d2_obj **vals, const char **
         if (ins[k] < 0)
             goto done;
     }
-    ab b;
-    ab_init(&b, D2_OP_while_loop);
-    ab_int(&b, "cond", cond_b);
-    ab_int(&b, "body", body_b);
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_while_loop);
+    d2_ab_int(&b, "cond", cond_b);
+    d2_ab_int(&b, "body", body_b);
     if (d2_jit_emit_control(I, D2_OP_while_loop, ins, (int)nc, &b, (int)nc, outv) < 0)
         goto done;
     for (size_t j = 0; j < n; j++)
@@ -882,24 +882,24 @@ static d2_obj *for_cond(d2_interp *I, void *vctx, d2_obj **vals)
 /* Row i of x (i a 0-d integer tensor): gather along axis 0, then squeeze. */
 static d2_obj *row_at(d2_interp *I, d2_obj *x, d2_obj *i)
 {
-    ab b;
-    ab_init(&b, D2_OP_reshape);
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_reshape);
     int64_t one = 1;
-    ab_ints(&b, "shape", &one, 1);
+    d2_ab_ints(&b, "shape", &one, 1);
     d2_obj *none = NULL;
     d2_obj *in[2] = {i, none};
     d2_obj *idx = d2_jit_op_n(I, D2_OP_reshape, in, 2, &b);
     if (!idx)
         return NULL;
-    ab_init(&b, D2_OP_gather);
-    ab_int(&b, "axis", 0);
+    d2_ab_init(&b, D2_OP_gather);
+    d2_ab_int(&b, "axis", 0);
     d2_obj *g = op_2(I, D2_OP_gather, x, idx, &b);
     d2_decref(idx);
     if (!g)
         return NULL;
     int64_t zero = 0;
-    ab_init(&b, D2_OP_squeeze);
-    ab_ints(&b, "axis", &zero, 1);
+    d2_ab_init(&b, D2_OP_squeeze);
+    d2_ab_ints(&b, "axis", &zero, 1);
     d2_obj *r = op_1(I, D2_OP_squeeze, g, &b);
     d2_decref(g);
     return r;
@@ -989,13 +989,13 @@ static d2_obj *dim0(d2_interp *I, d2_obj *x)
     d2_obj *s = op_1(I, D2_OP_shape, x, NULL);
     if (!s)
         return NULL;
-    ab b;
-    ab_init(&b, D2_OP_slice);
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_slice);
     int64_t axes = 0, st = 0, en = 1;
-    ab_ints(&b, "axes", &axes, 1);
-    ab_ints(&b, "starts", &st, 1);
-    ab_ints(&b, "ends", &en, 1);
-    ab_ints(&b, "decrease_axis", &axes, 1);
+    d2_ab_ints(&b, "axes", &axes, 1);
+    d2_ab_ints(&b, "starts", &st, 1);
+    d2_ab_ints(&b, "ends", &en, 1);
+    d2_ab_ints(&b, "decrease_axis", &axes, 1);
     d2_obj *d = op_1(I, D2_OP_slice, s, &b);
     d2_decref(s);
     d2_obj *r = d ? d2_jit_cast_to(I, d, D2_I64) : NULL;

@@ -156,44 +156,14 @@ static inline d2_obj *fattr(d2_interp *I, d2_obj *f, const char *name)
 
 int d2_jit_fattr_set(d2_interp *I, d2_obj *f, const char *name, d2_obj *v);
 
-/* Attribute builder for ops built here. */
-typedef struct ab {
-    const d2_opdef *def;
-    d2_attrs a;
-    bool bad;
-} ab;
-
-static inline void ab_init(ab *b, d2_op_id op)
-{
-    b->def = d2_op_def(op);
-    d2_attrs_init_default(b->def, &b->a);
-    b->bad = b->a.n != b->def->n_attrs;
-}
-static inline void ab_int(ab *b, const char *n, int64_t v)
-{
-    b->bad |= d2_attr_set_int(b->def, &b->a, n, v) < 0;
-}
-static inline void ab_float(ab *b, const char *n, double v)
-{
-    b->bad |= d2_attr_set_float(b->def, &b->a, n, v) < 0;
-}
-static inline void ab_str(ab *b, const char *n, const char *v)
-{
-    b->bad |= d2_attr_set_str(b->def, &b->a, n, v) < 0;
-}
-static inline void ab_ints(ab *b, const char *n, const int64_t *v, int k)
-{
-    b->bad |= d2_attr_set_ints(b->def, &b->a, n, v, k) < 0;
-}
-
 /* Runs (or, in static mode, appends) a one-output op; frees b. New ref or NULL. */
-d2_obj *d2_jit_op_n(d2_interp *I, d2_op_id op, d2_obj **in, int n_in, ab *b);
+d2_obj *d2_jit_op_n(d2_interp *I, d2_op_id op, d2_obj **in, int n_in, d2_ab *b);
 
-static inline d2_obj *op_1(d2_interp *I, d2_op_id op, d2_obj *x, ab *b)
+static inline d2_obj *op_1(d2_interp *I, d2_op_id op, d2_obj *x, d2_ab *b)
 {
     return d2_jit_op_n(I, op, &x, 1, b);
 }
-static inline d2_obj *op_2(d2_interp *I, d2_op_id op, d2_obj *x, d2_obj *y, ab *b)
+static inline d2_obj *op_2(d2_interp *I, d2_op_id op, d2_obj *x, d2_obj *y, d2_ab *b)
 {
     d2_obj *in[2] = {x, y};
     return d2_jit_op_n(I, op, in, 2, b);
@@ -310,7 +280,7 @@ int d2_jit_cond_core(d2_interp *I, d2_obj *pred, branch_fn fn, void *ctx, size_t
 int d2_jit_pred_var(d2_interp *I, d2_obj *pred, const char *what);
 
 /* Adds a control op with new result variables in the current block. */
-int d2_jit_emit_control(d2_interp *I, d2_op_id id, const int *in, int n_in, ab *b, int n_out,
+int d2_jit_emit_control(d2_interp *I, d2_op_id id, const int *in, int n_in, d2_ab *b, int n_out,
                         int *out);
 
 /* The result of a symbolic-value wrapper for output variable v (TensorArray

@@ -416,7 +416,7 @@ int d2_jit_pred_var(d2_interp *I, d2_obj *pred, const char *what)
 }
 
 /* Adds a control op with new result variables in the current block. */
-int d2_jit_emit_control(d2_interp *I, d2_op_id id, const int *in, int n_in, ab *b, int n_out,
+int d2_jit_emit_control(d2_interp *I, d2_op_id id, const int *in, int n_in, d2_ab *b, int n_out,
                         int *out)
 {
     d2_builder *B = D2_MODE(I)->builder;
@@ -525,10 +525,10 @@ int d2_jit_cond_core(d2_interp *I, d2_obj *pred, branch_fn fn, void *ctx, size_t
         nomem(I);
         goto done;
     }
-    ab b;
-    ab_init(&b, D2_OP_cond);
-    ab_int(&b, "then", m.blk[0]);
-    ab_int(&b, "else", m.blk[1]);
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_cond);
+    d2_ab_int(&b, "then", m.blk[0]);
+    d2_ab_int(&b, "else", m.blk[1]);
     if (d2_jit_emit_control(I, D2_OP_cond, &pv, 1, &b, m.n, outv) < 0) {
         d2_free(outv);
         goto done;
@@ -763,9 +763,9 @@ static d2_obj *JST_Print(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs
             d2_decref(s);
             continue;
         }
-        ab b;
-        ab_init(&b, D2_OP_print);
-        ab_str(&b, "message", label.data ? label.data : "");
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_print);
+        d2_ab_str(&b, "message", label.data ? label.data : "");
         d2_obj *none = NULL;
         int rc = b.bad ? -1 : d2_apply_op(I, D2_OP_print, &x, 1, &b.a, &none, 0);
         d2_attrs_free(&b.a);
@@ -792,9 +792,9 @@ D2_FN(JST_Assert)
             d2_decref(c);
             return NULL;
         }
-        ab b;
-        ab_init(&b, D2_OP_assert);
-        ab_str(&b, "message", s ? cstr(s) : "assertion failed");
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_assert);
+        d2_ab_str(&b, "message", s ? cstr(s) : "assertion failed");
         d2_obj *none = NULL;
         int rc = b.bad ? -1 : d2_apply_op(I, D2_OP_assert, &c, 1, &b.a, &none, 0);
         d2_attrs_free(&b.a);

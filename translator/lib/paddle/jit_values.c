@@ -41,7 +41,7 @@ bool d2_jit_is_layer(d2_interp *I, d2_obj *o)
 }
 
 /* Runs (or, in static mode, appends) a one-output op; frees b. New ref or NULL. */
-d2_obj *d2_jit_op_n(d2_interp *I, d2_op_id op, d2_obj **in, int n_in, ab *b)
+d2_obj *d2_jit_op_n(d2_interp *I, d2_op_id op, d2_obj **in, int n_in, d2_ab *b)
 {
     if (b && b->bad) {
         d2_attrs_free(&b->a);
@@ -58,12 +58,12 @@ d2_obj *d2_jit_op_n(d2_interp *I, d2_op_id op, d2_obj **in, int n_in, ab *b)
 /* A constant tensor of dtype dt and shape s filled with v. */
 d2_obj *d2_jit_constant(d2_interp *I, d2_dtype dt, const d2_shape *s, double v)
 {
-    ab b;
-    ab_init(&b, D2_OP_full);
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_full);
     if (s && s->ndim)
-        ab_ints(&b, "shape", s->dims, s->ndim);
-    ab_float(&b, "value", v);
-    ab_int(&b, "dtype", dt);
+        d2_ab_ints(&b, "shape", s->dims, s->ndim);
+    d2_ab_float(&b, "value", v);
+    d2_ab_int(&b, "dtype", dt);
     return d2_jit_op_n(I, D2_OP_full, NULL, 0, &b);
 }
 
@@ -71,9 +71,9 @@ d2_obj *d2_jit_cast_to(d2_interp *I, d2_obj *x, d2_dtype dt)
 {
     if (TOBJ(x)->type.dtype == dt)
         return d2_incref(x);
-    ab b;
-    ab_init(&b, D2_OP_cast);
-    ab_int(&b, "dtype", dt);
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_cast);
+    d2_ab_int(&b, "dtype", dt);
     return op_1(I, D2_OP_cast, x, &b);
 }
 
@@ -501,9 +501,9 @@ static d2_obj *TA_repr(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, 
 /* A tensor array of the n tensors items, cast to dt, made in the current block. */
 d2_obj *d2_jit_array_of(d2_interp *I, d2_obj **items, size_t n, d2_dtype dt)
 {
-    ab b;
-    ab_init(&b, D2_OP_array_create);
-    ab_int(&b, "dtype", dt);
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_array_create);
+    d2_ab_int(&b, "dtype", dt);
     d2_obj *t = d2_jit_op_n(I, D2_OP_array_create, NULL, 0, &b);
     for (size_t i = 0; t && i < n; i++) {
         d2_obj *x = d2_jit_cast_to(I, items[i], dt);
@@ -582,9 +582,9 @@ D2_FN(f_array_join)
     if (d2_to_int64(I, a[1], "axis", &axis) < 0)
         return NULL;
     d2_op_id op = *(const d2_op_id *)def->data;
-    ab b;
-    ab_init(&b, op);
-    ab_int(&b, "axis", axis);
+    d2_ab b;
+    d2_ab_init(&b, op);
+    d2_ab_int(&b, "axis", axis);
     return op_1(I, op, tarray_t(I, a[0]), &b);
 }
 

@@ -848,7 +848,7 @@ static d2_obj *act_apply(d2_interp *I, const char *cls, d2_obj *self, d2_obj *x)
     if (!is_tensor(x))
         return d2_raise(I, "TypeError", "%s: input must be a Tensor, got %s", fname,
                         d2_type_name(x));
-    ab b;
+    d2_ab b;
     if (strcmp(cls, "ReLU") == 0)
         return op1(I, fname, D2_OP_relu, x, NULL);
     if (strcmp(cls, "Sigmoid") == 0)
@@ -858,17 +858,17 @@ static d2_obj *act_apply(d2_interp *I, const char *cls, d2_obj *self, d2_obj *x)
     if (strcmp(cls, "SiLU") == 0)
         return op1(I, fname, D2_OP_silu, x, NULL);
     if (strcmp(cls, "ReLU6") == 0) {
-        ab_init(&b, D2_OP_clip);
-        ab_float(&b, "min", 0);
-        ab_float(&b, "max", 6);
+        d2_ab_init(&b, D2_OP_clip);
+        d2_ab_float(&b, "min", 0);
+        d2_ab_float(&b, "max", 6);
         return op1(I, fname, D2_OP_clip, x, &b);
     }
     if (strcmp(cls, "GELU") == 0) {
         bool ap;
         if (d2_pd_get_bool(I, arg_of(I, self, "_approximate"), fname, "approximate", &ap) < 0)
             return NULL;
-        ab_init(&b, D2_OP_gelu);
-        ab_bool(&b, "approximate", ap);
+        d2_ab_init(&b, D2_OP_gelu);
+        d2_ab_bool(&b, "approximate", ap);
         return op1(I, fname, D2_OP_gelu, x, &b);
     }
     if (strcmp(cls, "Softmax") == 0 || strcmp(cls, "LogSoftmax") == 0) {
@@ -876,16 +876,16 @@ static d2_obj *act_apply(d2_interp *I, const char *cls, d2_obj *self, d2_obj *x)
         if (d2_pd_get_int(I, arg_of(I, self, "_axis"), fname, "axis", &ax) < 0)
             return NULL;
         d2_op_id op = cls[0] == 'S' ? D2_OP_softmax : D2_OP_log_softmax;
-        ab_init(&b, op);
-        ab_int(&b, "axis", ax);
+        d2_ab_init(&b, op);
+        d2_ab_int(&b, "axis", ax);
         return op1(I, fname, op, x, &b);
     }
     if (strcmp(cls, "LeakyReLU") == 0) {
         double s;
         if (d2_pd_get_float(I, arg_of(I, self, "_negative_slope"), fname, "negative_slope", &s) < 0)
             return NULL;
-        ab_init(&b, D2_OP_leaky_relu);
-        ab_float(&b, "negative_slope", s);
+        d2_ab_init(&b, D2_OP_leaky_relu);
+        d2_ab_float(&b, "negative_slope", s);
         return op1(I, fname, D2_OP_leaky_relu, x, &b);
     }
     if (strcmp(cls, "Flatten") == 0) {
@@ -893,9 +893,9 @@ static d2_obj *act_apply(d2_interp *I, const char *cls, d2_obj *self, d2_obj *x)
         if (d2_pd_get_int(I, arg_of(I, self, "_start_axis"), fname, "start_axis", &s) < 0 ||
             d2_pd_get_int(I, arg_of(I, self, "_stop_axis"), fname, "stop_axis", &e) < 0)
             return NULL;
-        ab_init(&b, D2_OP_flatten);
-        ab_int(&b, "start_axis", s);
-        ab_int(&b, "stop_axis", e);
+        d2_ab_init(&b, D2_OP_flatten);
+        d2_ab_int(&b, "start_axis", s);
+        d2_ab_int(&b, "stop_axis", e);
         return op1(I, fname, D2_OP_flatten, x, &b);
     }
     return d2_raise(I, "RuntimeError", "internal: unknown activation layer %s", cls);

@@ -66,9 +66,9 @@ done:
 static d2_obj *join(d2_interp *I, const char *fname, d2_op_id op, d2_obj **xs, int n, int64_t axis)
 {
     if (n <= 16) {
-        ab b;
-        ab_init(&b, op);
-        ab_int(&b, "axis", axis);
+        d2_ab b;
+        d2_ab_init(&b, op);
+        d2_ab_int(&b, "axis", axis);
         return d2_pd_opn(I, fname, op, xs, n, &b);
     }
     if (op == D2_OP_stack) {
@@ -81,9 +81,9 @@ static d2_obj *join(d2_interp *I, const char *fname, d2_op_id op, d2_obj **xs, i
         int64_t ax = axis < 0 ? axis + ndim + 1 : axis;
         int i;
         for (i = 0; i < n; i++) {
-            ab b;
-            ab_init(&b, D2_OP_unsqueeze);
-            ab_ints(&b, "axis", &ax, 1);
+            d2_ab b;
+            d2_ab_init(&b, D2_OP_unsqueeze);
+            d2_ab_ints(&b, "axis", &ax, 1);
             u[i] = op1(I, fname, D2_OP_unsqueeze, xs[i], &b);
             if (!u[i])
                 break;
@@ -194,14 +194,14 @@ static d2_obj *split_sizes(d2_interp *I, const char *fname, d2_obj *x, int64_t *
         return NULL;
     int64_t start = 0;
     for (int i = 0; i < n; i++) {
-        ab b;
-        ab_init(&b, D2_OP_slice);
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_slice);
         int64_t end = start + sizes[i];
-        ab_ints(&b, "axes", &axis, 1);
-        ab_ints(&b, "starts", &start, 1);
-        ab_ints(&b, "ends", &end, 1);
+        d2_ab_ints(&b, "axes", &axis, 1);
+        d2_ab_ints(&b, "starts", &start, 1);
+        d2_ab_ints(&b, "ends", &end, 1);
         if (squeeze)
-            ab_ints(&b, "decrease_axis", &axis, 1);
+            d2_ab_ints(&b, "decrease_axis", &axis, 1);
         d2_obj *piece = op1(I, fname, D2_OP_slice, x, &b);
         if (!piece || d2_list_append(I, list, piece) < 0) {
             d2_decref(piece);
@@ -244,16 +244,16 @@ static d2_obj *do_split(d2_interp *I, const char *fname, d2_obj *xo, d2_obj *sec
         }
         if (dim < 0) {
             /* dynamic: the split op divides at run time */
-            ab b;
-            ab_init(&b, D2_OP_split);
-            ab_int(&b, "num", k);
-            ab_int(&b, "axis", axis);
+            d2_ab b;
+            d2_ab_init(&b, D2_OP_split);
+            d2_ab_int(&b, "num", k);
+            d2_ab_int(&b, "axis", axis);
             d2_obj *outs[256] = {NULL};
             if (b.bad || d2_pd_apply_named(I, fname, D2_OP_split, &x, 1, &b.a, outs, (int)k) < 0) {
-                ab_free(&b);
+                d2_ab_free(&b);
                 goto done;
             }
-            ab_free(&b);
+            d2_ab_free(&b);
             r = d2_list_new(I, 0);
             for (int64_t i = 0; i < k; i++) {
                 if (r && d2_list_append(I, r, outs[i]) < 0)
@@ -342,9 +342,9 @@ D2_FN(f_expand_as)
         d2_obj *x = d2_pd_as_tensor(I, a[0], -1, fname);
         const d2_shape *ys = &obj_type(a[1])->shape;
         if (x && d2_shape_is_static(ys)) {
-            ab b;
-            ab_init(&b, D2_OP_expand);
-            ab_ints(&b, "shape", ys->dims, ys->ndim);
+            d2_ab b;
+            d2_ab_init(&b, D2_OP_expand);
+            d2_ab_ints(&b, "shape", ys->dims, ys->ndim);
             r = op1(I, fname, D2_OP_expand, x, &b);
         } else if (x) {
             d2_obj *s = op1(I, fname, D2_OP_shape, a[1], NULL);
@@ -375,12 +375,12 @@ D2_FN(f_flip)
                 en[i] = INT64_MIN;
                 sp[i] = -1;
             }
-            ab b;
-            ab_init(&b, D2_OP_slice);
-            ab_ints(&b, "axes", axes, n);
-            ab_ints(&b, "starts", st, n);
-            ab_ints(&b, "ends", en, n);
-            ab_ints(&b, "strides", sp, n);
+            d2_ab b;
+            d2_ab_init(&b, D2_OP_slice);
+            d2_ab_ints(&b, "axes", axes, n);
+            d2_ab_ints(&b, "starts", st, n);
+            d2_ab_ints(&b, "ends", en, n);
+            d2_ab_ints(&b, "strides", sp, n);
             r = op1(I, fname, D2_OP_slice, x, &b);
             d2_decref(x);
         }

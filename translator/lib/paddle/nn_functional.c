@@ -91,13 +91,13 @@ d2_obj *d2_pd_conv2d(d2_interp *I, const char *fname, d2_obj *x, d2_obj *w, d2_o
         padding_arg(I, padding, fname, pad, &alg) < 0 ||
         d2_pd_get_int(I, groups, fname, "groups", &g) < 0)
         return NULL;
-    ab b;
-    ab_init(&b, D2_OP_conv2d);
-    ab_ints(&b, "strides", st, 2);
-    ab_ints(&b, "dilations", dil, 2);
-    ab_ints(&b, "paddings", pad, 4);
-    ab_int(&b, "groups", g);
-    ab_str(&b, "padding_algorithm", alg);
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_conv2d);
+    d2_ab_ints(&b, "strides", st, 2);
+    d2_ab_ints(&b, "dilations", dil, 2);
+    d2_ab_ints(&b, "paddings", pad, 4);
+    d2_ab_int(&b, "groups", g);
+    d2_ab_str(&b, "padding_algorithm", alg);
     d2_obj *in[3] = {x, w, is_none(I, bias) ? NULL : bias};
     return d2_pd_opn(I, fname, D2_OP_conv2d, in, 3, &b);
 }
@@ -233,15 +233,15 @@ static d2_obj *pool_impl_m(d2_interp *I, const char *fname, d2_obj *x, const cha
             }
         }
     }
-    ab b;
-    ab_init(&b, D2_OP_pool2d);
-    ab_str(&b, "pooling_type", type);
-    ab_ints(&b, "ksize", ks, 2);
-    ab_ints(&b, "strides", st, 2);
-    ab_ints(&b, "paddings", pad, 4);
-    ab_bool(&b, "adaptive", adaptive);
-    ab_bool(&b, "ceil_mode", ceil_mode);
-    ab_bool(&b, "exclusive", exclusive);
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_pool2d);
+    d2_ab_str(&b, "pooling_type", type);
+    d2_ab_ints(&b, "ksize", ks, 2);
+    d2_ab_ints(&b, "strides", st, 2);
+    d2_ab_ints(&b, "paddings", pad, 4);
+    d2_ab_bool(&b, "adaptive", adaptive);
+    d2_ab_bool(&b, "ceil_mode", ceil_mode);
+    d2_ab_bool(&b, "exclusive", exclusive);
     d2_obj *out = op1(I, fname, D2_OP_pool2d, x, &b);
     if (!out || !mask)
         return out;
@@ -328,21 +328,21 @@ static int batch_stats(d2_interp *I, const char *fname, d2_obj *x, d2_obj **mean
     for (int i = 0; i < nd; i++)
         if (i != 1)
             axes[na++] = i;
-    ab b;
-    ab_init(&b, D2_OP_mean);
-    ab_ints(&b, "axis", axes, na);
-    ab_bool(&b, "keepdim", true);
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_mean);
+    d2_ab_ints(&b, "axis", axes, na);
+    d2_ab_bool(&b, "keepdim", true);
     d2_obj *mk = op1(I, fname, D2_OP_mean, x, &b);
     d2_obj *diff = mk ? op2(I, fname, D2_OP_subtract, x, mk, NULL) : NULL;
     d2_obj *sq = diff ? op1(I, fname, D2_OP_square, diff, NULL) : NULL;
     *var = NULL;
     *mean = NULL;
     if (sq) {
-        ab_init(&b, D2_OP_mean);
-        ab_ints(&b, "axis", axes, na);
+        d2_ab_init(&b, D2_OP_mean);
+        d2_ab_ints(&b, "axis", axes, na);
         *var = op1(I, fname, D2_OP_mean, sq, &b);
-        ab_init(&b, D2_OP_mean);
-        ab_ints(&b, "axis", axes, na);
+        d2_ab_init(&b, D2_OP_mean);
+        d2_ab_ints(&b, "axis", axes, na);
         *mean = *var ? op1(I, fname, D2_OP_mean, x, &b) : NULL;
     }
     d2_decref(mk);
@@ -361,12 +361,12 @@ static int update_running(d2_interp *I, const char *fname, d2_obj *running, d2_o
 {
     if (!is_tensor(running) || is_sym(running) || is_sym(batch))
         return 0;
-    ab b;
-    ab_init(&b, D2_OP_scale);
-    ab_float(&b, "scale", momentum);
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_scale);
+    d2_ab_float(&b, "scale", momentum);
     d2_obj *r1 = op1(I, fname, D2_OP_scale, running, &b);
-    ab_init(&b, D2_OP_scale);
-    ab_float(&b, "scale", 1 - momentum);
+    d2_ab_init(&b, D2_OP_scale);
+    d2_ab_float(&b, "scale", 1 - momentum);
     d2_obj *b1 = r1 ? op1(I, fname, D2_OP_scale, batch, &b) : NULL;
     d2_obj *s = b1 ? op2(I, fname, D2_OP_add, r1, b1, NULL) : NULL;
     if (s) {
@@ -392,9 +392,9 @@ d2_obj *d2_pd_batch_norm(d2_interp *I, const char *fname, d2_obj *x, d2_obj *rm,
     if (is_none(I, w)) {
         scale = d2_pd_const_tensor(I, 1, 0, false, dt);
         if (scale && c >= 0) {
-            ab b;
-            ab_init(&b, D2_OP_expand);
-            ab_ints(&b, "shape", &c, 1);
+            d2_ab b;
+            d2_ab_init(&b, D2_OP_expand);
+            d2_ab_ints(&b, "shape", &c, 1);
             d2_obj *e = op1(I, fname, D2_OP_expand, scale, &b);
             d2_decref(scale);
             scale = e;
@@ -405,9 +405,9 @@ d2_obj *d2_pd_batch_norm(d2_interp *I, const char *fname, d2_obj *x, d2_obj *rm,
     if (!scale)
         return NULL;
     if (is_none(I, bias)) {
-        ab b;
-        ab_init(&b, D2_OP_full_like);
-        ab_float(&b, "value", 0);
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_full_like);
+        d2_ab_float(&b, "value", 0);
         shift = op1(I, fname, D2_OP_full_like, scale, &b);
     } else {
         shift = d2_incref(bias);
@@ -416,9 +416,9 @@ d2_obj *d2_pd_batch_norm(d2_interp *I, const char *fname, d2_obj *x, d2_obj *rm,
         d2_decref(scale);
         return NULL;
     }
-    ab b;
-    ab_init(&b, D2_OP_batch_norm);
-    ab_float(&b, "epsilon", eps);
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_batch_norm);
+    d2_ab_float(&b, "epsilon", eps);
     if (training && !use_global) {
         d2_obj *bm, *bv;
         if (batch_stats(I, fname, x, &bm, &bv) == 0) {
@@ -430,7 +430,7 @@ d2_obj *d2_pd_batch_norm(d2_interp *I, const char *fname, d2_obj *x, d2_obj *rm,
             d2_decref(bm);
             d2_decref(bv);
         } else {
-            ab_free(&b);
+            d2_ab_free(&b);
         }
     } else {
         d2_obj *in[5] = {x, rm, rv, scale, shift};
@@ -486,30 +486,30 @@ d2_obj *d2_pd_layer_norm(d2_interp *I, const char *fname, d2_obj *x, d2_obj *nsh
         total *= ns[i];
     /* scale and bias are flattened vectors */
     if (!is_none(I, w)) {
-        ab b;
-        ab_init(&b, D2_OP_reshape);
-        ab_ints(&b, "shape", &total, 1);
-        fw = is_tensor(w) && obj_type(w)->shape.ndim == 1 ? (ab_free(&b), d2_incref(w))
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_reshape);
+        d2_ab_ints(&b, "shape", &total, 1);
+        fw = is_tensor(w) && obj_type(w)->shape.ndim == 1 ? (d2_ab_free(&b), d2_incref(w))
                                                           : op1(I, fname, D2_OP_reshape, w, &b);
         if (!fw)
             return NULL;
     }
     if (!is_none(I, bias)) {
-        ab b;
-        ab_init(&b, D2_OP_reshape);
-        ab_ints(&b, "shape", &total, 1);
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_reshape);
+        d2_ab_ints(&b, "shape", &total, 1);
         fb = is_tensor(bias) && obj_type(bias)->shape.ndim == 1
-                 ? (ab_free(&b), d2_incref(bias))
+                 ? (d2_ab_free(&b), d2_incref(bias))
                  : op1(I, fname, D2_OP_reshape, bias, &b);
         if (!fb) {
             d2_decref(fw);
             return NULL;
         }
     }
-    ab b;
-    ab_init(&b, D2_OP_layer_norm);
-    ab_float(&b, "epsilon", eps);
-    ab_int(&b, "begin_norm_axis", xs->ndim - n);
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_layer_norm);
+    d2_ab_float(&b, "epsilon", eps);
+    d2_ab_int(&b, "begin_norm_axis", xs->ndim - n);
     d2_obj *in[3] = {x, fw, fb};
     r = d2_pd_opn(I, fname, D2_OP_layer_norm, in, 3, &b);
     d2_decref(fw);
@@ -531,22 +531,22 @@ d2_obj *d2_pd_embedding(d2_interp *I, const char *fname, d2_obj *ids, d2_obj *w,
 {
     if (!is_tensor(w))
         return d2_raise(I, "TypeError", "%s: weight must be a Tensor", fname);
-    ab b;
-    ab_init(&b, D2_OP_embedding);
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_embedding);
     if (!is_none(I, padding_idx)) {
         int64_t p;
         if (d2_pd_get_int(I, padding_idx, fname, "padding_idx", &p) < 0) {
-            ab_free(&b);
+            d2_ab_free(&b);
             return NULL;
         }
         int64_t v = obj_type(w)->shape.dims[0];
         if (p < 0)
             p += v;
-        ab_int(&b, "padding_idx", p);
+        d2_ab_int(&b, "padding_idx", p);
     }
     d2_obj *x = d2_pd_as_tensor(I, ids, -1, fname);
     if (!x) {
-        ab_free(&b);
+        d2_ab_free(&b);
         return NULL;
     }
     d2_obj *r = op2(I, fname, D2_OP_embedding, x, w, &b);
@@ -574,10 +574,10 @@ static d2_obj *dropout_impl(d2_interp *I, const char *fname, d2_obj *x, double p
                         fname, mode);
     if (!training || p == 0 || D2_MODE(I)->builder) {
         /* inference semantics (also what a static program records) */
-        ab b;
-        ab_init(&b, D2_OP_dropout);
-        ab_float(&b, "p", p);
-        ab_str(&b, "mode", mode);
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_dropout);
+        d2_ab_float(&b, "p", p);
+        d2_ab_str(&b, "mode", mode);
         if (training && !D2_MODE(I)->builder)
             return d2_incref(x);
         return op1(I, fname, D2_OP_dropout, x, &b);
@@ -667,10 +667,10 @@ D2_FN(F_relu6)
     const char *fname = "paddle.nn.functional.relu6";
     if (!is_tensor(a[0]))
         return d2_raise(I, "TypeError", "%s: x must be a Tensor", fname);
-    ab b;
-    ab_init(&b, D2_OP_clip);
-    ab_float(&b, "min", 0);
-    ab_float(&b, "max", 6);
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_clip);
+    d2_ab_float(&b, "min", 0);
+    d2_ab_float(&b, "max", 6);
     return op1(I, fname, D2_OP_clip, a[0], &b);
 }
 
@@ -693,14 +693,14 @@ D2_FN(F_one_hot)
         return d2_raise(I, "TypeError", "%s: x must be an int32/int64 tensor, got %s", fname,
                         dtname(obj_type(x)->dtype));
     }
-    ab b;
-    ab_init(&b, D2_OP_arange);
-    ab_float(&b, "end", (double)nc);
-    ab_int(&b, "dtype", obj_type(x)->dtype);
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_arange);
+    d2_ab_float(&b, "end", (double)nc);
+    d2_ab_int(&b, "dtype", obj_type(x)->dtype);
     d2_obj *classes = d2_pd_opn(I, fname, D2_OP_arange, NULL, 0, &b);
     int64_t last = -1;
-    ab_init(&b, D2_OP_unsqueeze);
-    ab_ints(&b, "axis", &last, 1);
+    d2_ab_init(&b, D2_OP_unsqueeze);
+    d2_ab_ints(&b, "axis", &last, 1);
     d2_obj *ux = classes ? op1(I, fname, D2_OP_unsqueeze, x, &b) : NULL;
     d2_obj *eq = ux ? op2(I, fname, D2_OP_equal, ux, classes, NULL) : NULL;
     d2_obj *r = eq ? d2_pd_cast_to(I, fname, eq, D2_F32) : NULL;

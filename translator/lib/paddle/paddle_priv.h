@@ -204,54 +204,19 @@ static inline int iset_take(d2_interp *I, d2_obj *o, const char *name, d2_obj *v
 
 /* ---- running ops (dispatch.c) ---- */
 
-/* Attribute builder: defaults first, then setters; `bad` records a setter
- * that did not match the schema (an internal error) or out of memory. */
-typedef struct ab {
-    const d2_opdef *def;
-    d2_attrs a;
-    bool bad;
-} ab;
-
-static inline void ab_init(ab *b, d2_op_id op)
-{
-    b->def = d2_op_def(op);
-    d2_attrs_init_default(b->def, &b->a);
-    b->bad = b->a.n != b->def->n_attrs;
-}
-static inline void ab_free(ab *b) { d2_attrs_free(&b->a); }
-static inline void ab_int(ab *b, const char *n, int64_t v)
-{
-    b->bad |= d2_attr_set_int(b->def, &b->a, n, v) < 0;
-}
-static inline void ab_float(ab *b, const char *n, double v)
-{
-    b->bad |= d2_attr_set_float(b->def, &b->a, n, v) < 0;
-}
-static inline void ab_bool(ab *b, const char *n, bool v)
-{
-    b->bad |= d2_attr_set_bool(b->def, &b->a, n, v) < 0;
-}
-static inline void ab_str(ab *b, const char *n, const char *v)
-{
-    b->bad |= d2_attr_set_str(b->def, &b->a, n, v) < 0;
-}
-static inline void ab_ints(ab *b, const char *n, const int64_t *v, int k)
-{
-    b->bad |= d2_attr_set_ints(b->def, &b->a, n, v, k) < 0;
-}
 
 /* d2_apply_op with the Python function's name for error messages. */
 int d2_pd_apply_named(d2_interp *I, const char *fname, d2_op_id op, d2_obj **inputs, int n_in,
                       const d2_attrs *attrs, d2_obj **outs, int n_out);
 /* One-output op; b may be NULL (defaults) and is freed. New reference or NULL. */
-d2_obj *d2_pd_opn(d2_interp *I, const char *fname, d2_op_id op, d2_obj **in, int n_in, ab *b);
+d2_obj *d2_pd_opn(d2_interp *I, const char *fname, d2_op_id op, d2_obj **in, int n_in, d2_ab *b);
 
-static inline d2_obj *op1(d2_interp *I, const char *fname, d2_op_id op, d2_obj *x, ab *b)
+static inline d2_obj *op1(d2_interp *I, const char *fname, d2_op_id op, d2_obj *x, d2_ab *b)
 {
     return d2_pd_opn(I, fname, op, &x, 1, b);
 }
 
-static inline d2_obj *op2(d2_interp *I, const char *fname, d2_op_id op, d2_obj *x, d2_obj *y, ab *b)
+static inline d2_obj *op2(d2_interp *I, const char *fname, d2_op_id op, d2_obj *x, d2_obj *y, d2_ab *b)
 {
     d2_obj *in[2] = {x, y};
     return d2_pd_opn(I, fname, op, in, 2, b);

@@ -167,6 +167,43 @@ d2_tensor *d2_pd_host(d2_interp *I, d2_obj *o, const char *fname);
  * always eager (for numpy.ndarray). *out / *t receive new references. */
 int d2_pd_index_host(d2_interp *I, d2_tensor *t, d2_obj *key, d2_tensor **out);
 int d2_pd_setitem_host(d2_interp *I, d2_tensor **t, d2_obj *key, d2_obj *v);
+/* ---- building an op's attributes ---- */
+/* Attribute builder: defaults first, then setters; `bad` records a setter
+ * that did not match the schema (an internal error) or out of memory. */
+typedef struct d2_ab {
+    const d2_opdef *def;
+    d2_attrs a;
+    bool bad;
+} d2_ab;
+
+static inline void d2_ab_init(d2_ab *b, d2_op_id op)
+{
+    b->def = d2_op_def(op);
+    d2_attrs_init_default(b->def, &b->a);
+    b->bad = b->a.n != b->def->n_attrs;
+}
+static inline void d2_ab_free(d2_ab *b) { d2_attrs_free(&b->a); }
+static inline void d2_ab_int(d2_ab *b, const char *n, int64_t v)
+{
+    b->bad |= d2_attr_set_int(b->def, &b->a, n, v) < 0;
+}
+static inline void d2_ab_float(d2_ab *b, const char *n, double v)
+{
+    b->bad |= d2_attr_set_float(b->def, &b->a, n, v) < 0;
+}
+static inline void d2_ab_bool(d2_ab *b, const char *n, bool v)
+{
+    b->bad |= d2_attr_set_bool(b->def, &b->a, n, v) < 0;
+}
+static inline void d2_ab_str(d2_ab *b, const char *n, const char *v)
+{
+    b->bad |= d2_attr_set_str(b->def, &b->a, n, v) < 0;
+}
+static inline void d2_ab_ints(d2_ab *b, const char *n, const int64_t *v, int k)
+{
+    b->bad |= d2_attr_set_ints(b->def, &b->a, n, v, k) < 0;
+}
+
 /* ---- helpers shared by the paddle and numpy modules ---- */
 /* The dtype object for dt (paddle.float32 or np.float32 style); borrowed. */
 d2_obj *d2_pd_dtype_obj(d2_interp *I, d2_dtype dt, bool np_style);

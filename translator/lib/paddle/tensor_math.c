@@ -14,31 +14,31 @@
 
 static d2_obj *argminmax(d2_interp *I, const char *fname, d2_op_id op, d2_obj **a)
 {
-    ab b;
-    ab_init(&b, op);
+    d2_ab b;
+    d2_ab_init(&b, op);
     int dt;
     bool keep;
     if (d2_pd_parse_dtype(I, a[3], fname, false, &dt) < 0 ||
         d2_pd_get_bool(I, a[2], fname, "keepdim", &keep) < 0) {
-        ab_free(&b);
+        d2_ab_free(&b);
         return NULL;
     }
     if (dt >= 0)
-        ab_int(&b, "dtype", dt);
-    ab_bool(&b, "keepdim", keep);
+        d2_ab_int(&b, "dtype", dt);
+    d2_ab_bool(&b, "keepdim", keep);
     if (is_none(I, a[1])) {
-        ab_bool(&b, "flatten", true);
+        d2_ab_bool(&b, "flatten", true);
     } else {
         int64_t ax;
         if (d2_pd_get_int(I, a[1], fname, "axis", &ax) < 0) {
-            ab_free(&b);
+            d2_ab_free(&b);
             return NULL;
         }
-        ab_int(&b, "axis", ax);
+        d2_ab_int(&b, "axis", ax);
     }
     d2_obj *x = d2_pd_as_tensor(I, a[0], -1, fname);
     if (!x) {
-        ab_free(&b);
+        d2_ab_free(&b);
         return NULL;
     }
     d2_obj *r = op1(I, fname, op, x, &b);
@@ -68,10 +68,10 @@ D2_FN(f_dot)
         if (nd < 1 || nd > 2) {
             r = d2_raise(I, "ValueError", "%s: x and y must be 1-D or 2-D", fname);
         } else {
-            ab b;
-            ab_init(&b, D2_OP_sum);
+            d2_ab b;
+            d2_ab_init(&b, D2_OP_sum);
             int64_t ax = -1;
-            ab_ints(&b, "axis", &ax, 1);
+            d2_ab_ints(&b, "axis", &ax, 1);
             r = op1(I, fname, D2_OP_sum, m, &b);
         }
         d2_decref(m);
@@ -171,28 +171,28 @@ D2_FN(f_is_tensor)
 static d2_obj *reduce_axes(d2_interp *I, const char *fname, d2_op_id op, d2_obj *x,
                            const int64_t *axes, int na, bool keep)
 {
-    ab b;
-    ab_init(&b, op);
-    ab_ints(&b, "axis", axes, na);
-    ab_bool(&b, "keepdim", keep);
+    d2_ab b;
+    d2_ab_init(&b, op);
+    d2_ab_ints(&b, "axis", axes, na);
+    d2_ab_bool(&b, "keepdim", keep);
     return op1(I, fname, op, x, &b);
 }
 
 d2_obj *d2_pd_scale_by(d2_interp *I, const char *fname, d2_obj *x, double sc, double bias)
 {
-    ab b;
-    ab_init(&b, D2_OP_scale);
-    ab_float(&b, "scale", sc);
-    ab_float(&b, "bias", bias);
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_scale);
+    d2_ab_float(&b, "scale", sc);
+    d2_ab_float(&b, "bias", bias);
     return op1(I, fname, D2_OP_scale, x, &b);
 }
 
 d2_obj *d2_pd_clip_to(d2_interp *I, const char *fname, d2_obj *x, double lo, double hi)
 {
-    ab b;
-    ab_init(&b, D2_OP_clip);
-    ab_float(&b, "min", lo);
-    ab_float(&b, "max", hi);
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_clip);
+    d2_ab_float(&b, "min", lo);
+    d2_ab_float(&b, "max", hi);
     return op1(I, fname, D2_OP_clip, x, &b);
 }
 

@@ -16,9 +16,9 @@ d2_obj *d2_pd_transpose_all(d2_interp *I, d2_obj *x)
     int64_t perm[D2_MAX_DIMS];
     for (int i = 0; i < nd; i++)
         perm[i] = nd - 1 - i;
-    ab b;
-    ab_init(&b, D2_OP_transpose);
-    ab_ints(&b, "perm", perm, nd);
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_transpose);
+    d2_ab_ints(&b, "perm", perm, nd);
     return op1(I, "Tensor.T", D2_OP_transpose, x, &b);
 }
 
