@@ -122,6 +122,7 @@ const char *d2_errcode_name(d2_errcode code)
     case D2_ERR_RUNTIME: return "runtime error";
     case D2_ERR_UNSUPPORTED: return "unsupported";
     case D2_ERR_DEVICE: return "device error";
+    case D2_ERR_LIMIT: return "limit reached";
     }
     return "error";
 }

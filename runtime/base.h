@@ -42,6 +42,7 @@ typedef enum {
     D2_ERR_RUNTIME,   /* failure while running (assert op, index out of range) */
     D2_ERR_UNSUPPORTED,
     D2_ERR_DEVICE,
+    D2_ERR_LIMIT,     /* a run limit was reached: deadline, cancel, memory cap */
 } d2_errcode;
 
 #define D2_ERR_MSG_MAX 1024
@@ -62,6 +63,26 @@ int d2_err_vset(d2_err *err, d2_errcode code, const char *fmt, va_list ap);
 void d2_err_prefix(d2_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void d2_err_clear(d2_err *err);
 const char *d2_errcode_name(d2_errcode code);
+
+/* Checked size arithmetic: every shape -> element count -> byte count
+ * computation goes through these. They store the result and return true, or
+ * return false (result unspecified) when it does not fit. */
+static inline bool d2_mul_i64(int64_t a, int64_t b, int64_t *r)
+{
+    return !__builtin_mul_overflow(a, b, r);
+}
+static inline bool d2_add_i64(int64_t a, int64_t b, int64_t *r)
+{
+    return !__builtin_add_overflow(a, b, r);
+}
+static inline bool d2_mul_size(size_t a, size_t b, size_t *r)
+{
+    return !__builtin_mul_overflow(a, b, r);
+}
+static inline bool d2_add_size(size_t a, size_t b, size_t *r)
+{
+    return !__builtin_add_overflow(a, b, r);
+}
 
 /* Growable byte buffer used by printers and serializers. */
 typedef struct d2_buf {

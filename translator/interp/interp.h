@@ -48,6 +48,7 @@ typedef struct d2_interp_options {
     bool quiet_warnings;
     FILE *out;               /* where print() writes (stdout when NULL) */
     FILE *errout;            /* where warnings go (stderr when NULL) */
+    double timeout_s;        /* wall-clock limit of a run (exec --timeout); 0: none */
 } d2_interp_options;
 
 /* One frame of the Python call stack, for tracebacks and diagnostics. */
