@@ -6,6 +6,8 @@
 #include "opencl/opencl.h"
 #include "npy.h"
 
+#include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,17 @@ _Static_assert((int)DY2ST_FLOAT32 == (int)D2_F32 && (int)DY2ST_FLOAT64 == (int)D
                    (int)DY2ST_BFLOAT16 == (int)D2_BF16,
                "public and internal dtype codes differ");
 _Static_assert(DY2ST_MAX_DIMS == D2_MAX_DIMS, "public and internal rank limits differ");
+_Static_assert((int)DY2ST_ERR_INVALID == (int)D2_ERR_INVALID &&
+                   (int)DY2ST_ERR_SHAPE == (int)D2_ERR_SHAPE &&
+                   (int)DY2ST_ERR_DTYPE == (int)D2_ERR_DTYPE &&
+                   (int)DY2ST_ERR_NOMEM == (int)D2_ERR_NOMEM && (int)DY2ST_ERR_IO == (int)D2_ERR_IO &&
+                   (int)DY2ST_ERR_FORMAT == (int)D2_ERR_FORMAT &&
+                   (int)DY2ST_ERR_PARSE == (int)D2_ERR_PARSE &&
+                   (int)DY2ST_ERR_RUNTIME == (int)D2_ERR_RUNTIME &&
+                   (int)DY2ST_ERR_UNSUPPORTED == (int)D2_ERR_UNSUPPORTED &&
+                   (int)DY2ST_ERR_DEVICE == (int)D2_ERR_DEVICE &&
+                   (int)DY2ST_ERR_LIMIT == (int)D2_ERR_LIMIT,
+               "public and internal status codes differ");
 
 /* A host tensor: always a contiguous CPU tensor (never a tensor array). */
 struct dy2st_tensor {
@@ -27,6 +40,13 @@ struct dy2st_tensor {
 struct dy2st_model {
     d2_program *prog;
     d2_prepared *pp;
+};
+
+/* Limits for runs; cancel is the only field a run's other threads touch. */
+struct dy2st_run_options {
+    double timeout_s; /* 0: none */
+    size_t max_bytes; /* 0: none */
+    atomic_int cancel;
 };
 
 static void status_set(dy2st_status *st, const d2_err *err)
@@ -312,10 +332,84 @@ static int check_input(const d2_var *v, const dy2st_tensor *x, d2_err *err)
     return 0;
 }
 
+/* ---- run options ------------------------------------------------------------ */
+
+dy2st_run_options *dy2st_run_options_new(void)
+{
+    dy2st_run_options *o = d2_calloc(1, sizeof *o);
+    if (o)
+        atomic_init(&o->cancel, 0);
+    return o;
+}
+
+void dy2st_run_options_free(dy2st_run_options *o) { d2_free(o); }
+
+int dy2st_run_options_set_timeout(dy2st_run_options *o, double seconds, dy2st_status *st)
+{
+    d2_err err = {0};
+    if (!o)
+        d2_err_set(&err, D2_ERR_INVALID, "no run options given");
+    else if (!isfinite(seconds) || seconds < 0)
+        d2_err_set(&err, D2_ERR_INVALID, "timeout must be a finite number of seconds >= 0, got %g",
+                   seconds);
+    if (err.code) {
+        status_set(st, &err);
+        return -1;
+    }
+    o->timeout_s = seconds;
+    status_ok(st);
+    return 0;
+}
+
+double dy2st_run_options_timeout(const dy2st_run_options *o) { return o ? o->timeout_s : 0; }
+
+void dy2st_run_options_set_max_bytes(dy2st_run_options *o, size_t max_bytes)
+{
+    if (o)
+        o->max_bytes = max_bytes;
+}
+
+size_t dy2st_run_options_max_bytes(const dy2st_run_options *o) { return o ? o->max_bytes : 0; }
+
+void dy2st_run_options_cancel(dy2st_run_options *o)
+{
+    if (o)
+        atomic_store_explicit(&o->cancel, 1, memory_order_relaxed);
+}
+
+void dy2st_run_options_reset_cancel(dy2st_run_options *o)
+{
+    if (o)
+        atomic_store_explicit(&o->cancel, 0, memory_order_relaxed);
+}
+
+int dy2st_run_options_cancelled(const dy2st_run_options *o)
+{
+    return o ? atomic_load_explicit(&o->cancel, memory_order_relaxed) != 0 : 0;
+}
+
+/* ---- runs ------------------------------------------------------------------- */
+
 int dy2st_model_run(dy2st_model *m, dy2st_tensor *const *inputs, int n_inputs,
                     dy2st_tensor **outputs, int n_outputs, dy2st_status *st)
 {
+    return dy2st_model_run_with_options(m, NULL, inputs, n_inputs, outputs, n_outputs, st);
+}
+
+int dy2st_model_run_with_options(dy2st_model *m, const dy2st_run_options *opts,
+                                 dy2st_tensor *const *inputs, int n_inputs,
+                                 dy2st_tensor **outputs, int n_outputs, dy2st_status *st)
+{
     d2_err err = {0};
+    d2_run_limits lim = {0}, *limp = NULL;
+    if (opts) {
+        limp = &lim;
+        lim.cancel = &opts->cancel;
+        lim.max_bytes = opts->max_bytes;
+        lim.timeout_s = opts->timeout_s;
+        if (opts->timeout_s > 0)
+            lim.deadline = d2_exec_clock() + opts->timeout_s;
+    }
     int n_in = dy2st_model_num_inputs(m), n_out = dy2st_model_num_outputs(m);
     d2_tensor **in = NULL, **out = NULL;
     for (int i = 0; outputs && i < n_outputs; i++)
@@ -345,7 +439,7 @@ int dy2st_model_run(dy2st_model *m, dy2st_tensor *const *inputs, int n_inputs,
             goto done;
         in[i] = inputs[i]->t;
     }
-    if (d2_exec_run(m->pp, in, n_in, out, n_out, &err) < 0)
+    if (d2_exec_run_limited(m->pp, limp, in, n_in, out, n_out, &err) < 0)
         goto done;
     for (int i = 0; i < n_out; i++) {
         d2_tensor *t = out[i];
@@ -379,6 +473,8 @@ done:
             outputs[i] = NULL;
         }
         status_set(st, &err);
+        if (st && err.code == D2_ERR_LIMIT && lim.hit == D2_LIMIT_CANCEL)
+            st->code = DY2ST_ERR_CANCELLED;
         return -1;
     }
     status_ok(st);

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 /* Variables are resolved to slots once: slot i holds the value of variable i
  * during a run (a frame is one array of n_vars tensor pointers). Each variable
@@ -33,11 +34,15 @@ struct d2_prepared {
     block_plan *blocks;
 };
 
-/* Per-run state: the slots, and the block being run (for d2_exec_frame_op). */
+/* Per-run state: the slots, the block being run (for d2_exec_frame_op) and
+ * the run's limits with what it has used of them. */
 struct d2_exec_frame {
     const d2_prepared *pp;
     d2_tensor **slots;
     int block;
+    d2_run_limits *lim; /* NULL: an unbounded run */
+    size_t bytes;       /* allocated by the run's ops so far */
+    bool limit_placed;  /* a while_loop has put its iteration count in the limit error */
 };
 
 /* Ports up to this count use stack arrays when running an op. */
@@ -554,6 +559,88 @@ static int gather_inputs(d2_exec_frame *f, const d2_op *op, const d2_opdef *def,
     return 0;
 }
 
+/* ---- limits ---- */
+
+double d2_exec_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The same clock as of its last tick (a few ms behind at most, never ahead):
+ * several times cheaper to read, so a deadline is checked after every op. */
+static double coarse_clock(void)
+{
+#ifdef CLOCK_MONOTONIC_COARSE
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+#else
+    return d2_exec_clock();
+#endif
+}
+
+/* Describes the time limit lim->hit (a deadline or a cancel) into buf. */
+static const char *time_limit_reason(const d2_run_limits *lim, char *buf, size_t n)
+{
+    if (lim->hit == D2_LIMIT_CANCEL)
+        snprintf(buf, n, "cancelled");
+    else if (lim->timeout_s > 0)
+        snprintf(buf, n, "deadline of %g s exceeded", lim->timeout_s);
+    else
+        snprintf(buf, n, "deadline exceeded");
+    return buf;
+}
+
+/* Whether the run must stop now: its cancel flag is set or its deadline has
+ * passed. Returns -1 with the reason in err (and lim->hit set), else 0. */
+static int time_limit(d2_exec_frame *f, d2_err *err)
+{
+    d2_run_limits *lim = f->lim;
+    if (lim->cancel && atomic_load_explicit(lim->cancel, memory_order_relaxed))
+        lim->hit = D2_LIMIT_CANCEL;
+    else if (lim->deadline > 0 && coarse_clock() >= lim->deadline)
+        lim->hit = D2_LIMIT_DEADLINE;
+    else
+        return 0;
+    char why[96];
+    return d2_err_set(err, D2_ERR_LIMIT, "%s", time_limit_reason(lim, why, sizeof why));
+}
+
+/* Counts the bytes of output j (type t) against the run's byte cap. */
+static int charge_output(d2_exec_frame *f, int j, const d2_type *t, d2_err *err)
+{
+    size_t n = d2_dtype_size(t->dtype), total;
+    for (int d = 0; d < t->shape.ndim; d++)
+        if (!d2_mul_size(n, t->shape.dims[d] > 0 ? (size_t)t->shape.dims[d] : 0, &n))
+            n = SIZE_MAX;
+    if (!d2_add_size(f->bytes, n, &total) || total > f->lim->max_bytes) {
+        f->lim->hit = D2_LIMIT_BYTES;
+        return d2_err_set(err, D2_ERR_LIMIT, "output %d needs %zu bytes, over the run's cap of %zu "
+                          "bytes (%zu allocated before it)", j, n, f->lim->max_bytes, f->bytes);
+    }
+    f->bytes = total;
+    return 0;
+}
+
+/* Whether t's storage is that of one of the inputs (or of an item of an input
+ * array): a view or a pass-through, which allocates nothing. */
+static bool shares_storage(const d2_tensor *t, d2_tensor *const *in, int n_in)
+{
+    for (int j = 0; j < n_in; j++) {
+        const d2_tensor *x = in[j];
+        if (!x)
+            continue;
+        if (x->kind == D2_VALUE_TENSOR && x->storage == t->storage)
+            return true;
+        for (int64_t i = 0; x->kind == D2_VALUE_ARRAY && i < x->array_len; i++)
+            if (x->items[i] && x->items[i]->storage == t->storage)
+                return true;
+    }
+    return false;
+}
+
 /* Runs op i of block b: infers concrete output types, allocates outputs,
  * runs the kernel, stores the outputs in their slots and releases the slots
  * that die here. */
@@ -593,6 +680,8 @@ static int run_op(d2_exec_frame *f, int b, int i, d2_err *err)
                 d2_err_set(err, D2_ERR_SHAPE, "output %d has unresolved type %s", j, ts);
                 goto fail;
             }
+            if (f->lim && f->lim->max_bytes && charge_output(f, j, t, err) < 0)
+                goto fail;
             s.out[j] = d2_tensor_new(pp->be, t->dtype, t->shape.ndim, t->shape.dims, err);
             if (!s.out[j])
                 goto fail;
@@ -612,6 +701,13 @@ static int run_op(d2_exec_frame *f, int b, int i, d2_err *err)
             d2_err_set(err, D2_ERR_RUNTIME, "the kernel produced no value for output %d ('%s')", j,
                        var->name);
             goto fail;
+        }
+        if (f->lim && f->lim->max_bytes && !control && (def->flags & D2_OPF_ALLOCS_OUTPUTS) &&
+            t->kind == D2_VALUE_TENSOR && !shares_storage(t, s.in, op->n_in)) {
+            d2_type ty;
+            value_type(t, &ty);
+            if (charge_output(f, j, &ty, err) < 0)
+                goto fail;
         }
         if (t->kind != var->type.kind || t->dtype != var->type.dtype) {
             char want[160];
@@ -680,9 +776,16 @@ int d2_exec_run_block(d2_exec_frame *f, int block, d2_tensor **args, int n_args,
         slot_set(f, v, d2_tensor_ref(args[j]));
     }
     release_list(f, bp->entry_dead, bp->n_entry_dead);
-    for (int i = 0; i < blk->n_ops; i++)
+    for (int i = 0; i < blk->n_ops; i++) {
         if (run_op(f, block, i, err) < 0)
             goto fail;
+        if (f->lim && time_limit(f, err) < 0) {
+            d2_err_prefix(err, "block ^%d op %d (%s)", block, i, d2_op_def(blk->ops[i].id)->name);
+            if (blk->ops[i].line > 0)
+                d2_err_prefix(err, "line %d", blk->ops[i].line);
+            goto fail;
+        }
+    }
     for (int j = 0; j < n_results; j++) {
         int v = blk->yields[j];
         if (!f->slots[v]) {
@@ -762,6 +865,12 @@ static bool needs_upload(const d2_tensor *t, const d2_backend *be)
 int d2_exec_run(d2_prepared *pp, d2_tensor **inputs, int n_in, d2_tensor **outputs, int n_out,
                 d2_err *err)
 {
+    return d2_exec_run_limited(pp, NULL, inputs, n_in, outputs, n_out, err);
+}
+
+int d2_exec_run_limited(d2_prepared *pp, d2_run_limits *lim, d2_tensor **inputs, int n_in,
+                        d2_tensor **outputs, int n_out, d2_err *err)
+{
     for (int j = 0; j < n_out; j++)
         outputs[j] = NULL;
     if (!pp)
@@ -778,7 +887,12 @@ int d2_exec_run(d2_prepared *pp, d2_tensor **inputs, int n_in, d2_tensor **outpu
         if (check_input(p, j, blk0->params[j], inputs[j], err) < 0)
             return -1;
     int rc = -1;
-    d2_exec_frame f = {pp, NULL, -1};
+    d2_exec_frame f = {pp, NULL, -1, lim, 0, false};
+    if (lim) {
+        lim->hit = D2_LIMIT_NONE;
+        if (time_limit(&f, err) < 0)
+            return -1;
+    }
     d2_tensor **args = inputs, **copies = NULL;
     f.slots = d2_calloc((size_t)pp->n_slots + 1, sizeof *f.slots);
     if (!f.slots) {
@@ -916,6 +1030,23 @@ int ctl_cond(d2_kctx *k)
                              k->n_out, k->err);
 }
 
+/* When err is a deadline or cancel that no inner loop has claimed, restates
+ * it as this loop's ("deadline of 2 s exceeded after 1234 iterations"): which
+ * op of the body was running is happenstance, the loop is what ran long.
+ * Returns whether it did. */
+static bool place_time_limit(d2_exec_frame *f, d2_err *err, long long iter)
+{
+    if (!f->lim || !err || err->code != D2_ERR_LIMIT || f->limit_placed ||
+        (f->lim->hit != D2_LIMIT_DEADLINE && f->lim->hit != D2_LIMIT_CANCEL))
+        return false;
+    char why[96];
+    time_limit_reason(f->lim, why, sizeof why);
+    d2_err_clear(err);
+    d2_err_set(err, D2_ERR_LIMIT, "%s after %lld iteration%s", why, iter, iter == 1 ? "" : "s");
+    f->limit_placed = true;
+    return true;
+}
+
 /* while_loop(inits...) -> finals: carried = inits; while cond(carried):
  * carried = body(carried). */
 int ctl_while_loop(d2_kctx *k)
@@ -938,17 +1069,23 @@ int ctl_while_loop(d2_kctx *k)
     for (long long iter = 0;; iter++) {
         d2_tensor *pt = NULL;
         bool go;
+        if (iter > 0 && k->frame->lim && time_limit(k->frame, k->err) < 0) {
+            place_time_limit(k->frame, k->err, iter);
+            goto done;
+        }
         if (d2_exec_run_block(k->frame, cond_b, carried, n, &pt, 1, k->err) < 0 ||
             d2_exec_read_pred(k->frame, pt, &go, k->err) < 0) {
             d2_tensor_unref(pt);
-            d2_err_prefix(k->err, "iteration %lld: condition", iter);
+            if (!place_time_limit(k->frame, k->err, iter))
+                d2_err_prefix(k->err, "iteration %lld: condition", iter);
             goto done;
         }
         d2_tensor_unref(pt);
         if (!go)
             break;
         if (d2_exec_run_block(k->frame, body_b, carried, n, next, n, k->err) < 0) {
-            d2_err_prefix(k->err, "iteration %lld: body", iter);
+            if (!place_time_limit(k->frame, k->err, iter))
+                d2_err_prefix(k->err, "iteration %lld: body", iter);
             goto done;
         }
         for (int j = 0; j < n; j++) {

@@ -5,6 +5,8 @@
 #include "backend.h"
 #include "program.h"
 
+#include <stdatomic.h>
+
 typedef struct d2_prepared d2_prepared;
 typedef struct d2_exec_frame d2_exec_frame;
 
@@ -20,6 +22,35 @@ void d2_exec_free(d2_prepared *pp);
  * from several threads at once on one prepared Program. */
 int d2_exec_run(d2_prepared *pp, d2_tensor **inputs, int n_in, d2_tensor **outputs, int n_out,
                 d2_err *err);
+
+/* Which limit stopped a run (d2_run_limits.hit). */
+typedef enum {
+    D2_LIMIT_NONE = 0,
+    D2_LIMIT_DEADLINE,
+    D2_LIMIT_CANCEL,
+    D2_LIMIT_BYTES,
+} d2_limit_kind;
+
+/* Bounds on one run. The executor checks the cancel flag and the deadline
+ * after every op and at every while_loop iteration (a relaxed atomic load,
+ * plus a clock read when a deadline is set), and counts the bytes of the
+ * tensors the run's ops allocate against max_bytes. A kernel already running
+ * is not interrupted. Exceeding a limit fails the run with D2_ERR_LIMIT. */
+typedef struct d2_run_limits {
+    double deadline;          /* absolute, on the d2_exec_clock() scale; 0: none */
+    double timeout_s;         /* the timeout the deadline came from, for messages; 0: unknown */
+    const atomic_int *cancel; /* the run stops once *cancel is nonzero; NULL: none */
+    size_t max_bytes;         /* cap on the bytes the run's ops allocate in all; 0: none */
+    d2_limit_kind hit;        /* out: the limit that stopped the run */
+} d2_run_limits;
+
+/* Monotonic clock in seconds (the scale of d2_run_limits.deadline). */
+double d2_exec_clock(void);
+
+/* d2_exec_run under limits (NULL: none). Each concurrent run needs its own
+ * d2_run_limits (they may share one cancel flag). */
+int d2_exec_run_limited(d2_prepared *pp, d2_run_limits *lim, d2_tensor **inputs, int n_in,
+                        d2_tensor **outputs, int n_out, d2_err *err);
 
 /* For control-op kernels: runs block `block` of the frame's Program with its
  * params bound to args; results receives new references to the yields. */

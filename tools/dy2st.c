@@ -15,6 +15,7 @@
 #include "program.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +85,21 @@ int cli_opt_value(int argc, char **argv, int *i, const char *name, const char *a
         return -1;
     *val = argv[++*i];
     return 1;
+}
+
+/* Parses the value of --timeout: a finite number of seconds > 0. Returns 0,
+ * or -1 after printing the usage error (*rc set). */
+static int parse_timeout(const command *c, const char *val, double *out, int *rc)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(val, &end);
+    if (end == val || *end != '\0' || errno == ERANGE || !isfinite(v) || v <= 0) {
+        *rc = usage_error(c, "--timeout: expected a positive number of seconds, got '%s'", val);
+        return -1;
+    }
+    *out = v;
+    return 0;
 }
 
 static bool is_help(const char *a) { return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0; }
@@ -208,7 +224,10 @@ static const char run_help[] =
     "  -o, --output-dir DIR        write each output as DIR/NAME.npy (DIR is\n"
     "                              created if missing); without it, print each\n"
     "                              output's name, dtype, shape and a summary\n"
-    "  -d, --device DEV            cpu (default) or opencl[:N]\n";
+    "  -d, --device DEV            cpu (default) or opencl[:N]\n"
+    "  --timeout SECONDS           stop the run with an error once it has run\n"
+    "                              this long (checked between ops and at every\n"
+    "                              loop iteration)\n";
 
 static int cmd_run(int argc, char **argv)
 {
@@ -224,6 +243,8 @@ static int cmd_run(int argc, char **argv)
     const char **sources = NULL;
     int n_in = 0, n_out = 0;
     bool opts_done = false;
+    double timeout = 0;
+    dy2st_run_options *ropts = NULL;
     for (int i = 1; i < argc; i++) {
         const char *v;
         int r;
@@ -247,6 +268,13 @@ static int cmd_run(int argc, char **argv)
                 goto done;
             }
             device = v;
+        } else if (!opts_done && (r = cli_opt_value(argc, argv, &i, "--timeout", NULL, &v)) != 0) {
+            if (r < 0) {
+                rc = usage_error(self, "--timeout needs a number of seconds");
+                goto done;
+            }
+            if (parse_timeout(self, v, &timeout, &rc) < 0)
+                goto done;
         } else if (!opts_done && argv[i][0] == '-' && argv[i][1] != '\0') {
             rc = usage_error(self, "unknown option '%s'", argv[i]);
             goto done;
@@ -322,7 +350,18 @@ static int cmd_run(int argc, char **argv)
         rc = error("missing input '%s' (%s); pass --input %s=FILE.npy", name, decl, name);
         goto done;
     }
-    if (dy2st_model_run(m, inputs, n_in, outputs, n_out, &st) < 0) {
+    if (timeout > 0) {
+        ropts = dy2st_run_options_new();
+        if (!ropts) {
+            rc = error("out of memory");
+            goto done;
+        }
+        if (dy2st_run_options_set_timeout(ropts, timeout, &st) < 0) {
+            rc = error("%s", dy2st_status_message(&st));
+            goto done;
+        }
+    }
+    if (dy2st_model_run_with_options(m, ropts, inputs, n_in, outputs, n_out, &st) < 0) {
         rc = error("%s", dy2st_status_message(&st));
         goto done;
     }
@@ -363,6 +402,7 @@ done:
     free(outputs);
     free(sources);
     free(specs);
+    dy2st_run_options_free(ropts);
     dy2st_model_free(m);
     return rc;
 }
@@ -423,7 +463,9 @@ static const char exec_help[] =
     "\n"
     "  --device DEV     where tensors live: cpu (default) or opencl[:N]\n"
     "  --no-fallback    make a to_static conversion failure an error instead of\n"
-    "                   falling back to tracing\n";
+    "                   falling back to tracing\n"
+    "  --timeout SECONDS\n"
+    "                   stop the script with an error once it has run this long\n";
 
 static int cmd_exec(int argc, char **argv)
 {
@@ -443,6 +485,12 @@ static int cmd_exec(int argc, char **argv)
             opt.device = val;
         } else if (strcmp(argv[i], "--no-fallback") == 0) {
             opt.no_fallback = true;
+        } else if ((r = cli_opt_value(argc, argv, &i, "--timeout", NULL, &val)) != 0) {
+            int rc;
+            if (r < 0)
+                return usage_error(self, "--timeout needs a number of seconds");
+            if (parse_timeout(self, val, &opt.timeout_s, &rc) < 0)
+                return rc;
         } else {
             return usage_error(self, "unknown option '%s'", argv[i]);
         }
@@ -516,11 +564,11 @@ static int cmd_devices(int argc, char **argv)
 static int cmd_help(int argc, char **argv);
 
 static const command commands[] = {
-    {"run", "MODEL [--input NAME=FILE.npy]... [--output-dir DIR] [--device DEV]",
+    {"run", "MODEL [--input NAME=FILE.npy]... [--output-dir DIR] [--device DEV] [--timeout S]",
      "Run a saved model or a text-form program on .npy inputs.", run_help, cmd_run},
     {"show", "MODEL [--dot | --data]", "Print a model's Program (text form or Graphviz).",
      show_help, cmd_show},
-    {"exec", "[--device DEV] [--no-fallback] SCRIPT [ARGS]...",
+    {"exec", "[--device DEV] [--no-fallback] [--timeout S] SCRIPT [ARGS]...",
      "Run a Python build script (dygraph code, to_static, saving).", exec_help, cmd_exec},
     {"convert", cmd_convert_args, cmd_convert_summary, cmd_convert_help, cmd_convert},
     {"program", cmd_program_args, cmd_program_summary, cmd_program_help, cmd_program},

@@ -32,14 +32,32 @@ typedef enum {
     DY2ST_BFLOAT16 = 6,
 } dy2st_dtype;
 
+/* Status codes (dy2st_status.code). */
+typedef enum {
+    DY2ST_OK = 0,
+    DY2ST_ERR_INVALID = 1,      /* bad argument or bad program */
+    DY2ST_ERR_SHAPE = 2,        /* shape mismatch */
+    DY2ST_ERR_DTYPE = 3,        /* dtype mismatch or unsupported dtype */
+    DY2ST_ERR_NOMEM = 4,        /* out of memory */
+    DY2ST_ERR_IO = 5,           /* file I/O */
+    DY2ST_ERR_FORMAT = 6,       /* corrupt, truncated or unsupported file */
+    DY2ST_ERR_PARSE = 7,        /* text-form syntax */
+    DY2ST_ERR_RUNTIME = 8,      /* failure while running (assert op, index out of range) */
+    DY2ST_ERR_UNSUPPORTED = 9,
+    DY2ST_ERR_DEVICE = 10,
+    DY2ST_ERR_LIMIT = 11,       /* a run passed its deadline or its byte cap */
+    DY2ST_ERR_CANCELLED = 12,   /* a run was cancelled (dy2st_run_options_cancel) */
+} dy2st_status_code;
+
 /* Error state: zero-initialise (dy2st_status st = {0};) before use. */
 typedef struct dy2st_status {
-    int code; /* 0 = ok */
+    int code; /* a dy2st_status_code; 0 = ok */
     char message[1024];
 } dy2st_status;
 
 typedef struct dy2st_model dy2st_model;   /* a loaded, prepared model */
 typedef struct dy2st_tensor dy2st_tensor; /* a host tensor */
+typedef struct dy2st_run_options dy2st_run_options; /* limits for runs */
 
 /* Library version string, e.g. "0.1.0". */
 DY2ST_API const char *dy2st_version(void);
@@ -85,6 +103,46 @@ DY2ST_API int dy2st_model_output_index(const dy2st_model *m, const char *name);
  * the caller frees (all NULL on failure). Thread-safe on one model. */
 DY2ST_API int dy2st_model_run(dy2st_model *m, dy2st_tensor *const *inputs, int n_inputs,
                               dy2st_tensor **outputs, int n_outputs, dy2st_status *st);
+
+/* Run options: limits that bound a run. A new options object sets no limit,
+ * and dy2st_model_run_with_options with it behaves as dy2st_model_run.
+ * The limits are checked after every op and at every while_loop iteration;
+ * an op already running (one large matmul) is not interrupted.
+ * Set the limits before starting runs: the setters must not race with a run
+ * that uses the options. dy2st_run_options_cancel may be called from any
+ * thread (or a signal handler) at any time. One options object may serve
+ * several runs, at once or one after another. */
+/* Returns new options with no limits (free with dy2st_run_options_free), or
+ * NULL when out of memory. */
+DY2ST_API dy2st_run_options *dy2st_run_options_new(void);
+/* Frees the options; no run may be using them. NULL is ignored. */
+DY2ST_API void dy2st_run_options_free(dy2st_run_options *o);
+/* Each run stops with DY2ST_ERR_LIMIT once it has run `seconds` (wall-clock,
+ * monotonic, counted from the start of that run); 0 removes the limit.
+ * Returns -1 with st set when seconds is negative, NaN or infinite. */
+DY2ST_API int dy2st_run_options_set_timeout(dy2st_run_options *o, double seconds,
+                                            dy2st_status *st);
+DY2ST_API double dy2st_run_options_timeout(const dy2st_run_options *o);
+/* Each run stops with DY2ST_ERR_LIMIT before an op allocates an output that
+ * would take the bytes the run's ops have allocated (in all, not at once)
+ * past max_bytes; 0 removes the cap. Inputs, parameters and the returned
+ * copies are not counted. */
+DY2ST_API void dy2st_run_options_set_max_bytes(dy2st_run_options *o, size_t max_bytes);
+DY2ST_API size_t dy2st_run_options_max_bytes(const dy2st_run_options *o);
+/* Requests that every run using o stop: running ones fail with
+ * DY2ST_ERR_CANCELLED at their next check, and later ones fail at once, until
+ * dy2st_run_options_reset_cancel. Thread-safe and async-signal-safe. */
+DY2ST_API void dy2st_run_options_cancel(dy2st_run_options *o);
+DY2ST_API void dy2st_run_options_reset_cancel(dy2st_run_options *o);
+DY2ST_API int dy2st_run_options_cancelled(const dy2st_run_options *o);
+/* dy2st_model_run under the limits of opts (NULL: none). A run that passes
+ * its deadline or byte cap fails with DY2ST_ERR_LIMIT, a cancelled one with
+ * DY2ST_ERR_CANCELLED; the message names the op or while_loop that was
+ * running. Outputs are as for dy2st_model_run (all NULL on failure). */
+DY2ST_API int dy2st_model_run_with_options(dy2st_model *m, const dy2st_run_options *opts,
+                                           dy2st_tensor *const *inputs, int n_inputs,
+                                           dy2st_tensor **outputs, int n_outputs,
+                                           dy2st_status *st);
 
 #ifdef __cplusplus
 }
