@@ -1,6 +1,7 @@
 #!/bin/sh
-# test_limits_cli.sh - run and exec --timeout: a saved model with an endless while_loop stops
-# with a clean error soon after its deadline; bad values are usage errors.
+# test_limits_cli.sh - run and exec --timeout: a saved model, or a script's to_static function,
+# with an endless while_loop stops with a clean error soon after its deadline; bad values are
+# usage errors.
 
 . "${top_srcdir:-.}/tests/cli/lib.sh"
 need_dy2st
@@ -38,6 +39,27 @@ for bad in x 0 -1 1e999 nan 2s ""; do
         "$DY2ST" run "$TMP/spin.d2m" --timeout "$bad"
 done
 expect 2 "dy2st: error: --timeout needs a number of seconds" "$DY2ST" run "$TMP/spin.d2m" --timeout
+
+# exec --timeout bounds the runs a script starts: a to_static function that loops forever
+cat >"$TMP/spin_exec.py" <<'PY'
+import paddle
+
+
+@paddle.jit.to_static
+def spin(x):
+    i = paddle.zeros([1], dtype="int64")
+    while i >= 0:
+        i = i + 1
+    return x + i.astype("float32")
+
+
+print(spin(paddle.ones([4])))
+PY
+start=$(date +%s)
+expect 1 "line 7: block ^0 op 1 (while_loop): deadline of 0.5 s exceeded after" \
+    timeout 30 "$DY2ST" exec --timeout 0.5 "$TMP/spin_exec.py"
+took=$(($(date +%s) - start))
+[ "$took" -le 10 ] || fail "exec --timeout 0.5 took $took s"
 
 # exec takes the same option (a quick script is not affected by it)
 echo 'print("done")' >"$TMP/quick.py"

@@ -215,7 +215,7 @@ static d2_obj *TL_forward(d2_interp *I, d2_obj *self, d2_obj **args, size_t narg
             goto done;
     }
     d2_err err = {0};
-    if (d2_exec_run(l->pp, in, n_in, out, n_out, &err) < 0) {
+    if (d2_jit_exec_run(I, l->pp, in, n_in, out, n_out, &err) < 0) {
         d2_raise_err(I, &err);
         goto done;
     }

@@ -3,6 +3,7 @@
 #ifndef DY2ST_JIT_PRIV_H
 #define DY2ST_JIT_PRIV_H
 
+#include "exec.h"
 #include "interp/interp.h"
 #include "lib/paddle/jit.h"
 
@@ -34,6 +35,20 @@ static inline d2_obj *iget(d2_interp *I, d2_obj *o, const char *name)
     if (!o || o->kind != D2_OBJ_INSTANCE || !D2_AS(d2_instance, o)->dict)
         return NULL;
     return d2_dict_get_str(I, D2_AS(d2_instance, o)->dict, name);
+}
+
+/* d2_exec_run for the runs a script starts: each is bounded by the script's
+ * timeout (exec --timeout), so an endless while_loop in a converted or
+ * loaded model stops with an error instead of hanging the script. */
+static inline int d2_jit_exec_run(d2_interp *I, d2_prepared *pp, d2_tensor **in, int n_in,
+                                  d2_tensor **out, int n_out, d2_err *err)
+{
+    if (!(I->opt.timeout_s > 0))
+        return d2_exec_run(pp, in, n_in, out, n_out, err);
+    d2_run_limits lim = {0};
+    lim.timeout_s = I->opt.timeout_s;
+    lim.deadline = d2_exec_clock() + I->opt.timeout_s;
+    return d2_exec_run_limited(pp, &lim, in, n_in, out, n_out, err);
 }
 
 /* ---- registration of builtin modules and classes ---- */

@@ -1074,7 +1074,7 @@ static d2_obj *run_entry(d2_interp *I, entry *e, feeds *fd)
         goto done;
     }
     d2_err err = {0};
-    if (d2_exec_run(e->pp, fd->t, fd->n, outs, e->n_out, &err) < 0) {
+    if (d2_jit_exec_run(I, e->pp, fd->t, fd->n, outs, e->n_out, &err) < 0) {
         d2_raise_err(I, &err);
         goto done;
     }

@@ -179,7 +179,7 @@ static int run_fetch(d2_interp *I, sprog *s, d2_tensor **in, const int *vars, in
         nomem(I);
         goto done;
     }
-    if (any && d2_exec_run(qp, in, b0->n_params, outs, n_out, &err) < 0)
+    if (any && d2_jit_exec_run(I, qp, in, b0->n_params, outs, n_out, &err) < 0)
         goto fail;
     const d2_block *yb = q ? &q->blocks[0] : b0;
     for (int i = 0; i < n; i++) {
@@ -293,7 +293,7 @@ static d2_obj *run_built(d2_interp *I, sprog *s, d2_obj *feed, d2_obj **fitems, 
             nomem(I);
             goto done;
         }
-        if (d2_exec_run(qp, in, n_need, outs, n_out, &err) < 0)
+        if (d2_jit_exec_run(I, qp, in, n_need, outs, n_out, &err) < 0)
             goto fail;
     }
     for (int i = 0; i < n; i++) {

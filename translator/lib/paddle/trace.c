@@ -641,7 +641,7 @@ D2_FN(TL_call)
         }
     }
     t->ran = true;
-    if (d2_exec_run(t->pp, in, (int)n, outs, t->n_out, &err) < 0) {
+    if (d2_jit_exec_run(I, t->pp, in, (int)n, outs, t->n_out, &err) < 0) {
         d2_raise_err(I, &err);
         goto done;
     }
