@@ -123,10 +123,11 @@ DY2ST_API void dy2st_run_options_free(dy2st_run_options *o);
 DY2ST_API int dy2st_run_options_set_timeout(dy2st_run_options *o, double seconds,
                                             dy2st_status *st);
 DY2ST_API double dy2st_run_options_timeout(const dy2st_run_options *o);
-/* Each run stops with DY2ST_ERR_LIMIT before an op allocates an output that
- * would take the bytes the run's ops have allocated (in all, not at once)
- * past max_bytes; 0 removes the cap. Inputs, parameters and the returned
- * copies are not counted. */
+/* Each run stops with DY2ST_ERR_LIMIT when an op's output would take the
+ * bytes of the outputs the run's ops have allocated (in all, not the most held
+ * at once) past max_bytes; 0 removes the cap. The check comes before the
+ * output is allocated (after the kernel for the few ops that make their own
+ * outputs). Inputs, parameters and views of them are not counted. */
 DY2ST_API void dy2st_run_options_set_max_bytes(dy2st_run_options *o, size_t max_bytes);
 DY2ST_API size_t dy2st_run_options_max_bytes(const dy2st_run_options *o);
 /* Requests that every run using o stop: running ones fail with

@@ -83,6 +83,17 @@ static dy2st_model *load_endless(bool saved)
     return m;
 }
 
+/* The mlp_loop sample (a finite while_loop) and its input. */
+static dy2st_model *load_sample(dy2st_tensor **x)
+{
+    dy2st_status st = {0};
+    dy2st_model *m = dy2st_model_load(SAMPLE, "cpu", &st);
+    assert_non_null(m);
+    *x = dy2st_tensor_load_npy(CLI_DIR "x.npy", &st);
+    assert_non_null(*x);
+    return m;
+}
+
 static dy2st_tensor *ones4(void)
 {
     const float v[4] = {1, 2, 3, 4};
@@ -129,6 +140,9 @@ static void test_deadline(void **state)
         dy2st_run_options *o = dy2st_run_options_new();
         dy2st_status st = {0};
         assert_int_equal(dy2st_run_options_set_timeout(o, 0.2, &st), 0);
+        /* a backstop, so that a broken deadline fails the test instead of hanging it: the
+         * loop allocates 41 bytes an iteration, millions of iterations before the cap */
+        dy2st_run_options_set_max_bytes(o, (size_t)256 << 20);
         dy2st_tensor *x = ones4(), *out[2] = {(dy2st_tensor *)1, (dy2st_tensor *)1};
         double t0 = now();
         assert_int_equal(dy2st_model_run_with_options(m, o, &x, 1, out, 2, &st), -1);
@@ -168,6 +182,7 @@ static void test_cancel(void **state)
     dy2st_run_options *o = dy2st_run_options_new();
     dy2st_tensor *x = ones4(), *out[2] = {0};
     dy2st_status st = {0};
+    assert_int_equal(dy2st_run_options_set_timeout(o, 10, &st), 0); /* a backstop */
     canceller c = {o, 0.1};
     pthread_t th;
     double t0 = now();
@@ -192,10 +207,8 @@ static void test_generous_limits(void **state)
 {
     (void)state;
     dy2st_status st = {0};
-    dy2st_model *m = dy2st_model_load(SAMPLE, "cpu", &st);
-    assert_non_null(m);
-    dy2st_tensor *x = dy2st_tensor_load_npy(CLI_DIR "x.npy", &st);
-    assert_non_null(x);
+    dy2st_tensor *x;
+    dy2st_model *m = load_sample(&x);
     dy2st_tensor *plain[3] = {0}, *bounded[3] = {0};
     assert_int_equal(dy2st_model_run(m, &x, 1, plain, 3, &st), 0);
     dy2st_run_options *o = dy2st_run_options_new();
@@ -229,10 +242,8 @@ static void test_byte_cap(void **state)
 {
     (void)state;
     dy2st_status st = {0};
-    dy2st_model *m = dy2st_model_load(SAMPLE, "cpu", &st);
-    assert_non_null(m);
-    dy2st_tensor *x = dy2st_tensor_load_npy(CLI_DIR "x.npy", &st);
-    assert_non_null(x);
+    dy2st_tensor *x;
+    dy2st_model *m = load_sample(&x);
     int64_t rows = dy2st_tensor_dim(x, 0);
     dy2st_tensor *out[3] = {0};
     dy2st_run_options *o = dy2st_run_options_new();
@@ -251,6 +262,7 @@ static void test_byte_cap(void **state)
     m = load_endless(false);
     x = ones4();
     dy2st_run_options_set_max_bytes(o, 64 * 1024);
+    assert_int_equal(dy2st_run_options_set_timeout(o, 10, &st), 0); /* a backstop */
     double t0 = now();
     assert_int_equal(dy2st_model_run_with_options(m, o, &x, 1, out, 2, &st), -1);
     assert_status(&st, DY2ST_ERR_LIMIT, "block ^0 op 1 (while_loop): iteration ");
