@@ -780,6 +780,10 @@ int d2_exec_run(d2_prepared *pp, d2_tensor **inputs, int n_in, d2_tensor **outpu
     int rc = -1;
     d2_exec_frame f = {pp, NULL, -1};
     d2_tensor **args = inputs, **copies = NULL;
+    /* errors a device defers (bad indices found by kernels) belong to this run */
+    void *run = NULL;
+    if (pp->be->run_begin && !(run = pp->be->run_begin(pp->be, err)))
+        return -1;
     f.slots = d2_calloc((size_t)pp->n_slots + 1, sizeof *f.slots);
     if (!f.slots) {
         d2_err_set(err, D2_ERR_NOMEM, "out of memory starting a run");
@@ -810,7 +814,6 @@ int d2_exec_run(d2_prepared *pp, d2_tensor **inputs, int n_in, d2_tensor **outpu
     for (int v = 0; v < pp->n_slots; v++)
         f.slots[v] = pp->params[v];
     rc = d2_exec_run_block(&f, 0, args, n_in, outputs, n_out, err);
-    /* errors a device defers (bad indices found by kernels) belong to this run */
     if (rc == 0 && pp->be->sync && pp->be->sync(pp->be, err) < 0) {
         for (int j = 0; j < n_out; j++) {
             d2_tensor_unref(outputs[j]);
@@ -828,6 +831,8 @@ done:
             d2_tensor_unref(copies[j]);
     d2_free(copies);
     d2_free(f.slots);
+    if (run)
+        pp->be->run_end(pp->be, run);
     return rc;
 }
 
