@@ -1,4 +1,4 @@
-/* test_threads.c - one model run from many threads, good and bad inputs mixed: each run gets its own result or error. */
+/* test_threads.c - one model run from 8 threads, valid and invalid inputs mixed: each run gets its own result. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -215,37 +215,26 @@ static void run_threads(const char *device, bool shared)
     }
 }
 
-static void test_cpu_shared(void **state)
-{
-    (void)state;
-    run_threads("cpu", true);
-}
+typedef struct threads_case {
+    const char *device;
+    bool shared;
+} threads_case;
 
-static void test_cpu_own(void **state)
+static void test_threads(void **state)
 {
-    (void)state;
-    run_threads("cpu", false);
-}
-
-static void test_opencl_shared(void **state)
-{
-    (void)state;
-    run_threads("opencl", true);
-}
-
-static void test_opencl_own(void **state)
-{
-    (void)state;
-    run_threads("opencl", false);
+    const threads_case *c = *state;
+    run_threads(c->device, c->shared);
 }
 
 int main(void)
 {
+    static threads_case cases[] = {
+        {"cpu", true}, {"cpu", false}, {"opencl", true}, {"opencl", false}};
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cpu_shared),
-        cmocka_unit_test(test_cpu_own),
-        cmocka_unit_test(test_opencl_shared),
-        cmocka_unit_test(test_opencl_own),
+        {"cpu, one model", test_threads, NULL, NULL, &cases[0]},
+        {"cpu, a model per thread", test_threads, NULL, NULL, &cases[1]},
+        {"opencl, one model", test_threads, NULL, NULL, &cases[2]},
+        {"opencl, a model per thread", test_threads, NULL, NULL, &cases[3]},
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
