@@ -8,6 +8,9 @@
 #   expect STATUS NEEDLE CMD...
 #                      runs CMD, checks its exit status and that stdout+stderr (kept in $TMP/out)
 #                      contain NEEDLE (a fixed string; empty = anything)
+#   expect_exact STATUS TEXT CMD...
+#                      runs CMD, checks its exit status and that stdout+stderr are exactly TEXT
+#                      (lines separated by newlines; the final newline is implied)
 #   finish             prints the summary; its status is 0 when nothing failed
 # Exit codes follow automake: 77 = skipped, 99 = hard error.
 
@@ -46,6 +49,22 @@ expect() {
     if [ -n "$needle" ] && ! grep -qF -- "$needle" "$TMP/out"; then
         fail "$* did not print '$needle'"
         sed 's/^/    /' "$TMP/out"
+    fi
+}
+
+expect_exact() {
+    want=$1 text=$2
+    shift 2
+    checks=$((checks + 1))
+    "$@" >"$TMP/out" 2>&1
+    got=$?
+    printf '%s\n' "$text" >"$TMP/want"
+    if [ "$got" -ne "$want" ]; then
+        fail "$* exited $got, expected $want"
+        sed 's/^/    /' "$TMP/out"
+    elif ! cmp -s "$TMP/want" "$TMP/out"; then
+        fail "$* printed other text than expected:"
+        diff "$TMP/want" "$TMP/out" | sed 's/^/    /'
     fi
 }
 
