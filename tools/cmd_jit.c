@@ -328,7 +328,7 @@ static void driver_build(driver *d, const jit_args *ja, int mode)
         d2_buf_puts(&b, "_jst._load_params(_t, ");
         py_str(&b, ja->params);
         d2_buf_puts(&b, ")\n");
-    } else if (mode == MODE_SAVE) {
+    } else if (mode != MODE_PROGRAM) {
         /* a Layer saved without --params keeps the weights its constructor drew */
         driver_line_is(d, line++, ja->target, ja->path);
         d2_buf_puts(&b, "import paddle, sys\n");
@@ -399,7 +399,7 @@ static char *option_text(const char *option, const char *value)
  * own line (a _jst helper) is about a command-line argument and names it,
  * without the exception's type; an error in the user's files is rendered as
  * usual, less the notes that point into the driver. */
-static void driver_report(const driver *d, const jit_args *ja, d2_interp *I)
+static void driver_report(const driver *d, const jit_args *ja, int mode, d2_interp *I)
 {
     const d2_diag_item *top = NULL;
     for (const d2_diag_item *it = I->diag.first; it && !top; it = it->next)
@@ -407,6 +407,10 @@ static void driver_report(const driver *d, const jit_args *ja, d2_interp *I)
             top = it;
     if (top && top->file && strcmp(top->file, d->name) == 0) {
         const char *msg = strip_exc_type(top->message);
+        /* the helpers' "dy2st trace: " says what the argument already does */
+        const char *cmd = mode == MODE_TRACE ? "dy2st trace: " : NULL;
+        if (cmd && strncmp(msg, cmd, strlen(cmd)) == 0)
+            msg += strlen(cmd);
         const driver_line *l = top->line <= MAX_DRIVER_LINES ? &d->lines[top->line] : NULL;
         const char *arg = l && l->arg ? l->arg : ja->target;
         if (ja->output && msg != drop_file(msg, ja->output)) {
@@ -455,7 +459,7 @@ static int run_driver(int argc, char **argv, int mode)
     int r = d2_interp_run_source(I, d.name, d.src, strlen(d.src));
     fflush(stdout);
     if (r < 0) {
-        driver_report(&d, &ja, I);
+        driver_report(&d, &ja, mode, I);
         rc = EXIT_ERROR;
     } else if (save) {
         printf("saved %s\n", ja.output);

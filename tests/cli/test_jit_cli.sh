@@ -64,12 +64,14 @@ typo_err="$TMP/typo.py:10:24: error: NameError: name 'y' is not defined
 expect_exact 1 "$typo_err" "$DY2ST" program "$TMP/typo.py:Net"
 expect_exact 1 "dy2st: error: $TMP/typo.py: no build_model() in $TMP/typo.py; name the Layer class or function as $TMP/typo.py:NAME" \
     "$DY2ST" trace "$TMP/typo.py" -o "$TMP/t.dy2st"
-expect_exact 1 "$typo_err" "$DY2ST" trace "$TMP/typo.py:Net" -o "$TMP/t.dy2st"
-expect_exact 1 "dy2st: warning: no --params given: saving the layer's initial (random) weights
+no_params="dy2st: warning: no --params given: saving the layer's initial (random) weights"
+expect_exact 1 "$no_params
+$typo_err" "$DY2ST" trace "$TMP/typo.py:Net" -o "$TMP/t.dy2st"
+expect_exact 1 "$no_params
 $typo_err" "$DY2ST" save "$TMP/typo.py:Net" -o "$TMP/t.dy2st"
 
 # ---- save: a saved model that 'dy2st run' and 'dy2st show' read
-expect 0 "saved $TMP/fc.dy2st" "$DY2ST" save "$S/simple_fc.py" \
+expect_exact 0 "saved $TMP/fc.dy2st" "$DY2ST" save "$S/simple_fc.py" \
     --params "$top_srcdir/tests/oracle/expected/simple_fc.npz" -o "$TMP/fc.dy2st"
 expect 0 "param linear_0.w_0 : float32[784,10]" "$DY2ST" show "$TMP/fc.dy2st"
 cat >"$TMP/mk.py" <<PY
