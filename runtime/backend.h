@@ -22,7 +22,16 @@ typedef struct d2_backend {
                 size_t n, d2_err *err);
     /* Kernel for op id, or NULL if the backend does not support it. */
     d2_kernel_fn (*kernel)(struct d2_backend *be, d2_op_id op);
+    /* Waits for the device; reports an error the device deferred (see below). */
     int (*sync)(struct d2_backend *be, d2_err *err);
+    /* Optional (NULL where a backend reports every error at once): the state of
+     * one run. Between run_begin and run_end on one thread, the errors kernels
+     * defer (a bad index found on a device) belong to that run: this thread's
+     * downloads and syncs on be report them, no other thread's do. run_begin
+     * returns the state (NULL with err set on failure); run_end drops whatever
+     * the run left unreported and frees the state. Runs nest (innermost wins). */
+    void *(*run_begin)(struct d2_backend *be, d2_err *err);
+    void (*run_end)(struct d2_backend *be, void *run);
     void *impl;
 } d2_backend;
 

@@ -894,6 +894,10 @@ int d2_exec_run_limited(d2_prepared *pp, d2_run_limits *lim, d2_tensor **inputs,
             return -1;
     }
     d2_tensor **args = inputs, **copies = NULL;
+    /* errors a device defers (bad indices found by kernels) belong to this run */
+    void *run = NULL;
+    if (pp->be->run_begin && !(run = pp->be->run_begin(pp->be, err)))
+        return -1;
     f.slots = d2_calloc((size_t)pp->n_slots + 1, sizeof *f.slots);
     if (!f.slots) {
         d2_err_set(err, D2_ERR_NOMEM, "out of memory starting a run");
@@ -924,7 +928,6 @@ int d2_exec_run_limited(d2_prepared *pp, d2_run_limits *lim, d2_tensor **inputs,
     for (int v = 0; v < pp->n_slots; v++)
         f.slots[v] = pp->params[v];
     rc = d2_exec_run_block(&f, 0, args, n_in, outputs, n_out, err);
-    /* errors a device defers (bad indices found by kernels) belong to this run */
     if (rc == 0 && pp->be->sync && pp->be->sync(pp->be, err) < 0) {
         for (int j = 0; j < n_out; j++) {
             d2_tensor_unref(outputs[j]);
@@ -942,6 +945,8 @@ done:
             d2_tensor_unref(copies[j]);
     d2_free(copies);
     d2_free(f.slots);
+    if (run)
+        pp->be->run_end(pp->be, run);
     return rc;
 }
 

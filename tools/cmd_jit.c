@@ -212,6 +212,7 @@ static void py_str(d2_buf *b, const char *s)
 }
 
 typedef struct jit_args {
+    const char *target; /* FILE.py[:NAME] as given */
     char *path, *name;
     const char **inputs;
     int n_inputs;
@@ -272,28 +273,72 @@ static int parse_jit_args(int argc, char **argv, int mode, jit_args *ja)
         return usage(cmd, syn, "no output file given (-o OUT)");
     if (split_target(target, &ja->path, &ja->name) < 0)
         return usage(cmd, syn, "bad target '%s' (expected FILE.py[:NAME])", target);
+    ja->target = target;
     return EXIT_OK;
+}
+
+/* What a line of the driver does, for its errors: they are reported as
+ * "dy2st: error: ARG: message", ARG the command-line argument at fault, and
+ * a leading "FILE: " that repeats the argument's file is dropped. */
+enum { MAX_DRIVER_LINES = 8 };
+typedef struct driver_line {
+    const char *arg;  /* the argument, as given */
+    const char *file; /* the file the argument names */
+} driver_line;
+
+typedef struct driver {
+    char *src;
+    const char *name; /* "<dy2st program>" etc. */
+    driver_line lines[MAX_DRIVER_LINES + 1]; /* by line number */
+    char *params_arg, *output_arg;
+} driver;
+
+static void driver_line_is(driver *d, uint32_t line, const char *arg, const char *file)
+{
+    if (line <= MAX_DRIVER_LINES) {
+        d->lines[line].arg = arg;
+        d->lines[line].file = file;
+    }
 }
 
 /* The driver: load the file, resolve NAME, set parameters, then print the
  * Program or save the model. */
-static char *driver_source(const jit_args *ja, int mode)
+static void driver_build(driver *d, const jit_args *ja, int mode)
 {
     d2_buf b;
     d2_buf_init(&b);
-    d2_buf_puts(&b, "import _jst\n_m = _jst._load_file(");
+    uint32_t line = 1;
+    d->name = mode == MODE_TRACE ? "<dy2st trace>" : mode == MODE_SAVE ? "<dy2st save>"
+                                                                       : "<dy2st program>";
+    d2_buf_puts(&b, "import _jst\n");
+    line++;
+    driver_line_is(d, line++, ja->target, ja->path);
+    d2_buf_puts(&b, "_m = _jst._load_file(");
     py_str(&b, ja->path);
-    d2_buf_puts(&b, ")\n_t = _jst._resolve(_m, ");
+    d2_buf_puts(&b, ")\n");
+    driver_line_is(d, line++, ja->target, ja->path);
+    d2_buf_puts(&b, "_t = _jst._resolve(_m, ");
     if (ja->name)
         py_str(&b, ja->name);
     else
         d2_buf_puts(&b, "None");
     d2_buf_puts(&b, ")\n");
     if (ja->params) {
+        driver_line_is(d, line++, d->params_arg, ja->params);
         d2_buf_puts(&b, "_jst._load_params(_t, ");
         py_str(&b, ja->params);
         d2_buf_puts(&b, ")\n");
+    } else if (mode != MODE_PROGRAM) {
+        /* a Layer saved without --params keeps the weights its constructor drew */
+        driver_line_is(d, line++, ja->target, ja->path);
+        d2_buf_puts(&b, "import paddle, sys\n");
+        driver_line_is(d, line++, ja->target, ja->path);
+        d2_buf_puts(&b, "if isinstance(_t, paddle.nn.Layer) and _t.parameters(): "
+                        "print(\"dy2st: warning: no --params given: saving the layer's initial "
+                        "(random) weights\", file=sys.stderr)\n");
     }
+    driver_line_is(d, line++, ja->n_inputs ? "--input" : ja->target,
+                   ja->n_inputs ? NULL : ja->path);
     if (ja->n_inputs) {
         d2_buf_puts(&b, "_s = [");
         for (int i = 0; i < ja->n_inputs; i++) {
@@ -305,6 +350,7 @@ static char *driver_source(const jit_args *ja, int mode)
     } else {
         d2_buf_puts(&b, "_s = getattr(_m, 'INPUT_SPEC', None)\n");
     }
+    driver_line_is(d, line++, ja->target, ja->path);
     if (mode == MODE_TRACE) {
         d2_buf_puts(&b, "_jst._trace_save(_t, _s, ");
         py_str(&b, ja->output);
@@ -316,50 +362,113 @@ static char *driver_source(const jit_args *ja, int mode)
     } else {
         d2_buf_printf(&b, "print(_jst._program(_t, _s, %s), end='')\n", ja->dot ? "True" : "False");
     }
+    d->src = d2_buf_take(&b);
+}
+
+/* "FILE: rest" -> "rest" when FILE is file. */
+static const char *drop_file(const char *msg, const char *file)
+{
+    size_t n = file ? strlen(file) : 0;
+    if (n && strncmp(msg, file, n) == 0 && strncmp(msg + n, ": ", 2) == 0)
+        return msg + n + 2;
+    return msg;
+}
+
+/* "NameError: ..." -> "..." (any "<Name>Error: " or "<Name>Exception: "). */
+static const char *strip_exc_type(const char *msg)
+{
+    size_t n = strspn(msg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+    if (strncmp(msg + n, ": ", 2) != 0)
+        return msg;
+    if ((n > 5 && strncmp(msg + n - 5, "Error", 5) == 0) ||
+        (n > 9 && strncmp(msg + n - 9, "Exception", 9) == 0))
+        return msg + n + 2;
+    return msg;
+}
+
+/* "OPTION VALUE" in new memory (NULL when out of memory). */
+static char *option_text(const char *option, const char *value)
+{
+    d2_buf b;
+    d2_buf_init(&b);
+    d2_buf_printf(&b, "%s %s", option, value);
     return d2_buf_take(&b);
+}
+
+/* Prints the errors of a failed driver run. An error raised by the driver's
+ * own line (a _jst helper) is about a command-line argument and names it,
+ * without the exception's type; an error in the user's files is rendered as
+ * usual, less the notes that point into the driver. */
+static void driver_report(const driver *d, const jit_args *ja, int mode, d2_interp *I)
+{
+    const d2_diag_item *top = NULL;
+    for (const d2_diag_item *it = I->diag.first; it && !top; it = it->next)
+        if (it->severity == D2_DIAG_ERROR)
+            top = it;
+    if (top && top->file && strcmp(top->file, d->name) == 0) {
+        const char *msg = strip_exc_type(top->message);
+        /* the helpers' "dy2st trace: " says what the argument already does */
+        const char *cmd = mode == MODE_TRACE ? "dy2st trace: " : NULL;
+        if (cmd && strncmp(msg, cmd, strlen(cmd)) == 0)
+            msg += strlen(cmd);
+        const driver_line *l = top->line <= MAX_DRIVER_LINES ? &d->lines[top->line] : NULL;
+        const char *arg = l && l->arg ? l->arg : ja->target;
+        if (ja->output && msg != drop_file(msg, ja->output)) {
+            arg = d->output_arg;
+            msg = drop_file(msg, ja->output);
+        } else if (l && l->file) {
+            msg = drop_file(msg, l->file);
+        }
+        fail("%s: %s", arg, msg);
+        return;
+    }
+    d2_buf b;
+    d2_buf_init(&b);
+    for (const d2_diag_item *it = I->diag.first; it; it = it->next)
+        if (it->severity != D2_DIAG_WARNING && !(it->file && strcmp(it->file, d->name) == 0))
+            d2_diag_render_item(it, &b);
+    if (b.data)
+        fputs(b.data, stderr);
+    d2_buf_free(&b);
 }
 
 static int run_driver(int argc, char **argv, int mode)
 {
     bool save = mode != MODE_PROGRAM;
     jit_args ja;
+    driver d;
+    memset(&d, 0, sizeof d);
     int rc = parse_jit_args(argc, argv, mode, &ja);
-    if (rc != EXIT_OK) {
-        free(ja.inputs);
-        d2_free(ja.path);
-        d2_free(ja.name);
-        return rc;
+    if (rc != EXIT_OK)
+        goto done;
+    d.params_arg = ja.params ? option_text("--params", ja.params) : NULL;
+    d.output_arg = ja.output ? option_text("-o", ja.output) : NULL;
+    if ((ja.params && !d.params_arg) || (ja.output && !d.output_arg)) {
+        rc = fail("out of memory");
+        goto done;
     }
-    char *src = driver_source(&ja, mode);
+    driver_build(&d, &ja, mode);
     d2_interp_options opt = {0};
     opt.no_fallback = ja.no_fallback;
     d2_err err = {0};
-    d2_interp *I = src ? d2_interp_new(&opt, &err) : NULL;
+    d2_interp *I = d.src ? d2_interp_new(&opt, &err) : NULL;
     if (!I) {
-        rc = fail("%s", src ? err.msg : "out of memory");
-    } else {
-        int r = d2_interp_run_source(I, mode == MODE_TRACE ? "<dy2st trace>"
-                                        : save             ? "<dy2st save>"
-                                                           : "<dy2st program>",
-                                     src,
-                                     strlen(src));
-        fflush(stdout);
-        if (r < 0) {
-            d2_buf b;
-            d2_buf_init(&b);
-            for (const d2_diag_item *it = I->diag.first; it; it = it->next)
-                if (it->severity != D2_DIAG_WARNING)
-                    d2_diag_render_item(it, &b);
-            if (b.data)
-                fputs(b.data, stderr);
-            d2_buf_free(&b);
-            rc = EXIT_ERROR;
-        } else if (save) {
-            printf("saved %s\n", ja.output);
-        }
-        d2_interp_free(I);
+        rc = fail("%s", d.src ? err.msg : "out of memory");
+        goto done;
     }
-    d2_free(src);
+    int r = d2_interp_run_source(I, d.name, d.src, strlen(d.src));
+    fflush(stdout);
+    if (r < 0) {
+        driver_report(&d, &ja, mode, I);
+        rc = EXIT_ERROR;
+    } else if (save) {
+        printf("saved %s\n", ja.output);
+    }
+    d2_interp_free(I);
+done:
+    d2_free(d.src);
+    d2_free(d.params_arg);
+    d2_free(d.output_arg);
     free(ja.inputs);
     d2_free(ja.path);
     d2_free(ja.name);

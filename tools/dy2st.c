@@ -50,6 +50,68 @@ static int error(const char *fmt, ...)
     return EXIT_ERROR;
 }
 
+/* Prints line `line` of the text file `path` and a caret under character
+ * `col` (1-based); prints nothing when the file cannot be read or the line
+ * is not text (a binary model, say). */
+static void print_source_caret(const char *path, unsigned long line, unsigned long col)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return;
+    char text[512] = "";
+    bool ok = false;
+    for (unsigned long k = 0; k < line && fgets(text, sizeof text, f); k++) {
+        size_t len = strlen(text);
+        ok = len > 0 && (text[len - 1] == '\n' || feof(f));
+    }
+    ok = ok && !ferror(f);
+    fclose(f);
+    text[strcspn(text, "\r\n")] = '\0';
+    for (const unsigned char *t = (const unsigned char *)text; ok && *t; t++)
+        if ((*t < 0x20 && *t != '\t') || *t == 0x7f)
+            ok = false;
+    if (!ok)
+        return;
+    fprintf(stderr, "%s\n", text);
+    unsigned long c = 1;
+    for (const char *t = text; *t && c < col; t++) {
+        if (((unsigned char)*t & 0xC0) == 0x80)
+            continue; /* a UTF-8 continuation byte: same character */
+        fputc(*t == '\t' ? '\t' : ' ', stderr);
+        c++;
+    }
+    fputs("^\n", stderr);
+}
+
+/* Reports a library error message. One that already points into a file
+ * ("FILE:LINE:COL: error: ...", as the text-form Program's parser writes
+ * them) is printed as it is, with the source line and a caret; any other
+ * gets the "dy2st: error: " prefix. Returns EXIT_ERROR. */
+static int status_error(const char *msg)
+{
+    const char *end = strstr(msg, ": error: ");
+    /* back over ":LINE:COL" before ": error: " */
+    const char *c = end, *l = NULL;
+    while (c && c > msg && c[-1] >= '0' && c[-1] <= '9')
+        c--;
+    if (c && c != end && c > msg + 1 && c[-1] == ':') {
+        l = c - 1;
+        while (l > msg && l[-1] >= '0' && l[-1] <= '9')
+            l--;
+        if (l == c - 1 || l < msg + 2 || l[-1] != ':')
+            l = NULL;
+    }
+    if (!l)
+        return error("%s", msg);
+    fprintf(stderr, "%s\n", msg);
+    char path[4096];
+    if ((size_t)(l - 1 - msg) < sizeof path) {
+        snprintf(path, sizeof path, "%.*s", (int)(l - 1 - msg), msg);
+        print_source_caret(path, strtoul(l, NULL, 10), strtoul(c, NULL, 10));
+    }
+    return EXIT_ERROR;
+}
+
 /* Prints the error and the command's synopsis; returns EXIT_USAGE. */
 static int usage_error(const command *c, const char *fmt, ...)
 {
@@ -300,7 +362,7 @@ static int cmd_run(int argc, char **argv)
     dy2st_status st = {0};
     m = dy2st_model_load(model_path, device, &st);
     if (!m) {
-        rc = error("%s", dy2st_status_message(&st));
+        rc = status_error(dy2st_status_message(&st));
         goto done;
     }
     n_in = dy2st_model_num_inputs(m);
@@ -333,7 +395,12 @@ static int cmd_run(int argc, char **argv)
         }
         inputs[idx] = dy2st_tensor_load_npy(eq + 1, &st);
         if (!inputs[idx]) {
-            rc = error("%s", dy2st_status_message(&st));
+            /* name the argument; the message starts with the file's name */
+            const char *msg = dy2st_status_message(&st);
+            size_t fl = strlen(eq + 1);
+            if (strncmp(msg, eq + 1, fl) == 0 && strncmp(msg + fl, ": ", 2) == 0)
+                msg += fl + 2;
+            rc = error("--input %s: %s", specs[k], msg);
             goto done;
         }
         sources[idx] = eq + 1;
@@ -347,7 +414,8 @@ static int cmd_run(int argc, char **argv)
         char decl[256];
         decl_text(decl, sizeof decl, dt, nd, shape);
         const char *name = dy2st_model_input_name(m, i);
-        rc = error("missing input '%s' (%s); pass --input %s=FILE.npy", name, decl, name);
+        rc = error("%s: missing input '%s' (%s); pass --input %s=FILE.npy", model_path, name,
+                   decl, name);
         goto done;
     }
     if (timeout > 0) {
@@ -362,7 +430,18 @@ static int cmd_run(int argc, char **argv)
         }
     }
     if (dy2st_model_run_with_options(m, ropts, inputs, n_in, outputs, n_out, &st) < 0) {
-        rc = error("%s", dy2st_status_message(&st));
+        /* "input 'x': ..." is about the argument that gave x */
+        const char *msg = dy2st_status_message(&st);
+        for (int i = 0; i < n_in; i++) {
+            char head[600];
+            int hl = snprintf(head, sizeof head, "input '%s': ", dy2st_model_input_name(m, i));
+            if (hl > 0 && (size_t)hl < sizeof head && strncmp(msg, head, (size_t)hl) == 0) {
+                rc = error("--input %s=%s: %s", dy2st_model_input_name(m, i), sources[i],
+                           msg + hl);
+                goto done;
+            }
+        }
+        rc = status_error(msg);
         goto done;
     }
     if (out_dir && mkdir(out_dir, 0777) != 0) {
@@ -442,7 +521,7 @@ static int cmd_show(int argc, char **argv)
     d2_err err = {0};
     d2_program *p = d2_model_open(model_path, &err);
     if (!p)
-        return error("%s", err.msg);
+        return status_error(err.msg);
     char *text = dot ? d2_program_dot(p) : d2_program_print(p, data);
     d2_program_free(p);
     if (!text)

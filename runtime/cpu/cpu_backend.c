@@ -73,7 +73,7 @@ static int cpu_sync(d2_backend *be, d2_err *err)
 
 static d2_backend cpu_backend = {
     "cpu", D2_BACKEND_CPU, cpu_alloc, cpu_free, cpu_upload, cpu_download, cpu_copy,
-    cpu_kernel, cpu_sync, NULL,
+    cpu_kernel, cpu_sync, NULL, NULL, NULL,
 };
 
 d2_backend *d2_cpu_backend(void) { return &cpu_backend; }

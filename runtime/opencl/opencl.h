@@ -14,8 +14,10 @@
  * while_loop predicates (and the few small values ops need on the host:
  * tensor-array indices, arange bounds, shape operands, print/assert).
  * Kernels that find bad input (an index out of range, integer division by
- * zero) set a device flag that is read with the next download or sync, so
- * such an error is reported there; d2_op_run syncs after each op. */
+ * zero) set a device flag. Within a run (be->run_begin .. run_end, which
+ * d2_exec_run brackets) the flag is read with that run's next download or
+ * sync on the same thread, so the error is reported there and only to that
+ * run; outside a run it is read as soon as the kernel is enqueued. */
 d2_backend *d2_opencl_backend(int index, d2_err *err);
 /* Writes one line per device ("N: platform / device (version)") into out;
  * returns the number of devices or -1 with err set. */
@@ -145,6 +147,16 @@ typedef struct ocl_check {
     d2_tensor *index;   /* the indices (a reference), to name a bad one */
 } ocl_check;
 
+/* One run's checked launches whose flags have not been read yet. A thread's
+ * runs form a stack (see ocl_run_begin in opencl_backend.c); only the thread
+ * that runs it touches one, so it needs no lock. */
+typedef struct ocl_runstate {
+    struct ocl_dev *d;
+    struct ocl_runstate *outer; /* the thread's enclosing run, or NULL */
+    int n_checks;
+    ocl_check checks[OCL_CHECKS];
+} ocl_runstate;
+
 /* One device. The d2_backend comes first so a d2_backend* is an ocl_dev*.
  * `mu` guards the lazy program build, the kernel cache and every
  * set-arguments + enqueue pair (clSetKernelArg is not thread-safe). */
@@ -169,13 +181,12 @@ typedef struct ocl_dev {
     cl_mem dummy; /* 64 bytes, for unused buffer arguments */
     d2_opencl_stats stats; /* updated with __atomic builtins */
     /* Checked launches (bad indices, integer division by zero) report through
-     * flags read at the next download or sync, together with whatever is read
-     * then, so that a Program makes no extra round trip for them. errbuf
-     * holds 16 bytes of the downloaded value and one int per check. */
+     * flags that a run reads at its next download or sync, together with
+     * whatever is read then, so that a Program makes no extra round trip for
+     * them (the pending ones are per run: ocl_runstate). errbuf, guarded by
+     * chk_mu, holds 16 bytes of the downloaded value and one int per check. */
     pthread_mutex_t chk_mu;
     cl_mem errbuf;
-    int n_checks;
-    ocl_check checks[OCL_CHECKS];
     /* Freed buffers kept for reuse (guarded by pool_mu): a loop that frees and
      * allocates the same sizes every iteration allocates nothing new. */
     pthread_mutex_t pool_mu;

@@ -416,20 +416,69 @@ cl_mem ocl_check_begin(ocl_dev *d, cl_int init, d2_err *err)
 
 void ocl_check_abort(ocl_dev *d, cl_mem flag) { be_free(&d->be, flag); }
 
-/* Reads every pending check's flag and, when src is given, n <= 16 bytes of
- * src at off into dst, in one download; then reports the first failed check
- * (in launch order). Without pending checks, only the plain read is done. */
-static int read_checked(ocl_dev *d, void *dst, cl_mem src, size_t off, size_t n, d2_err *err)
+/* The runs this thread is in, innermost first (see ocl_runstate). */
+static _Thread_local ocl_runstate *thread_runs;
+
+/* The innermost run of this thread on d, or NULL outside any. */
+static ocl_runstate *current_run(ocl_dev *d)
 {
-    ocl_check taken[OCL_CHECKS];
+    for (ocl_runstate *r = thread_runs; r; r = r->outer)
+        if (r->d == d)
+            return r;
+    return NULL;
+}
+
+static void *be_run_begin(d2_backend *be, d2_err *err)
+{
+    ocl_runstate *r = d2_calloc(1, sizeof *r);
+    if (!r) {
+        d2_err_set(err, D2_ERR_NOMEM, "out of memory starting a run");
+        return NULL;
+    }
+    r->d = (ocl_dev *)be;
+    r->outer = thread_runs;
+    thread_runs = r;
+    return r;
+}
+
+/* Drops checks[0..n) of a run: their flags and index references. The queue
+ * is in order, so a flag's kernel runs before the buffer's next owner. */
+static void drop_checks(ocl_dev *d, ocl_check *checks, int n)
+{
+    for (int i = 0; i < n; i++) {
+        be_free(&d->be, checks[i].flag);
+        d2_tensor_unref(checks[i].index);
+    }
+}
+
+static void be_run_end(d2_backend *be, void *run)
+{
+    ocl_runstate *r = run;
+    if (!r)
+        return;
+    /* unlink it wherever it is (runs end innermost first when used correctly) */
+    for (ocl_runstate **p = &thread_runs; *p; p = &(*p)->outer)
+        if (*p == r) {
+            *p = r->outer;
+            break;
+        }
+    drop_checks((ocl_dev *)be, r->checks, r->n_checks);
+    d2_free(r);
+}
+
+/* Reads every pending check of run r and, when src is given, n <= 16 bytes of
+ * src at off into dst, in one download; then reports the first failed check
+ * (in launch order). The run's checks are consumed either way. */
+static int read_checked(ocl_dev *d, ocl_runstate *r, void *dst, cl_mem src, size_t off, size_t n,
+                        d2_err *err)
+{
     cl_int flags[OCL_CHECKS];
     unsigned char buf[16 + 4 * OCL_CHECKS];
-    pthread_mutex_lock(&d->chk_mu);
-    int nt = d->n_checks;
-    memcpy(taken, d->checks, sizeof(ocl_check) * (size_t)nt);
-    d->n_checks = 0;
+    int nt = r->n_checks;
+    ocl_check *taken = r->checks;
     cl_int rc = CL_SUCCESS;
     const char *what = "download (clEnqueueReadBuffer)";
+    pthread_mutex_lock(&d->chk_mu);
     if (src)
         rc = ocl.EnqueueCopyBuffer(d->queue, src, d->errbuf, off, 0, n, 0, NULL, NULL);
     for (int i = 0; i < nt && rc == CL_SUCCESS; i++)
@@ -449,67 +498,65 @@ static int read_checked(ocl_dev *d, void *dst, cl_mem src, size_t off, size_t n,
         result = ocl_fail(d, err, what, rc);
     else if (src)
         memcpy(dst, buf, n);
-    for (int i = 0; i < nt; i++) {
+    for (int i = 0; i < nt && result == 0; i++) {
         memcpy(&flags[i], buf + 16 + 4 * i, 4);
         ocl_check *c = &taken[i];
         cl_int f = flags[i];
-        if (result == 0 && rc == CL_SUCCESS && f != c->init) {
-            result = -1;
-            if (c->kind == OCL_CHECK_DIV) {
-                d2_err_set(err, D2_ERR_RUNTIME, "%s: %s", c->op,
-                           f == 2 ? "zero cannot be raised to a negative integer power"
-                                  : "integer division by zero");
-            } else {
-                /* the bad index itself, for the message */
-                union {
-                    int32_t i;
-                    int64_t l;
-                } v = {0};
-                size_t es = d2_dtype_size(c->index->dtype);
-                ocl.EnqueueReadBuffer(d->queue, (cl_mem)c->index->storage->data, CL_TRUE,
-                                      (size_t)(c->index->offset + f) * es, es, &v, 0, NULL, NULL);
-                long long bad = c->index->dtype == D2_I32 ? v.i : v.l;
-                if (c->kind == OCL_CHECK_GATHER)
-                    d2_err_set(err, D2_ERR_RUNTIME,
-                               "%s: index %lld (at position %d) is out of range for axis %d of "
-                               "size %lld",
-                               c->op, bad, (int)f, (int)c->axis, (long long)c->size);
-                else
-                    d2_err_set(err, D2_ERR_RUNTIME,
-                               "%s: id %lld at position %d is out of range [0, %lld)", c->op, bad,
-                               (int)f, (long long)c->size);
-            }
+        if (f == c->init)
+            continue;
+        result = -1;
+        if (c->kind == OCL_CHECK_DIV) {
+            d2_err_set(err, D2_ERR_RUNTIME, "%s: %s", c->op,
+                       f == 2 ? "zero cannot be raised to a negative integer power"
+                              : "integer division by zero");
+        } else {
+            /* the bad index itself, for the message */
+            union {
+                int32_t i;
+                int64_t l;
+            } v = {0};
+            size_t es = d2_dtype_size(c->index->dtype);
+            ocl.EnqueueReadBuffer(d->queue, (cl_mem)c->index->storage->data, CL_TRUE,
+                                  (size_t)(c->index->offset + f) * es, es, &v, 0, NULL, NULL);
+            long long bad = c->index->dtype == D2_I32 ? v.i : v.l;
+            if (c->kind == OCL_CHECK_GATHER)
+                d2_err_set(err, D2_ERR_RUNTIME,
+                           "%s: index %lld (at position %d) is out of range for axis %d of "
+                           "size %lld",
+                           c->op, bad, (int)f, (int)c->axis, (long long)c->size);
+            else
+                d2_err_set(err, D2_ERR_RUNTIME,
+                           "%s: id %lld at position %d is out of range [0, %lld)", c->op, bad,
+                           (int)f, (long long)c->size);
         }
-        be_free(&d->be, c->flag);
-        d2_tensor_unref(c->index);
     }
+    drop_checks(d, taken, nt);
+    r->n_checks = 0;
     return result;
 }
 
 int ocl_check_commit(ocl_dev *d, cl_mem flag, cl_int init, ocl_check_kind kind, const char *op,
                      int64_t axis, int64_t size, d2_tensor *index, d2_err *err)
 {
-    for (;;) {
-        pthread_mutex_lock(&d->chk_mu);
-        if (d->n_checks < OCL_CHECKS) {
-            ocl_check *c = &d->checks[d->n_checks++];
-            c->flag = flag;
-            c->kind = kind;
-            c->init = init;
-            snprintf(c->op, sizeof c->op, "%s", op);
-            c->axis = axis;
-            c->size = size;
-            c->index = index ? d2_tensor_ref(index) : NULL;
-            pthread_mutex_unlock(&d->chk_mu);
-            return 0;
-        }
-        pthread_mutex_unlock(&d->chk_mu);
-        /* full: read the pending ones now */
-        if (read_checked(d, NULL, NULL, 0, 0, err) < 0) {
-            be_free(&d->be, flag);
-            return -1;
-        }
+    /* outside a run there is nobody to defer to: read the flag right away */
+    ocl_runstate alone = {.d = d};
+    ocl_runstate *r = current_run(d);
+    if (!r)
+        r = &alone;
+    /* full: read the pending ones now */
+    if (r->n_checks == OCL_CHECKS && read_checked(d, r, NULL, NULL, 0, 0, err) < 0) {
+        be_free(&d->be, flag);
+        return -1;
     }
+    ocl_check *c = &r->checks[r->n_checks++];
+    c->flag = flag;
+    c->kind = kind;
+    c->init = init;
+    snprintf(c->op, sizeof c->op, "%s", op);
+    c->axis = axis;
+    c->size = size;
+    c->index = index ? d2_tensor_ref(index) : NULL;
+    return r == &alone ? read_checked(d, r, NULL, NULL, 0, 0, err) : 0;
 }
 
 static int be_download(d2_backend *be, void *dst, const void *src, size_t src_off, size_t n,
@@ -518,10 +565,11 @@ static int be_download(d2_backend *be, void *dst, const void *src, size_t src_of
     ocl_dev *d = (ocl_dev *)be;
     if (n == 0)
         return 0;
-    if (__atomic_load_n(&d->n_checks, __ATOMIC_ACQUIRE) > 0) {
+    ocl_runstate *r = current_run(d);
+    if (r && r->n_checks > 0) {
         if (n <= 16)
-            return read_checked(d, dst, (cl_mem)src, src_off, n, err);
-        if (read_checked(d, NULL, NULL, 0, 0, err) < 0)
+            return read_checked(d, r, dst, (cl_mem)src, src_off, n, err);
+        if (read_checked(d, r, NULL, NULL, 0, 0, err) < 0)
             return -1;
     }
     STAT_ADD(d, downloads, 1);
@@ -569,8 +617,9 @@ static int be_sync(d2_backend *be, d2_err *err)
     cl_int rc = ocl.Finish(d->queue);
     if (rc != CL_SUCCESS)
         return ocl_fail(d, err, "clFinish", rc);
-    if (__atomic_load_n(&d->n_checks, __ATOMIC_ACQUIRE) > 0)
-        return read_checked(d, NULL, NULL, 0, 0, err);
+    ocl_runstate *r = current_run(d);
+    if (r && r->n_checks > 0)
+        return read_checked(d, r, NULL, NULL, 0, 0, err);
     return 0;
 }
 
@@ -897,6 +946,8 @@ static ocl_dev *dev_create(int i, d2_err *err)
     d->be.copy = be_copy;
     d->be.kernel = be_kernel;
     d->be.sync = be_sync;
+    d->be.run_begin = be_run_begin;
+    d->be.run_end = be_run_end;
     d->be.impl = d;
     return d;
 }

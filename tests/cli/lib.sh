@@ -8,6 +8,9 @@
 #   expect STATUS NEEDLE CMD...
 #                      runs CMD, checks its exit status and that stdout+stderr (kept in $TMP/out)
 #                      contain NEEDLE (a fixed string; empty = anything)
+#   expect_exact STATUS TEXT CMD...
+#                      runs CMD, checks its exit status and that stdout+stderr are exactly TEXT
+#                      (lines separated by newlines; the final newline is implied)
 #   finish             prints the summary; its status is 0 when nothing failed
 # Exit codes follow automake: 77 = skipped, 99 = hard error.
 
@@ -32,20 +35,38 @@ fail() {
     failures=$((failures + 1))
 }
 
-expect() {
-    want=$1 needle=$2
-    shift 2
+# run_checked STATUS CMD...: runs CMD into $TMP/out and counts a check; 0 when it
+# exited STATUS, else reports the failure and returns 1
+run_checked() {
+    want=$1
+    shift
     checks=$((checks + 1))
     "$@" >"$TMP/out" 2>&1
     got=$?
-    if [ "$got" -ne "$want" ]; then
-        fail "$* exited $got, expected $want"
-        sed 's/^/    /' "$TMP/out"
-        return
-    fi
+    [ "$got" -eq "$want" ] && return 0
+    fail "$* exited $got, expected $want"
+    sed 's/^/    /' "$TMP/out"
+    return 1
+}
+
+expect() {
+    expect_status=$1 needle=$2
+    shift 2
+    run_checked "$expect_status" "$@" || return
     if [ -n "$needle" ] && ! grep -qF -- "$needle" "$TMP/out"; then
         fail "$* did not print '$needle'"
         sed 's/^/    /' "$TMP/out"
+    fi
+}
+
+expect_exact() {
+    expect_status=$1
+    printf '%s\n' "$2" >"$TMP/want"
+    shift 2
+    run_checked "$expect_status" "$@" || return
+    if ! cmp -s "$TMP/want" "$TMP/out"; then
+        fail "$* printed other text than expected:"
+        diff "$TMP/want" "$TMP/out" | sed 's/^/    /'
     fi
 }
 

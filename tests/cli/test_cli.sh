@@ -66,17 +66,17 @@ expect 0 "positive: bool[5,3] = [false, true, false, true, true, true, false, tr
     "$DY2ST" run "$SAMPLE" --input "x=$GOLD/x.npy"
 
 # ---- run: errors (exit 1) and usage errors (exit 2)
-expect 1 "dy2st: error: missing input 'x' (float32[-1,4]); pass --input x=FILE.npy" \
+expect_exact 1 "dy2st: error: $SAMPLE: missing input 'x' (float32[-1,4]); pass --input x=FILE.npy" \
     "$DY2ST" run "$SAMPLE"
 expect 1 "dy2st: error: $SAMPLE has no input named 'y' (its inputs: x)" \
     "$DY2ST" run "$SAMPLE" --input "y=$GOLD/x.npy"
 expect 1 "dy2st: error: input 'x' is given twice" \
     "$DY2ST" run "$SAMPLE" --input "x=$GOLD/x.npy" --input "x=$GOLD/x.npy"
-expect 1 "dy2st: error: input 'x': expected float32, got float64" \
+expect_exact 1 "dy2st: error: --input x=$GOLD/x_f64.npy: expected float32, got float64" \
     "$DY2ST" run "$SAMPLE" --input "x=$GOLD/x_f64.npy"
-expect 1 "dy2st: error: input 'x': expected shape [-1,4], got [5,3]" \
+expect_exact 1 "dy2st: error: --input x=$GOLD/x_bad_shape.npy: expected shape [-1,4], got [5,3]" \
     "$DY2ST" run "$SAMPLE" --input "x=$GOLD/x_bad_shape.npy"
-expect 1 "dy2st: error: $TMP/none.npy: cannot open" \
+expect_exact 1 "dy2st: error: --input x=$TMP/none.npy: cannot open: No such file or directory" \
     "$DY2ST" run "$SAMPLE" --input "x=$TMP/none.npy"
 expect 1 "unsupported dtype '<c8'" \
     "$DY2ST" run "$SAMPLE" --input "x=$top_srcdir/tests/golden/npy/bad_complex.npy"
@@ -90,7 +90,17 @@ expect 1 "dy2st: error: $TMP/cut.d2m: file size is 300 bytes" "$DY2ST" run "$TMP
 printf 'DY2STMDL\002\000\000\000' >"$TMP/v2.d2m"
 expect 1 "unsupported model format version 2 (this build reads 1)" "$DY2ST" run "$TMP/v2.d2m"
 printf 'block ^0 () {\n  retur\n}\n' >"$TMP/bad.d2p"
-expect 1 "dy2st: error: $TMP/bad.d2p:2:" "$DY2ST" run "$TMP/bad.d2p"
+# an error in a text-form Program: one prefix, the line and a caret
+expect 1 "$TMP/bad.d2p:2:" "$DY2ST" run "$TMP/bad.d2p"
+checks=$((checks + 1))
+head -n 1 "$TMP/out" | grep -q "^$TMP/bad.d2p:2:[0-9]*: error: " || fail "run bad.d2p: no FILE:LINE:COL: error: line"
+grep -q "dy2st: error:" "$TMP/out" && fail "run bad.d2p: two error prefixes"
+sed -n 2p "$TMP/out" | grep -qx "  retur" || fail "run bad.d2p: no source line"
+sed -n 3p "$TMP/out" | grep -q "^ *^$" || fail "run bad.d2p: no caret"
+printf 'block ^0 (x : float32[-1]) {\n  y : float32[-1] = relu(q)\n  return y\n}\n' >"$TMP/undef.d2p"
+expect_exact 1 "$TMP/undef.d2p:2:26: error: undefined variable 'q'
+  y : float32[-1] = relu(q)
+                         ^" "$DY2ST" show "$TMP/undef.d2p"
 : >"$TMP/file"
 expect 1 "cannot create directory" \
     "$DY2ST" run "$SAMPLE" --input "x=$GOLD/x.npy" --output-dir "$TMP/file"
@@ -99,6 +109,24 @@ expect 2 "dy2st: error: bad --input 'x' (expected NAME=FILE.npy)" "$DY2ST" run "
 expect 2 "dy2st: error: --input needs NAME=FILE.npy" "$DY2ST" run "$SAMPLE" --input
 expect 2 "dy2st: error: unknown option '--bogus'" "$DY2ST" run "$SAMPLE" --bogus
 expect 2 "dy2st: error: unexpected argument" "$DY2ST" run "$SAMPLE" "$SAMPLE"
+
+# ---- the manual page names every command the tool has
+checks=$((checks + 1))
+"$DY2ST" help >"$TMP/help" 2>&1 || fail "dy2st help failed"
+cmds=$(sed -n '/^commands:/,/^$/s/^  \([a-z]*\) .*/\1/p' "$TMP/help")
+[ -n "$cmds" ] || fail "no commands in 'dy2st help'"
+MAN="$top_srcdir/doc/dy2st.1"
+for c in $cmds; do
+    # each command opens a .TP entry of COMMANDS: ".B NAME" or ".BI \"NAME ..."
+    checks=$((checks + 1))
+    grep -qE "^\.BI? \"?$c( |\"|$)" "$MAN" || fail "doc/dy2st.1 does not describe 'dy2st $c'"
+    # and every option its help lists appears, with roff's escaped hyphens
+    for opt in $("$DY2ST" help "$c" | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+        checks=$((checks + 1))
+        grep -qF -- "$(printf '%s' "$opt" | sed 's/-/\\-/g')" "$MAN" ||
+            fail "doc/dy2st.1 does not mention $opt (dy2st $c)"
+    done
+done
 
 # ---- show
 expect 0 "steps : int64[], h2 : float32[-1,8] = while_loop(i0, h1)" "$DY2ST" show "$SAMPLE"

@@ -32,12 +32,46 @@ expect 0 "= while_loop(" "$DY2ST" program "$S/char_rnn.py" --input "ids:int64[No
 expect 0 "digraph" "$DY2ST" program "$S/greedy_decoder.py" --dot
 expect 2 "bad input" "$DY2ST" program "$S/char_rnn.py" --input "ids:int64[1"
 expect 2 "unknown option '--frob'" "$DY2ST" program "$S/char_rnn.py" --frob
-expect 1 "has no 'Nope'" "$DY2ST" program "$S/char_rnn.py:Nope"
+expect_exact 1 "dy2st: error: $S/char_rnn.py:Nope: no class or function 'Nope' in $S/char_rnn.py" \
+    "$DY2ST" program "$S/char_rnn.py:Nope"
 expect 1 "returned a" "$DY2ST" program "$S/char_rnn.py:example_inputs"
-expect 1 "no such file" "$DY2ST" program "$TMP/missing.py"
+expect_exact 1 "dy2st: error: $TMP/missing.py: no such file" "$DY2ST" program "$TMP/missing.py"
+expect_exact 1 "dy2st: error: $TMP/missing.py:Net: no such file" "$DY2ST" save "$TMP/missing.py:Net" -o "$TMP/m.dy2st"
+expect_exact 1 "dy2st: error: $S/simple_fc.py:BATCH_SIZE: expected a Layer or a function to convert, got int" \
+    "$DY2ST" program "$S/simple_fc.py:BATCH_SIZE"
+expect_exact 1 "dy2st: error: --params $TMP/none.npz: No such file or directory" \
+    "$DY2ST" program "$S/greedy_decoder.py:GreedyDecoder" --params "$TMP/none.npz"
+# an error inside the model's code points at the model file, with its line and a caret,
+# and nothing of the command's own driver shows
+cat >"$TMP/typo.py" <<PY
+import paddle
+
+
+class Net(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = paddle.nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(y)
+
+
+INPUT_SPEC = [paddle.static.InputSpec([-1, 4], "float32", "x")]
+PY
+typo_err="$TMP/typo.py:10:24: error: NameError: name 'y' is not defined
+        return self.fc(y)
+                       ^"
+expect_exact 1 "$typo_err" "$DY2ST" program "$TMP/typo.py:Net"
+expect_exact 1 "dy2st: error: $TMP/typo.py: no build_model() in $TMP/typo.py; name the Layer class or function as $TMP/typo.py:NAME" \
+    "$DY2ST" trace "$TMP/typo.py" -o "$TMP/t.dy2st"
+no_params="dy2st: warning: no --params given: saving the layer's initial (random) weights"
+expect_exact 1 "$no_params
+$typo_err" "$DY2ST" trace "$TMP/typo.py:Net" -o "$TMP/t.dy2st"
+expect_exact 1 "$no_params
+$typo_err" "$DY2ST" save "$TMP/typo.py:Net" -o "$TMP/t.dy2st"
 
 # ---- save: a saved model that 'dy2st run' and 'dy2st show' read
-expect 0 "saved $TMP/fc.dy2st" "$DY2ST" save "$S/simple_fc.py" \
+expect_exact 0 "saved $TMP/fc.dy2st" "$DY2ST" save "$S/simple_fc.py" \
     --params "$top_srcdir/tests/oracle/expected/simple_fc.npz" -o "$TMP/fc.dy2st"
 expect 0 "param linear_0.w_0 : float32[784,10]" "$DY2ST" show "$TMP/fc.dy2st"
 cat >"$TMP/mk.py" <<PY
@@ -46,8 +80,14 @@ np.save("$TMP/x.npy", np.ones((4, 784), dtype="float32"))
 PY
 expect 0 "" "$DY2ST" exec "$TMP/mk.py"
 expect 0 "output_0: float32[4,10]" "$DY2ST" run "$TMP/fc.dy2st" --input "x=$TMP/x.npy"
-expect 1 "missing input 'x'" "$DY2ST" run "$TMP/fc.dy2st"
-expect 0 "saved $TMP/gd.dy2st" "$DY2ST" save "$S/greedy_decoder.py:GreedyDecoder" -o "$TMP/gd.dy2st"
+expect_exact 1 "dy2st: error: $TMP/fc.dy2st: missing input 'x' (float32[4,784]); pass --input x=FILE.npy" \
+    "$DY2ST" run "$TMP/fc.dy2st"
+# without --params the layer's random initial weights are saved, with a warning
+expect_exact 0 "dy2st: warning: no --params given: saving the layer's initial (random) weights
+saved $TMP/gd.dy2st" "$DY2ST" save "$S/greedy_decoder.py:GreedyDecoder" -o "$TMP/gd.dy2st"
+expect_exact 1 "dy2st: warning: no --params given: saving the layer's initial (random) weights
+dy2st: error: -o $TMP/no/gd.dy2st: cannot create: No such file or directory" \
+    "$DY2ST" save "$S/greedy_decoder.py:GreedyDecoder" -o "$TMP/no/gd.dy2st"
 expect 0 "while_loop(" "$DY2ST" show "$TMP/gd.dy2st"
 expect 2 "no output file given" "$DY2ST" save "$S/simple_fc.py"
 # --params FILE.pdparams (paddle.save's pickle) gives the model that the same

@@ -270,11 +270,12 @@ D2_FN(C_resolve)
         return d2_raise(I, "TypeError", "_jst._resolve: the name must be a string");
     d2_obj *v = d2_dict_get_str(I, m->dict, name);
     if (!v) {
+        const char *file = m->path ? m->path : m->name;
         if (a[1]->kind == D2_OBJ_NONE)
             return d2_raise(I, "NameError",
-                            "%s defines no build_model(); name the Layer class or function as "
-                            "FILE.py:NAME", m->path ? m->path : m->name);
-        return d2_raise(I, "NameError", "%s has no '%s'", m->path ? m->path : m->name, name);
+                            "no build_model() in %s; name the Layer class or function as "
+                            "%s:NAME", file, file);
+        return d2_raise(I, "NameError", "no class or function '%s' in %s", name, file);
     }
     d2_obj *r = NULL;
     if (v->kind == D2_OBJ_CLASS) {
