@@ -200,6 +200,9 @@ d2_obj *d2i_super_new(d2_interp *I, d2_class *cls, d2_obj *self);
 int d2i_make_exceptions(d2_interp *I);
 d2_obj *d2i_exc_new(d2_interp *I, d2_class *cls, d2_obj **args, size_t nargs);
 void d2i_set_nomem(d2_interp *I); /* raises the preallocated MemoryError */
+/* true when a*b items of unit bytes each fit the object size limit; otherwise
+ * false with MemoryError "cannot allocate a KIND of N characters/items". */
+bool d2i_size_ok(d2_interp *I, uint64_t a, uint64_t b, size_t unit, const char *kind);
 void d2i_set_exc(d2_interp *I, d2_obj *exc);
 void d2i_render_exception(d2_interp *I); /* the uncaught exception into I->diag, cleared */
 
