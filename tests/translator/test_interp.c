@@ -747,7 +747,7 @@ static void test_allocation_failures(void **state)
                       "except ZeroDivisionError:\n"
                       "    r = None\n"
                       "print(len(r), f'{1.5:.2f}', sorted({3, 1}))\n";
-    int completed = 0;
+    int completed = 0, located = 0;
     /* one-time process-wide initialisation (the op registry) happens outside the window */
     FILE *out = tmpfile();
     d2_interp_free(tu_new_interp(out));
@@ -772,12 +772,18 @@ static void test_allocation_failures(void **state)
         int rc = d2_interp_run_source(I, "oom.py", src, strlen(src));
         d2_alloc_fail_after(-1);
         completed += rc == 0;
+        if (rc < 0) { /* a failure in the script is reported at its line */
+            char *got = render_errors(I);
+            located += strncmp(got, "oom.py:", 7) == 0 && strstr(got, "MemoryError: out of memory");
+            free(got);
+        }
         rewind(out);
         d2_interp_run_source(I, "again.py", src, strlen(src));
         d2_interp_free(I);
     }
     fclose(out);
     assert_true(completed > 0);
+    assert_true(located > 0);
 }
 
 /* ---- hostile scripts: endless loops, files that are not scripts ---- */
@@ -855,6 +861,26 @@ static void test_script_files(void **state)
     fclose(out);
 }
 
+/* An allocation failure from the runtime keeps the size it reports. */
+static void test_runtime_nomem(void **state)
+{
+    (void)state;
+    FILE *out = tmpfile();
+    d2_interp *I = tu_new_interp(out);
+    d2_err err = {0};
+    d2_err_set(&err, D2_ERR_NOMEM, "zeros: out of memory allocating 40000000000000 bytes");
+    assert_null(d2_raise_err(I, &err));
+    assert_true(d2_exc_pending(I));
+    assert_string_equal(d2_type_name(I->exc), "MemoryError");
+    d2_obj *s = d2_str_of(I, I->exc);
+    assert_non_null(s);
+    assert_string_equal(D2_AS(d2_str, s)->s, "zeros: out of memory allocating 40000000000000 bytes");
+    d2_decref(s);
+    d2_exc_clear(I);
+    d2_interp_free(I);
+    fclose(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -870,6 +896,7 @@ int main(void)
         cmocka_unit_test(test_allocation_failures),
         cmocka_unit_test(test_timeout),
         cmocka_unit_test(test_script_files),
+        cmocka_unit_test(test_runtime_nomem),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
