@@ -126,7 +126,7 @@ int d2i_list_extend(d2_interp *I, d2_obj *list, d2_obj *iterable)
     if (iterable->kind == D2_OBJ_RANGE) { /* list(range(n)) materialises n ints */
         int64_t n = d2i_builtin_len(I, iterable);
         size_t have = D2_AS(d2_list, list)->n;
-        if (!d2i_size_ok(I, have + (uint64_t)n, 1, sizeof(d2_obj *), "list"))
+        if (!d2i_size_ok(I, have + (uint64_t)n, 1, sizeof(d2_obj *) + sizeof(d2_int), "list"))
             return -1;
     }
     d2_obj *it = d2_get_iter(I, iterable);
