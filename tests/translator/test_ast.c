@@ -488,6 +488,24 @@ static char *parse_diags(const char *src, size_t len)
     return r;
 }
 
+/* The diagnostics of levels nested statements, even and odd alternating,
+ * each indented one space more than the last, around a pass; caller frees. */
+static char *nested_diags(size_t levels, const char *even, const char *odd)
+{
+    char *src = malloc(levels * (levels + strlen(even) + strlen(odd)) + 16);
+    size_t len = 0;
+    for (size_t i = 0; i <= levels; i++) {
+        const char *line = i == levels ? "pass\n" : i % 2 ? odd : even;
+        memset(src + len, ' ', i);
+        len += i;
+        memcpy(src + len, line, strlen(line));
+        len += strlen(line);
+    }
+    char *got = parse_diags(src, len);
+    free(src);
+    return got;
+}
+
 static const char *const fuzz_seeds[] = {"statements.py", "quirks.py", "unicode.py",
                                          "paddle_model.py", "expressions.py"};
 
@@ -631,49 +649,23 @@ static void test_deep_and_long(void **state)
     /* nested if statements: 99 levels convert, 100 are refused with
      * CPython's message at the first line past the limit */
     for (size_t levels = 99; levels <= 100; levels++) {
-        src = malloc(levels * (levels + 7) + 16);
-        len = 0;
-        for (size_t i = 0; i < levels; i++) {
-            memset(src + len, ' ', i);
-            len += i;
-            memcpy(src + len, "if x:\n", 6);
-            len += 6;
-        }
-        memset(src + len, ' ', levels);
-        len += levels;
-        memcpy(src + len, "pass\n", 5);
-        len += 5;
-        char *got = parse_diags(src, len);
+        char *got = nested_diags(levels, "if x:\n", "if x:\n");
         if (levels == 99)
             assert_string_equal(got, "");
         else
             assert_string_equal(strtok(got, "\n"),
                                 "deep.py:101:101: error: too many levels of indentation");
         free(got);
-        free(src);
     }
     /* 20 nested loops convert, the 21st is refused as CPython does */
     for (size_t levels = 20; levels <= 21; levels++) {
-        src = malloc(levels * (levels + 16) + 16);
-        len = 0;
-        for (size_t i = 0; i < levels; i++) {
-            memset(src + len, ' ', i);
-            len += i;
-            memcpy(src + len, i % 2 ? "while x:\n" : "for a in b:\n", i % 2 ? 9 : 12);
-            len += i % 2 ? 9 : 12;
-        }
-        memset(src + len, ' ', levels);
-        len += levels;
-        memcpy(src + len, "pass\n", 5);
-        len += 5;
-        char *got = parse_diags(src, len);
+        char *got = nested_diags(levels, "for a in b:\n", "while x:\n");
         if (levels == 20)
             assert_string_equal(got, "");
         else
             assert_string_equal(strtok(got, "\n"),
                                 "deep.py:21:21: error: too many statically nested blocks");
         free(got);
-        free(src);
     }
     /* a 4 MB one-line chain of operators is refused before it is parsed,
      * its diagnostic showing the line clipped around the position */
