@@ -469,6 +469,43 @@ static void parse_any(const char *src, size_t len)
     d2_arena_delete(a);
 }
 
+/* The rendered diagnostics of parsing src as deep.py ("" when it parses); caller frees. */
+static char *parse_diags(const char *src, size_t len)
+{
+    d2_arena *a = d2_arena_new();
+    assert_non_null(a);
+    d2_diag diag;
+    d2_diag_init(&diag, a);
+    d2_ast_module *m = d2_ast_parse(a, "deep.py", src, len, &diag);
+    assert_true(m ? diag.nerrors == 0 : diag.nerrors > 0);
+    d2_buf out;
+    d2_buf_init(&out);
+    d2_diag_render(&diag, &out);
+    d2_buf_append(&out, "", 1);
+    char *r = strdup(out.data);
+    d2_buf_free(&out);
+    d2_arena_delete(a);
+    return r;
+}
+
+/* The diagnostics of levels nested statements, even and odd alternating,
+ * each indented one space more than the last, around a pass; caller frees. */
+static char *nested_diags(size_t levels, const char *even, const char *odd)
+{
+    char *src = malloc(levels * (levels + strlen(even) + strlen(odd)) + 16);
+    size_t len = 0;
+    for (size_t i = 0; i <= levels; i++) {
+        const char *line = i == levels ? "pass\n" : i % 2 ? odd : even;
+        memset(src + len, ' ', i);
+        len += i;
+        memcpy(src + len, line, strlen(line));
+        len += strlen(line);
+    }
+    char *got = parse_diags(src, len);
+    free(src);
+    return got;
+}
+
 static const char *const fuzz_seeds[] = {"statements.py", "quirks.py", "unicode.py",
                                          "paddle_model.py", "expressions.py"};
 
@@ -609,29 +646,43 @@ static void test_deep_and_long(void **state)
     assert_non_null(d2_ast_parse(a, "many.py", src, len, NULL));
     d2_arena_delete(a);
     free(src);
-    /* nested if statements: 200 levels convert, 1100 are refused */
-    for (size_t levels = 200; levels <= 1100; levels += 900) {
-        src = malloc(levels * (levels + 7) + 16);
-        len = 0;
-        for (size_t i = 0; i < levels; i++) {
-            memset(src + len, ' ', i);
-            len += i;
-            memcpy(src + len, "if x:\n", 6);
-            len += 6;
-        }
-        memset(src + len, ' ', levels);
-        len += levels;
-        memcpy(src + len, "pass\n", 5);
-        len += 5;
-        a = d2_arena_new();
-        d2_ast_module *m = d2_ast_parse(a, "deep.py", src, len, NULL);
-        if (levels == 200)
-            assert_non_null(m);
+    /* nested if statements: 99 levels convert, 100 are refused with
+     * CPython's message at the first line past the limit */
+    for (size_t levels = 99; levels <= 100; levels++) {
+        char *got = nested_diags(levels, "if x:\n", "if x:\n");
+        if (levels == 99)
+            assert_string_equal(got, "");
         else
-            assert_null(m);
-        d2_arena_delete(a);
-        free(src);
+            assert_string_equal(strtok(got, "\n"),
+                                "deep.py:101:101: error: too many levels of indentation");
+        free(got);
     }
+    /* 20 nested loops convert, the 21st is refused as CPython does */
+    for (size_t levels = 20; levels <= 21; levels++) {
+        char *got = nested_diags(levels, "for a in b:\n", "while x:\n");
+        if (levels == 20)
+            assert_string_equal(got, "");
+        else
+            assert_string_equal(strtok(got, "\n"),
+                                "deep.py:21:21: error: too many statically nested blocks");
+        free(got);
+    }
+    /* a 4 MB one-line chain of operators is refused before it is parsed,
+     * its diagnostic showing the line clipped around the position */
+    n = 2000000;
+    src = malloc(2 * n + 16);
+    memcpy(src, "x = 1", 5);
+    len = 5;
+    for (size_t i = 0; i < n; i++) {
+        memcpy(src + len, "+1", 2);
+        len += 2;
+    }
+    src[len++] = '\n';
+    char *got = parse_diags(src, len);
+    assert_non_null(strstr(got, "deep.py:1:24006: error: expression nested too deeply\n...+1+1"));
+    assert_true(strlen(got) < 1000);
+    free(got);
+    free(src);
 }
 
 /* Allocation failure at every point of a parse: never a crash or a leak;

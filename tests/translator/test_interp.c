@@ -747,7 +747,7 @@ static void test_allocation_failures(void **state)
                       "except ZeroDivisionError:\n"
                       "    r = None\n"
                       "print(len(r), f'{1.5:.2f}', sorted({3, 1}))\n";
-    int completed = 0;
+    int completed = 0, located = 0;
     /* one-time process-wide initialisation (the op registry) happens outside the window */
     FILE *out = tmpfile();
     d2_interp_free(tu_new_interp(out));
@@ -772,12 +772,113 @@ static void test_allocation_failures(void **state)
         int rc = d2_interp_run_source(I, "oom.py", src, strlen(src));
         d2_alloc_fail_after(-1);
         completed += rc == 0;
+        if (rc < 0) { /* a failure in the script is reported at its line */
+            char *got = render_errors(I);
+            located += strncmp(got, "oom.py:", 7) == 0 && strstr(got, "MemoryError: out of memory");
+            free(got);
+        }
         rewind(out);
         d2_interp_run_source(I, "again.py", src, strlen(src));
         d2_interp_free(I);
     }
     fclose(out);
     assert_true(completed > 0);
+    assert_true(located > 0);
+}
+
+/* ---- hostile scripts: endless loops, files that are not scripts ---- */
+
+/* A run past d2_interp_options.timeout_s stops with TimeoutError at the loop
+ * or call it was in, even when the loop swallows exceptions. */
+static void test_timeout(void **state)
+{
+    (void)state;
+    d2_interp_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.quiet_warnings = true;
+    opt.timeout_s = 0.2;
+    int rc;
+    char *got = tu_run_source(&opt, "t.py",
+                              "i = 0\n"
+                              "while i >= 0:\n"
+                              "    try:\n"
+                              "        i += 1\n"
+                              "    except Exception:\n"
+                              "        pass\n",
+                              false, &rc);
+    assert_int_equal(rc, -1);
+    assert_string_equal(got, "t.py:2:7: error: TimeoutError: the run exceeded its time limit of "
+                             "0.2 s\n"
+                             "while i >= 0:\n"
+                             "      ^~~~~~\n");
+    free(got);
+    /* a comprehension that builds nothing is stopped too */
+    got = tu_run_source(&opt, "t.py",
+                        "def f(n):\n"
+                        "    return n + 1\n"
+                        "total = sum([f(k) for k in range(10**12) if k < 0])\n",
+                        false, &rc);
+    assert_int_equal(rc, -1);
+    assert_non_null(strstr(got, "t.py:"));
+    assert_non_null(strstr(got, "error: TimeoutError: the run exceeded its time limit of 0.2 s"));
+    free(got);
+    /* without a limit the same kind of loop ends normally */
+    opt.timeout_s = 0;
+    got = tu_run_source(&opt, "t.py", "i = 0\nwhile i < 100000:\n    i += 1\nprint(i)\n", false,
+                        &rc);
+    assert_int_equal(rc, 0);
+    assert_string_equal(got, "100000\n");
+    free(got);
+}
+
+/* Only regular files of bounded size are read as scripts. */
+static void test_script_files(void **state)
+{
+    (void)state;
+    FILE *out = tmpfile();
+    d2_interp *I = tu_new_interp(out);
+    assert_int_equal(d2_interp_run_file(I, "/dev/zero"), -1);
+    char *got = render_errors(I);
+    assert_string_equal(got, "/dev/zero: error: not a regular file\n");
+    free(got);
+    d2_interp_free(I);
+    /* a sparse file above the size limit is refused before it is read */
+    char path[] = "/tmp/d2_big_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, (off_t)65 << 20), 0);
+    close(fd);
+    I = tu_new_interp(out);
+    assert_int_equal(d2_interp_run_file(I, path), -1);
+    got = render_errors(I);
+    char want[256];
+    snprintf(want, sizeof want,
+             "%s: error: the file is 68157440 bytes, above the limit of 64 MiB\n", path);
+    assert_string_equal(got, want);
+    free(got);
+    d2_interp_free(I);
+    unlink(path);
+    fclose(out);
+}
+
+/* An allocation failure from the runtime keeps the size it reports. */
+static void test_runtime_nomem(void **state)
+{
+    (void)state;
+    FILE *out = tmpfile();
+    d2_interp *I = tu_new_interp(out);
+    d2_err err = {0};
+    d2_err_set(&err, D2_ERR_NOMEM, "zeros: out of memory allocating 40000000000000 bytes");
+    assert_null(d2_raise_err(I, &err));
+    assert_true(d2_exc_pending(I));
+    assert_string_equal(d2_type_name(I->exc), "MemoryError");
+    d2_obj *s = d2_str_of(I, I->exc);
+    assert_non_null(s);
+    assert_string_equal(D2_AS(d2_str, s)->s, "zeros: out of memory allocating 40000000000000 bytes");
+    d2_decref(s);
+    d2_exc_clear(I);
+    d2_interp_free(I);
+    fclose(out);
 }
 
 int main(void)
@@ -793,6 +894,9 @@ int main(void)
         cmocka_unit_test(test_layout_hooks),
         cmocka_unit_test(test_text_files),
         cmocka_unit_test(test_allocation_failures),
+        cmocka_unit_test(test_timeout),
+        cmocka_unit_test(test_script_files),
+        cmocka_unit_test(test_runtime_nomem),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- the call stack: C stack guard, builtins' temporaries, frames ---- */
 
@@ -11,7 +12,14 @@ int d2_stack_check(d2_interp *I)
     return d2i_stack_check(I);
 }
 
-/* Sets the C stack reference point and budget at the outermost entry. */
+static double monotonic_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Sets the C stack reference point and budget, and the deadline, at the outermost entry. */
 void d2i_stack_begin(d2_interp *I, const char *base)
 {
     struct d2_interp_state *st = I->st;
@@ -31,6 +39,21 @@ void d2i_stack_begin(d2_interp *I, const char *base)
         pthread_attr_destroy(&attr);
     }
     st->stack_budget = budget;
+    st->ticks = 1; /* the first check reads the clock */
+    st->deadline = I->opt.timeout_s > 0 ? monotonic_s() + I->opt.timeout_s : 0;
+}
+
+#define TICK_PERIOD 4096
+
+int d2i_tick_slow(d2_interp *I)
+{
+    struct d2_interp_state *st = I->st;
+    st->ticks = TICK_PERIOD;
+    if (st->deadline == 0 || monotonic_s() < st->deadline)
+        return 0;
+    st->ticks = 1; /* stays expired: an except clause cannot run on past it */
+    d2_raise(I, "TimeoutError", "the run exceeded its time limit of %g s", I->opt.timeout_s);
+    return -1;
 }
 
 void d2i_pool_add(d2_interp *I, d2_obj *o)
@@ -416,7 +439,7 @@ d2_obj *d2i_call_function(d2_interp *I, d2_function *f, d2_obj *self, d2_obj **a
         return generator_error(I, f);
     if (I->depth >= D2I_RECURSION_LIMIT)
         return d2_raise(I, "RecursionError", "maximum recursion depth exceeded");
-    if (d2i_stack_check(I) < 0)
+    if (d2i_stack_check(I) < 0 || d2i_tick(I) < 0)
         return NULL;
     d2_obj *inl[16], **fast = inl;
     if (c->nslots > 16) {

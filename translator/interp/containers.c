@@ -10,8 +10,8 @@ d2_obj *d2_tuple_new(d2_interp *I, size_t n)
 {
     if (n == 0 && I->st->empty_tuple)
         return d2_incref(I->st->empty_tuple);
-    if (n > ((size_t)1 << 40) / sizeof(d2_obj *))
-        return d2_raise(I, "MemoryError", "tuple too long");
+    if (!d2i_size_ok(I, n, 1, sizeof(d2_obj *), "tuple"))
+        return NULL;
     return d2_obj_alloc(I, D2_OBJ_TUPLE, NULL, sizeof(d2_tuple) + n * sizeof(d2_obj *));
 }
 
@@ -51,13 +51,11 @@ static int list_reserve(d2_interp *I, d2_list *l, size_t need)
 {
     if (need <= l->cap)
         return 0;
+    if (!d2i_size_ok(I, need, 1, sizeof(d2_obj *), "list"))
+        return -1;
     size_t cap = l->cap ? l->cap : 4;
     while (cap < need)
         cap = cap + cap / 2 + 1;
-    if (cap > ((size_t)1 << 40) / sizeof(d2_obj *)) {
-        d2_raise(I, "MemoryError", "list too long");
-        return -1;
-    }
     d2_obj **items = d2_realloc(l->items, cap * sizeof *items);
     if (!items) {
         d2_raise(I, "MemoryError", "out of memory");
@@ -124,6 +122,12 @@ int d2i_list_extend(d2_interp *I, d2_obj *list, d2_obj *iterable)
         for (size_t i = 0; i < n; i++)
             l->items[l->n++] = d2_incref(src[i]);
         return 0;
+    }
+    if (iterable->kind == D2_OBJ_RANGE) { /* list(range(n)) materialises n ints */
+        int64_t n = d2i_builtin_len(I, iterable);
+        size_t have = D2_AS(d2_list, list)->n;
+        if (!d2i_size_ok(I, have + (uint64_t)n, 1, sizeof(d2_obj *) + sizeof(d2_int), "list"))
+            return -1;
     }
     d2_obj *it = d2_get_iter(I, iterable);
     if (!it)
@@ -220,6 +224,8 @@ static int keys_equal(d2_interp *I, d2_obj *a, d2_obj *b)
 /* Rebuilds the index for at least `want` entries, compacting deleted ones. */
 static int dict_resize(d2_interp *I, d2_dict *d, size_t want)
 {
+    if (!d2i_size_ok(I, want, 1, sizeof(d2_dict_entry) + 3 * sizeof(int32_t), "dict"))
+        return -1;
     size_t cap = 8;
     while (cap < want)
         cap *= 2;
@@ -999,9 +1005,9 @@ d2_obj *d2i_seq_repeat(d2_interp *I, d2_obj *seq, int64_t n)
         n = 0;
     if (seq->kind == D2_OBJ_STR) {
         d2_str *s = D2_AS(d2_str, seq);
-        size_t total;
-        if (__builtin_mul_overflow(s->len, (size_t)n, &total) || total > ((size_t)1 << 40))
-            return d2_raise(I, "OverflowError", "repeated string is too long");
+        size_t total = s->len * (size_t)n;
+        if (!d2i_size_ok(I, s->len, (uint64_t)n, 1, "str"))
+            return NULL;
         d2_obj *r = d2i_str_alloc(I, total);
         if (!r)
             return NULL;
@@ -1012,9 +1018,9 @@ d2_obj *d2i_seq_repeat(d2_interp *I, d2_obj *seq, int64_t n)
     bool list = seq->kind == D2_OBJ_LIST;
     size_t m = list ? D2_AS(d2_list, seq)->n : D2_AS(d2_tuple, seq)->n;
     d2_obj **src = list ? D2_AS(d2_list, seq)->items : D2_AS(d2_tuple, seq)->items;
-    size_t total;
-    if (__builtin_mul_overflow(m, (size_t)n, &total) || total > ((size_t)1 << 36))
-        return d2_raise(I, "MemoryError", "repeated sequence is too long");
+    size_t total = m * (size_t)n;
+    if (!d2i_size_ok(I, m, (uint64_t)n, sizeof(d2_obj *), list ? "list" : "tuple"))
+        return NULL;
     d2_obj *r = list ? d2_list_new(I, total) : tuple_make(I, total);
     if (!r)
         return NULL;

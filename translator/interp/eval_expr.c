@@ -143,7 +143,7 @@ static int comp_loop(d2_interp *I, d2i_frame *cf, const d2_ast_expr *e, const d2
         }
         rc = d2i_assign(I, cf, g->target, x);
         d2_decref(x);
-        if (rc < 0)
+        if (rc < 0 || (rc = d2i_tick(I)) < 0)
             break;
         bool keep = true;
         for (uint32_t k = 0; k < g->ifs.n && keep; k++) {

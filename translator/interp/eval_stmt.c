@@ -816,6 +816,13 @@ static int exec_for(d2_interp *I, d2i_frame *fr, const d2_ast_stmt *s)
             x = X_NORMAL;
         if (x != X_NORMAL)
             break;
+        if (d2i_tick_due(I)) {
+            fr->pf->span = s->for_.iter->span; /* a timeout names the loop */
+            if (d2i_tick_slow(I) < 0) {
+                x = X_ERROR;
+                break;
+            }
+        }
     }
     d2_decref(it);
     if (x == X_NORMAL && !broke && s->for_.orelse.n)
@@ -839,9 +846,13 @@ static int exec_while(d2_interp *I, d2i_frame *fr, const d2_ast_stmt *s)
         int x = d2i_exec_body(I, fr, &s->while_.body);
         if (x == X_BREAK)
             return X_NORMAL;
-        if (x == X_CONTINUE || x == X_NORMAL)
-            continue;
-        return x;
+        if (x != X_CONTINUE && x != X_NORMAL)
+            return x;
+        if (d2i_tick_due(I)) {
+            fr->pf->span = s->while_.test->span; /* a timeout names the loop */
+            if (d2i_tick_slow(I) < 0)
+                return X_ERROR;
+        }
     }
     if (s->while_.orelse.n)
         return d2i_exec_body(I, fr, &s->while_.orelse);

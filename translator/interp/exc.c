@@ -114,11 +114,41 @@ void d2i_set_nomem(d2_interp *I)
         return;
     d2_exc_clear(I);
     I->exc = d2_incref(I->st->memory_error);
+    /* no traceback without allocating: remember the position for the report */
+    I->exc_frame = I->frame;
+    I->exc_module = I->frame ? I->frame->module : NULL;
+    I->exc_span = I->frame ? I->frame->span : (d2_span){0};
+}
+
+/* The largest object a script may build, in bytes: above it MemoryError is
+ * raised before anything is allocated. */
+#define MAX_OBJECT_BYTES ((size_t)1 << 30)
+
+bool d2i_size_ok(d2_interp *I, uint64_t a, uint64_t b, size_t unit, const char *kind)
+{
+    size_t n, bytes;
+    bool fits = d2_mul_size((size_t)a, (size_t)b, &n) && (uint64_t)(size_t)a == a &&
+                (uint64_t)(size_t)b == b;
+    if (fits && d2_mul_size(n, unit ? unit : 1, &bytes) && bytes <= MAX_OBJECT_BYTES)
+        return true;
+    const char *units = strcmp(kind, "str") == 0     ? "characters"
+                        : strcmp(kind, "bytes") == 0 ? "bytes"
+                        : strcmp(kind, "dict") == 0  ? "entries"
+                                                     : "items";
+    if (fits)
+        d2_raise(I, "MemoryError", "cannot allocate a %s of %zu %s", kind, n, units);
+    else
+        d2_raise(I, "MemoryError", "cannot allocate a %s of %llu x %llu %s", kind,
+                 (unsigned long long)a, (unsigned long long)b, units);
+    return false;
 }
 
 d2_obj *d2_raise(d2_interp *I, const char *exc_class, const char *fmt, ...)
 {
-    if (strcmp(exc_class, "MemoryError") == 0) {
+    /* A plain allocation failure takes the preallocated MemoryError; one with
+     * a message (a size limit) is built like any other exception, and falls
+     * back to the preallocated one when that fails too. */
+    if (strcmp(exc_class, "MemoryError") == 0 && strcmp(fmt, "out of memory") == 0) {
         d2i_set_nomem(I);
         return NULL;
     }
@@ -199,7 +229,14 @@ void d2i_render_exception(d2_interp *I)
     d2_decref(s);
     d2_obj *tbo = d ? d2_dict_get_str(I, d, "__traceback__") : NULL;
     d2i_tb *tb = tbo && tbo->kind == D2_OBJ_OPAQUE ? D2_AS(d2_opaque, tbo)->payload : NULL;
-    if (!tb || tb->n == 0) {
+    if ((!tb || tb->n == 0) && exc == I->st->memory_error && I->exc_module) {
+        /* the preallocated MemoryError carries no traceback: its raise position */
+        const d2_module *m = I->exc_module;
+        const char *file = m->path ? m->path : m->name;
+        d2_diag_set_source(&I->diag, file, m->ast ? m->ast->source : NULL,
+                           m->ast ? m->ast->source_len : 0);
+        d2_diag_add(&I->diag, D2_DIAG_ERROR, I->exc_span, "%s", msgbuf);
+    } else if (!tb || tb->n == 0) {
         d2_diag_set_source(&I->diag, "<dy2st>", NULL, 0);
         d2_diag_add(&I->diag, D2_DIAG_ERROR, (d2_span){0}, "%s", msgbuf);
     } else {
@@ -274,6 +311,7 @@ void d2_warn(d2_interp *I, d2_span span, const d2_module *m, const char *fmt, ..
     X("FileNotFoundError", "OSError")                                                            \
     X("FileExistsError", "OSError")                                                              \
     X("PermissionError", "OSError")                                                              \
+    X("TimeoutError", "OSError")                                                                 \
     X("RuntimeError", "Exception")                                                               \
     X("NotImplementedError", "RuntimeError")                                                     \
     X("RecursionError", "RuntimeError")                                                          \

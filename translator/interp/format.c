@@ -188,9 +188,11 @@ static d2_obj *pad_field(d2_interp *I, const fspec *f, const char *sign, const c
     }
     if (!align)
         align = numeric ? '>' : '<';
+    size_t pad = f->width > (int64_t)chars ? (size_t)f->width - chars : 0;
+    if (pad && !d2i_size_ok(I, (uint64_t)f->width, 1, fl, "str"))
+        return NULL;
     d2_buf b;
     d2_buf_init(&b);
-    size_t pad = f->width > (int64_t)chars ? (size_t)f->width - chars : 0;
     size_t left = 0, right = 0, mid = 0;
     switch (align) {
     case '<': right = pad; break;

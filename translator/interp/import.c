@@ -199,12 +199,49 @@ static d2_obj *load_module_source(d2_interp *I, const char *name, const char *pa
     return ref;
 }
 
+/* The largest script or module source read, in bytes. */
+#define MAX_SOURCE_BYTES ((size_t)64 << 20)
+
+/* Reads a script or module: only a regular file, of at most MAX_SOURCE_BYTES
+ * (a device or a pipe could be endless). NULL with why in err. */
+static char *read_source(const char *path, size_t *len, d2_err *err)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
+        d2_err_set(err, D2_ERR_IO, "cannot read file: %s", strerror(errno));
+        return NULL;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        d2_err_set(err, D2_ERR_IO, "%s", S_ISDIR(sb.st_mode) ? "is a directory" : "not a regular file");
+        return NULL;
+    }
+    if ((uint64_t)sb.st_size > MAX_SOURCE_BYTES) {
+        d2_err_set(err, D2_ERR_LIMIT, "the file is %lld bytes, above the limit of %zu MiB",
+                   (long long)sb.st_size, MAX_SOURCE_BYTES >> 20);
+        return NULL;
+    }
+    char *src = d2_read_file(path, len, NULL);
+    if (!src) {
+        d2_err_set(err, errno == ENOMEM ? D2_ERR_NOMEM : D2_ERR_IO, "cannot read file: %s",
+                   strerror(errno));
+        return NULL;
+    }
+    if (*len > MAX_SOURCE_BYTES) { /* it grew while read */
+        d2_free(src);
+        d2_err_set(err, D2_ERR_LIMIT, "the file is above the limit of %zu MiB",
+                   MAX_SOURCE_BYTES >> 20);
+        return NULL;
+    }
+    return src;
+}
+
 static d2_obj *load_file_module(d2_interp *I, const char *name, const char *path)
 {
     size_t len;
-    char *src = d2_read_file(path, &len, NULL);
+    d2_err err = {0};
+    char *src = read_source(path, &len, &err);
     if (!src)
-        return d2_raise(I, "ImportError", "cannot read %s: %s", path, strerror(errno));
+        return d2_raise(I, "ImportError", "%s: %s", path, err.msg);
     d2_obj *m = load_module_source(I, name, path, src, len);
     d2_free(src);
     return m;
@@ -323,10 +360,11 @@ int d2_interp_run_source(d2_interp *I, const char *filename, const char *src, si
 int d2_interp_run_file(d2_interp *I, const char *path)
 {
     size_t len;
-    char *src = d2_read_file(path, &len, NULL);
+    d2_err err = {0};
+    char *src = read_source(path, &len, &err);
     if (!src) {
         d2_diag_set_source(&I->diag, path, NULL, 0);
-        d2_diag_add(&I->diag, D2_DIAG_ERROR, (d2_span){0}, "cannot read file: %s", strerror(errno));
+        d2_diag_add(&I->diag, D2_DIAG_ERROR, (d2_span){0}, "%s", err.msg);
         return -1;
     }
     /* sys.argv defaults to [path] */

@@ -71,6 +71,8 @@ struct d2_interp_state {
     struct d2i_frame *cur;       /* innermost evaluation frame */
     const char *stack_base;      /* C stack position at entry, for the overflow guard */
     size_t stack_budget;
+    int32_t ticks;               /* back-edges and calls left before the next clock read */
+    double deadline;             /* monotonic seconds when the run must stop; 0: none */
 };
 
 /* A builtin written by hand (a d2_builtin_fn) rather than as a table row. */
@@ -200,6 +202,9 @@ d2_obj *d2i_super_new(d2_interp *I, d2_class *cls, d2_obj *self);
 int d2i_make_exceptions(d2_interp *I);
 d2_obj *d2i_exc_new(d2_interp *I, d2_class *cls, d2_obj **args, size_t nargs);
 void d2i_set_nomem(d2_interp *I); /* raises the preallocated MemoryError */
+/* true when a*b items of unit bytes each fit the object size limit; otherwise
+ * false with MemoryError "cannot allocate a KIND of N characters/items". */
+bool d2i_size_ok(d2_interp *I, uint64_t a, uint64_t b, size_t unit, const char *kind);
 void d2i_set_exc(d2_interp *I, d2_obj *exc);
 void d2i_render_exception(d2_interp *I); /* the uncaught exception into I->diag, cleared */
 
@@ -446,6 +451,11 @@ static inline int d2i_stack_check(d2_interp *I)
     return 0;
 }
 void d2i_stack_begin(d2_interp *I, const char *base);
+int d2i_tick_slow(d2_interp *I);
+/* 0, or -1 with TimeoutError once the run's deadline has passed; called at
+ * loop back-edges and calls, it reads the clock only every few thousand. */
+static inline bool d2i_tick_due(d2_interp *I) { return __builtin_expect(--I->st->ticks <= 0, 0); }
+static inline int d2i_tick(d2_interp *I) { return d2i_tick_due(I) ? d2i_tick_slow(I) : 0; }
 void d2i_pool_add(d2_interp *I, d2_obj *o); /* steals o */
 int d2i_eval_items(d2_interp *I, d2i_frame *fr, const d2_ast_seq *elts, argvec *a);
 d2_obj *d2i_eval_call(d2_interp *I, d2i_frame *fr, const d2_ast_expr *e);

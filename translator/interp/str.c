@@ -20,10 +20,8 @@ uint64_t d2i_hash_bytes(const char *s, size_t n)
 
 d2_obj *d2i_str_alloc(d2_interp *I, size_t len)
 {
-    if (len > ((size_t)1 << 40)) {
-        d2_raise(I, "MemoryError", "string too long");
+    if (!d2i_size_ok(I, len, 1, 1, "str"))
         return NULL;
-    }
     return d2_obj_alloc(I, D2_OBJ_STR, NULL, sizeof(d2_str) + len + 1);
 }
 
@@ -248,6 +246,14 @@ METHOD(str_join)
         return NULL;
     d2_str *sep = D2_AS(d2_str, self);
     d2_list *l = D2_AS(d2_list, seq);
+    uint64_t total = l->n ? (uint64_t)sep->len * (l->n - 1) : 0;
+    for (size_t i = 0; i < l->n; i++)
+        if (l->items[i]->kind == D2_OBJ_STR)
+            total += D2_AS(d2_str, l->items[i])->len;
+    if (!d2i_size_ok(I, total, 1, 1, "str")) {
+        d2_decref(seq);
+        return NULL;
+    }
     d2_buf b;
     d2_buf_init(&b);
     for (size_t i = 0; i < l->n; i++) {
@@ -560,6 +566,21 @@ METHOD(str_replace)
     int64_t count = -1;
     if (n == 3 && d2_to_int64(I, a[2], "count", &count) < 0)
         return NULL;
+    if (new_->len > old->len) { /* the result grows: size it before building it */
+        uint64_t k = 0;
+        if (old->len == 0) {
+            k = d2i_str_chars(s) + 1;
+        } else {
+            for (const char *p = s->s, *e = s->s + s->len;
+                 (p = memmem(p, (size_t)(e - p), old->s, old->len)) != NULL; p += old->len)
+                k++;
+        }
+        if (count >= 0 && (uint64_t)count < k)
+            k = (uint64_t)count;
+        if (!d2i_size_ok(I, k, new_->len - old->len, 1, "str") ||
+            !d2i_size_ok(I, k * (new_->len - old->len) + s->len, 1, 1, "str"))
+            return NULL;
+    }
     d2_buf b;
     d2_buf_init(&b);
     if (old->len == 0) {
@@ -799,6 +820,8 @@ static d2_obj *pad_impl(d2_interp *I, d2_obj *self, d2_obj **a, size_t n, d2_dic
                                       : align == 2 ? pad
                                                    : pad / 2 + (pad & width & 1);
     int64_t right = pad - left;
+    if (!d2i_size_ok(I, (uint64_t)width, 1, fl, "str"))
+        return NULL;
     d2_buf b;
     d2_buf_init(&b);
     for (int64_t i = 0; i < left; i++)
@@ -824,6 +847,8 @@ METHOD(str_zfill)
     int64_t len = (int64_t)d2i_str_chars(s);
     if (width <= len)
         return d2_incref(self);
+    if (!d2i_size_ok(I, (uint64_t)width, 1, 1, "str"))
+        return NULL;
     d2_buf b;
     d2_buf_init(&b);
     size_t i = 0;

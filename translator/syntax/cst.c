@@ -616,6 +616,152 @@ static const char *coding_cookie(cx *c, size_t *len)
     return NULL;
 }
 
+/* CPython's tokenizer and compiler limits on nesting, checked before parsing,
+ * so that a hostile source is refused with CPython's message at its position
+ * instead of costing the parser unbounded work (its indentation scanner gives
+ * up past 255 levels with a bare "invalid syntax"). */
+#define MAX_INDENT 100 /* levels of indentation */
+#define MAX_PARENS 200 /* open brackets */
+#define MAX_BLOCKS 20  /* statically nested for/while/try/with */
+/* Operators in one expression at one bracket level: each chain of them nests
+ * the AST one level deeper per operator, so well past D2_AST_MAX_DEPTH of them
+ * cannot convert; refusing them here keeps a megabyte-long `1+1+...` line from
+ * being parsed into a tree first. */
+#define MAX_OPERATORS (4 * D2_AST_MAX_DEPTH)
+
+static bool nesting_error(cx *c, size_t at, const char *msg)
+{
+    d2_diag_add(c->diag, D2_DIAG_ERROR, cst_span_bytes(c, at, at), "%s", msg);
+    return false;
+}
+
+/* Whether the logical line at s starts with a keyword whose body CPython
+ * compiles as a block (a loop, try or with; async for and async with too). */
+static bool opens_block(const char *s, size_t n)
+{
+    static const char *const kws[] = {"for", "while", "try", "with", "async"};
+    for (size_t k = 0; k < D2_COUNTOF(kws); k++) {
+        size_t l = strlen(kws[k]);
+        if (n >= l && memcmp(s, kws[k], l) == 0 &&
+            (n == l || !(isalnum((unsigned char)s[l]) || s[l] == '_' || (s[l] & 0x80))))
+            return true;
+    }
+    return false;
+}
+
+/* Index just past the string literal whose quote is at i (or the end of a
+ * line that leaves a short string open: the parser reports that). */
+static size_t skip_string(const char *s, size_t n, size_t i)
+{
+    char q = s[i];
+    bool triple = i + 2 < n && s[i + 1] == q && s[i + 2] == q;
+    i += triple ? 3 : 1;
+    while (i < n) {
+        if (s[i] == '\\') {
+            i += 2;
+        } else if (s[i] == q && (!triple || (i + 2 < n && s[i + 1] == q && s[i + 2] == q))) {
+            return i + (triple ? 3 : 1);
+        } else if (!triple && s[i] == '\n') {
+            return i;
+        } else {
+            i++;
+        }
+    }
+    return n;
+}
+
+static bool check_nesting(cx *c)
+{
+    const char *s = c->src;
+    size_t n = c->len, i = 0, ind[MAX_INDENT];
+    bool blk[MAX_INDENT], opener = false, line_start = true;
+    int nind = 0, nblk = 0, parens = 0;
+    int ops[MAX_PARENS + 1] = {0}; /* operators since the last separator, by bracket level */
+    while (i < n) {
+        if (line_start && parens == 0) { /* a logical line: its indentation */
+            line_start = false;
+            ops[0] = 0;
+            size_t col = 0;
+            for (; i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\f'); i++)
+                col = s[i] == ' ' ? col + 1 : s[i] == '\t' ? (col / 8 + 1) * 8 : 0;
+            if (i >= n || s[i] == '\n' || s[i] == '\r' || s[i] == '#' || s[i] == '\\')
+                continue; /* blank or comment-only lines do not indent */
+            while (nind && col < ind[nind - 1])
+                nblk -= blk[--nind];
+            if (col > (nind ? ind[nind - 1] : 0)) {
+                if (nind + 1 >= MAX_INDENT)
+                    return nesting_error(c, i, "too many levels of indentation");
+                blk[nind] = opener;
+                nblk += opener;
+                ind[nind++] = col;
+            }
+            opener = opens_block(s + i, n - i);
+            if (opener && nblk >= MAX_BLOCKS)
+                return nesting_error(c, i, "too many statically nested blocks");
+            continue;
+        }
+        switch (s[i]) {
+        case '#':
+            while (i < n && s[i] != '\n')
+                i++;
+            break;
+        case '\\':
+            i += i + 1 < n && s[i + 1] == '\r' ? 3 : 2; /* a continuation line */
+            break;
+        case '\n':
+            line_start = true;
+            i++;
+            break;
+        case '(':
+        case '[':
+        case '{':
+            if (parens >= MAX_PARENS)
+                return nesting_error(c, i, "too many nested parentheses");
+            ops[++parens] = 0;
+            i++;
+            break;
+        case ')':
+        case ']':
+        case '}':
+            parens -= parens > 0;
+            i++;
+            break;
+        case ',':
+        case ';':
+        case ':':
+        case '=':
+            ops[parens] = 0;
+            i++;
+            break;
+        case '+':
+        case '-':
+        case '*':
+        case '/':
+        case '%':
+        case '@':
+        case '|':
+        case '&':
+        case '^':
+        case '<':
+        case '>':
+        case '~':
+            if (++ops[parens] > MAX_OPERATORS)
+                return nesting_error(c, i, "expression nested too deeply");
+            i++;
+            while (i < n && s[i] && strchr("*/<>=", s[i]))
+                i++; /* the rest of a multi-character operator */
+            break;
+        case '\'':
+        case '"':
+            i = skip_string(s, n, i);
+            break;
+        default:
+            i++;
+        }
+    }
+    return true;
+}
+
 /* Rejects bytes CPython refuses before parsing: NULs and invalid UTF-8,
  * and non-ASCII text declared in another encoding than UTF-8 by a coding
  * cookie (dy2st reads UTF-8 only; ASCII reads the same in any of them). */
@@ -874,7 +1020,7 @@ d2_ast_module *d2_ast_parse(d2_arena *a, const char *filename, const char *src, 
         d2_diag_add(diag, D2_DIAG_ERROR, (d2_span){0}, "source file too large");
         return NULL;
     }
-    if (!check_encoding(c))
+    if (!check_encoding(c) || !check_nesting(c))
         return NULL;
     const TSLanguage *lang = tree_sitter_python();
     if (!init_symbols(c)) {

@@ -96,6 +96,9 @@ static char *copy_line(d2_arena *a, const char *s, size_t n)
     return r;
 }
 
+/* Bytes of a source line shown in a diagnostic before it is clipped. */
+#define SHOWN_LINE_MAX 160
+
 /* Fills the character based position and the copy of the source line. */
 static void locate(d2_diag *d, d2_diag_item *it)
 {
@@ -118,9 +121,25 @@ static void locate(d2_diag *d, d2_diag_item *it)
     size_t end = sp->end < start ? start : sp->end;
     if (end > text_end)
         end = text_end > start ? text_end : start;
+    /* a long line is shown around the position, its cut ends marked "..." */
+    size_t from = bol, to = text_end;
+    if (text_end - bol > SHOWN_LINE_MAX) {
+        from = start - bol > SHOWN_LINE_MAX / 2 ? start - SHOWN_LINE_MAX / 2 : bol;
+        while (from > bol && ((unsigned char)d->src[from] & 0xC0) == 0x80)
+            from--;
+        to = from + SHOWN_LINE_MAX < text_end ? from + SHOWN_LINE_MAX : text_end;
+        while (to < text_end && ((unsigned char)d->src[to] & 0xC0) == 0x80)
+            to++;
+        if (end > to)
+            end = to > start ? to : start;
+    }
     uint32_t w = count_chars(d->src + start, end - start);
     it->width = w ? w : 1;
-    it->source_line = copy_line(d->arena, d->src + bol, text_end - bol);
+    const char *pre = from > bol ? "..." : "", *post = to < text_end ? "..." : "";
+    it->caret_col = (uint32_t)strlen(pre) + count_chars(d->src + from, start - from) + 1;
+    char *text = copy_line(d->arena, d->src + from, to - from);
+    it->source_line = text && (*pre || *post) ? d2_arena_printf(d->arena, "%s%s%s", pre, text, post)
+                                              : text;
 }
 
 d2_diag_item *d2_diag_vadd(d2_diag *d, d2_diag_severity sev, d2_span span, const char *fmt,
@@ -187,7 +206,7 @@ void d2_diag_render_item(const d2_diag_item *it, d2_buf *out)
     d2_buf_puts(out, "\n");
     /* the source line is valid UTF-8 (see copy_line) */
     const char *s = it->source_line;
-    for (uint32_t c = 1; c < it->col && *s; s++) {
+    for (uint32_t c = 1; c < it->caret_col && *s; s++) {
         if (((unsigned char)*s & 0xC0) == 0x80)
             continue;
         d2_buf_append(out, *s == '\t' ? "\t" : " ", 1);

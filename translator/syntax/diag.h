@@ -36,6 +36,7 @@ typedef struct d2_diag_item {
     uint32_t width;      /* characters under the caret and tildes, >= 1 */
     const char *message;
     const char *source_line; /* the text of the line, without newline; NULL if unknown */
+    uint32_t caret_col;  /* where col falls in source_line: a long line is shown clipped */
 } d2_diag_item;
 
 /* Collects the diagnostics of one or more source files in order. Item

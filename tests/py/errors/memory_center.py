@@ -1,0 +1,2 @@
+width = 10**12
+s = 'x'.center(width)
