@@ -195,6 +195,17 @@ fail:
     return NULL;
 }
 
+/* The staging buffer of doubles for a tensor of this shape fits: 0, or -1
+ * with MemoryError / ValueError raised. */
+static int check_staging(d2_interp *I, const char *fname, int ndim, const int64_t *shape)
+{
+    d2_err err = {0};
+    if (d2_tensor_check_size(D2_F64, ndim, shape, &err) == 0)
+        return 0;
+    d2_pd_raise_err_named(I, fname, NULL, &err);
+    return -1;
+}
+
 D2_FN(f_linspace)
 {
     const char *fname = "paddle.linspace";
@@ -208,6 +219,8 @@ D2_FN(f_linspace)
         return NULL;
     if (n <= 0)
         return d2_raise(I, "ValueError", "%s: num must be positive, got %lld", fname, (long long)n);
+    if (check_staging(I, fname, 1, &n) < 0)
+        return NULL;
     double *v = d2_malloc((size_t)n * sizeof *v);
     if (!v)
         return nomem(I);
@@ -235,6 +248,8 @@ D2_FN(f_eye)
     if (r < 0 || c < 0)
         return d2_raise(I, "ValueError", "%s: sizes must be non-negative", fname);
     int64_t shape[2] = {r, c};
+    if (check_staging(I, fname, 2, shape) < 0)
+        return NULL;
     double *v = d2_calloc((size_t)(r * c) + 1, sizeof *v);
     if (!v)
         return nomem(I);
