@@ -222,7 +222,8 @@ int infer_conv2d(d2_infer_ctx *ic)
         return d2_err_set(ic->err, D2_ERR_INVALID,
                           "conv2d: groups = %lld does not divide the %lld output channels",
                           (long long)groups, (long long)w[0]);
-    if (x[1] >= 0 && w[1] >= 0 && w[1] * groups != x[1])
+    int64_t wcg = 0;
+    if (x[1] >= 0 && w[1] >= 0 && (!d2_mul_i64(w[1], groups, &wcg) || wcg != x[1]))
         return d2_err_set(ic->err, D2_ERR_SHAPE,
                           "conv2d: input has %lld channels but weight expects %lld x %lld groups",
                           (long long)x[1], (long long)w[1], (long long)groups);
