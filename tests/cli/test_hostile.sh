@@ -37,4 +37,28 @@ for dir in "$top_srcdir"/tests/hostile/*/; do
     fi
 done
 [ "$n" -ge 20 ] || fail "only $n hostile cases found"
+
+# the same sizes from Python: clean exceptions, and the interpreter goes on
+cat >"$TMP/sizes.expected" <<'END'
+ones MemoryError
+zeros MemoryError
+full MemoryError
+empty MemoryError
+rand MemoryError
+tile MemoryError
+tile_wrap ValueError
+expand MemoryError
+broadcast_to MemoryError
+reshape ValueError
+eye MemoryError
+linspace MemoryError
+arange MemoryError
+outer MemoryError
+np_ones MemoryError
+np_zeros ValueError
+setitem IndexError
+alive 6.0
+END
+expect 0 "alive 6.0" "$DY2ST" exec "$top_srcdir/tests/cli/hostile_sizes.py"
+diff -u "$TMP/sizes.expected" "$TMP/out" || fail "hostile_sizes.py printed something else"
 finish
