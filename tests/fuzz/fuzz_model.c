@@ -4,19 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz_crc.h"
+#include "fuzz_util.h"
 
 /* Loads image; a failure must say why. A loaded model saves to an image
  * that loads again and saves identically. */
 static void load_one(const uint8_t *image, size_t size)
 {
-    d2_err err = {0};
-    d2_program *p = d2_model_load_mem(image, size, "fuzz.d2m", &err);
-    if (!p) {
-        if (err.code == D2_OK || err.msg[0] == '\0')
-            abort();
+    d2_program *p = load_model_checked(image, size);
+    if (!p)
         return;
-    }
     d2_buf a, b;
     d2_buf_init(&a);
     d2_buf_init(&b);

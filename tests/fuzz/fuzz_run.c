@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "exec.h"
-#include "fuzz_crc.h"
+#include "fuzz_util.h"
 
 /* Each tensor made while fuzzing stays far below libFuzzer's malloc limit:
  * a larger one must fail as a clean error like any other. */
@@ -101,13 +101,9 @@ static void run_program(const d2_program *p, uint32_t seed)
 
 static void load_and_run_model(const uint8_t *image, size_t size, uint32_t seed)
 {
-    d2_err err = {0};
-    d2_program *p = d2_model_load_mem(image, size, "fuzz.d2m", &err);
-    if (!p) {
-        if (err.code == D2_OK || err.msg[0] == '\0')
-            abort();
+    d2_program *p = load_model_checked(image, size);
+    if (!p)
         return;
-    }
     run_program(p, seed);
     d2_program_free(p);
 }
@@ -130,19 +126,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(copy);
         return 0;
     }
-    char *text = malloc(size + 1);
-    if (!text)
+    d2_program *p = parse_text_checked(data, size);
+    if (!p)
         return 0;
-    memcpy(text, data, size);
-    text[size] = '\0';
-    d2_err err = {0};
-    d2_program *p = d2_program_parse(text, "fuzz", &err);
-    free(text);
-    if (!p) {
-        if (err.code == D2_OK || err.msg[0] == '\0')
-            abort();
-        return 0;
-    }
     d2_err verr = {0};
     if (d2_program_verify(p, &verr) == 0)
         run_program(p, seed);
