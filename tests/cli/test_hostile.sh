@@ -45,6 +45,8 @@ zeros MemoryError
 full MemoryError
 empty MemoryError
 rand MemoryError
+rand_wraps MemoryError
+rand_empty ValueError
 tile MemoryError
 tile_wrap ValueError
 expand MemoryError
