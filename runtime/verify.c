@@ -14,7 +14,9 @@
  *      absent inputs only at optional ports, inputs visible (defined earlier
  *      in the block or in an enclosing block before the control op, a block
  *      parameter or a parameter), declared output types consistent with
- *      d2_program_infer_op; and that yields are visible.
+ *      d2_program_infer_op; and that yields are visible. Declared and inferred
+ *      sizes must fit a tensor (d2_type_check_size: no overflow, no dim below
+ *      -1, within the byte cap), then so must every other variable's.
  * Errors name the block, the op (index and name) and the variable.
  */
 #include "program.h"
