@@ -667,7 +667,7 @@ static int run_op(d2_exec_frame *f, int b, int i, d2_err *err)
                 s.ot[j].dtype = (d2_dtype)-1;
             }
             d2_infer_ctx ic = {def, &op->attrs, op->n_in, s.it, s.iv, op->n_out, s.ot, err, p, op};
-            if (def->infer(&ic) < 0)
+            if (d2_infer_checked(&ic) < 0)
                 goto fail;
         }
     }

@@ -46,6 +46,38 @@ int d2_broadcast_shapes(const d2_shape *a, const d2_shape *b, d2_shape *out, con
     return 0;
 }
 
+int d2_type_check_size(const d2_type *t, d2_err *err)
+{
+    if (t->shape.ndim < 0 || t->shape.ndim > D2_MAX_DIMS)
+        return d2_err_set(err, D2_ERR_SHAPE, "rank %d exceeds the maximum of %d", t->shape.ndim,
+                          D2_MAX_DIMS);
+    int64_t known[D2_MAX_DIMS];
+    for (int i = 0; i < t->shape.ndim; i++) {
+        int64_t d = t->shape.dims[i];
+        if (d < -1) {
+            char ts[160];
+            d2_type_str(t, ts, sizeof ts);
+            return d2_err_set(err, D2_ERR_SHAPE, "%s has a negative dim %lld", ts, (long long)d);
+        }
+        known[i] = d < 0 ? 1 : d;
+    }
+    if ((unsigned)t->dtype >= D2_NUM_DTYPES)
+        return 0; /* left open by inference */
+    return d2_tensor_check_size(t->dtype, t->shape.ndim, known, err);
+}
+
+int d2_infer_checked(d2_infer_ctx *ic)
+{
+    if (ic->def->infer(ic) < 0)
+        return -1;
+    for (int i = 0; i < ic->n_out; i++)
+        if (d2_type_check_size(&ic->out[i], ic->err) < 0) {
+            d2_err_prefix(ic->err, "%s: output %d", ic->def->name, i);
+            return -1;
+        }
+    return 0;
+}
+
 void d2_type_str(const d2_type *t, char *out, size_t n)
 {
     char s[160];

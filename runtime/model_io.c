@@ -635,7 +635,7 @@ static int load_params(loader *ld, d2_program *p)
             return ferr(ld, D2_ERR_FORMAT, "parameter '%s': unknown dtype code %u", vname, dt);
         /* the product of the nonzero dims must fit as well, so strides never overflow */
         int64_t dims[D2_MAX_DIMS];
-        uint64_t expect_bytes = d2_dtype_size((d2_dtype)dt);
+        int64_t span = (int64_t)d2_dtype_size((d2_dtype)dt);
         bool empty = false;
         for (uint32_t i = 0; i < ndim; i++) {
             uint64_t d = get64(r + REC_FIXED + 8 * i);
@@ -643,12 +643,10 @@ static int load_params(loader *ld, d2_program *p)
                 return ferr(ld, D2_ERR_FORMAT, "parameter '%s': negative dimension", vname);
             dims[i] = (int64_t)d;
             empty = empty || d == 0;
-            if (d > (uint64_t)INT64_MAX / expect_bytes)
+            if (!d2_mul_i64(span, d ? (int64_t)d : 1, &span))
                 return ferr(ld, D2_ERR_FORMAT, "parameter '%s': size overflows", vname);
-            expect_bytes *= d ? d : 1;
         }
-        if (empty)
-            expect_bytes = 0;
+        uint64_t expect_bytes = empty ? 0 : (uint64_t)span;
         if (nbytes != expect_bytes)
             return ferr(ld, D2_ERR_FORMAT,
                         "parameter '%s': %llu data bytes recorded, its %s shape needs %llu",

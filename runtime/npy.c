@@ -244,9 +244,8 @@ static int compute_nbytes(npy_info *info, const char *name, d2_err *err)
     bool zero = false;
     for (int i = 0; i < info->ndim; i++) {
         size_t d = info->shape[i] ? (size_t)info->shape[i] : 1;
-        if ((uint64_t)info->shape[i] > SIZE_MAX / 4 / n)
+        if ((uint64_t)info->shape[i] > SIZE_MAX / 4 || !d2_mul_size(n, d, &n) || n > SIZE_MAX / 4)
             return d2_err_set(err, D2_ERR_FORMAT, "%s: array size overflows", name);
-        n *= d;
         zero = zero || info->shape[i] == 0;
     }
     info->nbytes = zero ? 0 : n;

@@ -760,7 +760,7 @@ int d2_op_infer(const d2_opdef *def, const d2_attrs *attrs, const d2_type *in,
         memset(&out[i], 0, sizeof out[i]);
         out[i].dtype = (d2_dtype)-1;
     }
-    if (def->infer(&ic) < 0) {
+    if (d2_infer_checked(&ic) < 0) {
         if (err && strncmp(err->msg, def->name, strlen(def->name)) != 0)
             d2_err_prefix(err, "%s", def->name);
         return -1;

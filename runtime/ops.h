@@ -116,6 +116,13 @@ typedef struct d2_kctx {
 typedef int (*d2_infer_fn)(d2_infer_ctx *ic);
 typedef int (*d2_kernel_fn)(d2_kctx *k);
 
+/* Runs ic->def's inference, then checks every output type: no dim below -1,
+ * and the known dims (-1 counting as 1) fit a tensor (d2_tensor_check_size),
+ * so no overflowed or hostile size leaves inference. 0 or -1. */
+int d2_infer_checked(d2_infer_ctx *ic);
+/* The size check of d2_infer_checked for one type; 0 or -1 with err set. */
+int d2_type_check_size(const d2_type *t, d2_err *err);
+
 typedef struct d2_opdef {
     d2_op_id id;
     const char *name;

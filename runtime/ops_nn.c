@@ -222,7 +222,8 @@ int infer_conv2d(d2_infer_ctx *ic)
         return d2_err_set(ic->err, D2_ERR_INVALID,
                           "conv2d: groups = %lld does not divide the %lld output channels",
                           (long long)groups, (long long)w[0]);
-    if (x[1] >= 0 && w[1] >= 0 && w[1] * groups != x[1])
+    int64_t wcg = 0;
+    if (x[1] >= 0 && w[1] >= 0 && (!d2_mul_i64(w[1], groups, &wcg) || wcg != x[1]))
         return d2_err_set(ic->err, D2_ERR_SHAPE,
                           "conv2d: input has %lld channels but weight expects %lld x %lld groups",
                           (long long)x[1], (long long)w[1], (long long)groups);
@@ -245,9 +246,12 @@ int infer_conv2d(d2_infer_ctx *ic)
             return d2_err_set(ic->err, D2_ERR_SHAPE, "conv2d: kernel size %lld must be >= 1",
                               (long long)k);
         int64_t p0 = pad[2 * i], p1 = pad[2 * i + 1], d = dil[i];
+        int64_t osz = 0, sum = 0, ext = 0, padded = 0;
+        bool fits = true;
         if (same) {
-            int64_t osz = (in + strides[i] - 1) / strides[i];
-            int64_t sum = (osz - 1) * strides[i] + k - in;
+            fits = d2_add_i64(in, strides[i] - 1, &osz);
+            osz /= strides[i];
+            fits = fits && d2_mul_i64(osz - 1, strides[i], &sum) && d2_add_i64(sum, k - in, &sum);
             sum = sum > 0 ? sum : 0;
             p0 = sum / 2;
             p1 = sum - p0;
@@ -255,13 +259,20 @@ int infer_conv2d(d2_infer_ctx *ic)
         } else if (valid) {
             p0 = p1 = 0;
         }
-        int64_t ext = d * (k - 1) + 1;
-        int64_t osz = (in + p0 + p1 - ext) / strides[i] + 1;
-        if (in + p0 + p1 < ext || osz < 1)
+        fits = fits && d2_mul_i64(d, k - 1, &ext) && d2_add_i64(ext, 1, &ext) &&
+               d2_add_i64(in, p0, &padded) && d2_add_i64(padded, p1, &padded);
+        if (!fits)
+            return d2_err_set(ic->err, D2_ERR_SHAPE,
+                              "conv2d: the %s sizes overflow (input %lld, kernel %lld, padding "
+                              "%lld+%lld, dilation %lld, stride %lld)",
+                              i ? "width" : "height", (long long)in, (long long)k, (long long)p0,
+                              (long long)p1, (long long)d, (long long)strides[i]);
+        osz = (padded - ext) / strides[i] + 1;
+        if (padded < ext || osz < 1)
             return d2_err_set(ic->err, D2_ERR_SHAPE,
                               "conv2d: %s of %lld (padded %lld) is smaller than the dilated kernel "
                               "extent %lld",
-                              i ? "width" : "height", (long long)in, (long long)(in + p0 + p1),
+                              i ? "width" : "height", (long long)in, (long long)padded,
                               (long long)ext);
         o->shape.dims[2 + i] = osz;
     }
@@ -309,9 +320,16 @@ int infer_pool2d(d2_infer_ctx *ic)
             o->shape.dims[2 + i] = -1;
             continue;
         }
-        int64_t p = global ? 0 : pad[2 * i] + pad[2 * i + 1];
+        int64_t p = 0, osz = 0;
+        if ((!global && !d2_add_i64(pad[2 * i], pad[2 * i + 1], &p)) ||
+            !d2_add_i64(in - ks[i], p, &osz) ||
+            !d2_add_i64(osz, ceil_mode ? st[i] - 1 : 0, &osz))
+            return d2_err_set(ic->err, D2_ERR_SHAPE,
+                              "pool2d: the %s sizes overflow (input %lld, ksize %lld, stride %lld)",
+                              i ? "width" : "height", (long long)in, (long long)ks[i],
+                              (long long)st[i]);
         /* C division like Paddle's PoolOutputSize */
-        int64_t osz = (in - ks[i] + p + (ceil_mode ? st[i] - 1 : 0)) / st[i] + 1;
+        osz = osz / st[i] + 1;
         if (osz < 1)
             return d2_err_set(ic->err, D2_ERR_SHAPE,
                               "pool2d: output %s would be %lld (input %lld, ksize %lld, padding "

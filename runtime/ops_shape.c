@@ -433,7 +433,11 @@ int infer_concat(d2_infer_ctx *ic)
     int64_t sum = 0;
     for (int i = 0; i < ic->n_in; i++) {
         int64_t d = ic->in[i].shape.dims[axis];
-        sum = (sum < 0 || d < 0) ? -1 : sum + d;
+        if (sum >= 0 && d >= 0 && !d2_add_i64(sum, d, &sum))
+            return d2_err_set(ic->err, D2_ERR_SHAPE, "%s: the concatenated dim overflows",
+                              OPN(ic));
+        if (d < 0)
+            sum = -1;
     }
     s.dims[axis] = sum;
     set_tensor_out(ic, 0, ic->in[0].dtype, &s);

@@ -402,14 +402,10 @@ static bool host_little(void)
  * fits in an int64. */
 static bool dims_fit(int ndim, const int64_t *shape)
 {
-    uint64_t prod = 1;
-    for (int k = 0; k < ndim; k++) {
-        if (shape[k] < 0)
+    int64_t prod = 1;
+    for (int k = 0; k < ndim; k++)
+        if (shape[k] < 0 || !d2_mul_i64(prod, shape[k] > 1 ? shape[k] : 1, &prod))
             return false;
-        if (shape[k] > 1 && prod > (uint64_t)INT64_MAX / (uint64_t)shape[k])
-            return false;
-        prod *= shape[k] > 1 ? (uint64_t)shape[k] : 1;
-    }
     return true;
 }
 
@@ -421,12 +417,13 @@ static d2_tensor *make_tensor(P *p, const val *dtv, int ndim, const int64_t *sha
     d2_dtype dt = dtv->u.dt.dt;
     size_t es = d2_dtype_size(dt);
     uint64_t numel = 1;
+    size_t total = es;
     for (int k = 0; k < ndim; k++) {
         if (shape[k] < 0)
             return perr(p, D2_ERR_FORMAT, "negative dimension %lld", (long long)shape[k]), NULL;
-        if (shape[k] && numel > UINT64_MAX / es / (uint64_t)shape[k])
+        if ((uint64_t)shape[k] > SIZE_MAX || !d2_mul_size(total, (size_t)shape[k], &total))
             return perr(p, D2_ERR_FORMAT, "array too large"), NULL;
-        numel *= (uint64_t)shape[k];
+        numel *= (uint64_t)shape[k]; /* <= total */
     }
     if (!dims_fit(ndim, shape))
         return perr(p, D2_ERR_FORMAT, "array dimensions too large"), NULL;
@@ -1071,9 +1068,10 @@ static int join_big(P *p, out *o, const val *info, bool *drop)
             if (!is_int(shp->u.seq.v[j]) || int_of(shp->u.seq.v[j]) < 0)
                 return perr(p, D2_ERR_FORMAT, "malformed '%s' shape", BIG_KEY);
             shape[j] = int_of(shp->u.seq.v[j]);
-            if (shape[j] && numel > (uint64_t)INT64_MAX / (uint64_t)shape[j])
+            int64_t n;
+            if (!d2_mul_i64((int64_t)numel, shape[j], &n))
                 return perr(p, D2_ERR_FORMAT, "malformed '%s' shape", BIG_KEY);
-            numel *= (uint64_t)shape[j];
+            numel = (uint64_t)n;
         }
         if (!dims_fit((int)shp->u.seq.n, shape))
             return perr(p, D2_ERR_FORMAT, "malformed '%s' shape", BIG_KEY);

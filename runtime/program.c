@@ -411,7 +411,7 @@ int d2_program_infer_op(const d2_program *p, const d2_op *op, d2_type *out, d2_e
     }
     d2_infer_ctx ic = {def,     &op->attrs, op->n_in, itypes, (const d2_tensor *const *)ivals,
                        op->n_out, out,       err,      p,      op};
-    if (def->infer(&ic) < 0) {
+    if (d2_infer_checked(&ic) < 0) {
         if (err && strncmp(err->msg, def->name, strlen(def->name)) != 0)
             d2_err_prefix(err, "%s", def->name);
         goto done;

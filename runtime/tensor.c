@@ -51,15 +51,104 @@ bool d2_dtype_is_int(d2_dtype dt) { return dt == D2_I32 || dt == D2_I64; }
 
 bool d2_dtype_supported(d2_dtype dt) { return dt <= D2_BOOL; }
 
+bool d2_numel_checked(int ndim, const int64_t *dims, int64_t *n)
+{
+    int64_t r = 1;
+    for (int i = 0; i < ndim; i++)
+        if (dims[i] < 0 || !d2_mul_i64(r, dims[i], &r))
+            return false;
+    *n = r;
+    return true;
+}
+
 int64_t d2_shape_numel(const d2_shape *s)
 {
-    int64_t n = 1;
-    for (int i = 0; i < s->ndim; i++) {
+    for (int i = 0; i < s->ndim; i++)
         if (s->dims[i] < 0)
             return -1;
-        n *= s->dims[i];
+    int64_t n;
+    return d2_numel_checked(s->ndim, s->dims, &n) ? n : INT64_MAX;
+}
+
+static size_t max_tensor_bytes; /* 0: the default */
+
+static size_t default_max_bytes(void)
+{
+    return SIZE_MAX > UINT32_MAX ? (size_t)1 << 40 : SIZE_MAX / 4;
+}
+
+size_t d2_tensor_max_bytes(void)
+{
+    size_t n = __atomic_load_n(&max_tensor_bytes, __ATOMIC_RELAXED);
+    return n ? n : default_max_bytes();
+}
+
+void d2_tensor_set_max_bytes(size_t n) { __atomic_store_n(&max_tensor_bytes, n, __ATOMIC_RELAXED); }
+
+/* Writes the exact decimal product es * dims[0] * ... into out (the product
+ * may exceed every integer type: base-1e9 limbs, least significant first). */
+static void product_str(size_t es, int ndim, const int64_t *dims, char *out, size_t n)
+{
+    uint32_t limb[64] = {(uint32_t)es};
+    int nl = 1;
+    for (int d = 0; d < ndim; d++) {
+        unsigned __int128 carry = 0;
+        for (int i = 0; i < nl; i++) {
+            unsigned __int128 v = (unsigned __int128)limb[i] * (uint64_t)dims[d] + carry;
+            limb[i] = (uint32_t)(v % 1000000000u);
+            carry = v / 1000000000u;
+        }
+        while (carry && nl < (int)D2_COUNTOF(limb)) {
+            limb[nl++] = (uint32_t)(carry % 1000000000u);
+            carry /= 1000000000u;
+        }
     }
-    return n;
+    while (nl > 1 && limb[nl - 1] == 0)
+        nl--;
+    size_t off = (size_t)snprintf(out, n, "%u", (unsigned)limb[nl - 1]);
+    for (int i = nl - 2; i >= 0 && off < n; i--)
+        off += (size_t)snprintf(out + off, n - off, "%09u", (unsigned)limb[i]);
+}
+
+int d2_tensor_check_size(d2_dtype dt, int ndim, const int64_t *shape, d2_err *err)
+{
+    if (ndim < 0 || ndim > D2_MAX_DIMS)
+        return d2_err_set(err, D2_ERR_SHAPE, "tensor rank %d exceeds the maximum of %d", ndim,
+                          D2_MAX_DIMS);
+    if ((unsigned)dt >= D2_NUM_DTYPES)
+        return d2_err_set(err, D2_ERR_DTYPE, "invalid dtype %d", (int)dt);
+    for (int i = 0; i < ndim; i++)
+        if (shape[i] < 0)
+            return d2_err_set(err, D2_ERR_SHAPE, "tensor dim %d is negative (%lld)", i,
+                              (long long)shape[i]);
+    /* the strides are products of the nonzero dims, so those must fit too */
+    int64_t numel = 1, span = 1;
+    bool fits = true;
+    for (int i = 0; i < ndim; i++) {
+        fits = fits && d2_mul_i64(span, shape[i] ? shape[i] : 1, &span) &&
+               d2_mul_i64(numel, shape[i], &numel);
+    }
+    size_t bytes = 0, es = d2_dtype_size(dt);
+    if (fits && numel > 0)
+        fits = (uint64_t)numel <= SIZE_MAX && d2_mul_size((size_t)numel, es, &bytes);
+    if (fits && bytes <= d2_tensor_max_bytes())
+        return 0;
+    char sh[D2_MAX_DIMS * 22 + 4], nb[200];
+    size_t off = (size_t)snprintf(sh, sizeof sh, "[");
+    for (int i = 0; i < ndim; i++)
+        off += (size_t)snprintf(sh + off, sizeof sh - off, "%s%lld", i ? ", " : "",
+                                (long long)shape[i]);
+    snprintf(sh + off, sizeof sh - off, "]");
+    bool empty = false;
+    for (int i = 0; i < ndim; i++)
+        empty = empty || shape[i] == 0;
+    if (empty)
+        return d2_err_set(err, D2_ERR_SHAPE,
+                          "cannot make a %s tensor of shape %s: its strides overflow",
+                          d2_dtype_name(dt), sh);
+    product_str(es, ndim, shape, nb, sizeof nb);
+    return d2_err_set(err, D2_ERR_NOMEM, "cannot allocate a %s tensor of shape %s: %s bytes",
+                      d2_dtype_name(dt), sh, nb);
 }
 
 bool d2_shape_is_static(const d2_shape *s) { return d2_shape_numel(s) >= 0; }
@@ -86,10 +175,13 @@ void d2_shape_str(const d2_shape *s, char *out, size_t n)
 
 void d2_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides)
 {
+    /* saturates instead of overflowing; tensors never need that (see
+     * d2_tensor_check_size) */
     int64_t st = 1;
     for (int i = ndim - 1; i >= 0; i--) {
         strides[i] = st;
-        st *= shape[i] > 0 ? shape[i] : 1;
+        if (!d2_mul_i64(st, shape[i] > 0 ? shape[i] : 1, &st))
+            st = INT64_MAX;
     }
 }
 
@@ -108,21 +200,8 @@ static void storage_unref(d2_storage *s)
 
 static d2_tensor *tensor_alloc_header(d2_dtype dt, int ndim, const int64_t *shape, d2_err *err)
 {
-    if (ndim < 0 || ndim > D2_MAX_DIMS) {
-        d2_err_set(err, D2_ERR_SHAPE, "tensor rank %d exceeds the maximum of %d", ndim,
-                   D2_MAX_DIMS);
+    if (d2_tensor_check_size(dt, ndim, shape, err) < 0)
         return NULL;
-    }
-    if ((unsigned)dt >= D2_NUM_DTYPES) {
-        d2_err_set(err, D2_ERR_DTYPE, "invalid dtype %d", (int)dt);
-        return NULL;
-    }
-    for (int i = 0; i < ndim; i++)
-        if (shape[i] < 0) {
-            d2_err_set(err, D2_ERR_SHAPE, "tensor dim %d is negative (%lld)", i,
-                       (long long)shape[i]);
-            return NULL;
-        }
     d2_tensor *t = d2_calloc(1, sizeof *t);
     if (!t) {
         d2_err_set(err, D2_ERR_NOMEM, "out of memory allocating a tensor");
@@ -145,13 +224,9 @@ d2_tensor *d2_tensor_new(d2_backend *be, d2_dtype dt, int ndim, const int64_t *s
     d2_tensor *t = tensor_alloc_header(dt, ndim, shape, err);
     if (!t)
         return NULL;
+    /* checked by tensor_alloc_header: n * es fits the byte cap */
     int64_t n = d2_tensor_numel(t);
     size_t es = d2_dtype_size(dt);
-    if (n > 0 && (uint64_t)n > SIZE_MAX / 2 / es) {
-        d2_free(t);
-        d2_err_set(err, D2_ERR_NOMEM, "tensor of %lld elements is too large", (long long)n);
-        return NULL;
-    }
     d2_storage *s = d2_calloc(1, sizeof *s);
     if (!s) {
         d2_free(t);
@@ -329,8 +404,12 @@ int d2_tensor_array_set(d2_tensor *arr, int64_t i, d2_tensor *x, d2_err *err)
                           (long long)arr->array_len);
     if (i == arr->array_len) {
         if (arr->array_len == arr->array_cap) {
-            int64_t cap = arr->array_cap ? arr->array_cap * 2 : 8;
-            d2_tensor **it = d2_realloc(arr->items, (size_t)cap * sizeof *it);
+            int64_t cap = 8;
+            size_t nb = 0;
+            d2_tensor **it = NULL;
+            if ((!arr->array_cap || d2_mul_i64(arr->array_cap, 2, &cap)) &&
+                (uint64_t)cap <= SIZE_MAX && d2_mul_size((size_t)cap, sizeof *it, &nb))
+                it = d2_realloc(arr->items, nb);
             if (!it)
                 return d2_err_set(err, D2_ERR_NOMEM, "out of memory growing a tensor array");
             arr->items = it;
@@ -367,10 +446,9 @@ void d2_tensor_unref(d2_tensor *t)
 
 int64_t d2_tensor_numel(const d2_tensor *t)
 {
-    int64_t n = 1;
-    for (int i = 0; i < t->ndim; i++)
-        n *= t->shape[i];
-    return n;
+    /* fits: every tensor passed d2_tensor_check_size */
+    int64_t n;
+    return d2_numel_checked(t->ndim, t->shape, &n) ? n : INT64_MAX;
 }
 
 bool d2_tensor_is_contiguous(const d2_tensor *t)
@@ -383,7 +461,8 @@ bool d2_tensor_is_contiguous(const d2_tensor *t)
     for (int i = t->ndim - 1; i >= 0; i--) {
         if (t->shape[i] != 1 && t->strides[i] != st)
             return false;
-        st *= t->shape[i];
+        if (!d2_mul_i64(st, t->shape[i], &st))
+            return false;
     }
     return true;
 }

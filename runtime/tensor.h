@@ -41,8 +41,22 @@ typedef struct d2_shape {
     int64_t dims[D2_MAX_DIMS];
 } d2_shape;
 
-/* Number of elements, or -1 when a dim is dynamic. */
+/* Number of elements, or -1 when a dim is dynamic; INT64_MAX when the count
+ * overflows (no tensor or verified Program has such a shape). */
 int64_t d2_shape_numel(const d2_shape *s);
+/* Checked element count of ndim dims: false when a dim is negative or the
+ * count overflows int64. */
+bool d2_numel_checked(int ndim, const int64_t *dims, int64_t *n);
+/* 0 when a tensor of dtype dt and this shape can exist: no dim is negative,
+ * the element count and the strides fit int64 (else D2_ERR_SHAPE), and the
+ * byte size is at most d2_tensor_max_bytes() (else D2_ERR_NOMEM, "cannot
+ * allocate a float32 tensor of shape [..]: N bytes"). -1 otherwise. */
+int d2_tensor_check_size(d2_dtype dt, int ndim, const int64_t *shape, d2_err *err);
+/* The byte size above which no tensor is created, views included (default:
+ * 1 TiB on 64-bit hosts, a quarter of the address space on smaller ones).
+ * d2_tensor_set_max_bytes(0) restores the default. Process-wide. */
+size_t d2_tensor_max_bytes(void);
+void d2_tensor_set_max_bytes(size_t n);
 bool d2_shape_is_static(const d2_shape *s);
 bool d2_shape_equal(const d2_shape *a, const d2_shape *b);
 /* Writes "[2,-1,3]" into out (at least 128 bytes). */

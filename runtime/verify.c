@@ -14,7 +14,9 @@
  *      absent inputs only at optional ports, inputs visible (defined earlier
  *      in the block or in an enclosing block before the control op, a block
  *      parameter or a parameter), declared output types consistent with
- *      d2_program_infer_op; and that yields are visible.
+ *      d2_program_infer_op; and that yields are visible. Declared and inferred
+ *      sizes must fit a tensor (d2_type_check_size: no overflow, no dim below
+ *      -1, within the byte cap), then so must every other variable's.
  * Errors name the block, the op (index and name) and the variable.
  */
 #include "program.h"
@@ -323,6 +325,9 @@ static int attrs_check(verifier *V, int b, int i, const d2_op *op, const d2_opde
 static int type_check(verifier *V, int b, int i, const d2_op *op, int k, const d2_type *inf)
 {
     const d2_type *dec = &V->p->vars[op->out[k]].type;
+    d2_err e = {0};
+    if (d2_type_check_size(dec, &e) < 0)
+        return op_err(V, b, i, op, e.code, "output '%s': %s", vname(V->p, op->out[k]), e.msg);
     if ((int)inf->dtype == -1)
         return 0; /* inference leaves it open */
     bool dt_ok = dec->kind == inf->kind && dec->dtype == inf->dtype;
@@ -456,6 +461,12 @@ int d2_program_verify(const d2_program *p, d2_err *err)
     for (int v = 0; v < p->n_vars; v++)
         V.visible[v] = p->vars[v].persistable; /* never popped: not on the stack */
     rc = walk_block(&V, 0);
+    /* the rest (feeds, parameters, unused variables): no op to name */
+    for (int v = 0; rc == 0 && v < p->n_vars; v++) {
+        d2_err e = {0};
+        if (d2_type_check_size(&p->vars[v].type, &e) < 0)
+            rc = d2_err_set(err, e.code, "variable '%s': %s", p->vars[v].name, e.msg);
+    }
 done:
     d2_free(V.visible);
     d2_free(V.def_block);

@@ -8,9 +8,10 @@ static void *cpu_alloc(d2_backend *be, size_t n, d2_err *err)
 {
     D2_UNUSED(be);
     /* 64-byte alignment for vector loads; round up as aligned_alloc requires */
-    size_t sz = (n + 63) & ~(size_t)63;
+    size_t sz = 0;
     void *p = NULL;
-    if (posix_memalign(&p, 64, sz ? sz : 64) != 0 || !p) {
+    if (!d2_add_size(n, 63, &sz) || (sz &= ~(size_t)63, posix_memalign(&p, 64, sz ? sz : 64)) != 0 ||
+        !p) {
         d2_err_set(err, D2_ERR_NOMEM, "out of memory allocating %zu bytes", n);
         return NULL;
     }

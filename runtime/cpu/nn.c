@@ -256,7 +256,9 @@ int cpu_conv2d(d2_kctx *k)
     int64_t nn = x->shape[0], c = x->shape[1], h = x->shape[2], w = x->shape[3];
     int64_t oc = wt->shape[0], cg = wt->shape[1], kh = wt->shape[2], kw = wt->shape[3];
     int64_t oh = out->shape[2], ow = out->shape[3], groups = ATTR_INT(k, "groups");
-    if (groups < 1 || c != cg * groups || oc % groups != 0 || out->shape[1] != oc ||
+    int64_t cgg = 0;
+    if (groups < 1 || !d2_mul_i64(cg, groups, &cgg) || c != cgg || oc % groups != 0 ||
+        out->shape[1] != oc ||
         out->shape[0] != nn)
         return d2_err_set(k->err, D2_ERR_SHAPE, "conv2d: channel counts do not match groups");
     if (b && d2_tensor_numel(b) != oc)
@@ -289,7 +291,14 @@ int cpu_conv2d(d2_kctx *k)
                 return -1;
         return 0;
     }
-    void *col = d2_malloc((size_t)(kdim * ohw) * es);
+    int64_t ncol;
+    size_t col_bytes = 0;
+    if (!d2_mul_i64(kdim, ohw, &ncol) || (uint64_t)ncol > SIZE_MAX ||
+        !d2_mul_size((size_t)ncol, es, &col_bytes) || col_bytes > d2_tensor_max_bytes())
+        return d2_err_set(k->err, D2_ERR_NOMEM,
+                          "conv2d: the im2col buffer of %lld x %lld elements is too large",
+                          (long long)kdim, (long long)ohw);
+    void *col = d2_malloc(col_bytes);
     if (!col)
         return d2_err_set(k->err, D2_ERR_NOMEM, "conv2d: out of memory for the im2col buffer");
     int rc = 0;

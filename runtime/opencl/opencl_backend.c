@@ -288,8 +288,11 @@ static size_t size_class(size_t n)
     size_t p = 4096;
     while (p * 2 < n && p < ((size_t)1 << 62))
         p *= 2;
-    size_t step = p / 4;
-    size_t c = (n + step - 1) / step * step;
+    size_t step = p / 4, c;
+    /* no class above SIZE_MAX: such a request is exact (and fails) */
+    if (!d2_add_size(n, step - 1, &c))
+        return n;
+    c = c / step * step;
     return c < n ? n : c;
 }
 

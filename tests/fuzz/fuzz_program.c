@@ -3,27 +3,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "program.h"
+#include "fuzz_util.h"
 
 /* The input is taken as text (up to its first NUL byte). It either fails
  * with a parse error, or gives a Program that verifies or not (without
  * crashing), whose printed form parses again and prints identically. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *text = malloc(size + 1);
-    if (!text)
+    d2_program *p = parse_text_checked(data, size);
+    if (!p)
         return 0;
-    memcpy(text, data, size);
-    text[size] = '\0';
-
-    d2_err err = {0};
-    d2_program *p = d2_program_parse(text, "fuzz", &err);
-    free(text);
-    if (!p) {
-        if (err.code == D2_OK || err.msg[0] == '\0')
-            abort();
-        return 0;
-    }
     d2_err verr = {0};
     if (d2_program_verify(p, &verr) != 0 && verr.msg[0] == '\0')
         abort();

@@ -9,7 +9,7 @@ MUTATE=${FUZZ_MUTATE:-20}
 G="$top_srcdir/tests/golden"
 seed_files() { ls "$G"/ast/*.py "$G"/ast/errors/*.py "$G"/unparse/*.py "$top_srcdir"/tests/py/*.py; }
 
-for target in model npy program python pickle; do
+for target in model npy program python pickle run; do
     bin="$top_builddir/tests/fuzz/replay_$target"
     if [ ! -x "$bin" ]; then
         fail "$bin not built"

@@ -195,6 +195,18 @@ fail:
     return NULL;
 }
 
+/* A tensor of dtype dt and this shape, and its staging buffer of doubles,
+ * fit: 0, or -1 with MemoryError / ValueError raised. */
+static int check_staging(d2_interp *I, const char *fname, int dt, int ndim, const int64_t *shape)
+{
+    d2_err err = {0};
+    if (d2_tensor_check_size((d2_dtype)dt, ndim, shape, &err) == 0 &&
+        d2_tensor_check_size(D2_F64, ndim, shape, &err) == 0)
+        return 0;
+    d2_pd_raise_err_named(I, fname, NULL, &err);
+    return -1;
+}
+
 D2_FN(f_linspace)
 {
     const char *fname = "paddle.linspace";
@@ -208,6 +220,8 @@ D2_FN(f_linspace)
         return NULL;
     if (n <= 0)
         return d2_raise(I, "ValueError", "%s: num must be positive, got %lld", fname, (long long)n);
+    if (check_staging(I, fname, dt, 1, &n) < 0)
+        return NULL;
     double *v = d2_malloc((size_t)n * sizeof *v);
     if (!v)
         return nomem(I);
@@ -235,6 +249,8 @@ D2_FN(f_eye)
     if (r < 0 || c < 0)
         return d2_raise(I, "ValueError", "%s: sizes must be non-negative", fname);
     int64_t shape[2] = {r, c};
+    if (check_staging(I, fname, dt, 2, shape) < 0)
+        return NULL;
     double *v = d2_calloc((size_t)(r * c) + 1, sizeof *v);
     if (!v)
         return nomem(I);
@@ -273,9 +289,11 @@ static d2_obj *random_tensor(d2_interp *I, const char *fname, d2_obj *shape, int
     } else if (d2_pd_shape_list(I, shape, fname, dims, &nd) < 0) {
         return NULL;
     }
+    if (check_staging(I, fname, dt, nd, dims) < 0)
+        return NULL;
     int64_t n = 1;
     for (int i = 0; i < nd; i++)
-        n *= dims[i];
+        n *= dims[i]; /* fits: checked above */
     double *v = d2_malloc((size_t)n * sizeof *v + 1);
     if (!v)
         return nomem(I);
