@@ -101,7 +101,9 @@ static int status_error(const char *msg)
         if (l == c - 1 || l < msg + 2 || l[-1] != ':')
             l = NULL;
     }
-    if (!l)
+    /* only a message that starts with its location ("model.d2m: bad program
+     * section: model.d2m:6:17: error: ..." keeps the tool's prefix) */
+    if (!l || memmem(msg, (size_t)(l - 1 - msg), ": ", 2))
         return error("%s", msg);
     fprintf(stderr, "%s\n", msg);
     char path[4096];
