@@ -281,6 +281,290 @@ static int tensor_module(d2_interp *I)
 }
 
 /* ======================================================================
+ * paddle.fluid.layers: the Paddle 1.x functions, on their 2.x forms
+ * ====================================================================== */
+
+#define CALL(mod, name, n, ...) call_attr(I, mod, name, (d2_obj *[]){__VA_ARGS__}, n, NULL, NULL, 0)
+
+/* x, then act applied when given (act is a paddle.nn.functional name). Takes x. */
+static d2_obj *with_act(d2_interp *I, const char *fname, d2_obj *x, d2_obj *act)
+{
+    if (!x || is_none_obj(I, act))
+        return x;
+    const char *s = cstr(act);
+    d2_obj *r;
+    if (!s)
+        r = d2_raise(I, "TypeError", "%s: act must be a str, got %s", fname, d2_type_name(act));
+    else if (!d2_jit_mod_attr(I, "paddle.nn.functional", s))
+        r = d2_raise(I, "ValueError", "%s: unsupported act '%s'", fname, s);
+    else
+        r = CALL("paddle.nn.functional", s, 1, x);
+    d2_decref(x);
+    return r;
+}
+
+D2_FN(L_reshape) /* x, shape, actual_shape, act, inplace, name */
+{
+    return with_act(I, "fluid.layers.reshape", CALL("paddle", "reshape", 2, a[0], a[1]), a[3]);
+}
+
+D2_FN(L_fc) /* input, size, num_flatten_dims, param_attr, bias_attr, act, name */
+{
+    static const char *const kn[] = {"num_flatten_dims", "weight_attr", "bias_attr",
+                                     "activation"};
+    d2_obj *kv[] = {a[2], a[3], a[4], a[5]};
+    d2_obj *args[2] = {a[0], a[1]};
+    return call_attr(I, "paddle.static.nn", "fc", args, 2, kn, kv, 4);
+}
+
+D2_FN(L_act) /* x, name: def->data is the paddle.nn.functional name */
+{
+    return CALL("paddle.nn.functional", (const char *)def->data, 1, a[0]);
+}
+
+D2_FN(L_softmax) /* input, use_cudnn, name, axis */
+{
+    return CALL("paddle.nn.functional", "softmax", 2, a[0], a[3]);
+}
+
+D2_FN(L_concat) /* input, axis, name */
+{
+    return CALL("paddle", "concat", 2, a[0], a[1]);
+}
+
+/* x op y where y's dims line up with x's from dim axis (-1: the trailing dims) */
+D2_FN(L_elementwise) /* x, y, axis, act, name: def->data is the paddle function */
+{
+    const char *fname = def->qualname;
+    int64_t axis;
+    if (d2_to_int64(I, a[2], "axis", &axis) < 0)
+        return NULL;
+    d2_obj *y = d2_incref(a[1]);
+    if (axis != -1 && is_tensor(a[0]) && is_tensor(y)) {
+        int xn = TOBJ(a[0])->type.shape.ndim, yn = TOBJ(y)->type.shape.ndim;
+        if (axis < 0 || axis + yn > xn) {
+            d2_decref(y);
+            return d2_raise(I, "ValueError",
+                            "%s: axis %lld does not fit y's %d dims into x's %d dims", fname,
+                            (long long)axis, yn, xn);
+        }
+        d2_obj *axes = d2_list_new(I, 0);
+        for (int d = 0; axes && d < xn; d++) {
+            if (d >= axis && d < axis + yn)
+                continue;
+            d2_obj *k = d2_int_new(I, d);
+            if (!k || d2_list_append(I, axes, k) < 0)
+                d2_setref(&axes, NULL);
+            d2_decref(k);
+        }
+        d2_obj *u = axes ? CALL("paddle", "unsqueeze", 2, y, axes) : NULL;
+        d2_decref(axes);
+        d2_decref(y);
+        if (!u)
+            return NULL;
+        y = u;
+    }
+    d2_obj *r = CALL("paddle", (const char *)def->data, 2, a[0], y);
+    d2_decref(y);
+    return with_act(I, fname, r, a[3]);
+}
+
+D2_FN(L_reduce) /* input, dim, keep_dim, name: def->data is the paddle function */
+{
+    static const char *const kn[] = {"axis", "keepdim"};
+    d2_obj *kv[] = {a[1], a[2]};
+    return call_attr(I, "paddle", (const char *)def->data, a, 1, kn, kv, 2);
+}
+
+D2_FN(L_mean) /* x, name */
+{
+    return CALL("paddle", "mean", 1, a[0]);
+}
+
+D2_FN(L_matmul) /* x, y, transpose_x, transpose_y, alpha, name */
+{
+    double alpha;
+    if (d2_to_double(I, a[4], "alpha", &alpha) < 0)
+        return NULL;
+    d2_obj *r = CALL("paddle", "matmul", 4, a[0], a[1], a[2], a[3]);
+    if (!r || alpha == 1.0)
+        return r;
+    d2_obj *s = CALL("paddle", "scale", 2, r, a[4]);
+    d2_decref(r);
+    return s;
+}
+
+D2_FN(L_data) /* name, shape, append_batch_size, dtype, lod_level, type, stop_gradient */
+{
+    int t = d2_truthy(I, a[2]);
+    if (t < 0)
+        return NULL;
+    if (a[1]->kind != D2_OBJ_LIST && a[1]->kind != D2_OBJ_TUPLE)
+        return d2_raise(I, "TypeError", "fluid.layers.data: shape must be a list or tuple, got %s",
+                        d2_type_name(a[1]));
+    size_t n;
+    d2_obj **dims = d2_jit_seq_items(a[1], &n);
+    d2_obj *shape = d2_list_new(I, 0);
+    d2_obj *m1 = d2_int_new(I, -1);
+    bool ok = shape && m1 && (!t || d2_list_append(I, shape, m1) == 0);
+    for (size_t i = 0; ok && i < n; i++)
+        ok = d2_list_append(I, shape, dims[i]) == 0;
+    d2_decref(m1);
+    d2_obj *r = ok ? CALL("paddle.static", "data", 3, a[0], shape, a[3]) : NULL;
+    d2_decref(shape);
+    return r;
+}
+
+D2_FN(L_creation) /* shape, dtype, force_cpu: def->data is paddle.zeros or ones */
+{
+    return CALL("paddle", (const char *)def->data, 2, a[0], a[1]);
+}
+
+D2_FN(L_argmax) /* x, axis */
+{
+    return CALL("paddle", "argmax", 2, a[0], a[1]);
+}
+
+D2_FN(L_pass) /* x, y, ...: paddle's function (def->data) of the first two arguments */
+{
+    return call_attr(I, "paddle", (const char *)def->data, a, 2, NULL, NULL, 0);
+}
+
+#define ELEMENTWISE(name, fn)                                                                      \
+    D2_DEF_DATA(name, "x, y, axis=-1, act=None, name=None", L_elementwise, "fluid.layers." name,  \
+                fn)
+#define REDUCE(name, fn)                                                                           \
+    D2_DEF_DATA(name, "input, dim=None, keep_dim=False, name=None", L_reduce,                     \
+                "fluid.layers." name, fn)
+#define ACT(name) D2_DEF_DATA(name, "x, name=None", L_act, "fluid.layers." name, name)
+
+static const d2_def FLUID_LAYERS_DEFS[] = {
+    D2_DEF("reshape", "x, shape, actual_shape=None, act=None, inplace=False, name=None",
+           L_reshape, "fluid.layers.reshape"),
+    D2_DEF("fc",
+           "input, size, num_flatten_dims=1, param_attr=None, bias_attr=None, act=None, name=None",
+           L_fc, "fluid.layers.fc"),
+    D2_DEF("softmax", "input, use_cudnn=False, name=None, axis=-1", L_softmax,
+           "fluid.layers.softmax"),
+    D2_DEF("concat", "input, axis=0, name=None", L_concat, "fluid.layers.concat"),
+    D2_DEF("fill_constant", "shape, dtype, value, force_cpu=False, out=None, name=None",
+           T_fill_constant, "fluid.layers.fill_constant"),
+    D2_DEF("mean", "x, name=None", L_mean, "fluid.layers.mean"),
+    D2_DEF("matmul", "x, y, transpose_x=False, transpose_y=False, alpha=1.0, name=None",
+           L_matmul, "fluid.layers.matmul"),
+    D2_DEF("data",
+           "name, shape, append_batch_size=True, dtype='float32', lod_level=0, type=None, "
+           "stop_gradient=True",
+           L_data, "fluid.layers.data"),
+    D2_DEF_DATA("zeros", "shape, dtype, force_cpu=False", L_creation, "fluid.layers.zeros",
+                "zeros"),
+    D2_DEF_DATA("ones", "shape, dtype, force_cpu=False", L_creation, "fluid.layers.ones", "ones"),
+    D2_DEF("argmax", "x, axis=0", L_argmax, "fluid.layers.argmax"),
+    D2_DEF_DATA("transpose", "x, perm, name=None", L_pass, "fluid.layers.transpose",
+                "transpose"),
+    D2_DEF_DATA("cast", "x, dtype", L_pass, "fluid.layers.cast", "cast"),
+    D2_DEF_DATA("unsqueeze", "input, axes, name=None", L_pass, "fluid.layers.unsqueeze",
+                "unsqueeze"),
+    D2_DEF_DATA("squeeze", "input, axes, name=None", L_pass, "fluid.layers.squeeze", "squeeze"),
+    D2_DEF_DATA("assign", "input, output=None", L_pass, "fluid.layers.assign", "assign"),
+    ELEMENTWISE("elementwise_add", "add"),
+    ELEMENTWISE("elementwise_sub", "subtract"),
+    ELEMENTWISE("elementwise_mul", "multiply"),
+    ELEMENTWISE("elementwise_div", "divide"),
+    REDUCE("reduce_sum", "sum"),
+    REDUCE("reduce_mean", "mean"),
+    REDUCE("reduce_max", "max"),
+    REDUCE("reduce_min", "min"),
+    ACT("relu"),
+    ACT("sigmoid"),
+    ACT("tanh"),
+    ACT("relu6"),
+    ACT("log_softmax"),
+};
+
+/* ---- paddle.fluid.initializer: the 1.x names and keywords ---- */
+
+D2_FN(I_normal) /* loc, scale, seed */
+{
+    return CALL("paddle.nn.initializer", "Normal", 2, a[0], a[1]);
+}
+
+D2_FN(I_uniform) /* low, high, seed */
+{
+    return CALL("paddle.nn.initializer", "Uniform", 2, a[0], a[1]);
+}
+
+D2_FN(I_constant) /* value, force_cpu */
+{
+    return CALL("paddle.nn.initializer", "Constant", 1, a[0]);
+}
+
+D2_FN(I_xavier) /* uniform, fan_in, fan_out, seed */
+{
+    int u = d2_truthy(I, a[0]);
+    if (u < 0)
+        return NULL;
+    return CALL("paddle.nn.initializer", u ? "XavierUniform" : "XavierNormal", 2, a[1], a[2]);
+}
+
+static const d2_def FLUID_INIT_DEFS[] = {
+    D2_DEF("NormalInitializer", "loc=0.0, scale=1.0, seed=0", I_normal,
+           "fluid.initializer.NormalInitializer"),
+    D2_DEF("Normal", "loc=0.0, scale=1.0, seed=0", I_normal, "fluid.initializer.Normal"),
+    D2_DEF("UniformInitializer", "low=-1.0, high=1.0, seed=0", I_uniform,
+           "fluid.initializer.UniformInitializer"),
+    D2_DEF("Uniform", "low=-1.0, high=1.0, seed=0", I_uniform, "fluid.initializer.Uniform"),
+    D2_DEF("ConstantInitializer", "value=0.0, force_cpu=False", I_constant,
+           "fluid.initializer.ConstantInitializer"),
+    D2_DEF("Constant", "value=0.0, force_cpu=False", I_constant, "fluid.initializer.Constant"),
+    D2_DEF("XavierInitializer", "uniform=True, fan_in=None, fan_out=None, seed=0", I_xavier,
+           "fluid.initializer.XavierInitializer"),
+    D2_DEF("Xavier", "uniform=True, fan_in=None, fan_out=None, seed=0", I_xavier,
+           "fluid.initializer.Xavier"),
+};
+
+/* Module name (made when missing) with the rows defs, set as attribute attr of parent. */
+static int rows_module(d2_interp *I, const char *name, const char *parent, const char *attr,
+                       const d2_def *defs, size_t n)
+{
+    d2_module *m = d2_jit_get_module(I, name);
+    d2_obj *p = d2_dict_get_str(I, I->modules, parent);
+    int rc = m ? d2_module_add_defs(I, m, defs, n) : -1;
+    if (rc == 0 && p && p->kind == D2_OBJ_MODULE)
+        rc = d2_dict_set_str(I, D2_AS(d2_module, p)->dict, attr, (d2_obj *)m);
+    d2_decref((d2_obj *)m);
+    return rc;
+}
+
+/* Module name (made when missing), set as attribute attr of parent, with
+ * the public classes and functions of module of (the 1.x module paths of
+ * names that live elsewhere now). */
+static int copy_namespace(d2_interp *I, const char *name, const char *of, const char *parent,
+                          const char *attr)
+{
+    d2_obj *src = d2_dict_get_str(I, I->modules, of);
+    d2_obj *p = d2_dict_get_str(I, I->modules, parent);
+    if (!src || src->kind != D2_OBJ_MODULE)
+        return 0;
+    d2_module *m = d2_jit_get_module(I, name);
+    if (!m)
+        return -1;
+    d2_dict *d = D2_AS(d2_module, src)->dict;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < d->n; i++) {
+        d2_obj *k = d->entries[i].key, *v = d->entries[i].value;
+        if (!k || k->kind != D2_OBJ_STR || !v || D2_AS(d2_str, k)->s[0] == '_' ||
+            (v->kind != D2_OBJ_CLASS && v->kind != D2_OBJ_BUILTIN))
+            continue;
+        rc = d2_dict_set_str(I, m->dict, D2_AS(d2_str, k)->s, v);
+    }
+    if (rc == 0 && p && p->kind == D2_OBJ_MODULE)
+        rc = d2_dict_set_str(I, D2_AS(d2_module, p)->dict, attr, (d2_obj *)m);
+    d2_decref((d2_obj *)m);
+    return rc;
+}
+
+/* ======================================================================
  * Registration
  * ====================================================================== */
 
@@ -307,6 +591,18 @@ int d2_api_compat_init(d2_interp *I)
     int rc = snn ? d2_module_add_defs(I, snn, static_nn_defs, D2_COUNTOF(static_nn_defs)) : -1;
     d2_decref((d2_obj *)snn);
     if (rc < 0 || tensor_module(I) < 0)
+        return -1;
+    /* fluid.layers, fluid.initializer, and the module paths 1.x code imports from */
+    if (rows_module(I, "paddle.fluid.layers", "paddle.fluid", "layers", FLUID_LAYERS_DEFS,
+                    D2_COUNTOF(FLUID_LAYERS_DEFS)) < 0 ||
+        rows_module(I, "paddle.fluid.initializer", "paddle.fluid", "initializer",
+                    FLUID_INIT_DEFS, D2_COUNTOF(FLUID_INIT_DEFS)) < 0 ||
+        copy_namespace(I, "paddle.fluid.dygraph.nn", "paddle.fluid.dygraph",
+                        "paddle.fluid.dygraph", "nn") < 0 ||
+        copy_namespace(I, "paddle.fluid.dygraph.jit", "paddle.fluid.dygraph",
+                        "paddle.fluid.dygraph", "jit") < 0 ||
+        copy_namespace(I, "paddle.fluid.param_attr", "paddle.fluid", "paddle.fluid",
+                        "param_attr") < 0)
         return -1;
     /* the Paddle 1.x and 2.0 spellings */
     if (alias(I, "paddle", "Executor", "paddle.static", "Executor") < 0 ||
