@@ -286,6 +286,85 @@ static int tensor_module(d2_interp *I)
 
 #define CALL(mod, name, n, ...) call_attr(I, mod, name, (d2_obj *[]){__VA_ARGS__}, n, NULL, NULL, 0)
 
+/* accuracy(input, label, k=1, correct=None, total=None, name=None): the share
+ * of rows whose label is among the k highest scores (ties count as found) */
+D2_FN(S_accuracy)
+{
+    const char *fname = def->qualname;
+    int64_t k;
+    if (d2_to_int64(I, a[2], "k", &k) < 0)
+        return NULL;
+    if (!is_tensor(a[0]) || !is_tensor(a[1]))
+        return d2_raise(I, "TypeError", "%s: input and label must be Tensors", fname);
+    const d2_shape *sh = &TOBJ(a[0])->type.shape;
+    if (sh->ndim != 2 || k < 1)
+        return d2_raise(I, "ValueError", "%s: input must be [N, C] scores and k >= 1 (got %d "
+                        "dims, k=%lld)", fname, sh->ndim, (long long)k);
+    d2_obj *m1 = d2_int_new(I, -1), *one = d2_int_new(I, 1), *tr = d2_bool(I, true);
+    d2_obj *f32 = d2_str_from(I, "float32");
+    d2_obj *lab = NULL, *hit = NULL, *r = NULL;
+    if (!m1 || !one || !f32)
+        goto done;
+    {
+        d2_obj *shape = d2_list_new(I, 0);
+        bool ok = shape && d2_list_append(I, shape, m1) == 0 && d2_list_append(I, shape, one) == 0;
+        lab = ok ? CALL("paddle", "reshape", 2, a[1], shape) : NULL;
+        d2_decref(shape);
+    }
+    if (!lab)
+        goto done;
+    if (k == 1) {
+        d2_obj *idx = CALL("paddle", "argmax", 3, a[0], m1, tr);
+        hit = idx ? CALL("paddle", "equal", 2, idx, lab) : NULL;
+        d2_decref(idx);
+    } else {
+        static const char *const kn[] = {"keepdim"};
+        d2_obj *flat = CALL("paddle", "reshape", 2, lab, m1);
+        d2_obj *nc = flat ? d2_int_new(I, sh->dims[1]) : NULL;
+        d2_obj *oh = nc ? CALL("paddle.nn.functional", "one_hot", 2, flat, nc) : NULL;
+        d2_obj *oc = oh ? CALL("paddle", "cast", 2, oh, d2_pd_dtype_obj(I, TOBJ(a[0])->type.dtype,
+                                                                         false))
+                        : NULL;
+        d2_obj *pr = oc ? CALL("paddle", "multiply", 2, a[0], oc) : NULL;
+        d2_obj *ls = pr ? call_attr(I, "paddle", "sum", (d2_obj *[]){pr, one}, 2, kn, &tr, 1)
+                        : NULL;
+        d2_obj *g = ls ? CALL("paddle", "greater_than", 2, a[0], ls) : NULL;
+        d2_obj *gc = g ? CALL("paddle", "cast", 2, g, f32) : NULL;
+        d2_obj *rank =
+            gc ? call_attr(I, "paddle", "sum", (d2_obj *[]){gc, one}, 2, kn, &tr, 1) : NULL;
+        d2_obj *kf = rank ? d2_float_new(I, (double)k) : NULL;
+        d2_obj *kt = kf ? CALL("paddle", "full_like", 2, rank, kf) : NULL;
+        hit = kt ? CALL("paddle", "less_than", 2, rank, kt) : NULL;
+        d2_decref(flat);
+        d2_decref(nc);
+        d2_decref(oh);
+        d2_decref(oc);
+        d2_decref(pr);
+        d2_decref(ls);
+        d2_decref(g);
+        d2_decref(gc);
+        d2_decref(rank);
+        d2_decref(kf);
+        d2_decref(kt);
+    }
+    if (hit) {
+        d2_obj *hc = CALL("paddle", "cast", 2, hit, f32);
+        r = hc ? CALL("paddle", "mean", 1, hc) : NULL;
+        d2_decref(hc);
+    }
+done:
+    d2_decref(m1);
+    d2_decref(one);
+    d2_decref(tr);
+    d2_decref(f32);
+    d2_decref(lab);
+    d2_decref(hit);
+    return r;
+}
+
+#define ACCURACY_SPEC "input, label, k=1, correct=None, total=None, name=None"
+
+
 /* x, then act applied when given (act is a paddle.nn.functional name). Takes x. */
 static d2_obj *with_act(d2_interp *I, const char *fname, d2_obj *x, d2_obj *act)
 {
@@ -480,6 +559,8 @@ static const d2_def FLUID_LAYERS_DEFS[] = {
     ACT("tanh"),
     ACT("relu6"),
     ACT("log_softmax"),
+    D2_DEF("accuracy", "input, label, k=1, correct=None, total=None", S_accuracy,
+           "fluid.layers.accuracy"),
 };
 
 /* ---- paddle.fluid.initializer: the 1.x names and keywords ---- */
@@ -587,6 +668,17 @@ int d2_api_compat_init(d2_interp *I)
         D2_DEF("while_loop", "cond, body, loop_vars, is_test=False, name=None", SN_while_loop,
                "paddle.static.nn.while_loop"),
     };
+    static const d2_def static_defs[] = {
+        D2_DEF("accuracy", ACCURACY_SPEC, S_accuracy, "paddle.static.accuracy"),
+    };
+    static const d2_def metric_defs[] = {
+        D2_DEF("accuracy", ACCURACY_SPEC, S_accuracy, "paddle.metric.accuracy"),
+    };
+    if (rows_module(I, "paddle.static", "paddle", "static", static_defs,
+                    D2_COUNTOF(static_defs)) < 0 ||
+        rows_module(I, "paddle.metric", "paddle", "metric", metric_defs,
+                    D2_COUNTOF(metric_defs)) < 0)
+        return -1;
     d2_module *snn = d2_jit_get_module(I, "paddle.static.nn");
     int rc = snn ? d2_module_add_defs(I, snn, static_nn_defs, D2_COUNTOF(static_nn_defs)) : -1;
     d2_decref((d2_obj *)snn);
