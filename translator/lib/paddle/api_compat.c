@@ -251,6 +251,166 @@ D2_FN(T_fill_constant)
     return o;
 }
 
+/* ---- tensor arrays: Python lists eagerly (as Paddle's dygraph), a tensor
+ * array (jit's TensorArray) while a Program is built ---- */
+
+static bool building(d2_interp *I) { return D2_MODE(I)->builder != NULL; }
+
+/* The index tensor i of an eager list: its value. */
+static int eager_index(d2_interp *I, d2_obj *i, const char *fname, int64_t *v)
+{
+    if (!is_tensor(i) || is_sym(i) || !d2_dtype_is_int(TOBJ(i)->type.dtype)) {
+        d2_raise(I, "TypeError", "%s: i must be an integer Tensor of one element, got %s", fname,
+                 is_tensor(i) ? "a symbolic or float tensor" : d2_type_name(i));
+        return -1;
+    }
+    d2_obj *item = d2_call_method(I, i, "item", NULL, 0, NULL);
+    int rc = item ? d2_to_int64(I, item, "i", v) : -1;
+    d2_decref(item);
+    return rc;
+}
+
+/* The index as the int64 tensor array ops take. */
+static d2_obj *array_index(d2_interp *I, d2_obj *i, const char *fname)
+{
+    if (is_tensor(i) && d2_dtype_is_int(TOBJ(i)->type.dtype))
+        return d2_jit_cast_to(I, i, D2_I64);
+    if (i->kind == D2_OBJ_INT)
+        return d2_jit_constant(I, D2_I64, NULL, (double)D2_AS(d2_int, i)->v);
+    return d2_raise(I, "TypeError", "%s: i must be an integer Tensor, got %s", fname,
+                    d2_type_name(i));
+}
+
+D2_FN(T_create_array) /* dtype, initialized_list */
+{
+    const char *fname = "paddle.tensor.create_array";
+    int dt;
+    if (d2_pd_parse_dtype(I, a[0], fname, false, &dt) < 0)
+        return NULL;
+    size_t n = 0;
+    d2_obj **items = NULL;
+    if (!is_none_obj(I, a[1])) {
+        items = d2_jit_seq_items(a[1], &n);
+        if (!items && a[1]->kind != D2_OBJ_LIST && a[1]->kind != D2_OBJ_TUPLE)
+            return d2_raise(I, "TypeError", "%s: initialized_list must be a list, got %s", fname,
+                            d2_type_name(a[1]));
+        for (size_t k = 0; k < n; k++)
+            if (!is_tensor(items[k]))
+                return d2_raise(I, "TypeError",
+                                "%s: all values in initialized_list should be Tensors, got %s",
+                                fname, d2_type_name(items[k]));
+    }
+    if (!building(I)) {
+        d2_obj *l = d2_list_new(I, 0);
+        for (size_t k = 0; l && k < n; k++)
+            if (d2_list_append(I, l, items[k]) < 0)
+                d2_setref(&l, NULL);
+        return l;
+    }
+    d2_obj *t = d2_jit_array_of(I, items, n, dt < 0 ? D2_F32 : (d2_dtype)dt);
+    d2_obj *r = t ? d2_jit_new_tarray(I, t, NULL, false) : NULL;
+    d2_decref(t);
+    return r;
+}
+
+D2_FN(T_array_write) /* x, i, array */
+{
+    const char *fname = "paddle.tensor.array_write";
+    if (!is_tensor(a[0]))
+        return d2_raise(I, "TypeError", "%s: x must be a Tensor, got %s", fname,
+                        d2_type_name(a[0]));
+    d2_obj *arr = a[2];
+    if (is_none_obj(I, arr) ? building(I) : is_array(I, arr)) {
+        d2_obj *fresh = NULL;
+        if (is_none_obj(I, arr)) {
+            fresh = d2_jit_array_of(I, NULL, 0, TOBJ(a[0])->type.dtype);
+            arr = fresh ? d2_jit_new_tarray(I, fresh, NULL, false) : NULL;
+            d2_decref(fresh);
+            if (!arr)
+                return NULL;
+        } else {
+            d2_incref(arr);
+        }
+        d2_obj *t = tarray_t(I, arr);
+        d2_obj *idx = array_index(I, a[1], fname);
+        d2_obj *x = idx ? d2_jit_cast_to(I, a[0], TOBJ(t)->type.dtype) : NULL;
+        d2_obj *in[3] = {t, idx, x};
+        d2_obj *nt = x ? d2_jit_op_n(I, D2_OP_array_write, in, 3, NULL) : NULL;
+        d2_decref(idx);
+        d2_decref(x);
+        if (!nt || iset(I, arr, "_t", nt) < 0)
+            d2_setref(&arr, NULL);
+        d2_decref(nt);
+        return arr;
+    }
+    if (!is_none_obj(I, arr) && arr->kind != D2_OBJ_LIST)
+        return d2_raise(I, "TypeError", "%s: array must be a list made by create_array, got %s",
+                        fname, d2_type_name(arr));
+    int64_t i;
+    if (eager_index(I, a[1], fname, &i) < 0)
+        return NULL;
+    d2_obj *l = is_none_obj(I, arr) ? d2_list_new(I, 0) : d2_incref(arr);
+    if (!l)
+        return NULL;
+    d2_list *L = D2_AS(d2_list, l);
+    if (i < 0 || (size_t)i > L->n) {
+        d2_decref(l);
+        return d2_raise(I, "IndexError",
+                        "%s: index %lld is beyond the end of the array (its length is %zu)", fname,
+                        (long long)i, L->n);
+    }
+    if ((size_t)i < L->n) {
+        d2_setref(&L->items[i], d2_incref(a[0]));
+    } else if (d2_list_append(I, l, a[0]) < 0) {
+        d2_decref(l);
+        return NULL;
+    }
+    return l;
+}
+
+D2_FN(T_array_read) /* array, i */
+{
+    const char *fname = "paddle.tensor.array_read";
+    if (is_array(I, a[0])) {
+        d2_obj *idx = array_index(I, a[1], fname);
+        d2_obj *r = idx ? op_2(I, D2_OP_array_read, tarray_t(I, a[0]), idx, NULL) : NULL;
+        d2_decref(idx);
+        return r;
+    }
+    if (a[0]->kind != D2_OBJ_LIST)
+        return d2_raise(I, "TypeError", "%s: array must be a list made by create_array, got %s",
+                        fname, d2_type_name(a[0]));
+    int64_t i;
+    if (eager_index(I, a[1], fname, &i) < 0)
+        return NULL;
+    d2_list *L = D2_AS(d2_list, a[0]);
+    if (i < 0 || (size_t)i >= L->n)
+        return d2_raise(I, "IndexError", "%s: index %lld is out of range (the array has %zu)",
+                        fname, (long long)i, L->n);
+    return d2_incref(L->items[i]);
+}
+
+D2_FN(T_array_length) /* array */
+{
+    if (is_array(I, a[0])) {
+        /* an int64 tensor of shape [1], as Paddle's static array_length */
+        d2_obj *n = op_1(I, D2_OP_array_length, tarray_t(I, a[0]), NULL);
+        if (!n)
+            return NULL;
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_reshape);
+        d2_ab_ints(&b, "shape", (const int64_t[]){1}, 1);
+        d2_obj *r = op_1(I, D2_OP_reshape, n, &b);
+        d2_decref(n);
+        return r;
+    }
+    if (a[0]->kind != D2_OBJ_LIST)
+        return d2_raise(I, "TypeError",
+                        "paddle.tensor.array_length: array must be a list made by create_array, "
+                        "got %s", d2_type_name(a[0]));
+    return d2_int_new(I, (int64_t)D2_AS(d2_list, a[0])->n);
+}
+
 /* Copies paddle's functions into paddle.tensor (classes and modules stay out). */
 static int tensor_module(d2_interp *I)
 {
@@ -273,6 +433,11 @@ static int tensor_module(d2_interp *I)
     static const d2_def defs[] = {
         D2_DEF("fill_constant", "shape, dtype, value, force_cpu=False, out=None, name=None",
                T_fill_constant, "paddle.tensor.fill_constant"),
+        D2_DEF("create_array", "dtype, initialized_list=None", T_create_array,
+               "paddle.tensor.create_array"),
+        D2_DEF("array_write", "x, i, array=None", T_array_write, "paddle.tensor.array_write"),
+        D2_DEF("array_read", "array, i", T_array_read, "paddle.tensor.array_read"),
+        D2_DEF("array_length", "array", T_array_length, "paddle.tensor.array_length"),
     };
     if (rc == 0)
         rc = d2_module_add_defs(I, t, defs, D2_COUNTOF(defs));
