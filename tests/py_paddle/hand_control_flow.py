@@ -70,3 +70,22 @@ show("cond tuple p", p)
 show("cond tuple q", q)
 print("cond no false_fn", paddle.static.nn.cond(a > b, lambda: a))
 print("cond no true_fn", paddle.static.nn.cond(a < b, None, lambda: a))
+
+# bad calls: the exception's type is Paddle's
+one = paddle.to_tensor([1.0])
+cases = [
+    ("cond pred int", lambda: paddle.static.nn.cond(1, lambda: one, lambda: one)),
+    ("cond pred two elements", lambda: paddle.static.nn.cond(paddle.ones([2]) > 0, lambda: one)),
+    ("while empty", lambda: paddle.static.nn.while_loop(lambda: one < 1, lambda: one, [])),
+    ("while arity", lambda: paddle.static.nn.while_loop(lambda i, j: i < 3, lambda i, j: [i + 1],
+                                                        [one, one])),
+    ("add_n empty", lambda: paddle.add_n([])),
+    ("increment two elements", lambda: paddle.increment(paddle.ones([2]))),
+]
+for name, f in cases:
+    try:
+        f()
+        print(name, "no error")
+    except Exception as e:
+        print(name, type(e).__name__)
+print("cond float pred", paddle.static.nn.cond(one, lambda: "yes", lambda: "no"))

@@ -35,23 +35,26 @@ static d2_obj *call_attr(d2_interp *I, const char *mod, const char *name, d2_obj
  * paddle.static.nn.cond / while_loop called by hand
  * ====================================================================== */
 
-/* Paddle's test of a predicate: a bool tensor of one element. */
-static int check_pred(d2_interp *I, d2_obj *p, const char *fname, const char *what)
+/* Paddle's test of a predicate: a tensor of one element, of dtype bool when
+ * it builds an op (eagerly Paddle takes any dtype's truth value). */
+static int check_pred(d2_interp *I, d2_obj *p, const char *fname, const char *what,
+                      const char *exc)
 {
+    bool need_bool = is_sym(p);
     if (!is_tensor(p)) {
-        d2_raise(I, "TypeError", "%s: %s must be a bool Tensor of one element, got %s", fname,
-                 what, d2_type_name(p));
+        d2_raise(I, exc, "%s: %s must be a Tensor of one element, got %s", fname, what,
+                 d2_type_name(p));
         return -1;
     }
     const d2_type *t = &TOBJ(p)->type;
     int64_t numel = 1;
     for (int d = 0; d < t->shape.ndim; d++)
         numel = t->shape.dims[d] < 0 || numel < 0 ? -1 : numel * t->shape.dims[d];
-    if (t->dtype != D2_BOOL || (numel != 1 && numel != -1)) {
+    if ((need_bool && t->dtype != D2_BOOL) || (numel != 1 && numel != -1)) {
         char buf[200];
         d2_jit_type_text(t, buf, sizeof buf);
-        d2_raise(I, "TypeError", "%s: %s must be a bool Tensor of one element, got %s", fname,
-                 what, buf);
+        d2_raise(I, exc, "%s: %s must be a %sTensor of one element, got %s", fname, what,
+                 need_bool ? "bool " : "", buf);
         return -1;
     }
     return 0;
@@ -74,7 +77,10 @@ static d2_obj *cond_branch(d2_interp *I, void *vctx, int which)
 D2_FN(SN_cond)
 {
     const char *fname = "paddle.static.nn.cond";
-    if (check_pred(I, a[0], fname, "pred") < 0)
+    if (!is_tensor(a[0])) /* Paddle asserts these two eagerly */
+        return d2_raise(I, "AssertionError", "%s: pred must be a Tensor of one element, got %s",
+                        fname, d2_type_name(a[0]));
+    if (check_pred(I, a[0], fname, "pred", is_sym(a[0]) ? "TypeError" : "AssertionError") < 0)
         return NULL;
     hand_cond c = {{a[1], a[2]}};
     if (!is_sym(a[0])) {
@@ -156,7 +162,7 @@ static d2_obj *eager_loop(d2_interp *I, hand_loop *c, d2_obj *pre, d2_obj *loop_
         if (loop_body(I, c, vars, next) < 0)
             return NULL;
         d2_obj *p = loop_test(I, c, next);
-        int ok = p ? check_pred(I, p, fname, "the value cond returns") : -1;
+        int ok = p ? check_pred(I, p, fname, "the value cond returns", "TypeError") : -1;
         t = ok < 0 ? -1 : d2_truthy(I, p);
         d2_decref(p);
         for (size_t j = 0; j < c->n; j++) {
@@ -206,7 +212,7 @@ D2_FN(SN_while_loop)
     if (building)
         mark = d2_jit_block_mark(I);
     pre = loop_test(I, &c, vars);
-    if (!pre || check_pred(I, pre, fname, "the value cond returns") < 0)
+    if (!pre || check_pred(I, pre, fname, "the value cond returns", "TypeError") < 0)
         goto done;
     if (!is_sym(pre)) {
         result = eager_loop(I, &c, pre, lv, vars, vars + n);
