@@ -6,6 +6,10 @@ import numpy as np
 import paddle
 import paddle.fluid as fluid
 import paddle.fluid.layers as layers
+import paddle.base.layers as base_layers
+from paddle.base.dygraph.nn import Pool2D
+
+assert base_layers is layers and paddle.base.layers is layers and Pool2D is fluid.dygraph.Pool2D
 
 xn = np.arange(-3.0, 3.0, 0.5).astype("float32").reshape(2, 3, 2)
 yn = np.linspace(0.5, 2.0, 3).astype("float32")

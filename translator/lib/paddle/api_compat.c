@@ -867,6 +867,17 @@ int d2_api_compat_init(d2_interp *I)
         copy_namespace(I, "paddle.fluid.param_attr", "paddle.fluid", "paddle.fluid",
                         "param_attr") < 0)
         return -1;
+    /* paddle.base is paddle.fluid: its submodules import under both names */
+    static const char *const subs[] = {"layers", "initializer", "dygraph.nn", "dygraph.jit",
+                                       "param_attr"};
+    for (size_t k = 0; k < D2_COUNTOF(subs); k++) {
+        char fl[64], ba[64];
+        snprintf(fl, sizeof fl, "paddle.fluid.%s", subs[k]);
+        snprintf(ba, sizeof ba, "paddle.base.%s", subs[k]);
+        d2_obj *m = d2_dict_get_str(I, I->modules, fl);
+        if (m && d2_dict_set_str(I, I->modules, ba, m) < 0)
+            return -1;
+    }
     /* the Paddle 1.x and 2.0 spellings */
     if (alias(I, "paddle", "Executor", "paddle.static", "Executor") < 0 ||
         alias(I, "paddle.fluid", "enable_imperative", "paddle", "disable_static") < 0 ||
