@@ -361,6 +361,14 @@ static int cmd_run(int argc, char **argv)
         }
     }
 
+    /* a directory holding model.dy2st, as save_inference_model(dirname) writes it */
+    char dir_model[4096];
+    struct stat dst;
+    if (stat(model_path, &dst) == 0 && S_ISDIR(dst.st_mode) &&
+        (size_t)snprintf(dir_model, sizeof dir_model, "%s/model.dy2st", model_path) <
+            sizeof dir_model)
+        model_path = dir_model;
+
     dy2st_status st = {0};
     m = dy2st_model_load(model_path, device, &st);
     if (!m) {

@@ -93,6 +93,9 @@ GOLDEN(lists_none)
 GOLDEN(nested)
 GOLDEN(builtins_static)
 GOLDEN(calls_nested)
+GOLDEN(hand_control_flow)
+GOLDEN(layerdict_static)
+GOLDEN(tensor_arrays)
 
 /* ---- the samples: dy2st save with Paddle's weights, then the saved model on
  * Paddle's inputs must give Paddle's to_static outputs ---- */
@@ -640,6 +643,9 @@ int main(void)
         cmocka_unit_test(test_golden_nested),
         cmocka_unit_test(test_golden_builtins_static),
         cmocka_unit_test(test_golden_calls_nested),
+        cmocka_unit_test(test_golden_hand_control_flow),
+        cmocka_unit_test(test_golden_layerdict_static),
+        cmocka_unit_test(test_golden_tensor_arrays),
         cmocka_unit_test(test_error_goldens),
         cmocka_unit_test(test_static_print),
         cmocka_unit_test(test_diagnostics),

@@ -94,6 +94,8 @@ GOLDEN(composites)
 GOLDEN(numpy_format)
 GOLDEN(tensor_print)
 GOLDEN(extra_api)
+GOLDEN(hand_control_flow)
+GOLDEN(layerdict_accuracy)
 
 /* Imports `module` and returns its attribute (new reference). */
 static d2_obj *attr(d2_interp *I, const char *module, const char *name)
@@ -540,6 +542,8 @@ int main(void)
         cmocka_unit_test(test_golden_numpy_format),
         cmocka_unit_test(test_golden_tensor_print),
         cmocka_unit_test(test_golden_extra_api),
+        cmocka_unit_test(test_golden_hand_control_flow),
+        cmocka_unit_test(test_golden_layerdict_accuracy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -120,7 +120,11 @@ static bool has_decorator(const d2_ast_stmt *fn, const char *name)
     return false;
 }
 
-bool d2_xform_is_to_static(const d2_ast_stmt *fn) { return has_decorator(fn, "to_static"); }
+/* Paddle 1.x spelled to_static `declarative` (fluid.dygraph.declarative). */
+bool d2_xform_is_to_static(const d2_ast_stmt *fn)
+{
+    return has_decorator(fn, "to_static") || has_decorator(fn, "declarative");
+}
 
 bool d2_xform_is_not_to_static(const d2_ast_stmt *fn) { return has_decorator(fn, "not_to_static"); }
 
@@ -207,7 +211,7 @@ static d2_xform_status convert(X *x, const d2_ast_stmt *fn, d2_ast_stmt **out)
     d2_ast_seq decos = {0, 0, NULL};
     for (uint32_t i = 0; i < fn->function_def.decorator_list.n; i++) {
         d2_ast_expr *d = f->function_def.decorator_list.items[i];
-        if (!decorator_is(d, "to_static"))
+        if (!decorator_is(d, "to_static") && !decorator_is(d, "declarative"))
             xf_push(x, &decos, d);
     }
     f->function_def.decorator_list = decos;

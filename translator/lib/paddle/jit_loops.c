@@ -655,6 +655,15 @@ done:
     return rc;
 }
 
+/* build_while for callers outside this file (paddle.static.nn.while_loop). */
+int d2_jit_build_while(d2_interp *I, size_t n, d2_obj **vals, const char **names,
+                       d2_jit_loop_cond cond, d2_jit_loop_body body, void *ctx, const char *what,
+                       d2_obj **out)
+{
+    loop_cbs cb = {cond, body, ctx};
+    return build_while(I, n, vals, names, &cb, what, out);
+}
+
 /* ---- _jst.While ---- */
 
 typedef struct while_ctx {

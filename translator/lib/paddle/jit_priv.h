@@ -315,6 +315,19 @@ bool d2_jit_tensor_list(d2_obj *o);
 /* The strings of the names tuple of a _jst call, in a new d2_calloc'd array. */
 int d2_jit_names_array(d2_interp *I, d2_obj *names, const char ***out, size_t *n);
 
+/* ---- while_loop (jit_loops.c), for paddle.static.nn.while_loop ---- */
+
+/* cond gives the loop test over the n carried values (new reference); body
+ * writes their n next values (new references). */
+typedef d2_obj *(*d2_jit_loop_cond)(d2_interp *I, void *ctx, d2_obj **vals);
+typedef int (*d2_jit_loop_body)(d2_interp *I, void *ctx, d2_obj **vals, d2_obj **out);
+
+/* Builds a while op over the n values vals (named names in errors) in the
+ * current block; out receives the n results (new references). 0 or -1. */
+int d2_jit_build_while(d2_interp *I, size_t n, d2_obj **vals, const char **names,
+                       d2_jit_loop_cond cond, d2_jit_loop_body body, void *ctx, const char *what,
+                       d2_obj **out);
+
 /* ---- to_static functions (jit_program.c) ---- */
 
 /* The converted form of user function f for _jst.Call, cached; f itself

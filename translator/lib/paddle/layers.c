@@ -1135,6 +1135,165 @@ D2_FN(LayerList_insert)
     return rc < 0 ? NULL : d2_none(I);
 }
 
+/* ---- LayerDict: sublayers by name, in insertion order ---- */
+
+static int layerdict_set(d2_interp *I, d2_obj *self, d2_obj *key, d2_obj *l)
+{
+    if (key->kind != D2_OBJ_STR) {
+        d2_raise(I, "TypeError", "LayerDict: a key must be a str, got %s", d2_type_name(key));
+        return -1;
+    }
+    if (!d2_pd_is_layer(I, l)) {
+        d2_raise(I, "TypeError", "LayerDict: %s is not a Layer", d2_type_name(l));
+        return -1;
+    }
+    return d2_dict_set(I, d2_pd_layer_dict(I, self, "_sub_layers"), key, l);
+}
+
+/* The (key, layer) pairs of a dict, or of an iterable of pairs, into self. */
+static int layerdict_update(d2_interp *I, d2_obj *self, d2_obj *src)
+{
+    if (src->kind == D2_OBJ_DICT) {
+        d2_dict *d = D2_AS(d2_dict, src);
+        for (size_t i = 0; i < d->n; i++)
+            if (d->entries[i].key && layerdict_set(I, self, d->entries[i].key,
+                                                   d->entries[i].value) < 0)
+                return -1;
+        return 0;
+    }
+    d2_obj *l = d2_list_from_iterable(I, src);
+    if (!l)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < D2_AS(d2_list, l)->n; i++) {
+        d2_obj *kv = D2_AS(d2_list, l)->items[i];
+        if (!is_seq(kv) || seq_len(kv) != 2) {
+            d2_raise(I, "TypeError", "LayerDict: element %zu of the sublayers is not a "
+                     "(key, layer) pair", i);
+            rc = -1;
+        } else {
+            rc = layerdict_set(I, self, seq_item(kv, 0), seq_item(kv, 1));
+        }
+    }
+    d2_decref(l);
+    return rc;
+}
+
+D2_FN(LayerDict_init) /* sublayers */
+{
+    if (d2_pd_layer_base_init(I, self) < 0)
+        return NULL;
+    if (!is_none(I, a[0]) && layerdict_update(I, self, a[0]) < 0)
+        return NULL;
+    return d2_none(I);
+}
+
+D2_FN(LayerDict_update) /* sublayers */
+{
+    return layerdict_update(I, self, a[0]) < 0 ? NULL : d2_none(I);
+}
+
+D2_FN(LayerDict_getitem) /* key */
+{
+    d2_obj *v = d2_dict_get(I, d2_pd_layer_dict(I, self, "_sub_layers"), a[0]);
+    if (v)
+        return d2_incref(v);
+    if (d2_exc_pending(I))
+        return NULL;
+    d2_obj *r = a[0]->kind == D2_OBJ_STR ? d2_incref(a[0]) : d2_repr(I, a[0]);
+    if (!r)
+        return NULL;
+    d2_raise(I, "KeyError", "%s", D2_AS(d2_str, r)->s);
+    d2_decref(r);
+    return NULL;
+}
+
+D2_FN(LayerDict_setitem) /* key, sublayer */
+{
+    return layerdict_set(I, self, a[0], a[1]) < 0 ? NULL : d2_none(I);
+}
+
+D2_FN(LayerDict_delitem) /* key */
+{
+    return d2_dict_del(I, d2_pd_layer_dict(I, self, "_sub_layers"), a[0]) < 0 ? NULL
+                                                                              : d2_none(I);
+}
+
+D2_FN(LayerDict_contains) /* key */
+{
+    d2_obj *v = d2_dict_get(I, d2_pd_layer_dict(I, self, "_sub_layers"), a[0]);
+    return d2_exc_pending(I) ? NULL : d2_bool(I, v != NULL);
+}
+
+D2_FN(LayerDict_pop) /* key */
+{
+    d2_obj *v = LayerDict_getitem(I, self, a, def);
+    if (v && d2_dict_del(I, d2_pd_layer_dict(I, self, "_sub_layers"), a[0]) < 0)
+        d2_setref(&v, NULL);
+    return v;
+}
+
+D2_FN(LayerDict_clear)
+{
+    D2_UNUSED(a);
+    D2_UNUSED(def);
+    d2_obj *l = d2_list_new(I, 0);
+    d2_dict *subs = d2_pd_layer_dict(I, self, "_sub_layers");
+    for (size_t i = 0; l && subs && i < subs->n; i++)
+        if (subs->entries[i].key && d2_list_append(I, l, subs->entries[i].key) < 0)
+            d2_setref(&l, NULL);
+    for (size_t i = 0; l && i < D2_AS(d2_list, l)->n; i++)
+        if (d2_dict_del(I, subs, D2_AS(d2_list, l)->items[i]) < 0)
+            d2_setref(&l, NULL);
+    if (!l)
+        return NULL;
+    d2_decref(l);
+    return d2_none(I);
+}
+
+/* keys / values / items of the sublayers as a list (def->data: 0, 1, 2). */
+static d2_obj *layerdict_view(d2_interp *I, d2_obj *self, int which)
+{
+    d2_obj *l = d2_list_new(I, 0);
+    d2_dict *subs = d2_pd_layer_dict(I, self, "_sub_layers");
+    for (size_t i = 0; l && subs && i < subs->n; i++) {
+        d2_obj *k = subs->entries[i].key, *v = subs->entries[i].value, *e;
+        if (!k)
+            continue;
+        if (which == 2) {
+            e = tuple_new(I, 2);
+            if (e) {
+                D2_AS(d2_tuple, e)->items[0] = d2_incref(k);
+                D2_AS(d2_tuple, e)->items[1] = d2_incref(v);
+            }
+        } else {
+            e = d2_incref(which == 0 ? k : v);
+        }
+        if (!e || d2_list_append(I, l, e) < 0)
+            d2_setref(&l, NULL);
+        d2_decref(e);
+    }
+    return l;
+}
+
+D2_FN(LayerDict_view)
+{
+    D2_UNUSED(a);
+    return layerdict_view(I, self, (int)(intptr_t)def->data);
+}
+
+static d2_obj *LayerDict_iter(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
+                              d2_dict *kw)
+{
+    SELF_ARG("__iter__");
+    D2_UNUSED(args);
+    D2_UNUSED(kw);
+    d2_obj *keys = layerdict_view(I, self, 0);
+    d2_obj *it = keys ? d2_get_iter(I, keys) : NULL;
+    d2_decref(keys);
+    return it;
+}
+
 /* ---- the rows of the builtin layers (each class's arguments, as Paddle's) ---- */
 
 static const d2_def LINEAR_DEFS[] = {
@@ -1256,6 +1415,20 @@ static const d2_def SEQUENTIAL_DEFS[] = {
     D2_DEF("__getitem__", "name", Sequential_getitem, "Sequential.__getitem__"),
 };
 
+static const d2_def LAYERDICT_DEFS[] = {
+    D2_DEF("__init__", "sublayers=None", LayerDict_init, "paddle.nn.LayerDict"),
+    D2_DEF("__getitem__", "key", LayerDict_getitem, "LayerDict.__getitem__"),
+    D2_DEF("__setitem__", "key, sublayer", LayerDict_setitem, "LayerDict.__setitem__"),
+    D2_DEF("__delitem__", "key", LayerDict_delitem, "LayerDict.__delitem__"),
+    D2_DEF("__contains__", "key", LayerDict_contains, "LayerDict.__contains__"),
+    D2_DEF("pop", "key", LayerDict_pop, "LayerDict.pop"),
+    D2_DEF("clear", "", LayerDict_clear, "LayerDict.clear"),
+    D2_DEF("update", "sublayers", LayerDict_update, "LayerDict.update"),
+    D2_DEF_DATA("keys", "", LayerDict_view, "LayerDict.keys", (void *)0),
+    D2_DEF_DATA("values", "", LayerDict_view, "LayerDict.values", (void *)1),
+    D2_DEF_DATA("items", "", LayerDict_view, "LayerDict.items", (void *)2),
+};
+
 static const d2_def LAYERLIST_DEFS[] = {
     D2_DEF("__init__", "sublayers=None", LayerList_init, "paddle.nn.LayerList"),
     D2_DEF("append", "sublayer", LayerList_append, "LayerList.append"),
@@ -1304,6 +1477,7 @@ int d2_pd_layers_add(d2_interp *I, pd_state *s)
     LAYER(dyg, "Sequential", SEQUENTIAL_DEFS, {"__init__", Sequential_init},
           {"__len__", Container_len}, {"__iter__", Container_iter})
     LAYER(nn, "LayerList", LAYERLIST_DEFS, {"__len__", Container_len}, {"__iter__", Container_iter})
+    LAYER(nn, "LayerDict", LAYERDICT_DEFS, {"__len__", Container_len}, {"__iter__", LayerDict_iter})
     LAYER(dyg, "Linear", FLINEAR_DEFS, {"extra_repr", Linear_extra_repr})
     LAYER(dyg, "Conv2D", FCONV2D_DEFS, {"extra_repr", Conv2D_extra_repr})
     LAYER_ROWS(dyg, "Pool2D", FPOOL2D_DEFS)

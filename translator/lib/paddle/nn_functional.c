@@ -793,6 +793,20 @@ D2_FN(F_hardswish)
     return r;
 }
 
+/* softsign(x) = x / (1 + |x|) */
+D2_FN(F_softsign)
+{
+    const char *fname = "paddle.nn.functional.softsign";
+    if (!is_tensor(a[0]))
+        return d2_raise(I, "TypeError", "%s: x must be a Tensor", fname);
+    d2_obj *ab = op1(I, fname, D2_OP_abs, a[0], NULL);
+    d2_obj *den = ab ? d2_pd_scale_by(I, fname, ab, 1, 1) : NULL;
+    d2_obj *r = den ? op2(I, fname, D2_OP_divide, a[0], den, NULL) : NULL;
+    d2_decref(ab);
+    d2_decref(den);
+    return r;
+}
+
 /* ======================================================================
  * The rows
  * ====================================================================== */
@@ -833,6 +847,7 @@ static const d2_def FUNCTIONAL_DEFS[] = {
     D2_DEF("hardsigmoid", "x, slope=0.1666667, offset=0.5, name=None", F_hardsigmoid,
            "paddle.nn.functional.hardsigmoid"),
     D2_DEF("hardswish", "x, name=None", F_hardswish, "paddle.nn.functional.hardswish"),
+    D2_DEF("softsign", "x, name=None", F_softsign, "paddle.nn.functional.softsign"),
 };
 
 int d2_pd_functional_add(d2_interp *I, pd_state *s)

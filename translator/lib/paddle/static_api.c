@@ -1201,5 +1201,5 @@ int d2_static_api_init(d2_interp *I)
                  ? 0
                  : -1;
     d2_decref((d2_obj *)dy);
-    return rc;
+    return rc < 0 ? rc : d2_api_compat_init(I);
 }

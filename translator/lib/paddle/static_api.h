@@ -47,6 +47,11 @@ enum { D2_EXT_STATIC = 5 };
  * save_inference_model write). 0, or -1 with an exception pending. */
 int d2_static_api_init(d2_interp *I);
 
+/* Registers (api_compat.c, called by d2_static_api_init last):
+ * paddle.static.nn.cond and while_loop called by hand, the paddle.tensor
+ * module, and the Paddle 1.x spellings. 0, or -1 with an exception. */
+int d2_api_compat_init(d2_interp *I);
+
 /* A paddle.static.Program object holding a copy of p (parameters share
  * their data): Executor.run runs it, str() gives its text form. For
  * TracedLayer.program and the like. New reference, or NULL with an

@@ -370,6 +370,67 @@ D2_FN(f_var)
     return std_var(I, a, false);
 }
 
+/* paddle.add_n(inputs): the sum of a tensor or a list of tensors of one shape and dtype */
+D2_FN(f_add_n)
+{
+    const char *fname = "paddle.add_n";
+    d2_obj *one[1] = {a[0]};
+    d2_obj **xs = one;
+    size_t n = 1;
+    if (is_seq(a[0])) {
+        n = seq_len(a[0]);
+        xs = a[0]->kind == D2_OBJ_LIST ? D2_AS(d2_list, a[0])->items : D2_AS(d2_tuple, a[0])->items;
+    }
+    if (n == 0)
+        return d2_raise(I, "ValueError", "%s: inputs should not be empty", fname);
+    for (size_t i = 0; i < n; i++)
+        if (!is_tensor(xs[i]))
+            return d2_raise(I, "TypeError", "%s: inputs[%zu] must be a Tensor, got %s", fname, i,
+                            d2_type_name(xs[i]));
+    d2_obj *r = n == 1 ? op1(I, fname, D2_OP_assign, xs[0], NULL) : d2_incref(xs[0]);
+    for (size_t i = 1; r && i < n; i++) {
+        d2_obj *nr = op2(I, fname, D2_OP_add, r, xs[i], NULL);
+        d2_decref(r);
+        r = nr;
+    }
+    return r;
+}
+
+/* paddle.increment(x, value=1.0): x += value in place (x has one element); returns x */
+D2_FN(f_increment)
+{
+    const char *fname = "paddle.increment";
+    double v;
+    if (!is_tensor(a[0]))
+        return d2_raise(I, "TypeError", "%s: x must be a Tensor, got %s", fname,
+                        d2_type_name(a[0]));
+    if (d2_pd_get_float(I, a[1], fname, "value", &v) < 0)
+        return NULL;
+    const d2_shape *sh = &obj_type(a[0])->shape;
+    int64_t numel = 1;
+    for (int d = 0; d < sh->ndim; d++)
+        numel = sh->dims[d] < 0 ? -1 : numel * sh->dims[d];
+    if (numel != 1 && numel != -1)
+        return d2_raise(I, "ValueError",
+                        "%s: x must have exactly one element, but it has %lld", fname,
+                        (long long)numel);
+    d2_obj *r = d2_pd_scale_by(I, fname, a[0], 1, v);
+    if (!r)
+        return NULL;
+    d2_tensor_obj *x = TOBJ(a[0]), *y = TOBJ(r);
+    if (x->t && y->t) {
+        d2_tensor_unref(x->t);
+        x->t = d2_tensor_ref(y->t);
+    } else if (!x->t && !y->t && x->builder == y->builder) {
+        x->var = y->var;
+    } else {
+        return r;
+    }
+    x->type = y->type;
+    d2_decref(r);
+    return d2_incref(a[0]);
+}
+
 /* ======================================================================
  * The rows
  * ====================================================================== */
@@ -381,6 +442,8 @@ static const d2_def MATH_DEFS[] = {
     D2_DEF("allclose", "x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None", f_allclose,
            "paddle.allclose"),
     D2_DEF("equal_all", "x, y, name=None", f_equal_all, "paddle.equal_all"),
+    D2_DEF("add_n", "inputs, name=None", f_add_n, "paddle.add_n"),
+    D2_DEF("increment", "x, value=1.0, name=None", f_increment, "paddle.increment"),
 };
 
 /* Functions that are also Tensor methods (the receiver is x). */

@@ -941,16 +941,33 @@ done:
     return rc;
 }
 
-/* traced_layer.save_inference_model(path, feed=None, fetch=None, **kwargs) */
+/* traced_layer.save_inference_model(path, feed=None, fetch=None, **kwargs); Paddle
+ * 1.8 named the first parameter dirname (a directory: dirname/model.dy2st). */
 D2_FN(TL_save)
 {
     traced *t = traced_of(I, self);
     if (!t)
         return d2_raise(I, "TypeError", "TracedLayer.save_inference_model: not a TracedLayer");
-    const char *path = d2_to_cstr(I, a[0], "path");
+    bool has_path = a[0] && a[0] != I->none, has_dir = a[3] && a[3] != I->none;
+    if (has_path == has_dir)
+        return d2_raise(I, "TypeError",
+                        "TracedLayer.save_inference_model() takes the model's place as path or "
+                        "dirname (one of them)");
+    const char *path = d2_to_cstr(I, has_path ? a[0] : a[3], has_path ? "path" : "dirname");
     if (!path)
         return NULL;
-    char *file = model_file(path);
+    char *file = NULL;
+    if (has_dir && path[0]) {
+        size_t n = strlen(path) + 2;
+        char *dir = d2_malloc(n);
+        if (dir) {
+            snprintf(dir, n, "%s%s", path, path[n - 3] == '/' ? "" : "/");
+            file = model_file(dir);
+            d2_free(dir);
+        }
+    } else {
+        file = model_file(path);
+    }
     if (!file)
         return path[0] ? nomem(I)
                        : d2_raise(I, "ValueError",
@@ -1269,7 +1286,8 @@ int d2_trace_init(d2_interp *I)
         D2_DEF("__call__", "inputs", TL_call, "TracedLayer.__call__"),
         D2_DEF("set_strategy", "build_strategy=None, exec_strategy=None", TL_set_strategy,
                "TracedLayer.set_strategy"),
-        D2_DEF("save_inference_model", "path, feed=None, fetch=None, **kwargs", TL_save,
+        D2_DEF("save_inference_model", "path=None, feed=None, fetch=None, dirname=None, **kwargs",
+               TL_save,
                "TracedLayer.save_inference_model"),
     };
     static const d2_fn_entry tl_m[] = {{"__repr__", TL_repr}};
