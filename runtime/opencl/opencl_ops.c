@@ -2018,3 +2018,40 @@ static int on_host(d2_kctx *k, d2_kernel_fn cpu_fn)
 
 int ocl_print(d2_kctx *k) { return on_host(k, cpu_print); }
 int ocl_assert(d2_kctx *k) { return on_host(k, cpu_assert); }
+
+/* ---- set_value / index_put: run on host copies, the result uploaded into the output ---- */
+
+static int via_host(d2_kctx *k, d2_kernel_fn cpu_fn)
+{
+    if (prologue(k) < 0)
+        return -1;
+    if (k->n_in > 16)
+        return d2_err_set(k->err, D2_ERR_UNSUPPORTED, "%s: more than 16 inputs", opname(k));
+    d2_tensor *out = k->out[0];
+    if (!d2_tensor_is_contiguous(out))
+        return d2_err_set(k->err, D2_ERR_INVALID, "%s: output is not contiguous", opname(k));
+    d2_tensor *host[16] = {0};
+    d2_tensor *hout = d2_tensor_new(NULL, out->dtype, out->ndim, out->shape, k->err);
+    int rc = hout ? 0 : -1;
+    for (int i = 0; i < k->n_in && rc == 0; i++)
+        if (k->in[i] && !(host[i] = d2_tensor_copy_to(k->in[i], NULL, k->err)))
+            rc = -1;
+    if (rc == 0) {
+        d2_kctx hk = *k;
+        hk.be = d2_cpu_backend();
+        hk.in = host;
+        hk.out = &hout;
+        rc = cpu_fn(&hk);
+    }
+    size_t n = hout ? (size_t)d2_tensor_numel(hout) * d2_dtype_size(hout->dtype) : 0;
+    if (rc == 0 && n > 0)
+        rc = k->be->upload(k->be, mem_of(out), (size_t)out->offset * d2_dtype_size(out->dtype),
+                           d2_tensor_data(hout), n, k->err);
+    for (int i = 0; i < k->n_in; i++)
+        d2_tensor_unref(host[i]);
+    d2_tensor_unref(hout);
+    return rc;
+}
+
+int ocl_set_value(d2_kctx *k) { return via_host(k, cpu_set_value); }
+int ocl_index_put(d2_kctx *k) { return via_host(k, cpu_index_put); }

@@ -93,6 +93,7 @@ GOLDEN(lists_none)
 GOLDEN(nested)
 GOLDEN(builtins_static)
 GOLDEN(calls_nested)
+GOLDEN(setitem_static)
 
 /* ---- the samples: dy2st save with Paddle's weights, then the saved model on
  * Paddle's inputs must give Paddle's to_static outputs ---- */
@@ -640,6 +641,7 @@ int main(void)
         cmocka_unit_test(test_golden_nested),
         cmocka_unit_test(test_golden_builtins_static),
         cmocka_unit_test(test_golden_calls_nested),
+        cmocka_unit_test(test_golden_setitem_static),
         cmocka_unit_test(test_error_goldens),
         cmocka_unit_test(test_static_print),
         cmocka_unit_test(test_diagnostics),

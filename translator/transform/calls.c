@@ -9,6 +9,9 @@
  *   any other f(args)               -> _jst.Call(f)(args)
  *   x.shape (x not a library module) -> _jst.Shape(x)
  *   assert test, msg                -> _jst.Assert(test, msg)
+ *   x[k] = v, x[k] op= v (x a local, an attribute of one, or a subscript of those)
+ *                                   -> x = _jst.SetItem(x, k, v): a tensor's new value is
+ *                                      an assignment that if/while carry
  * xf_rewrite_block walks the statements, rewrite_expr the expressions
  * (innermost first); and/or/not and a if c else b go to logical.c, a for
  * loop's range/enumerate to loops.c. Nested functions and classes are left
@@ -158,6 +161,78 @@ static d2_ast_expr *rewrite_expr(X *x, d2_ast_expr *e, int ctl)
     }
 }
 
+/* ---- rewrite: stores into subscripts rebind their base ---- */
+
+/* Whether name is a local of the function: a parameter or a name it binds
+ * (computed on first need). A global's subscript store stays as written. */
+static bool is_local(X *x, const char *name)
+{
+    if (!x->bound_ready) {
+        xf_params_of(x, x->fn->function_def.args, &x->bound);
+        for (uint32_t i = 0; i < x->fn->function_def.body.n; i++)
+            xf_names_of(x, x->fn->function_def.body.items[i], NAMES_KILLS, &x->bound);
+        x->bound_ready = true;
+    }
+    return xf_set_has(&x->bound, name);
+}
+
+/* Whether a store into subscript target t can rebind its base: the base is a
+ * local name, an attribute of one (self.buf[i]), or a subscript of those. */
+static bool rebindable(X *x, const d2_ast_expr *t)
+{
+    if (t->kind != D2_AST_SUBSCRIPT)
+        return false;
+    const d2_ast_expr *e = t->subscript.value;
+    while (e->kind == D2_AST_SUBSCRIPT || e->kind == D2_AST_ATTRIBUTE)
+        e = e->kind == D2_AST_SUBSCRIPT ? e->subscript.value : e->attribute.value;
+    return e->kind == D2_AST_NAME && is_local(x, e->name.id);
+}
+
+/* e (a name, attribute or subscript) as a load or a store. */
+static d2_ast_expr *with_ctx(X *x, const d2_ast_expr *e, d2_ast_ctx ctx)
+{
+    d2_ast_expr *c = xf_copy(x, e);
+    if (c->kind == D2_AST_NAME)
+        c->name.ctx = ctx;
+    else if (c->kind == D2_AST_ATTRIBUTE)
+        c->attribute.ctx = ctx;
+    else if (c->kind == D2_AST_SUBSCRIPT)
+        c->subscript.ctx = ctx;
+    return c;
+}
+
+/* t = v with t a subscript: x[k] = v -> x = _jst.SetItem(x, k, v), through
+ * nested subscripts (x[i][j] = v -> x = _jst.SetItem(x, i, _jst.SetItem(x[i], j, v))),
+ * so a tensor's new value is a plain assignment that if/while carry. */
+static d2_ast_stmt *rebind_store(X *x, const d2_ast_expr *t, d2_ast_expr *v, d2_span sp)
+{
+    while (t->kind == D2_AST_SUBSCRIPT) {
+        d2_ast_seq args = {0, 0, NULL};
+        xf_push(x, &args, with_ctx(x, t->subscript.value, D2_CTX_LOAD));
+        xf_push(x, &args, xf_copy(x, t->subscript.slice));
+        xf_push(x, &args, v);
+        v = xf_call(x, xf_jst(x, "SetItem", t->span), args, t->span);
+        t = t->subscript.value;
+    }
+    return xf_assign(x, with_ctx(x, t, D2_CTX_STORE), v, sp);
+}
+
+/* x[k] = v and x[k] op= v (the expressions already rewritten) rebinding x;
+ * NULL when s is not one. */
+static d2_ast_stmt *rewrite_subscript_store(X *x, d2_ast_stmt *s)
+{
+    if (s->kind == D2_AST_ASSIGN && s->assign.targets.n == 1 &&
+        rebindable(x, s->assign.targets.items[0]))
+        return rebind_store(x, s->assign.targets.items[0], s->assign.value, s->span);
+    if (s->kind == D2_AST_AUG_ASSIGN && rebindable(x, s->aug_assign.target)) {
+        d2_ast_expr *cur = with_ctx(x, s->aug_assign.target, D2_CTX_LOAD);
+        d2_ast_expr *v = xf_chk(x, d2_ast_bin_op(x->a, cur, s->aug_assign.op, s->aug_assign.value,
+                                                 s->span));
+        return rebind_store(x, s->aug_assign.target, v, s->span);
+    }
+    return NULL;
+}
+
 /* Rewrites the statements of b in place; ctl counts the enclosing
  * if/while/for statements. assert -> _jst.Assert(test, msg). Nested
  * functions and classes are left alone: they are converted when called. */
@@ -193,6 +268,14 @@ void xf_rewrite_block(X *x, d2_ast_seq *b, int ctl)
             if (s->assert_.msg)
                 xf_push(x, &args, rewrite_expr(x, s->assert_.msg, ctl));
             b->items[i] = xf_expr_stmt(x, xf_call(x, xf_jst(x, "Assert", s->span), args, s->span));
+            break;
+        }
+        case D2_AST_ASSIGN:
+        case D2_AST_AUG_ASSIGN: {
+            rewrite_children(x, s, ctl);
+            d2_ast_stmt *r = rewrite_subscript_store(x, s);
+            if (r)
+                b->items[i] = r;
             break;
         }
         default: rewrite_children(x, s, ctl); break;

@@ -130,7 +130,7 @@ static bool is_docstring(const d2_ast_stmt *s)
            s->expr.value->constant.value.kind == D2_CONST_STR;
 }
 
-static void params_of(X *x, const d2_ast_arguments *a, nameset *s)
+void xf_params_of(X *x, const d2_ast_arguments *a, nameset *s)
 {
     for (uint32_t i = 0; i < a->posonlyargs.n; i++)
         xf_set_add(x, s, ((const d2_ast_arg *)a->posonlyargs.items[i])->arg);
@@ -156,6 +156,7 @@ static d2_xform_status convert(X *x, const d2_ast_stmt *fn, d2_ast_stmt **out)
         return x->opt->no_fallback ? D2_XFORM_ERROR : D2_XFORM_FALLBACK;
 
     d2_ast_stmt *f = xf_copy(x, fn);
+    x->fn = f;
     xf_walk(x, f, xf_used_visit, NULL);
     xf_set_add(x, &x->used, "_jst");
     const d2_ast_arguments *args = f->function_def.args;
@@ -198,7 +199,7 @@ static d2_xform_status convert(X *x, const d2_ast_stmt *fn, d2_ast_stmt **out)
     nameset none = {0, 0, NULL};
     xf_live_block(x, &body, &none);
     nameset defined = {0, 0, NULL};
-    params_of(x, args, &defined);
+    xf_params_of(x, args, &defined);
     body = structure_block(x, &body, &defined);
 
     for (uint32_t i = 0; i < body.n; i++)

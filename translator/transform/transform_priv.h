@@ -37,6 +37,9 @@ typedef struct X {
     size_t ninfo, capinfo;
     const char *ret_flag, *ret_value;
     int problems;
+    const d2_ast_stmt *fn; /* the function being converted (the copy) */
+    nameset bound;         /* its parameters and the names it binds, once needed */
+    bool bound_ready;
 } X;
 
 /* Calls f on node and, unless f returns true ("handled"), on every child
@@ -120,6 +123,7 @@ d2_ast_seq xf_loops_block(X *x, d2_ast_seq *b);
 void xf_undefined_inits(X *x, d2_ast_seq *out, const nameset *vars, nameset *defined, d2_span sp);
 d2_ast_seq xf_fn_body(X *x, const d2_ast_seq *b, const nameset *params, const nameset *results,
                       d2_ast_seq prologue, d2_span sp);
+void xf_params_of(X *x, const d2_ast_arguments *a, nameset *s);
 d2_ast_stmt *xf_run_helper(X *x, const nameset *results, d2_ast_expr *c, d2_span sp);
 void xf_structure_if(X *x, d2_ast_stmt *s, d2_ast_seq *out, nameset *defined);
 void xf_structure_while(X *x, d2_ast_stmt *s, d2_ast_seq *out, nameset *defined);

@@ -663,9 +663,17 @@ D2_FN(JST_IfExp)
  * and / or / not, print, assert, casts, len, calls, UndefinedVar
  * ====================================================================== */
 
+/* Tensor operands of and/or are cast to bool first, as Paddle's convert_logical_and does. */
 static d2_obj *logical(d2_interp *I, d2_op_id op, d2_obj *x, d2_obj *y)
 {
-    return op_2(I, op, x, y, NULL);
+    d2_obj *bx = TOBJ(x)->type.dtype == D2_BOOL ? d2_incref(x) : d2_jit_cast_to(I, x, D2_BOOL);
+    d2_obj *by = !bx ? NULL
+                 : TOBJ(y)->type.dtype == D2_BOOL ? d2_incref(y)
+                                                  : d2_jit_cast_to(I, y, D2_BOOL);
+    d2_obj *r = by ? op_2(I, op, bx, by, NULL) : NULL;
+    d2_decref(bx);
+    d2_decref(by);
+    return r;
 }
 
 /* `a and b and ...` / `a or b or ...` over thunks (see transform.h). */
@@ -896,6 +904,22 @@ D2_FN(JST_Shape)
     return r;
 }
 
+/* x[key] = v as converted code writes it, x = _jst.SetItem(x, key, v): the
+ * value to rebind x to. While a Program is built, a tensor of an enclosing
+ * block (or a parameter) is not changed: the result is a new tensor, which
+ * cond and while_loop then carry like any other assignment. */
+D2_FN(JST_SetItem)
+{
+    d2_obj *x = a[0];
+    if (is_undef(I, x))
+        return d2_jit_raise_undef(I, x);
+    if (is_tensor(x) && D2_MODE(I)->builder && !d2_pd_sym_in_current_block(I, x))
+        return d2_pd_setitem_functional(I, x, a[1], a[2]);
+    if (d2_setitem(I, x, a[1], a[2]) < 0)
+        return NULL;
+    return d2_incref(x);
+}
+
 static bool has_hooks(d2_interp *I, d2_obj *layer)
 {
     static const char *const which[] = {"_forward_pre_hooks", "_forward_post_hooks"};
@@ -971,6 +995,7 @@ int d2_jit_runtime_init(d2_interp *I, jit_state *s)
         D2_DEF("Shape", "x", JST_Shape, "_jst.Shape"),
         D2_DEF("Len", "x", JST_Len, "_jst.Len"),
         D2_DEF("Call", "f", JST_Call, "_jst.Call"),
+        D2_DEF("SetItem", "x, key, value", JST_SetItem, "_jst.SetItem"),
     };
     /* variadic: the operands (thunks) or print's arguments, passed on as they are */
     static const d2_fn_entry jst_fns[] = {
