@@ -94,6 +94,7 @@ GOLDEN(nested)
 GOLDEN(builtins_static)
 GOLDEN(calls_nested)
 GOLDEN(setitem_static)
+GOLDEN(logic_static)
 
 /* ---- the samples: dy2st save with Paddle's weights, then the saved model on
  * Paddle's inputs must give Paddle's to_static outputs ---- */
@@ -642,6 +643,7 @@ int main(void)
         cmocka_unit_test(test_golden_builtins_static),
         cmocka_unit_test(test_golden_calls_nested),
         cmocka_unit_test(test_golden_setitem_static),
+        cmocka_unit_test(test_golden_logic_static),
         cmocka_unit_test(test_error_goldens),
         cmocka_unit_test(test_static_print),
         cmocka_unit_test(test_diagnostics),
