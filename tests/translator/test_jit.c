@@ -95,6 +95,9 @@ GOLDEN(builtins_static)
 GOLDEN(calls_nested)
 GOLDEN(setitem_static)
 GOLDEN(logic_static)
+GOLDEN(attrs_static)
+GOLDEN(size_static)
+GOLDEN(globals_static)
 
 /* ---- the samples: dy2st save with Paddle's weights, then the saved model on
  * Paddle's inputs must give Paddle's to_static outputs ---- */
@@ -644,6 +647,9 @@ int main(void)
         cmocka_unit_test(test_golden_calls_nested),
         cmocka_unit_test(test_golden_setitem_static),
         cmocka_unit_test(test_golden_logic_static),
+        cmocka_unit_test(test_golden_attrs_static),
+        cmocka_unit_test(test_golden_size_static),
+        cmocka_unit_test(test_golden_globals_static),
         cmocka_unit_test(test_error_goldens),
         cmocka_unit_test(test_static_print),
         cmocka_unit_test(test_diagnostics),

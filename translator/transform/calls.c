@@ -163,19 +163,6 @@ static d2_ast_expr *rewrite_expr(X *x, d2_ast_expr *e, int ctl)
 
 /* ---- rewrite: stores into subscripts rebind their base ---- */
 
-/* Whether name is a local of the function: a parameter or a name it binds
- * (computed on first need). A global's subscript store stays as written. */
-static bool is_local(X *x, const char *name)
-{
-    if (!x->bound_ready) {
-        xf_params_of(x, x->fn->function_def.args, &x->bound);
-        for (uint32_t i = 0; i < x->fn->function_def.body.n; i++)
-            xf_names_of(x, x->fn->function_def.body.items[i], NAMES_KILLS, &x->bound);
-        x->bound_ready = true;
-    }
-    return xf_set_has(&x->bound, name);
-}
-
 /* Whether a store into subscript target t can rebind its base: the base is a
  * local name, an attribute of one (self.buf[i]), or a subscript of those. */
 static bool rebindable(X *x, const d2_ast_expr *t)
@@ -185,7 +172,7 @@ static bool rebindable(X *x, const d2_ast_expr *t)
     const d2_ast_expr *e = t->subscript.value;
     while (e->kind == D2_AST_SUBSCRIPT || e->kind == D2_AST_ATTRIBUTE)
         e = e->kind == D2_AST_SUBSCRIPT ? e->subscript.value : e->attribute.value;
-    return e->kind == D2_AST_NAME && is_local(x, e->name.id);
+    return e->kind == D2_AST_NAME && xf_is_local(x, e->name.id);
 }
 
 /* e (a name, attribute or subscript) as a load or a store. */

@@ -920,6 +920,32 @@ D2_FN(JST_SetItem)
     return d2_incref(x);
 }
 
+/* obj.attr for carrying it through an if or loop; an UndefinedVar when obj
+ * has no such attribute yet. */
+D2_FN(JST_GetAttr)
+{
+    const char *name = cstr(a[1]);
+    if (!name)
+        return d2_raise(I, "TypeError", "_jst.GetAttr: the name must be a str");
+    d2_obj *v = d2_getattr_opt(I, a[0], name);
+    if (v || d2_exc_pending(I))
+        return v;
+    char msg[300];
+    snprintf(msg, sizeof msg, "'%s' object has no attribute '%s'", d2_type_name(a[0]), name);
+    return d2_jit_new_undef(I, name, msg);
+}
+
+/* obj.attr = value, unless value is an UndefinedVar (the attribute stays unset). */
+D2_FN(JST_SetAttr)
+{
+    const char *name = cstr(a[1]);
+    if (!name)
+        return d2_raise(I, "TypeError", "_jst.SetAttr: the name must be a str");
+    if (!is_undef(I, a[2]) && d2_setattr(I, a[0], name, a[2]) < 0)
+        return NULL;
+    return d2_none(I);
+}
+
 static bool has_hooks(d2_interp *I, d2_obj *layer)
 {
     static const char *const which[] = {"_forward_pre_hooks", "_forward_post_hooks"};
@@ -996,6 +1022,8 @@ int d2_jit_runtime_init(d2_interp *I, jit_state *s)
         D2_DEF("Len", "x", JST_Len, "_jst.Len"),
         D2_DEF("Call", "f", JST_Call, "_jst.Call"),
         D2_DEF("SetItem", "x, key, value", JST_SetItem, "_jst.SetItem"),
+        D2_DEF("GetAttr", "obj, name", JST_GetAttr, "_jst.GetAttr"),
+        D2_DEF("SetAttr", "obj, name, value", JST_SetAttr, "_jst.SetAttr"),
     };
     /* variadic: the operands (thunks) or print's arguments, passed on as they are */
     static const d2_fn_entry jst_fns[] = {
