@@ -704,9 +704,19 @@ static int describe_value(d2_kctx *k, d2_buf *b, d2_tensor *t, int64_t limit)
     return 0;
 }
 
+static _Thread_local FILE *print_stream;
+
+FILE *d2_print_stream_set(FILE *f)
+{
+    FILE *old = print_stream;
+    print_stream = f;
+    return old;
+}
+
 /* print(x, message, summarize): one line on stdout, like Paddle's Print op:
  * "message  - shape: [2, 3]  - dtype: float32  - data: [1 2 3 4 5 6]".
- * summarize < 0 prints every value. */
+ * summarize < 0 prints every value. With style "tensor", what Python's
+ * print shows of an eager tensor: message, Paddle's text of x, then end. */
 int cpu_print(d2_kctx *k)
 {
     if (k->n_in < 1 || !k->in[0])
@@ -714,19 +724,34 @@ int cpu_print(d2_kctx *k)
     d2_buf b;
     d2_buf_init(&b);
     const char *msg = ATTR_STR(k, "message");
-    if (*msg)
-        d2_buf_printf(&b, "%s  ", msg);
-    if (describe_value(k, &b, k->in[0], ATTR_INT(k, "summarize")) < 0) {
-        d2_buf_free(&b);
-        return -1;
+    if (strcmp(ATTR_STR(k, "style"), "tensor") == 0) {
+        d2_tensor *x = k->in[0];
+        if (want_host(k, x, "x") < 0)
+            return -1;
+        d2_tensor *h = d2_tensor_is_contiguous(x) ? d2_tensor_ref(x)
+                                                  : d2_tensor_copy_to(x, NULL, k->err);
+        if (!h)
+            return -1;
+        d2_buf_puts(&b, msg);
+        d2_tensor_paddle_text(&b, h, ATTR_BOOL(k, "stop_gradient"));
+        d2_buf_puts(&b, ATTR_STR(k, "end"));
+        d2_tensor_unref(h);
+    } else {
+        if (*msg)
+            d2_buf_printf(&b, "%s  ", msg);
+        if (describe_value(k, &b, k->in[0], ATTR_INT(k, "summarize")) < 0) {
+            d2_buf_free(&b);
+            return -1;
+        }
+        d2_buf_puts(&b, "\n");
     }
-    d2_buf_puts(&b, "\n");
     if (b.oom) {
         d2_buf_free(&b);
         return d2_err_set(k->err, D2_ERR_NOMEM, "%s: out of memory", KN(k));
     }
-    fwrite(b.data, 1, b.len, stdout);
-    fflush(stdout);
+    FILE *f = print_stream ? print_stream : stdout;
+    fwrite(b.data, 1, b.len, f);
+    fflush(f);
     d2_buf_free(&b);
     return 0;
 }

@@ -744,6 +744,10 @@ D2_FN(JST_Not)
     return t < 0 ? NULL : d2_bool(I, !t);
 }
 
+/* print(...) with symbolic tensors: what Python's print shows of the eager
+ * tensors, at run time. One print op per tensor: the text before it (joined
+ * with sep) as its message; after it sep, or for the last one the text after
+ * it and end. */
 static d2_obj *JST_Print(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
 {
     D2_UNUSED(self);
@@ -756,37 +760,71 @@ static d2_obj *JST_Print(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs
             return d2_raise(I, "NameError", "print");
         return d2_call(I, pr, args, nargs, kw);
     }
-    /* a run-time print op per tensor, labelled with the text before it */
-    d2_buf label;
+    const char *sep = " ", *end = "\n";
+    d2_obj *o = kw ? d2_dict_get_str(I, kw, "sep") : NULL;
+    if (o && cstr(o))
+        sep = cstr(o);
+    o = kw ? d2_dict_get_str(I, kw, "end") : NULL;
+    if (o && cstr(o))
+        end = cstr(o);
+    size_t last = 0;
+    for (size_t i = 0; i < nargs; i++)
+        if (is_sym(args[i]) || is_array(I, args[i]))
+            last = i;
+    d2_buf label, after;
     d2_buf_init(&label);
-    for (size_t i = 0; i < nargs; i++) {
+    d2_buf_init(&after);
+    int rc = 0;
+    for (size_t i = 0; i < nargs && rc == 0; i++) {
         d2_obj *x = is_array(I, args[i]) ? tarray_t(I, args[i]) : args[i];
         if (!is_sym(x)) {
             d2_obj *s = d2_str_of(I, x);
             if (!s) {
-                d2_buf_free(&label);
-                return NULL;
+                rc = -1;
+                break;
             }
-            d2_buf_printf(&label, "%s%s", label.len ? " " : "", cstr(s));
+            d2_buf_printf(&label, "%s%s", cstr(s), sep);
             d2_decref(s);
             continue;
+        }
+        if (i == last) {
+            for (size_t k = i + 1; k < nargs; k++) {
+                d2_obj *s = d2_str_of(I, args[k]);
+                if (!s) {
+                    rc = -1;
+                    break;
+                }
+                d2_buf_printf(&after, "%s%s", sep, cstr(s));
+                d2_decref(s);
+            }
+            d2_buf_puts(&after, end);
+        }
+        if (rc < 0 || label.oom || after.oom) {
+            rc = -1;
+            if (!d2_exc_pending(I))
+                nomem(I);
+            break;
         }
         d2_ab b;
         d2_ab_init(&b, D2_OP_print);
         d2_ab_str(&b, "message", label.data ? label.data : "");
+        d2_ab_str(&b, "style", "tensor");
+        d2_ab_str(&b, "end", i == last ? (after.data ? after.data : "") : sep);
+        d2_ab_bool(&b, "stop_gradient", TOBJ(x)->stop_gradient);
         d2_obj *none = NULL;
-        int rc = b.bad ? -1 : d2_apply_op(I, D2_OP_print, &x, 1, &b.a, &none, 0);
+        rc = b.bad ? -1 : d2_apply_op(I, D2_OP_print, &x, 1, &b.a, &none, 0);
         d2_attrs_free(&b.a);
+        if (rc < 0 && !d2_exc_pending(I))
+            nomem(I);
         label.len = 0;
         if (label.data)
             label.data[0] = '\0';
-        if (rc < 0) {
-            d2_buf_free(&label);
-            return d2_exc_pending(I) ? NULL : nomem(I);
-        }
+        if (i == last)
+            break;
     }
     d2_buf_free(&label);
-    return d2_none(I);
+    d2_buf_free(&after);
+    return rc < 0 ? NULL : d2_none(I);
 }
 
 D2_FN(JST_Assert)
