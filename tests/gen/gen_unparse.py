@@ -238,6 +238,10 @@ class Jst:
         return f
 
     @staticmethod
+    def Fmt(*parts):
+        return "".join(format(p) for p in parts)
+
+    @staticmethod
     def SetItem(x, key, value):
         x[key] = value
         return x

@@ -1,4 +1,5 @@
-# to_static: print() of tensors shows what Python's print shows of the eager tensors, at run time.
+# to_static: print() of tensors (f-strings too) shows what Python's print shows of the eager
+# tensors, at run time.
 import paddle
 
 
@@ -11,6 +12,7 @@ def show(x, w):
     print(y.astype("int64"), sep=" | ", end=" <\n")
     z = paddle.matmul(x.reshape([1, 3]), w)
     print("z", z, "!")
+    print(f"f-string y={y} sum={y.sum()}!", f"n={3}", end="|\n")
     return y + 1
 
 

@@ -1,6 +1,7 @@
 /* calls.c - the expression pass: calls, x.shape and assert to _jst helpers.
  *
- *   print(...)                      -> _jst.Print(...)
+ *   print(...)                      -> _jst.Print(...), an f-string argument
+ *                                      f"a{y}" -> _jst.Fmt('a', y)
  *   len(x)                          -> _jst.Len(x)
  *   int(x), float(x), bool(x)       -> _jst.Cast(x, 'int'), ... 'float', 'bool'
  *   super() in converted control flow -> super(__class__, self)
@@ -89,6 +90,31 @@ static bool plain_one_arg(const d2_ast_expr *e)
            ((const d2_ast_expr *)e->call.args.items[0])->kind != D2_AST_STARRED;
 }
 
+/* An f-string given to print, f"a{y}b" -> _jst.Fmt('a', y, 'b'), so that a
+ * tensor in it prints at run time; others (with !r or a format spec) stay. */
+static d2_ast_expr *print_fstring(X *x, d2_ast_expr *a)
+{
+    if (a->kind != D2_AST_JOINED_STR)
+        return a;
+    bool any = false;
+    for (uint32_t i = 0; i < a->joined_str.values.n; i++) {
+        const d2_ast_expr *v = a->joined_str.values.items[i];
+        if (v->kind == D2_AST_FORMATTED_VALUE) {
+            if (v->formatted_value.conversion != -1 || v->formatted_value.format_spec)
+                return a;
+            any = true;
+        }
+    }
+    if (!any)
+        return a;
+    d2_ast_seq parts = {0, 0, NULL};
+    for (uint32_t i = 0; i < a->joined_str.values.n; i++) {
+        d2_ast_expr *v = a->joined_str.values.items[i];
+        xf_push(x, &parts, v->kind == D2_AST_FORMATTED_VALUE ? v->formatted_value.value : v);
+    }
+    return xf_call(x, xf_jst(x, "Fmt", a->span), parts, a->span);
+}
+
 /* Calls: print(...) -> _jst.Print(...); len(x) -> _jst.Len(x);
  * int/float/bool(x) -> _jst.Cast(x, 'int'); builtins, library functions
  * and list mutators stay; any other f(args) -> _jst.Call(f)(args), so the
@@ -103,6 +129,8 @@ static d2_ast_expr *rewrite_call(X *x, d2_ast_expr *e, int ctl)
         const char *id = f->name.id;
         if (strcmp(id, "print") == 0) {
             e->call.func = xf_jst(x, "Print", f->span);
+            for (uint32_t i = 0; i < e->call.args.n; i++)
+                e->call.args.items[i] = print_fstring(x, e->call.args.items[i]);
             return e;
         }
         if (strcmp(id, "len") == 0 && plain_one_arg(e))

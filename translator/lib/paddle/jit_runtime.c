@@ -744,16 +744,75 @@ D2_FN(JST_Not)
     return t < 0 ? NULL : d2_bool(I, !t);
 }
 
+/* ---- print and f-strings ---- */
+
+static void fmt_fin(void *p) { d2_decref((d2_obj *)p); }
+
+static bool is_fmt(d2_interp *I, d2_obj *o)
+{
+    return o->kind == D2_OBJ_OPAQUE && o->cls == JS(I)->fmt_cls;
+}
+
+/* _jst.Fmt(*parts): an f-string given straight to print (the converted code
+ * passes its constant pieces and values): the string when no part is a
+ * symbolic tensor, else an object holding the parts, which _jst.Print shows
+ * at run time. */
+static d2_obj *JST_Fmt(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+{
+    D2_UNUSED(self);
+    D2_UNUSED(kw);
+    bool sym = false;
+    for (size_t i = 0; i < nargs; i++)
+        sym |= is_sym(args[i]) || is_array(I, args[i]);
+    if (sym) {
+        d2_obj *t = d2_tuple_new(I, nargs);
+        if (!t)
+            return NULL;
+        for (size_t i = 0; i < nargs; i++)
+            D2_AS(d2_tuple, t)->items[i] = d2_incref(args[i]);
+        D2_AS(d2_tuple, t)->n = nargs;
+        d2_obj *o = d2_obj_alloc(I, D2_OBJ_OPAQUE, JS(I)->fmt_cls, sizeof(d2_opaque));
+        if (!o) {
+            d2_decref(t);
+            return NULL;
+        }
+        D2_AS(d2_opaque, o)->payload = t;
+        D2_AS(d2_opaque, o)->fin = fmt_fin;
+        return o;
+    }
+    d2_buf b;
+    d2_buf_init(&b);
+    for (size_t i = 0; i < nargs; i++) {
+        d2_obj *s = d2_str_of(I, args[i]);
+        if (!s) {
+            d2_buf_free(&b);
+            return NULL;
+        }
+        d2_buf_puts(&b, cstr(s));
+        d2_decref(s);
+    }
+    d2_obj *r = b.oom ? nomem(I) : d2_str_new(I, b.data ? b.data : "", b.len);
+    d2_buf_free(&b);
+    return r;
+}
+
+typedef struct print_item {
+    d2_obj *o;        /* borrowed */
+    const char *glue; /* written before it */
+} print_item;
+
 /* print(...) with symbolic tensors: what Python's print shows of the eager
- * tensors, at run time. One print op per tensor: the text before it (joined
- * with sep) as its message; after it sep, or for the last one the text after
- * it and end. */
+ * tensors, at run time. One print op per tensor: the text before it as its
+ * message; after the last one the text after it and end. */
 static d2_obj *JST_Print(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
 {
     D2_UNUSED(self);
     bool sym = false;
-    for (size_t i = 0; i < nargs; i++)
-        sym |= is_sym(args[i]) || is_array(I, args[i]);
+    size_t n = 0;
+    for (size_t i = 0; i < nargs; i++) {
+        sym |= is_sym(args[i]) || is_array(I, args[i]) || is_fmt(I, args[i]);
+        n += is_fmt(I, args[i]) ? D2_AS(d2_tuple, (d2_obj *)D2_AS(d2_opaque, args[i])->payload)->n : 1;
+    }
     if (!sym) {
         d2_obj *pr = d2_dict_get_str(I, I->builtins, "print");
         if (!pr)
@@ -767,38 +826,52 @@ static d2_obj *JST_Print(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs
     o = kw ? d2_dict_get_str(I, kw, "end") : NULL;
     if (o && cstr(o))
         end = cstr(o);
-    size_t last = 0;
-    for (size_t i = 0; i < nargs; i++)
-        if (is_sym(args[i]) || is_array(I, args[i]))
-            last = i;
+    print_item *it = d2_calloc(n + 1, sizeof *it);
+    if (!it)
+        return nomem(I);
+    size_t m = 0, last = 0;
+    for (size_t i = 0; i < nargs; i++) {
+        d2_obj *parts = is_fmt(I, args[i]) ? D2_AS(d2_opaque, args[i])->payload : NULL;
+        size_t np = parts ? D2_AS(d2_tuple, parts)->n : 1;
+        for (size_t k = 0; k < np; k++) {
+            d2_obj *x = parts ? D2_AS(d2_tuple, parts)->items[k] : args[i];
+            if (is_array(I, x))
+                x = tarray_t(I, x);
+            it[m].o = x;
+            it[m].glue = k == 0 && i > 0 ? sep : "";
+            if (is_sym(x))
+                last = m;
+            m++;
+        }
+    }
     d2_buf label, after;
     d2_buf_init(&label);
     d2_buf_init(&after);
     int rc = 0;
-    for (size_t i = 0; i < nargs && rc == 0; i++) {
-        d2_obj *x = is_array(I, args[i]) ? tarray_t(I, args[i]) : args[i];
+    for (size_t i = 0; i < m && rc == 0; i++) {
+        d2_obj *x = it[i].o;
         if (!is_sym(x)) {
             d2_obj *s = d2_str_of(I, x);
             if (!s) {
                 rc = -1;
                 break;
             }
-            d2_buf_printf(&label, "%s%s", cstr(s), sep);
+            d2_buf_printf(&label, "%s%s", it[i].glue, cstr(s));
             d2_decref(s);
             continue;
         }
-        if (i == last) {
-            for (size_t k = i + 1; k < nargs; k++) {
-                d2_obj *s = d2_str_of(I, args[k]);
-                if (!s) {
-                    rc = -1;
-                    break;
-                }
-                d2_buf_printf(&after, "%s%s", sep, cstr(s));
-                d2_decref(s);
+        d2_buf_puts(&label, it[i].glue);
+        for (size_t k = i + 1; i == last && k < m; k++) {
+            d2_obj *s = d2_str_of(I, it[k].o);
+            if (!s) {
+                rc = -1;
+                break;
             }
-            d2_buf_puts(&after, end);
+            d2_buf_printf(&after, "%s%s", it[k].glue, cstr(s));
+            d2_decref(s);
         }
+        if (i == last)
+            d2_buf_puts(&after, end);
         if (rc < 0 || label.oom || after.oom) {
             rc = -1;
             if (!d2_exc_pending(I))
@@ -809,7 +882,7 @@ static d2_obj *JST_Print(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs
         d2_ab_init(&b, D2_OP_print);
         d2_ab_str(&b, "message", label.data ? label.data : "");
         d2_ab_str(&b, "style", "tensor");
-        d2_ab_str(&b, "end", i == last ? (after.data ? after.data : "") : sep);
+        d2_ab_str(&b, "end", i == last && after.data ? after.data : "");
         d2_ab_bool(&b, "stop_gradient", TOBJ(x)->stop_gradient);
         d2_obj *none = NULL;
         rc = b.bad ? -1 : d2_apply_op(I, D2_OP_print, &x, 1, &b.a, &none, 0);
@@ -824,6 +897,7 @@ static d2_obj *JST_Print(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs
     }
     d2_buf_free(&label);
     d2_buf_free(&after);
+    d2_free(it);
     return rc < 0 ? NULL : d2_none(I);
 }
 
@@ -1065,7 +1139,7 @@ int d2_jit_runtime_init(d2_interp *I, jit_state *s)
     };
     /* variadic: the operands (thunks) or print's arguments, passed on as they are */
     static const d2_fn_entry jst_fns[] = {
-        {"And", JST_And}, {"Or", JST_Or}, {"Print", JST_Print},
+        {"And", JST_And}, {"Or", JST_Or}, {"Print", JST_Print}, {"Fmt", JST_Fmt},
     };
     if (d2_module_add_defs(I, s->jst, jst_defs, D2_COUNTOF(jst_defs)) < 0)
         return -1;
