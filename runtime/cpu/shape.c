@@ -803,6 +803,16 @@ static void bcast_strides(const d2_tensor *t, int nd, int64_t *st)
     }
 }
 
+/* Steps the row-major multi-index idx over dims. */
+static void next_index(int64_t *idx, const int64_t *dims, int nd)
+{
+    for (int d = nd - 1; d >= 0; d--) {
+        if (++idx[d] < dims[d])
+            return;
+        idx[d] = 0;
+    }
+}
+
 /* out = x (contiguous copy); 0 or -1. */
 static int copy_x_into_out(d2_kctx *k, const d2_tensor *x, d2_tensor *out)
 {
@@ -869,11 +879,7 @@ int cpu_set_value(d2_kctx *k)
             vo += idx[d] * vst[d];
         }
         memcpy(od + (size_t)oo * es, vd + (size_t)vo * es, es);
-        for (int d = xs.ndim - 1; d >= 0; d--) {
-            if (++idx[d] < full.dims[d])
-                break;
-            idx[d] = 0;
-        }
+        next_index(idx, full.dims, xs.ndim);
     }
     return 0;
 }
@@ -951,11 +957,7 @@ int cpu_index_put(d2_kctx *k)
         for (int d = axis + n, r = axis + b.ndim; d < xs.ndim; d++, r++)
             oo += idx[r] * ost[d];
         memcpy(od + (size_t)oo * es, vd + (size_t)vo * es, es);
-        for (int r = region.ndim - 1; r >= 0; r--) {
-            if (++idx[r] < region.dims[r])
-                break;
-            idx[r] = 0;
-        }
+        next_index(idx, region.dims, region.ndim);
     }
     return 0;
 }
