@@ -236,6 +236,8 @@ int infer_arange(d2_infer_ctx *ic);
 int infer_shape(d2_infer_ctx *ic);
 int infer_numel(d2_infer_ctx *ic);
 int infer_assign(d2_infer_ctx *ic);
+int infer_set_value(d2_infer_ctx *ic);
+int infer_index_put(d2_infer_ctx *ic);
 int infer_matmul(d2_infer_ctx *ic);
 int infer_linear(d2_infer_ctx *ic);
 int infer_conv2d(d2_infer_ctx *ic);
@@ -266,6 +268,14 @@ int d2_slice_plan(const d2_opdef *def, const d2_attrs *attrs, const d2_shape *in
 int d2_arange_plan(const d2_opdef *def, const d2_attrs *attrs, const d2_tensor *const vals[3],
                    d2_dtype dt, int64_t *istart, int64_t *istep, double *fstart, double *fstep,
                    int64_t *count, d2_err *err);
+/* set_value / index_put: whether value's shape broadcasts to the region shape (dynamic dims
+ * pass); 0 or -1 with err set. index_put's region: x's dims before axis, the broadcast shape of
+ * the n index shapes, x's dims after them. */
+int d2_value_fits(const struct d2_opdef *def, const d2_shape *value, const d2_shape *region,
+                  d2_err *err);
+int d2_index_put_region(const struct d2_opdef *def, int64_t axis, const d2_shape *x,
+                        const d2_shape *const *idx, int n, int *first_axis, d2_shape *bshape,
+                        d2_shape *region, d2_err *err);
 /* "float32[2,-1]" into out (at least 160 bytes). */
 void d2_type_str(const d2_type *t, char *out, size_t n);
 

@@ -1042,3 +1042,101 @@ int infer_array_stack(d2_infer_ctx *ic)
     set_tensor_out(ic, 0, ic->in[0].dtype, &out);
     return 0;
 }
+
+/* ---- set_value / index_put: functional x[key] = value ---- */
+
+int d2_value_fits(const d2_opdef *def, const d2_shape *value, const d2_shape *region, d2_err *err)
+{
+    char vs[160], rs[160];
+    for (int k = 0; k < value->ndim; k++) {
+        int r = region->ndim - value->ndim + k;
+        int64_t vd = value->dims[k], rd = r >= 0 ? region->dims[r] : 1;
+        if (vd == 1 || vd < 0 || rd < 0 || vd == rd)
+            continue;
+        d2_shape_str(value, vs, sizeof vs);
+        d2_shape_str(region, rs, sizeof rs);
+        return d2_err_set(err, D2_ERR_SHAPE,
+                          "%s: a value of shape %s cannot be assigned to a selection of shape %s",
+                          def->name, vs, rs);
+    }
+    return 0;
+}
+
+int d2_index_put_region(const d2_opdef *def, int64_t axis, const d2_shape *x,
+                        const d2_shape *const *idx, int n, int *first_axis, d2_shape *bshape,
+                        d2_shape *region, d2_err *err)
+{
+    if (n < 1)
+        return d2_err_set(err, D2_ERR_INVALID, "%s: needs at least one index tensor", def->name);
+    if (axis < 0 || axis + n > x->ndim)
+        return d2_err_set(err, D2_ERR_SHAPE,
+                          "%s: %d index tensors from axis %lld do not fit a tensor of rank %d",
+                          def->name, n, (long long)axis, x->ndim);
+    bshape->ndim = 0;
+    for (int i = 0; i < n; i++) {
+        d2_shape b = *bshape;
+        if (d2_broadcast_shapes(&b, idx[i], bshape, def, err) < 0)
+            return -1;
+    }
+    if ((int64_t)x->ndim - n + bshape->ndim > D2_MAX_DIMS)
+        return d2_err_set(err, D2_ERR_SHAPE, "%s: the selection has too many dims", def->name);
+    region->ndim = 0;
+    for (int d = 0; d < axis; d++)
+        region->dims[region->ndim++] = x->dims[d];
+    for (int d = 0; d < bshape->ndim; d++)
+        region->dims[region->ndim++] = bshape->dims[d];
+    for (int d = (int)axis + n; d < x->ndim; d++)
+        region->dims[region->ndim++] = x->dims[d];
+    *first_axis = (int)axis;
+    return 0;
+}
+
+/* The output is x's type; value must have x's dtype and broadcast to the region. */
+static int set_value_common(d2_infer_ctx *ic)
+{
+    if (want_tensor(ic, 0) < 0 || want_tensor(ic, 1) < 0)
+        return -1;
+    if (ic->in[1].dtype != ic->in[0].dtype)
+        return d2_err_set(ic->err, D2_ERR_DTYPE, "%s: value must have x's dtype %s, got %s",
+                          OPN(ic), d2_dtype_name(ic->in[0].dtype),
+                          d2_dtype_name(ic->in[1].dtype));
+    set_tensor_out(ic, 0, ic->in[0].dtype, &ic->in[0].shape);
+    return 0;
+}
+
+int infer_set_value(d2_infer_ctx *ic)
+{
+    if (set_value_common(ic) < 0)
+        return -1;
+    int64_t start[D2_MAX_DIMS], step[D2_MAX_DIMS];
+    d2_shape full, region;
+    if (d2_slice_plan(ic->def, ic->attrs, &ic->in[0].shape, start, step, &full, &region,
+                      ic->err) < 0)
+        return -1;
+    return d2_value_fits(ic->def, &ic->in[1].shape, &region, ic->err);
+}
+
+int infer_index_put(d2_infer_ctx *ic)
+{
+    if (set_value_common(ic) < 0)
+        return -1;
+    int n = ic->n_in - 2;
+    const d2_shape *idx[D2_MAX_DIMS];
+    if (n > D2_MAX_DIMS)
+        return d2_err_set(ic->err, D2_ERR_SHAPE, "%s: too many index tensors (%d)", OPN(ic), n);
+    for (int i = 0; i < n; i++) {
+        if (want_tensor(ic, 2 + i) < 0)
+            return -1;
+        if (!d2_dtype_is_int(ic->in[2 + i].dtype))
+            return d2_err_set(ic->err, D2_ERR_DTYPE,
+                              "%s: index tensors must be int32 or int64, got %s", OPN(ic),
+                              d2_dtype_name(ic->in[2 + i].dtype));
+        idx[i] = &ic->in[2 + i].shape;
+    }
+    int first;
+    d2_shape b, region;
+    if (d2_index_put_region(ic->def, ATTR_INT(ic, "axis"), &ic->in[0].shape, idx, n, &first, &b,
+                            &region, ic->err) < 0)
+        return -1;
+    return d2_value_fits(ic->def, &ic->in[1].shape, &region, ic->err);
+}

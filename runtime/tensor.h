@@ -4,6 +4,8 @@
 
 #include "base.h"
 
+#include <stdio.h>
+
 #define D2_MAX_DIMS 8
 
 /* X(enum, name, size, c type). float16/bfloat16 have room in the enum and the
@@ -132,6 +134,11 @@ void *d2_tensor_data(const d2_tensor *t);
 /* Reads element i of a contiguous CPU tensor as double / int64. */
 double d2_tensor_get_f64(const d2_tensor *t, int64_t i);
 int64_t d2_tensor_get_i64(const d2_tensor *t, int64_t i);
+/* Paddle's text of a contiguous CPU tensor, as print(tensor) shows it:
+ * "Tensor(shape=[2], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [1., 2.])". */
+void d2_tensor_paddle_text(d2_buf *b, const d2_tensor *host, bool stop_gradient);
+/* Where print ops of this thread write (NULL: stdout); returns the previous stream. */
+FILE *d2_print_stream_set(FILE *f);
 /* Computes contiguous strides for shape into strides. */
 void d2_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides);
 

@@ -704,9 +704,19 @@ static int describe_value(d2_kctx *k, d2_buf *b, d2_tensor *t, int64_t limit)
     return 0;
 }
 
+static _Thread_local FILE *print_stream;
+
+FILE *d2_print_stream_set(FILE *f)
+{
+    FILE *old = print_stream;
+    print_stream = f;
+    return old;
+}
+
 /* print(x, message, summarize): one line on stdout, like Paddle's Print op:
  * "message  - shape: [2, 3]  - dtype: float32  - data: [1 2 3 4 5 6]".
- * summarize < 0 prints every value. */
+ * summarize < 0 prints every value. With style "tensor", what Python's
+ * print shows of an eager tensor: message, Paddle's text of x, then end. */
 int cpu_print(d2_kctx *k)
 {
     if (k->n_in < 1 || !k->in[0])
@@ -714,19 +724,34 @@ int cpu_print(d2_kctx *k)
     d2_buf b;
     d2_buf_init(&b);
     const char *msg = ATTR_STR(k, "message");
-    if (*msg)
-        d2_buf_printf(&b, "%s  ", msg);
-    if (describe_value(k, &b, k->in[0], ATTR_INT(k, "summarize")) < 0) {
-        d2_buf_free(&b);
-        return -1;
+    if (strcmp(ATTR_STR(k, "style"), "tensor") == 0) {
+        d2_tensor *x = k->in[0];
+        if (want_host(k, x, "x") < 0)
+            return -1;
+        d2_tensor *h = d2_tensor_is_contiguous(x) ? d2_tensor_ref(x)
+                                                  : d2_tensor_copy_to(x, NULL, k->err);
+        if (!h)
+            return -1;
+        d2_buf_puts(&b, msg);
+        d2_tensor_paddle_text(&b, h, ATTR_BOOL(k, "stop_gradient"));
+        d2_buf_puts(&b, ATTR_STR(k, "end"));
+        d2_tensor_unref(h);
+    } else {
+        if (*msg)
+            d2_buf_printf(&b, "%s  ", msg);
+        if (describe_value(k, &b, k->in[0], ATTR_INT(k, "summarize")) < 0) {
+            d2_buf_free(&b);
+            return -1;
+        }
+        d2_buf_puts(&b, "\n");
     }
-    d2_buf_puts(&b, "\n");
     if (b.oom) {
         d2_buf_free(&b);
         return d2_err_set(k->err, D2_ERR_NOMEM, "%s: out of memory", KN(k));
     }
-    fwrite(b.data, 1, b.len, stdout);
-    fflush(stdout);
+    FILE *f = print_stream ? print_stream : stdout;
+    fwrite(b.data, 1, b.len, f);
+    fflush(f);
     d2_buf_free(&b);
     return 0;
 }
@@ -765,4 +790,174 @@ int cpu_assert(d2_kctx *k)
                         b.oom ? "assertion failed" : b.data);
     d2_buf_free(&b);
     return rc;
+}
+
+/* ---- set_value / index_put: a copy of x with a selection replaced ---- */
+
+/* Element strides of t broadcast (numpy, right-aligned) to the nd dims of a target. */
+static void bcast_strides(const d2_tensor *t, int nd, int64_t *st)
+{
+    for (int k = 0; k < nd; k++) {
+        int j = t->ndim - nd + k;
+        st[k] = j >= 0 && t->shape[j] != 1 ? t->strides[j] : 0;
+    }
+}
+
+/* Steps the row-major multi-index idx over dims. */
+static void next_index(int64_t *idx, const int64_t *dims, int nd)
+{
+    for (int d = nd - 1; d >= 0; d--) {
+        if (++idx[d] < dims[d])
+            return;
+        idx[d] = 0;
+    }
+}
+
+/* out = x (contiguous copy); 0 or -1. */
+static int copy_x_into_out(d2_kctx *k, const d2_tensor *x, d2_tensor *out)
+{
+    if (out->dtype != x->dtype || out->ndim != x->ndim)
+        return bad_out(k);
+    for (int d = 0; d < x->ndim; d++)
+        if (out->shape[d] != x->shape[d])
+            return bad_out(k);
+    if (d2_tensor_numel(x) > 0)
+        view_copy(d2_tensor_data(out), d2_tensor_data(x), x->ndim, x->shape, x->strides,
+                  esize(x));
+    return 0;
+}
+
+static int value_fits(d2_kctx *k, const d2_tensor *v, int nd, const int64_t *dims)
+{
+    d2_shape vs, rs;
+    d2_tensor_get_shape(v, &vs);
+    rs.ndim = nd;
+    for (int i = 0; i < nd; i++)
+        rs.dims[i] = dims[i];
+    return d2_value_fits(k->def, &vs, &rs, k->err);
+}
+
+int cpu_set_value(d2_kctx *k)
+{
+    d2_tensor *x = k->in[0], *v = k->in[1], *out = k->out[0];
+    if (want_host(k, x, "x") < 0 || want_host(k, v, "value") < 0)
+        return -1;
+    if (v->dtype != x->dtype)
+        return d2_err_set(k->err, D2_ERR_DTYPE, "%s: value must have x's dtype", KN(k));
+    d2_shape xs, full, region;
+    d2_tensor_get_shape(x, &xs);
+    int64_t start[D2_MAX_DIMS], step[D2_MAX_DIMS];
+    if (d2_slice_plan(k->def, k->attrs, &xs, start, step, &full, &region, k->err) < 0 ||
+        value_fits(k, v, region.ndim, region.dims) < 0 || copy_x_into_out(k, x, out) < 0)
+        return -1;
+    int64_t total = d2_shape_numel(&full);
+    if (total <= 0)
+        return 0;
+    /* value strides per dim of full: decreased dims (size 1, not in region) read nothing */
+    int nd;
+    const int64_t *dec = d2_attr_ints(k->def, k->attrs, "decrease_axis", &nd);
+    bool dropped[D2_MAX_DIMS] = {false};
+    for (int j = 0; j < nd; j++) {
+        int a = d2_norm_axis(dec[j], xs.ndim, k->def, k->err);
+        if (a < 0)
+            return -1;
+        dropped[a] = true;
+    }
+    int64_t rst[D2_MAX_DIMS], vst[D2_MAX_DIMS], ost[D2_MAX_DIMS];
+    bcast_strides(v, region.ndim, rst);
+    for (int d = 0, r = 0; d < xs.ndim; d++)
+        vst[d] = dropped[d] ? 0 : rst[r++];
+    d2_contiguous_strides(xs.ndim, xs.dims, ost);
+    size_t es = esize(x);
+    char *od = d2_tensor_data(out);
+    const char *vd = d2_tensor_data(v);
+    int64_t idx[D2_MAX_DIMS] = {0};
+    for (int64_t e = 0; e < total; e++) {
+        int64_t oo = 0, vo = 0;
+        for (int d = 0; d < xs.ndim; d++) {
+            oo += (start[d] + idx[d] * step[d]) * ost[d];
+            vo += idx[d] * vst[d];
+        }
+        memcpy(od + (size_t)oo * es, vd + (size_t)vo * es, es);
+        next_index(idx, full.dims, xs.ndim);
+    }
+    return 0;
+}
+
+static int64_t read_index_at(const d2_tensor *t, int64_t off)
+{
+    const char *p = (const char *)d2_tensor_data(t);
+    if (t->dtype == D2_I32) {
+        int32_t v;
+        memcpy(&v, p + (size_t)off * 4, 4);
+        return v;
+    }
+    int64_t v;
+    memcpy(&v, p + (size_t)off * 8, 8);
+    return v;
+}
+
+int cpu_index_put(d2_kctx *k)
+{
+    d2_tensor *x = k->in[0], *v = k->in[1], *out = k->out[0];
+    int n = k->n_in - 2;
+    if (want_host(k, x, "x") < 0 || want_host(k, v, "value") < 0)
+        return -1;
+    if (v->dtype != x->dtype)
+        return d2_err_set(k->err, D2_ERR_DTYPE, "%s: value must have x's dtype", KN(k));
+    if (n < 1 || n > D2_MAX_DIMS)
+        return d2_err_set(k->err, D2_ERR_INVALID, "%s: bad number of index tensors", KN(k));
+    d2_shape xs, ishape[D2_MAX_DIMS], b, region;
+    const d2_shape *ip[D2_MAX_DIMS];
+    d2_tensor_get_shape(x, &xs);
+    for (int i = 0; i < n; i++) {
+        d2_tensor *t = k->in[2 + i];
+        if (want_host(k, t, "index") < 0)
+            return -1;
+        if (!d2_dtype_is_int(t->dtype))
+            return d2_err_set(k->err, D2_ERR_DTYPE, "%s: index tensors must be int32 or int64",
+                              KN(k));
+        d2_tensor_get_shape(t, &ishape[i]);
+        ip[i] = &ishape[i];
+    }
+    int axis;
+    if (d2_index_put_region(k->def, ATTR_INT(k, "axis"), &xs, ip, n, &axis, &b, &region,
+                            k->err) < 0 ||
+        value_fits(k, v, region.ndim, region.dims) < 0 || copy_x_into_out(k, x, out) < 0)
+        return -1;
+    int64_t total = d2_shape_numel(&region);
+    if (total <= 0)
+        return 0;
+    int64_t vst[D2_MAX_DIMS], ost[D2_MAX_DIMS], ist[D2_MAX_DIMS][D2_MAX_DIMS];
+    bcast_strides(v, region.ndim, vst);
+    for (int i = 0; i < n; i++)
+        bcast_strides(k->in[2 + i], b.ndim, ist[i]);
+    d2_contiguous_strides(xs.ndim, xs.dims, ost);
+    size_t es = esize(x);
+    char *od = d2_tensor_data(out);
+    const char *vd = d2_tensor_data(v);
+    int64_t idx[D2_MAX_DIMS] = {0};
+    for (int64_t e = 0; e < total; e++) {
+        int64_t oo = 0, vo = 0;
+        for (int r = 0; r < region.ndim; r++)
+            vo += idx[r] * vst[r];
+        for (int d = 0; d < axis; d++)
+            oo += idx[d] * ost[d];
+        for (int i = 0; i < n; i++) {
+            int64_t io = 0;
+            for (int r = 0; r < b.ndim; r++)
+                io += idx[axis + r] * ist[i][r];
+            int64_t pos = read_index_at(k->in[2 + i], io), dim = xs.dims[axis + i];
+            if (pos < -dim || pos >= dim)
+                return d2_err_set(k->err, D2_ERR_RUNTIME,
+                                  "%s: index %lld is out of bounds for axis %d with size %lld",
+                                  KN(k), (long long)pos, axis + i, (long long)dim);
+            oo += (pos < 0 ? pos + dim : pos) * ost[axis + i];
+        }
+        for (int d = axis + n, r = axis + b.ndim; d < xs.ndim; d++, r++)
+            oo += idx[r] * ost[d];
+        memcpy(od + (size_t)oo * es, vd + (size_t)vo * es, es);
+        next_index(idx, region.dims, region.ndim);
+    }
+    return 0;
 }

@@ -1994,7 +1994,9 @@ int ocl_array_concat(d2_kctx *k) { return array_join(k, false); }
 
 /* ---- side effects: downloaded copies go through the CPU kernels ---- */
 
-static int on_host(d2_kctx *k, d2_kernel_fn cpu_fn)
+/* Runs cpu_fn on host copies of the inputs; with houts, its outputs are those
+ * host tensors instead of the device ones. */
+static int run_on_host(d2_kctx *k, d2_kernel_fn cpu_fn, d2_tensor **houts)
 {
     if (prologue(k) < 0)
         return -1;
@@ -2009,6 +2011,8 @@ static int on_host(d2_kctx *k, d2_kernel_fn cpu_fn)
         d2_kctx hk = *k;
         hk.be = d2_cpu_backend();
         hk.in = host;
+        if (houts)
+            hk.out = houts;
         rc = cpu_fn(&hk);
     }
     for (int i = 0; i < k->n_in; i++)
@@ -2016,5 +2020,28 @@ static int on_host(d2_kctx *k, d2_kernel_fn cpu_fn)
     return rc;
 }
 
+static int on_host(d2_kctx *k, d2_kernel_fn cpu_fn) { return run_on_host(k, cpu_fn, NULL); }
+
 int ocl_print(d2_kctx *k) { return on_host(k, cpu_print); }
 int ocl_assert(d2_kctx *k) { return on_host(k, cpu_assert); }
+
+/* ---- set_value / index_put: run on host copies, the result uploaded into the output ---- */
+
+static int via_host(d2_kctx *k, d2_kernel_fn cpu_fn)
+{
+    d2_tensor *out = k->out[0];
+    if (!out || !d2_tensor_is_contiguous(out))
+        return d2_err_set(k->err, D2_ERR_INVALID, "%s: output is missing or not contiguous",
+                          opname(k));
+    d2_tensor *hout = d2_tensor_new(NULL, out->dtype, out->ndim, out->shape, k->err);
+    int rc = hout ? run_on_host(k, cpu_fn, &hout) : -1;
+    size_t n = hout ? (size_t)d2_tensor_numel(hout) * d2_dtype_size(hout->dtype) : 0;
+    if (rc == 0 && n > 0)
+        rc = k->be->upload(k->be, mem_of(out), (size_t)out->offset * d2_dtype_size(out->dtype),
+                           d2_tensor_data(hout), n, k->err);
+    d2_tensor_unref(hout);
+    return rc;
+}
+
+int ocl_set_value(d2_kctx *k) { return via_host(k, cpu_set_value); }
+int ocl_index_put(d2_kctx *k) { return via_host(k, cpu_index_put); }

@@ -237,6 +237,15 @@ class Jst:
     def Call(f):
         return f
 
+    @staticmethod
+    def Fmt(*parts):
+        return "".join(format(p) for p in parts)
+
+    @staticmethod
+    def SetItem(x, key, value):
+        x[key] = value
+        return x
+
 
 def stub_paddle():
     """A stand-in `paddle` package: the decorators and names the inputs use."""

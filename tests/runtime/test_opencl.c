@@ -560,6 +560,14 @@ static void build_cases(void)
         add_case("gather", "axis = 0", fmt("%s[5,2] i64[]:val3", t), EXACT);
         add_case("index_select", "axis = -1", fmt("%s[4,9] i64[3]:idx9", t), EXACT);
         add_case("index_select", "axis = 0", fmt("%s[257] i32[7]:idx257", t), EXACT);
+        add_case("set_value", "axes = [0, 1], starts = [1, 0], ends = [3, 100], strides = [1, 2]",
+                 fmt("%s[4,33] %s[17]", t, t), EXACT);
+        add_case("set_value", "axes = [1], starts = [-1], ends = [2147483647], decrease_axis = [1]",
+                 fmt("%s[5,3] %s[5]", t, t), EXACT);
+        add_case("set_value", "", fmt("%s[2,3] %s[]", t, t), EXACT);
+        add_case("index_put", "axis = 0", fmt("%s[7,3] %s[3] i64[4]:idx7", t, t), EXACT);
+        add_case("index_put", "axis = 1", fmt("%s[2,9,3] %s[2,4,1] i32[4]:idx9", t, t), EXACT);
+        add_case("index_put", "axis = 0", fmt("%s[5,6] %s[] i64[3]:idx5 i64[3]:idx6", t, t), EXACT);
         add_case("expand", "shape = [3, 7, 33]", fmt("%s[7,1]", t), EXACT);
         add_case("expand", "shape = [4, -1]", fmt("%s[1,5]", t), EXACT);
         add_case("expand", "", fmt("%s[] i64[2]:val3", t), EXACT);

@@ -276,7 +276,7 @@ static void test_print_built_program(void **state)
     const char *body = "block ^0 (x : float32[-1,2], n : int64[]) {\n"
                        "  y : float32[-1,2] = matmul(x, w) {transpose_x = false, transpose_y = "
                        "true}\n"
-                       "  print(y) {message = \"\", summarize = 20} loc(7:3)\n"
+                       "  print(y) {message = \"\", summarize = 20, style = \"op\", end = \"\\n\", stop_gradient = true} loc(7:3)\n"
                        "  return y, n\n"
                        "}\n";
     char want[1024];

@@ -323,8 +323,19 @@ static void test_static_mode(void **state)
     /* data-dependent Python control flow needs the converted forms */
     assert_int_equal(d2_truthy(I, relu), -1);
     assert_non_null(strstr(exc_message(I), "symbolic"));
-    assert_int_equal(d2_setitem(I, relu, four, half), -1);
-    assert_non_null(strstr(exc_message(I), "to_static"));
+    /* x[k] = v on a tensor of the block being built: a set_value op, and the
+     * tensor stands for its result */
+    int before = D2_AS(d2_tensor_obj, relu)->var;
+    assert_int_equal(d2_setitem(I, relu, four, half), 0);
+    assert_int_equal(blk->ops[blk->n_ops - 1].id, D2_OP_set_value);
+    assert_int_equal(D2_AS(d2_tensor_obj, relu)->var, blk->ops[blk->n_ops - 1].out[0]);
+    assert_true(D2_AS(d2_tensor_obj, relu)->var != before);
+    /* a parameter (concrete) is not rebound: the converted code's _jst.SetItem does that */
+    d2_obj *wt = d2_getattr(I, lin, "weight");
+    assert_non_null(wt);
+    assert_int_equal(d2_setitem(I, wt, three, half), -1);
+    assert_non_null(strstr(exc_message(I), "outside the current branch"));
+    d2_decref(wt);
     /* paddle.zeros with a dynamic dim taken from paddle.shape */
     d2_obj *shp = call(I, "paddle", "shape", 1, x);
     d2_obj *zero = d2_int_new(I, 0);

@@ -1,6 +1,7 @@
 /* calls.c - the expression pass: calls, x.shape and assert to _jst helpers.
  *
- *   print(...)                      -> _jst.Print(...)
+ *   print(...)                      -> _jst.Print(...), an f-string argument
+ *                                      f"a{y}" -> _jst.Fmt('a', y)
  *   len(x)                          -> _jst.Len(x)
  *   int(x), float(x), bool(x)       -> _jst.Cast(x, 'int'), ... 'float', 'bool'
  *   super() in converted control flow -> super(__class__, self)
@@ -9,6 +10,9 @@
  *   any other f(args)               -> _jst.Call(f)(args)
  *   x.shape (x not a library module) -> _jst.Shape(x)
  *   assert test, msg                -> _jst.Assert(test, msg)
+ *   x[k] = v, x[k] op= v (x a local, an attribute of one, or a subscript of those)
+ *                                   -> x = _jst.SetItem(x, k, v): a tensor's new value is
+ *                                      an assignment that if/while carry
  * xf_rewrite_block walks the statements, rewrite_expr the expressions
  * (innermost first); and/or/not and a if c else b go to logical.c, a for
  * loop's range/enumerate to loops.c. Nested functions and classes are left
@@ -86,6 +90,31 @@ static bool plain_one_arg(const d2_ast_expr *e)
            ((const d2_ast_expr *)e->call.args.items[0])->kind != D2_AST_STARRED;
 }
 
+/* An f-string given to print, f"a{y}b" -> _jst.Fmt('a', y, 'b'), so that a
+ * tensor in it prints at run time; others (with !r or a format spec) stay. */
+static d2_ast_expr *print_fstring(X *x, d2_ast_expr *a)
+{
+    if (a->kind != D2_AST_JOINED_STR)
+        return a;
+    bool any = false;
+    for (uint32_t i = 0; i < a->joined_str.values.n; i++) {
+        const d2_ast_expr *v = a->joined_str.values.items[i];
+        if (v->kind == D2_AST_FORMATTED_VALUE) {
+            if (v->formatted_value.conversion != -1 || v->formatted_value.format_spec)
+                return a;
+            any = true;
+        }
+    }
+    if (!any)
+        return a;
+    d2_ast_seq parts = {0, 0, NULL};
+    for (uint32_t i = 0; i < a->joined_str.values.n; i++) {
+        d2_ast_expr *v = a->joined_str.values.items[i];
+        xf_push(x, &parts, v->kind == D2_AST_FORMATTED_VALUE ? v->formatted_value.value : v);
+    }
+    return xf_call(x, xf_jst(x, "Fmt", a->span), parts, a->span);
+}
+
 /* Calls: print(...) -> _jst.Print(...); len(x) -> _jst.Len(x);
  * int/float/bool(x) -> _jst.Cast(x, 'int'); builtins, library functions
  * and list mutators stay; any other f(args) -> _jst.Call(f)(args), so the
@@ -100,6 +129,8 @@ static d2_ast_expr *rewrite_call(X *x, d2_ast_expr *e, int ctl)
         const char *id = f->name.id;
         if (strcmp(id, "print") == 0) {
             e->call.func = xf_jst(x, "Print", f->span);
+            for (uint32_t i = 0; i < e->call.args.n; i++)
+                e->call.args.items[i] = print_fstring(x, e->call.args.items[i]);
             return e;
         }
         if (strcmp(id, "len") == 0 && plain_one_arg(e))
@@ -158,6 +189,65 @@ static d2_ast_expr *rewrite_expr(X *x, d2_ast_expr *e, int ctl)
     }
 }
 
+/* ---- rewrite: stores into subscripts rebind their base ---- */
+
+/* Whether a store into subscript target t can rebind its base: the base is a
+ * local name, an attribute of one (self.buf[i]), or a subscript of those. */
+static bool rebindable(X *x, const d2_ast_expr *t)
+{
+    if (t->kind != D2_AST_SUBSCRIPT)
+        return false;
+    const d2_ast_expr *e = t->subscript.value;
+    while (e->kind == D2_AST_SUBSCRIPT || e->kind == D2_AST_ATTRIBUTE)
+        e = e->kind == D2_AST_SUBSCRIPT ? e->subscript.value : e->attribute.value;
+    return e->kind == D2_AST_NAME && xf_is_local(x, e->name.id);
+}
+
+/* e (a name, attribute or subscript) as a load or a store. */
+static d2_ast_expr *with_ctx(X *x, const d2_ast_expr *e, d2_ast_ctx ctx)
+{
+    d2_ast_expr *c = xf_copy(x, e);
+    if (c->kind == D2_AST_NAME)
+        c->name.ctx = ctx;
+    else if (c->kind == D2_AST_ATTRIBUTE)
+        c->attribute.ctx = ctx;
+    else if (c->kind == D2_AST_SUBSCRIPT)
+        c->subscript.ctx = ctx;
+    return c;
+}
+
+/* t = v with t a subscript: x[k] = v -> x = _jst.SetItem(x, k, v), through
+ * nested subscripts (x[i][j] = v -> x = _jst.SetItem(x, i, _jst.SetItem(x[i], j, v))),
+ * so a tensor's new value is a plain assignment that if/while carry. */
+static d2_ast_stmt *rebind_store(X *x, const d2_ast_expr *t, d2_ast_expr *v, d2_span sp)
+{
+    while (t->kind == D2_AST_SUBSCRIPT) {
+        d2_ast_seq args = {0, 0, NULL};
+        xf_push(x, &args, with_ctx(x, t->subscript.value, D2_CTX_LOAD));
+        xf_push(x, &args, xf_copy(x, t->subscript.slice));
+        xf_push(x, &args, v);
+        v = xf_call(x, xf_jst(x, "SetItem", t->span), args, t->span);
+        t = t->subscript.value;
+    }
+    return xf_assign(x, with_ctx(x, t, D2_CTX_STORE), v, sp);
+}
+
+/* x[k] = v and x[k] op= v (the expressions already rewritten) rebinding x;
+ * NULL when s is not one. */
+static d2_ast_stmt *rewrite_subscript_store(X *x, d2_ast_stmt *s)
+{
+    if (s->kind == D2_AST_ASSIGN && s->assign.targets.n == 1 &&
+        rebindable(x, s->assign.targets.items[0]))
+        return rebind_store(x, s->assign.targets.items[0], s->assign.value, s->span);
+    if (s->kind == D2_AST_AUG_ASSIGN && rebindable(x, s->aug_assign.target)) {
+        d2_ast_expr *cur = with_ctx(x, s->aug_assign.target, D2_CTX_LOAD);
+        d2_ast_expr *v = xf_chk(x, d2_ast_bin_op(x->a, cur, s->aug_assign.op, s->aug_assign.value,
+                                                 s->span));
+        return rebind_store(x, s->aug_assign.target, v, s->span);
+    }
+    return NULL;
+}
+
 /* Rewrites the statements of b in place; ctl counts the enclosing
  * if/while/for statements. assert -> _jst.Assert(test, msg). Nested
  * functions and classes are left alone: they are converted when called. */
@@ -193,6 +283,14 @@ void xf_rewrite_block(X *x, d2_ast_seq *b, int ctl)
             if (s->assert_.msg)
                 xf_push(x, &args, rewrite_expr(x, s->assert_.msg, ctl));
             b->items[i] = xf_expr_stmt(x, xf_call(x, xf_jst(x, "Assert", s->span), args, s->span));
+            break;
+        }
+        case D2_AST_ASSIGN:
+        case D2_AST_AUG_ASSIGN: {
+            rewrite_children(x, s, ctl);
+            d2_ast_stmt *r = rewrite_subscript_store(x, s);
+            if (r)
+                b->items[i] = r;
             break;
         }
         default: rewrite_children(x, s, ctl); break;

@@ -24,15 +24,28 @@ void xf_structure_if(X *x, d2_ast_stmt *s, d2_ast_seq *out, nameset *defined)
     nameset w = xf_writes_of_block(x, &s->if_.body);
     nameset we = xf_writes_of_block(x, &s->if_.orelse);
     xf_set_union_into(x, &w, &we);
+    w = xf_locals_only(x, &w);
     nameset results = xf_set_intersect(x, &w, &it->out);
     nameset live_in = xf_set_union(x, &it->in_body, &it->in_orelse);
     nameset params = xf_set_intersect(x, &w, &live_in);
+    xf_attrs at;
+    xf_attr_stores(x, &s->if_.body, &s->if_.orelse, &w, &at, &params);
+    for (int i = 0; i < at.n; i++)
+        xf_set_add(x, &results, at.syn[i]);
     const char *tname = xf_fresh_at(x, "if_true", sp), *fname = xf_fresh_at(x, "if_false", sp);
-    d2_ast_seq none = {0, 0, NULL};
-    xf_push(x, out, xf_funcdef(x, tname, NULL, &params,
-                               xf_fn_body(x, &s->if_.body, &params, &results, none, sp), sp));
-    xf_push(x, out, xf_funcdef(x, fname, NULL, &params,
-                               xf_fn_body(x, &s->if_.orelse, &params, &results, none, sp), sp));
+    d2_ast_seq sets = {0, 0, NULL};
+    xf_attr_push(x, &sets, &at, false, sp);
+    d2_ast_seq tb = xf_attr_body(x, &s->if_.body, &at, sp);
+    d2_ast_seq fb = xf_attr_body(x, &s->if_.orelse, &at, sp);
+    xf_push(x, out, xf_funcdef(x, tname, NULL, &params, xf_fn_body(x, &tb, &params, &results, sets, sp),
+                               sp));
+    d2_ast_seq sets2 = {0, 0, NULL};
+    xf_attr_push(x, &sets2, &at, false, sp);
+    xf_push(x, out, xf_funcdef(x, fname, NULL, &params, xf_fn_body(x, &fb, &params, &results, sets2, sp),
+                               sp));
+    xf_attr_push(x, out, &at, true, sp);
+    for (int i = 0; i < at.n; i++)
+        xf_set_add(x, defined, at.syn[i]);
     xf_undefined_inits(x, out, &params, defined, sp);
     d2_ast_seq args = {0, 0, NULL};
     xf_push(x, &args, s->if_.test);
@@ -41,5 +54,6 @@ void xf_structure_if(X *x, d2_ast_stmt *s, d2_ast_seq *out, nameset *defined)
     xf_push(x, &args, xf_names_tuple(x, &params, sp));
     xf_push(x, &args, xf_strings_tuple(x, &results, sp));
     xf_push(x, out, xf_run_helper(x, &results, xf_call(x, xf_jst(x, "IfElse", sp), args, sp), sp));
+    xf_attr_push(x, out, &at, false, sp);
     xf_set_union_into(x, defined, &results);
 }

@@ -9,8 +9,10 @@
  *       def for_body_L(target, vars): A; return vars
  *       vars = _jst.For(it, for_body_L, (vars,), ('vars',)[, for_cond_L])
  *   for ... in range(...) / enumerate(...) -> _jst.Range(...) / _jst.Enumerate(...)
- * vars are the loop-carried variables. A Python test or iterable loops in
- * Python; a tensor one becomes a while_loop op. */
+ * vars are the loop-carried variables (locals only: G[k] = v on a global
+ * leaves G a global), with obj.attr assigned in the body carried through
+ * _attr_obj_attr (set before each cond/body run, read back after). A Python
+ * test or iterable loops in Python; a tensor one becomes a while_loop op. */
 #include "transform/transform_priv.h"
 
 #include <string.h>
@@ -46,13 +48,22 @@ void xf_structure_while(X *x, d2_ast_stmt *s, d2_ast_seq *out, nameset *defined)
     info *it = xf_info_of(x, s);
     nameset w = xf_writes_of_block(x, &s->while_.body);
     xf_names_of(x, s->while_.test, NAMES_WRITES, &w);
+    w = xf_locals_only(x, &w);
     nameset vars = xf_set_intersect(x, &w, &it->head);
+    xf_attrs at;
+    xf_attr_stores(x, &s->while_.body, NULL, &w, &at, &vars);
     const char *cname = xf_fresh_at(x, "while_cond", sp), *bname = xf_fresh_at(x, "while_body", sp);
-    xf_push(x, out, xf_funcdef(x, cname, NULL, &vars,
-                               xf_seq1(x, xf_chk(x, d2_ast_return(x->a, s->while_.test, sp))), sp));
-    d2_ast_seq none = {0, 0, NULL};
-    xf_push(x, out, xf_funcdef(x, bname, NULL, &vars,
-                               xf_fn_body(x, &s->while_.body, &vars, &vars, none, sp), sp));
+    d2_ast_seq cbody = {0, 0, NULL}, sets = {0, 0, NULL};
+    xf_attr_push(x, &cbody, &at, false, sp);
+    xf_attr_push(x, &sets, &at, false, sp);
+    xf_push(x, &cbody, xf_chk(x, d2_ast_return(x->a, s->while_.test, sp)));
+    xf_push(x, out, xf_funcdef(x, cname, NULL, &vars, cbody, sp));
+    d2_ast_seq body = xf_attr_body(x, &s->while_.body, &at, sp);
+    xf_push(x, out, xf_funcdef(x, bname, NULL, &vars, xf_fn_body(x, &body, &vars, &vars, sets, sp),
+                               sp));
+    xf_attr_push(x, out, &at, true, sp);
+    for (int i = 0; i < at.n; i++)
+        xf_set_add(x, defined, at.syn[i]);
     xf_undefined_inits(x, out, &vars, defined, sp);
     d2_ast_seq args = {0, 0, NULL};
     xf_push(x, &args, xf_name_load(x, cname, sp));
@@ -60,6 +71,7 @@ void xf_structure_while(X *x, d2_ast_stmt *s, d2_ast_seq *out, nameset *defined)
     xf_push(x, &args, xf_names_tuple(x, &vars, sp));
     xf_push(x, &args, xf_strings_tuple(x, &vars, sp));
     xf_push(x, out, xf_run_helper(x, &vars, xf_call(x, xf_jst(x, "While", sp), args, sp), sp));
+    xf_attr_push(x, out, &at, false, sp);
     xf_set_union_into(x, defined, &vars);
 }
 
@@ -77,7 +89,10 @@ void xf_structure_for(X *x, d2_ast_stmt *s, d2_ast_seq *out, nameset *defined)
     info *it = xf_info_of(x, s);
     nameset w = xf_writes_of_block(x, &s->for_.body);
     xf_names_of(x, s->for_.target, NAMES_WRITES, &w);
+    w = xf_locals_only(x, &w);
     nameset vars = xf_set_intersect(x, &w, &it->head);
+    xf_attrs at;
+    xf_attr_stores(x, &s->for_.body, NULL, &w, &at, &vars);
     const d2_ast_expr *t = s->for_.target;
     const char *item;
     d2_ast_seq prologue = {0, 0, NULL};
@@ -89,6 +104,7 @@ void xf_structure_for(X *x, d2_ast_stmt *s, d2_ast_seq *out, nameset *defined)
         item = xf_fresh_at(x, "_item", sp);
         xf_push(x, &prologue, xf_assign(x, s->for_.target, xf_name_load(x, item, sp), t->span));
     }
+    xf_attr_push(x, &prologue, &at, false, sp);
     const char *cname = NULL;
     if (it->brk) {
         cname = xf_fresh_at(x, "for_cond", sp);
@@ -96,8 +112,12 @@ void xf_structure_for(X *x, d2_ast_stmt *s, d2_ast_seq *out, nameset *defined)
         xf_push(x, out, xf_funcdef(x, cname, NULL, &vars, xf_seq1(x, xf_chk(x, d2_ast_return(x->a, test, sp))), sp));
     }
     const char *bname = xf_fresh_at(x, "for_body", sp);
+    d2_ast_seq body = xf_attr_body(x, &s->for_.body, &at, sp);
     xf_push(x, out, xf_funcdef(x, bname, item, &vars,
-                               xf_fn_body(x, &s->for_.body, &params, &vars, prologue, sp), sp));
+                               xf_fn_body(x, &body, &params, &vars, prologue, sp), sp));
+    xf_attr_push(x, out, &at, true, sp);
+    for (int i = 0; i < at.n; i++)
+        xf_set_add(x, defined, at.syn[i]);
     xf_undefined_inits(x, out, &vars, defined, sp);
     d2_ast_seq args = {0, 0, NULL};
     xf_push(x, &args, s->for_.iter);
@@ -107,5 +127,6 @@ void xf_structure_for(X *x, d2_ast_stmt *s, d2_ast_seq *out, nameset *defined)
     if (cname)
         xf_push(x, &args, xf_name_load(x, cname, sp));
     xf_push(x, out, xf_run_helper(x, &vars, xf_call(x, xf_jst(x, "For", sp), args, sp), sp));
+    xf_attr_push(x, out, &at, false, sp);
     xf_set_union_into(x, defined, &vars);
 }

@@ -428,3 +428,28 @@ nameset xf_live_block(X *x, const d2_ast_seq *b, const nameset *out)
 }
 
 nameset xf_writes_of_block(X *x, const d2_ast_seq *b) { return names_of_block(x, b, NAMES_WRITES); }
+
+/* ---- locals ---- */
+
+/* Whether name is a local of the function: a parameter or a name it binds
+ * (computed on first need). A global's subscript store or x.append(v)
+ * changes the object, not the name. */
+bool xf_is_local(X *x, const char *name)
+{
+    if (!x->bound_ready) {
+        xf_params_of(x, x->fn->function_def.args, &x->bound);
+        for (uint32_t i = 0; i < x->fn->function_def.body.n; i++)
+            xf_names_of(x, x->fn->function_def.body.items[i], NAMES_KILLS, &x->bound);
+        x->bound_ready = true;
+    }
+    return xf_set_has(&x->bound, name);
+}
+
+nameset xf_locals_only(X *x, const nameset *s)
+{
+    nameset r = {0, 0, NULL};
+    for (uint32_t i = 0; i < s->n; i++)
+        if (xf_is_local(x, s->v[i]))
+            xf_set_add(x, &r, s->v[i]);
+    return r;
+}

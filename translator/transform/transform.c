@@ -25,6 +25,7 @@
 #include "transform/transform_priv.h"
 #include "syntax/unparse.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* ---- structure: if/while/for to nested functions and helper calls ---- */
@@ -96,6 +97,79 @@ static d2_ast_seq structure_block(X *x, const d2_ast_seq *b, nameset *defined)
     return out;
 }
 
+/* ---- attributes assigned in if/loop bodies ---- */
+
+typedef struct attr_ud {
+    const nameset *written;
+    xf_attrs *out;
+    nameset *vars;
+} attr_ud;
+
+static bool attr_visit(X *x, const d2_ast_node *n, void *vud)
+{
+    attr_ud *ud = vud;
+    if (n->kind == D2_AST_FUNCTION_DEF || n->kind == D2_AST_ASYNC_FUNCTION_DEF ||
+        n->kind == D2_AST_CLASS_DEF || n->kind == D2_AST_LAMBDA)
+        return true;
+    if (n->kind != D2_AST_ATTRIBUTE)
+        return false;
+    const d2_ast_expr *e = (const d2_ast_expr *)n;
+    if (e->attribute.ctx != D2_CTX_STORE || e->attribute.value->kind != D2_AST_NAME)
+        return false;
+    const char *obj = e->attribute.value->name.id, *attr = e->attribute.attr;
+    if (xf_set_has(ud->written, obj))
+        return false;
+    xf_attrs *a = ud->out;
+    for (int i = 0; i < a->n; i++)
+        if (strcmp(a->obj[i], obj) == 0 && strcmp(a->attr[i], attr) == 0)
+            return false;
+    if (a->n == XF_MAX_ATTRS)
+        return false;
+    char base[200];
+    snprintf(base, sizeof base, "_attr_%s_%s", obj, attr);
+    a->obj[a->n] = obj;
+    a->attr[a->n] = attr;
+    a->syn[a->n] = xf_fresh(x, base);
+    xf_set_add(x, ud->vars, a->syn[a->n]);
+    a->n++;
+    return false;
+}
+
+void xf_attr_stores(X *x, const d2_ast_seq *b1, const d2_ast_seq *b2, const nameset *written,
+                    xf_attrs *out, nameset *vars)
+{
+    attr_ud ud = {written, out, vars};
+    out->n = 0;
+    for (int k = 0; k < 2; k++) {
+        const d2_ast_seq *b = k ? b2 : b1;
+        for (uint32_t i = 0; b && i < b->n; i++)
+            xf_walk(x, b->items[i], attr_visit, &ud);
+    }
+}
+
+void xf_attr_push(X *x, d2_ast_seq *s, const xf_attrs *a, bool get, d2_span sp)
+{
+    for (int i = 0; i < a->n; i++) {
+        d2_ast_seq args = {0, 0, NULL};
+        xf_push(x, &args, xf_name_load(x, a->obj[i], sp));
+        xf_push(x, &args, xf_str_const(x, a->attr[i], sp));
+        if (!get)
+            xf_push(x, &args, xf_name_load(x, a->syn[i], sp));
+        d2_ast_expr *c = xf_call(x, xf_jst(x, get ? "GetAttr" : "SetAttr", sp), args, sp);
+        xf_push(x, s, get ? xf_assign(x, xf_name_store(x, a->syn[i], sp), c, sp)
+                          : xf_expr_stmt(x, c));
+    }
+}
+
+d2_ast_seq xf_attr_body(X *x, const d2_ast_seq *b, const xf_attrs *a, d2_span sp)
+{
+    d2_ast_seq r = {0, 0, NULL};
+    for (uint32_t i = 0; i < b->n; i++)
+        xf_push(x, &r, b->items[i]);
+    xf_attr_push(x, &r, a, true, sp);
+    return r;
+}
+
 /* ---- entry points ---- */
 
 /* Whether decorator d names `name` (bare, dotted, or called). */
@@ -134,7 +208,7 @@ static bool is_docstring(const d2_ast_stmt *s)
            s->expr.value->constant.value.kind == D2_CONST_STR;
 }
 
-static void params_of(X *x, const d2_ast_arguments *a, nameset *s)
+void xf_params_of(X *x, const d2_ast_arguments *a, nameset *s)
 {
     for (uint32_t i = 0; i < a->posonlyargs.n; i++)
         xf_set_add(x, s, ((const d2_ast_arg *)a->posonlyargs.items[i])->arg);
@@ -160,6 +234,7 @@ static d2_xform_status convert(X *x, const d2_ast_stmt *fn, d2_ast_stmt **out)
         return x->opt->no_fallback ? D2_XFORM_ERROR : D2_XFORM_FALLBACK;
 
     d2_ast_stmt *f = xf_copy(x, fn);
+    x->fn = f;
     xf_walk(x, f, xf_used_visit, NULL);
     xf_set_add(x, &x->used, "_jst");
     const d2_ast_arguments *args = f->function_def.args;
@@ -202,7 +277,7 @@ static d2_xform_status convert(X *x, const d2_ast_stmt *fn, d2_ast_stmt **out)
     nameset none = {0, 0, NULL};
     xf_live_block(x, &body, &none);
     nameset defined = {0, 0, NULL};
-    params_of(x, args, &defined);
+    xf_params_of(x, args, &defined);
     body = structure_block(x, &body, &defined);
 
     for (uint32_t i = 0; i < body.n; i++)

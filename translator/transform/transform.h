@@ -78,13 +78,20 @@
  *                             builtins and library functions, the converted
  *                             function for a user function or a Layer's
  *                             forward (converted recursively on first use).
+ *   _jst.SetItem(x, key, v)   x[key] = v, giving what x is rebound to: x
+ *                             itself, or for a tensor of an enclosing
+ *                             block a new tensor (set_value, index_put).
+ *   _jst.GetAttr(obj, 'a') / _jst.SetAttr(obj, 'a', v)  obj.a carried
+ *                             through an if or loop in the local _attr_obj_a
+ *                             (an UndefinedVar when obj has no a yet).
  *   _jst.UndefinedVar(name)   the value of a variable not assigned yet.
  *
  * Names the transforms make (suffixed _2, _3... on a clash with the user's
  * names): functions if_true_L / if_false_L, while_cond_L / while_body_L,
  * for_body_L / for_cond_L, where L is the construct's line; variables
  * _return_flag and _return_value (a return inside an if or loop), _break_L
- * and _continue_L (flags), _item_L (a for item bound to a non-name target).
+ * and _continue_L (flags), _item_L (a for item bound to a non-name target),
+ * _attr_OBJ_ATTR (an attribute assigned inside an if or loop).
  * The _return_ / _break_ / _continue_ prefixes mark the transform's own
  * variables: a helper may give them a placeholder where a branch leaves
  * them unset.

@@ -37,6 +37,9 @@ typedef struct X {
     size_t ninfo, capinfo;
     const char *ret_flag, *ret_value;
     int problems;
+    const d2_ast_stmt *fn; /* the function being converted (the copy) */
+    nameset bound;         /* its parameters and the names it binds, once needed */
+    bool bound_ready;
 } X;
 
 /* Calls f on node and, unless f returns true ("handled"), on every child
@@ -65,6 +68,10 @@ nameset xf_writes_of_block(X *x, const d2_ast_seq *b);
 bool xf_used_visit(X *x, const d2_ast_node *n, void *ud); /* adds to x->used */
 const char *xf_fresh(X *x, const char *base);
 const char *xf_fresh_at(X *x, const char *base, d2_span span); /* base_L, L = span's line */
+/* Whether name is a parameter of the function or a name it binds; s without
+ * the names that are not (globals stored through, as in G[k] = v). */
+bool xf_is_local(X *x, const char *name);
+nameset xf_locals_only(X *x, const nameset *s);
 /* Names live before b given those live after it; records on each if and
  * loop of b what the structure pass needs (xf_info_of). */
 nameset xf_live_block(X *x, const d2_ast_seq *b, const nameset *out);
@@ -117,9 +124,26 @@ d2_ast_seq xf_loops_block(X *x, d2_ast_seq *b);
 
 /* ---- structure: transform.c (scaffolding), ifelse.c, loops.c ---- */
 
+/* Attributes of names (obj.attr) assigned inside an if or loop body: each is
+ * carried through a made local (syn) like a variable, so a tensor assigned to
+ * self.x inside a tensor loop leaves it as the loop's result. */
+#define XF_MAX_ATTRS 16
+typedef struct xf_attrs {
+    int n;
+    const char *obj[XF_MAX_ATTRS], *attr[XF_MAX_ATTRS], *syn[XF_MAX_ATTRS];
+} xf_attrs;
+/* The attribute stores of b1 and b2 (b2 may be NULL) through names not in
+ * written; their locals are added to vars. */
+void xf_attr_stores(X *x, const d2_ast_seq *b1, const d2_ast_seq *b2, const nameset *written,
+                    xf_attrs *out, nameset *vars);
+/* Pushes `syn = _jst.GetAttr(obj, 'attr')` (get) or `_jst.SetAttr(obj, 'attr', syn)` for each. */
+void xf_attr_push(X *x, d2_ast_seq *s, const xf_attrs *a, bool get, d2_span sp);
+/* b followed by the gets. */
+d2_ast_seq xf_attr_body(X *x, const d2_ast_seq *b, const xf_attrs *a, d2_span sp);
 void xf_undefined_inits(X *x, d2_ast_seq *out, const nameset *vars, nameset *defined, d2_span sp);
 d2_ast_seq xf_fn_body(X *x, const d2_ast_seq *b, const nameset *params, const nameset *results,
                       d2_ast_seq prologue, d2_span sp);
+void xf_params_of(X *x, const d2_ast_arguments *a, nameset *s);
 d2_ast_stmt *xf_run_helper(X *x, const nameset *results, d2_ast_expr *c, d2_span sp);
 void xf_structure_if(X *x, d2_ast_stmt *s, d2_ast_seq *out, nameset *defined);
 void xf_structure_while(X *x, d2_ast_stmt *s, d2_ast_seq *out, nameset *defined);

@@ -129,11 +129,11 @@ def augmented(x):
     acc = [0, 0]
 
     def if_true_83(acc):
-        acc[0] += x
+        acc = _jst.SetItem(acc, 0, acc[0] + x)
         return acc
 
     def if_false_83(acc):
-        acc[1] += x
+        acc = _jst.SetItem(acc, 1, acc[1] + x)
         return acc
     acc = _jst.IfElse(x % 2 == 0, if_true_83, if_false_83, (acc,), ('acc',))
     return acc

@@ -361,16 +361,40 @@ static d2_obj *getitem_impl(d2_interp *I, d2_obj *x, d2_obj *key, const char *fn
     return cur;
 }
 
+static int setitem_static(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v, const char *fname);
+
+/* Whether key is a tuple with more than one list, ndarray or tensor index. */
+static bool several_index_arrays(d2_obj *key)
+{
+    if (key->kind != D2_OBJ_TUPLE)
+        return false;
+    int n = 0;
+    for (size_t i = 0; i < D2_AS(d2_tuple, key)->n; i++) {
+        d2_obj *o = D2_AS(d2_tuple, key)->items[i];
+        n += is_tensor(o) || is_ndarray(o) || is_seq(o);
+    }
+    return n > 1;
+}
+
 /* Host-side x[key] = v for int/slice/ellipsis/None keys and one int tensor
  * index; replaces x's data with the updated copy. */
 static int setitem_impl(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v, const char *fname)
 {
-    if (is_sym(x) || (is_tensor(v) && is_sym(v)) || D2_MODE(I)->builder) {
-        d2_raise(I, "TypeError",
-                 "%s: assigning into a tensor is not supported inside to_static; build the new "
-                 "value with paddle.where or paddle.concat instead",
-                 fname);
-        return -1;
+    if (is_sym(x) || (is_tensor(v) && is_sym(v)) || D2_MODE(I)->builder)
+        return setitem_static(I, x, key, v, fname);
+    if ((is_tensor(key) && obj_type(key)->dtype == D2_BOOL &&
+         obj_type(key)->shape.ndim < obj_type(x)->shape.ndim) ||
+        (is_ndarray(key) && NDA(key)->t->dtype == D2_BOOL &&
+         NDA(key)->t->ndim < obj_type(x)->shape.ndim) || several_index_arrays(key)) {
+        /* a mask over leading dims, or index arrays zipped together (numpy): the
+         * functional form, run now */
+        d2_obj *r = d2_pd_setitem_functional(I, x, key, v);
+        if (!r)
+            return -1;
+        d2_tensor_unref(TOBJ(x)->t);
+        TOBJ(x)->t = d2_tensor_ref(TOBJ(r)->t);
+        d2_decref(r);
+        return 0;
     }
     d2_tensor *mask;
     int mk = bool_mask(I, key, &obj_type(x)->shape, fname, &mask);
@@ -545,6 +569,305 @@ done:
     if (w)
         d2_tensor_unref(w);
     return rc;
+}
+
+/* ======================================================================
+ * Functional x[key] = v: a new tensor (set_value, index_put, where), for
+ * static mode and to_static
+ * ====================================================================== */
+
+/* v as a tensor of x's dtype. */
+static d2_obj *value_for(d2_interp *I, d2_obj *x, d2_obj *v, const char *fname)
+{
+    d2_obj *t = d2_pd_as_tensor(I, v, obj_type(x)->dtype, fname);
+    if (!t)
+        return NULL;
+    d2_obj *c = d2_pd_cast_to(I, fname, t, obj_type(x)->dtype);
+    d2_decref(t);
+    return c;
+}
+
+/* slice's and set_value's attributes for items (ints, slices, full slices) over dims 0.. */
+static void slice_attrs(d2_ab *b, const ix_item *const *it, int n)
+{
+    int64_t axes[D2_MAX_DIMS], starts[D2_MAX_DIMS], ends[D2_MAX_DIMS], strides[D2_MAX_DIMS],
+        dec[D2_MAX_DIMS];
+    int na = 0, nd = 0;
+    for (int d = 0; d < n && d < D2_MAX_DIMS; d++) {
+        if (it[d]->kind == IX_FULL)
+            continue;
+        axes[na] = d;
+        starts[na] = it[d]->start;
+        if (it[d]->kind == IX_INT) {
+            ends[na] = it[d]->start == -1 ? INT64_MAX : it[d]->start + 1;
+            strides[na++] = 1;
+            dec[nd++] = d;
+        } else {
+            ends[na] = it[d]->stop;
+            strides[na++] = it[d]->step;
+        }
+    }
+    d2_ab_ints(b, "axes", axes, na);
+    d2_ab_ints(b, "starts", starts, na);
+    d2_ab_ints(b, "ends", ends, na);
+    d2_ab_ints(b, "strides", strides, na);
+    d2_ab_ints(b, "decrease_axis", dec, nd);
+}
+
+static d2_obj *emit_set_value(d2_interp *I, d2_obj *x, d2_obj *val, const ix_item *const *it,
+                              int n, const char *fname)
+{
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_set_value);
+    slice_attrs(&b, it, n);
+    return op2(I, fname, D2_OP_set_value, x, val, &b);
+}
+
+static d2_obj *emit_index_put(d2_interp *I, d2_obj *x, d2_obj *val, const ix_item *const *it,
+                              int nt, int axis, const char *fname)
+{
+    d2_obj *in[2 + D2_MAX_DIMS] = {x, val};
+    for (int i = 0; i < nt; i++)
+        in[2 + i] = it[i]->index;
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_index_put);
+    d2_ab_int(&b, "axis", axis);
+    return d2_pd_opn(I, fname, D2_OP_index_put, in, 2 + nt, &b);
+}
+
+static bool all_full(const ix_item *const *it, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (it[i]->kind != IX_FULL)
+            return false;
+    return true;
+}
+
+/* x with the selection of items it[0..n) (no None) replaced by v. */
+static d2_obj *assign_items(d2_interp *I, d2_obj *x, const ix_item *const *it, int n, d2_obj *v,
+                            const char *fname)
+{
+    int ft = -1, lt = -1;
+    for (int i = 0; i < n; i++)
+        if (it[i]->kind == IX_TENSOR) {
+            if (ft < 0)
+                ft = i;
+            lt = i;
+        }
+    if (ft < 0) {
+        d2_obj *val = value_for(I, x, v, fname);
+        d2_obj *r = val ? emit_set_value(I, x, val, it, n, fname) : NULL;
+        d2_decref(val);
+        return r;
+    }
+    /* ints next to the tensor indices join them (numpy: they are advanced indices too) */
+    while (ft > 0 && it[ft - 1]->kind == IX_INT)
+        ft--;
+    while (lt + 1 < n && it[lt + 1]->kind == IX_INT)
+        lt++;
+    for (int i = 0; i < n; i++) {
+        bool inside = i >= ft && i <= lt;
+        if ((inside && it[i]->kind != IX_TENSOR && it[i]->kind != IX_INT) ||
+            (!inside && (it[i]->kind == IX_INT || it[i]->kind == IX_TENSOR))) {
+            d2_raise(I, "IndexError",
+                     "%s: tensor indices separated by a slice cannot be assigned into inside "
+                     "to_static; assign through one index group at a time",
+                     fname);
+            return NULL;
+        }
+    }
+    int nt = lt - ft + 1;
+    ix_item conv[D2_MAX_DIMS];
+    const ix_item *t[D2_MAX_DIMS];
+    d2_obj *made[D2_MAX_DIMS] = {NULL};
+    d2_obj *r = NULL;
+    for (int i = 0; i < nt; i++) {
+        t[i] = it[ft + i];
+        if (t[i]->kind == IX_INT) {
+            made[i] = d2_pd_const_tensor(I, 0, t[i]->start, true, D2_I64);
+            if (!made[i])
+                goto done;
+            conv[i] = *t[i];
+            conv[i].kind = IX_TENSOR;
+            conv[i].index = made[i];
+            t[i] = &conv[i];
+        }
+    }
+    bool pfull = all_full(it, ft), sfull = all_full(it + lt + 1, n - lt - 1);
+    if (pfull && sfull) {
+        d2_obj *val = value_for(I, x, v, fname);
+        r = val ? emit_index_put(I, x, val, t, nt, ft, fname) : NULL;
+        d2_decref(val);
+    } else if (!pfull) {
+        /* x[P, T, S] = v: y = x[P]; y[:, T, S] = v; x[P] = y (P holds slices only) */
+        ix_item full = {IX_FULL, 0, 0, 0, NULL};
+        const ix_item *rest[2 * D2_MAX_DIMS + 2];
+        for (int i = 0; i < n; i++)
+            rest[i] = i < ft ? &full : i < ft + nt ? t[i - ft] : it[i];
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_slice);
+        slice_attrs(&b, it, ft);
+        d2_obj *y = op1(I, fname, D2_OP_slice, x, &b);
+        d2_obj *y2 = y ? assign_items(I, y, rest, n, v, fname) : NULL;
+        r = y2 ? emit_set_value(I, x, y2, it, ft, fname) : NULL;
+        d2_decref(y);
+        d2_decref(y2);
+    } else if (nt == 1) {
+        /* x[:, T, S] = v: y = x[:, T]; y[:, :, S] = v; x[:, T] = y */
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_gather);
+        d2_ab_int(&b, "axis", ft);
+        d2_obj *y = op2(I, fname, D2_OP_gather, x, t[0]->index, &b);
+        int keep = obj_type(t[0]->index)->shape.ndim == 1 ? 1 : 0;
+        ix_item full = {IX_FULL, 0, 0, 0, NULL};
+        const ix_item *rest[2 * D2_MAX_DIMS + 2];
+        int m = 0;
+        for (int i = 0; i < ft + keep; i++)
+            rest[m++] = &full;
+        for (int i = lt + 1; i < n; i++)
+            rest[m++] = it[i];
+        d2_obj *y2 = y ? assign_items(I, y, rest, m, v, fname) : NULL;
+        r = y2 ? emit_index_put(I, x, y2, t, 1, ft, fname) : NULL;
+        d2_decref(y);
+        d2_decref(y2);
+    } else {
+        d2_raise(I, "IndexError",
+                 "%s: several tensor indices followed by a partial slice cannot be assigned into "
+                 "inside to_static",
+                 fname);
+    }
+done:
+    for (int i = 0; i < nt; i++)
+        d2_decref(made[i]);
+    return r;
+}
+
+/* x[mask] = v: where(mask, v, x); v is one value, or broadcasts to x's dims after the mask's. */
+static d2_obj *assign_mask(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v, const char *fname)
+{
+    const d2_shape *xs = &obj_type(x)->shape;
+    d2_obj *m = d2_pd_as_tensor(I, key, D2_BOOL, fname);
+    if (!m)
+        return NULL;
+    const d2_shape *ms = &obj_type(m)->shape;
+    d2_obj *val = NULL, *r = NULL;
+    bool ok = ms->ndim <= xs->ndim;
+    for (int d = 0; ok && d < ms->ndim; d++)
+        ok = ms->dims[d] < 0 || xs->dims[d] < 0 || ms->dims[d] == xs->dims[d];
+    if (!ok) {
+        char a[128], b[128];
+        d2_shape_str(ms, a, sizeof a);
+        d2_shape_str(xs, b, sizeof b);
+        d2_raise(I, "IndexError", "%s: the boolean mask's shape %s does not match the tensor's %s",
+                 fname, a, b);
+        goto done;
+    }
+    val = value_for(I, x, v, fname);
+    if (!val)
+        goto done;
+    const d2_shape *vs = &obj_type(val)->shape;
+    for (int d = 0; d < vs->ndim - (xs->ndim - ms->ndim); d++)
+        if (vs->dims[d] != 1) {
+            d2_raise(I, "ValueError",
+                     "%s: assigning one value per element a boolean mask selects is not supported "
+                     "inside to_static; assign one value, or use paddle.where",
+                     fname);
+            goto done;
+        }
+    if (ms->ndim < xs->ndim) {
+        int64_t ax[D2_MAX_DIMS];
+        int na = 0;
+        for (int d = ms->ndim; d < xs->ndim; d++)
+            ax[na++] = d;
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_unsqueeze);
+        d2_ab_ints(&b, "axis", ax, na);
+        d2_setref(&m, op1(I, fname, D2_OP_unsqueeze, m, &b));
+        if (!m)
+            goto done;
+    }
+    d2_obj *in[3] = {m, val, x};
+    r = d2_pd_opn(I, fname, D2_OP_where, in, 3, NULL);
+done:
+    d2_decref(m);
+    d2_decref(val);
+    return r;
+}
+
+d2_obj *d2_pd_setitem_functional(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v)
+{
+    const char *fname = "Tensor.__setitem__";
+    if ((is_tensor(key) && obj_type(key)->dtype == D2_BOOL) ||
+        (is_ndarray(key) && NDA(key)->t->dtype == D2_BOOL))
+        return assign_mask(I, x, key, v, fname);
+    const d2_shape *xs = &obj_type(x)->shape;
+    if (xs->ndim == 0 && !(key->kind == D2_OBJ_ELLIPSIS || is_none(I, key) ||
+                           (key->kind == D2_OBJ_TUPLE && D2_AS(d2_tuple, key)->n == 0)))
+        return d2_raise(I, "IndexError", "%s: a 0-D tensor cannot be indexed", fname);
+    ix_plan p;
+    if (ix_parse(I, xs, key, &p, fname) < 0) {
+        ix_free(&p);
+        return NULL;
+    }
+    const ix_item *it[2 * D2_MAX_DIMS + 2];
+    int n = 0;
+    bool none = false, tensor = false;
+    for (int i = 0; i < p.n; i++) {
+        if (p.it[i].kind == IX_NONE) {
+            none = true;
+            continue;
+        }
+        tensor |= p.it[i].kind == IX_TENSOR;
+        it[n++] = &p.it[i];
+    }
+    d2_obj *r = NULL;
+    if (none && tensor)
+        d2_raise(I, "IndexError",
+                 "%s: None together with tensor indices cannot be assigned into inside to_static",
+                 fname);
+    else
+        r = assign_items(I, x, it, n, v, fname);
+    ix_free(&p);
+    return r;
+}
+
+/* Whether symbolic tensor x stands for a variable of the block being built now. */
+bool d2_pd_sym_in_current_block(d2_interp *I, d2_obj *x)
+{
+    d2_builder *B = D2_MODE(I)->builder;
+    if (!is_sym(x) || !B || TOBJ(x)->builder != B || TOBJ(x)->var < 0 ||
+        TOBJ(x)->var >= B->prog->n_vars)
+        return false;
+    return B->prog->vars[TOBJ(x)->var].block == B->block;
+}
+
+/* x[key] = v while a Program is built: x, a variable of the current block,
+ * comes to stand for the updated value; elsewhere (a variable of an enclosing
+ * block, a parameter) the assignment would escape its block, and to_static's
+ * converted code rebinds the name instead (_jst.SetItem). */
+static int setitem_static(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v, const char *fname)
+{
+    if (!d2_pd_sym_in_current_block(I, x)) {
+        d2_raise(I, "TypeError",
+                 "%s: assigning into a tensor defined outside the current branch or loop body "
+                 "is not supported here; assign to the tensor where it is defined, or build the "
+                 "new value with paddle.where",
+                 fname);
+        return -1;
+    }
+    d2_obj *r = d2_pd_setitem_functional(I, x, key, v);
+    if (!r)
+        return -1;
+    d2_pd_sym_rebind(x, r);
+    d2_decref(r);
+    return 0;
+}
+
+/* Symbolic x takes over r's variable and type (both of the same builder). */
+void d2_pd_sym_rebind(d2_obj *x, d2_obj *r)
+{
+    TOBJ(x)->var = TOBJ(r)->var;
+    TOBJ(x)->type = TOBJ(r)->type;
 }
 
 d2_obj *d2_pd_tensor_getitem(d2_interp *I, d2_obj *x, d2_obj *key)

@@ -502,6 +502,7 @@ int d2_jit_init(d2_interp *I)
                                        {"eval", TL_mode},        {"train", TL_mode},
                                        {"program", TL_program}};
     s->slot_cls = d2_jit_new_class(I, NULL, "_Slot", D2_OBJ_OPAQUE, NULL, 0, NULL, 0);
+    s->fmt_cls = d2_jit_new_class(I, NULL, "_Fmt", D2_OBJ_OPAQUE, NULL, 0, NULL, 0);
     s->sfn_cls =
         d2_jit_new_class(I, NULL, "StaticFunctionState", D2_OBJ_OPAQUE, NULL, 0, NULL, 0);
     s->prog_cls = d2_jit_new_class(I, NULL, "LoadedProgram", D2_OBJ_OPAQUE, NULL, 0, NULL, 0);

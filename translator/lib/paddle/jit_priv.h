@@ -129,6 +129,7 @@ typedef struct jit_state {
     d2_class *array_cls;  /* _jst.TensorArray: a Python list grown in a tensor loop */
     d2_class *range_cls;  /* _jst.Range / _jst.Enumerate over tensor bounds */
     d2_class *slot_cls;   /* output-template markers (OPAQUE) */
+    d2_class *fmt_cls;    /* _jst.Fmt of an f-string with tensors: its parts (OPAQUE) */
     d2_class *sfn_cls;    /* StaticFunction state (OPAQUE) */
     d2_class *spec_cls;   /* paddle.static.InputSpec */
     d2_class *loaded_cls; /* paddle.jit.TranslatedLayer */

@@ -716,8 +716,12 @@ static d2_obj *symbolic_item(d2_interp *I, d2_obj *v, void *ctx, int depth)
 
 static d2_obj *symbolic_args(d2_interp *I, d2_obj *v, const int *vars, int *k, int depth)
 {
-    if (is_spec(I, v) || is_tensor(v) || v->kind == D2_OBJ_NDARRAY)
-        return d2_pd_symbolic(I, D2_MODE(I)->builder, vars[(*k)++]);
+    if (is_spec(I, v) || is_tensor(v) || v->kind == D2_OBJ_NDARRAY) {
+        d2_obj *t = d2_pd_symbolic(I, D2_MODE(I)->builder, vars[(*k)++]);
+        if (t && is_tensor(v)) /* a parameter passed in still needs its gradient */
+            TOBJ(t)->stop_gradient = TOBJ(v)->stop_gradient;
+        return t;
+    }
     if (depth > 32 || !has_feed(I, v, depth))
         return d2_incref(v);
     sym_ctx c = {vars, k};
@@ -1074,7 +1078,11 @@ static d2_obj *run_entry(d2_interp *I, entry *e, feeds *fd)
         goto done;
     }
     d2_err err = {0};
-    if (d2_jit_exec_run(I, e->pp, fd->t, fd->n, outs, e->n_out, &err) < 0) {
+    /* print ops write where print() does */
+    FILE *saved = d2_print_stream_set(I->opt.out);
+    int rc = d2_jit_exec_run(I, e->pp, fd->t, fd->n, outs, e->n_out, &err);
+    d2_print_stream_set(saved);
+    if (rc < 0) {
         d2_raise_err(I, &err);
         goto done;
     }

@@ -663,9 +663,17 @@ D2_FN(JST_IfExp)
  * and / or / not, print, assert, casts, len, calls, UndefinedVar
  * ====================================================================== */
 
+/* Tensor operands of and/or are cast to bool first, as Paddle's convert_logical_and does. */
 static d2_obj *logical(d2_interp *I, d2_op_id op, d2_obj *x, d2_obj *y)
 {
-    return op_2(I, op, x, y, NULL);
+    d2_obj *bx = TOBJ(x)->type.dtype == D2_BOOL ? d2_incref(x) : d2_jit_cast_to(I, x, D2_BOOL);
+    d2_obj *by = !bx ? NULL
+                 : TOBJ(y)->type.dtype == D2_BOOL ? d2_incref(y)
+                                                  : d2_jit_cast_to(I, y, D2_BOOL);
+    d2_obj *r = by ? op_2(I, op, bx, by, NULL) : NULL;
+    d2_decref(bx);
+    d2_decref(by);
+    return r;
 }
 
 /* `a and b and ...` / `a or b or ...` over thunks (see transform.h). */
@@ -736,49 +744,161 @@ D2_FN(JST_Not)
     return t < 0 ? NULL : d2_bool(I, !t);
 }
 
+/* ---- print and f-strings ---- */
+
+static void fmt_fin(void *p) { d2_decref((d2_obj *)p); }
+
+static bool is_fmt(d2_interp *I, d2_obj *o)
+{
+    return o->kind == D2_OBJ_OPAQUE && o->cls == JS(I)->fmt_cls;
+}
+
+/* _jst.Fmt(*parts): an f-string given straight to print (the converted code
+ * passes its constant pieces and values): the string when no part is a
+ * symbolic tensor, else an object holding the parts, which _jst.Print shows
+ * at run time. */
+static d2_obj *JST_Fmt(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+{
+    D2_UNUSED(self);
+    D2_UNUSED(kw);
+    bool sym = false;
+    for (size_t i = 0; i < nargs; i++)
+        sym |= is_sym(args[i]) || is_array(I, args[i]);
+    if (sym) {
+        d2_obj *t = d2_tuple_new(I, nargs);
+        if (!t)
+            return NULL;
+        for (size_t i = 0; i < nargs; i++)
+            D2_AS(d2_tuple, t)->items[i] = d2_incref(args[i]);
+        D2_AS(d2_tuple, t)->n = nargs;
+        d2_obj *o = d2_obj_alloc(I, D2_OBJ_OPAQUE, JS(I)->fmt_cls, sizeof(d2_opaque));
+        if (!o) {
+            d2_decref(t);
+            return NULL;
+        }
+        D2_AS(d2_opaque, o)->payload = t;
+        D2_AS(d2_opaque, o)->fin = fmt_fin;
+        return o;
+    }
+    d2_buf b;
+    d2_buf_init(&b);
+    for (size_t i = 0; i < nargs; i++) {
+        d2_obj *s = d2_str_of(I, args[i]);
+        if (!s) {
+            d2_buf_free(&b);
+            return NULL;
+        }
+        d2_buf_puts(&b, cstr(s));
+        d2_decref(s);
+    }
+    d2_obj *r = b.oom ? nomem(I) : d2_str_new(I, b.data ? b.data : "", b.len);
+    d2_buf_free(&b);
+    return r;
+}
+
+typedef struct print_item {
+    d2_obj *o;        /* borrowed */
+    const char *glue; /* written before it */
+} print_item;
+
+/* print(...) with symbolic tensors: what Python's print shows of the eager
+ * tensors, at run time. One print op per tensor: the text before it as its
+ * message; after the last one the text after it and end. */
 static d2_obj *JST_Print(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
 {
     D2_UNUSED(self);
     bool sym = false;
-    for (size_t i = 0; i < nargs; i++)
-        sym |= is_sym(args[i]) || is_array(I, args[i]);
+    size_t n = 0;
+    for (size_t i = 0; i < nargs; i++) {
+        sym |= is_sym(args[i]) || is_array(I, args[i]) || is_fmt(I, args[i]);
+        n += is_fmt(I, args[i]) ? D2_AS(d2_tuple, (d2_obj *)D2_AS(d2_opaque, args[i])->payload)->n : 1;
+    }
     if (!sym) {
         d2_obj *pr = d2_dict_get_str(I, I->builtins, "print");
         if (!pr)
             return d2_raise(I, "NameError", "print");
         return d2_call(I, pr, args, nargs, kw);
     }
-    /* a run-time print op per tensor, labelled with the text before it */
-    d2_buf label;
-    d2_buf_init(&label);
+    const char *sep = " ", *end = "\n";
+    d2_obj *o = kw ? d2_dict_get_str(I, kw, "sep") : NULL;
+    if (o && cstr(o))
+        sep = cstr(o);
+    o = kw ? d2_dict_get_str(I, kw, "end") : NULL;
+    if (o && cstr(o))
+        end = cstr(o);
+    print_item *it = d2_calloc(n + 1, sizeof *it);
+    if (!it)
+        return nomem(I);
+    size_t m = 0, last = 0;
     for (size_t i = 0; i < nargs; i++) {
-        d2_obj *x = is_array(I, args[i]) ? tarray_t(I, args[i]) : args[i];
+        d2_obj *parts = is_fmt(I, args[i]) ? D2_AS(d2_opaque, args[i])->payload : NULL;
+        size_t np = parts ? D2_AS(d2_tuple, parts)->n : 1;
+        for (size_t k = 0; k < np; k++) {
+            d2_obj *x = parts ? D2_AS(d2_tuple, parts)->items[k] : args[i];
+            if (is_array(I, x))
+                x = tarray_t(I, x);
+            it[m].o = x;
+            it[m].glue = k == 0 && i > 0 ? sep : "";
+            if (is_sym(x))
+                last = m;
+            m++;
+        }
+    }
+    d2_buf label, after;
+    d2_buf_init(&label);
+    d2_buf_init(&after);
+    int rc = 0;
+    for (size_t i = 0; i < m && rc == 0; i++) {
+        d2_obj *x = it[i].o;
         if (!is_sym(x)) {
             d2_obj *s = d2_str_of(I, x);
             if (!s) {
-                d2_buf_free(&label);
-                return NULL;
+                rc = -1;
+                break;
             }
-            d2_buf_printf(&label, "%s%s", label.len ? " " : "", cstr(s));
+            d2_buf_printf(&label, "%s%s", it[i].glue, cstr(s));
             d2_decref(s);
             continue;
+        }
+        d2_buf_puts(&label, it[i].glue);
+        for (size_t k = i + 1; i == last && k < m; k++) {
+            d2_obj *s = d2_str_of(I, it[k].o);
+            if (!s) {
+                rc = -1;
+                break;
+            }
+            d2_buf_printf(&after, "%s%s", it[k].glue, cstr(s));
+            d2_decref(s);
+        }
+        if (i == last)
+            d2_buf_puts(&after, end);
+        if (rc < 0 || label.oom || after.oom) {
+            rc = -1;
+            if (!d2_exc_pending(I))
+                nomem(I);
+            break;
         }
         d2_ab b;
         d2_ab_init(&b, D2_OP_print);
         d2_ab_str(&b, "message", label.data ? label.data : "");
+        d2_ab_str(&b, "style", "tensor");
+        d2_ab_str(&b, "end", i == last && after.data ? after.data : "");
+        d2_ab_bool(&b, "stop_gradient", TOBJ(x)->stop_gradient);
         d2_obj *none = NULL;
-        int rc = b.bad ? -1 : d2_apply_op(I, D2_OP_print, &x, 1, &b.a, &none, 0);
+        rc = b.bad ? -1 : d2_apply_op(I, D2_OP_print, &x, 1, &b.a, &none, 0);
         d2_attrs_free(&b.a);
+        if (rc < 0 && !d2_exc_pending(I))
+            nomem(I);
         label.len = 0;
         if (label.data)
             label.data[0] = '\0';
-        if (rc < 0) {
-            d2_buf_free(&label);
-            return d2_exc_pending(I) ? NULL : nomem(I);
-        }
+        if (i == last)
+            break;
     }
     d2_buf_free(&label);
-    return d2_none(I);
+    d2_buf_free(&after);
+    d2_free(it);
+    return rc < 0 ? NULL : d2_none(I);
 }
 
 D2_FN(JST_Assert)
@@ -896,6 +1016,48 @@ D2_FN(JST_Shape)
     return r;
 }
 
+/* x[key] = v as converted code writes it, x = _jst.SetItem(x, key, v): the
+ * value to rebind x to. While a Program is built, a tensor of an enclosing
+ * block (or a parameter) is not changed: the result is a new tensor, which
+ * cond and while_loop then carry like any other assignment. */
+D2_FN(JST_SetItem)
+{
+    d2_obj *x = a[0];
+    if (is_undef(I, x))
+        return d2_jit_raise_undef(I, x);
+    if (is_tensor(x) && D2_MODE(I)->builder && !d2_pd_sym_in_current_block(I, x))
+        return d2_pd_setitem_functional(I, x, a[1], a[2]);
+    if (d2_setitem(I, x, a[1], a[2]) < 0)
+        return NULL;
+    return d2_incref(x);
+}
+
+/* obj.attr for carrying it through an if or loop; an UndefinedVar when obj
+ * has no such attribute yet. */
+D2_FN(JST_GetAttr)
+{
+    const char *name = cstr(a[1]);
+    if (!name)
+        return d2_raise(I, "TypeError", "_jst.GetAttr: the name must be a str");
+    d2_obj *v = d2_getattr_opt(I, a[0], name);
+    if (v || d2_exc_pending(I))
+        return v;
+    char msg[300];
+    snprintf(msg, sizeof msg, "'%s' object has no attribute '%s'", d2_type_name(a[0]), name);
+    return d2_jit_new_undef(I, name, msg);
+}
+
+/* obj.attr = value, unless value is an UndefinedVar (the attribute stays unset). */
+D2_FN(JST_SetAttr)
+{
+    const char *name = cstr(a[1]);
+    if (!name)
+        return d2_raise(I, "TypeError", "_jst.SetAttr: the name must be a str");
+    if (!is_undef(I, a[2]) && d2_setattr(I, a[0], name, a[2]) < 0)
+        return NULL;
+    return d2_none(I);
+}
+
 static bool has_hooks(d2_interp *I, d2_obj *layer)
 {
     static const char *const which[] = {"_forward_pre_hooks", "_forward_post_hooks"};
@@ -971,10 +1133,13 @@ int d2_jit_runtime_init(d2_interp *I, jit_state *s)
         D2_DEF("Shape", "x", JST_Shape, "_jst.Shape"),
         D2_DEF("Len", "x", JST_Len, "_jst.Len"),
         D2_DEF("Call", "f", JST_Call, "_jst.Call"),
+        D2_DEF("SetItem", "x, key, value", JST_SetItem, "_jst.SetItem"),
+        D2_DEF("GetAttr", "obj, name", JST_GetAttr, "_jst.GetAttr"),
+        D2_DEF("SetAttr", "obj, name, value", JST_SetAttr, "_jst.SetAttr"),
     };
     /* variadic: the operands (thunks) or print's arguments, passed on as they are */
     static const d2_fn_entry jst_fns[] = {
-        {"And", JST_And}, {"Or", JST_Or}, {"Print", JST_Print},
+        {"And", JST_And}, {"Or", JST_Or}, {"Print", JST_Print}, {"Fmt", JST_Fmt},
     };
     if (d2_module_add_defs(I, s->jst, jst_defs, D2_COUNTOF(jst_defs)) < 0)
         return -1;

@@ -167,6 +167,12 @@ d2_tensor *d2_pd_host(d2_interp *I, d2_obj *o, const char *fname);
  * always eager (for numpy.ndarray). *out / *t receive new references. */
 int d2_pd_index_host(d2_interp *I, d2_tensor *t, d2_obj *key, d2_tensor **out);
 int d2_pd_setitem_host(d2_interp *I, d2_tensor **t, d2_obj *key, d2_obj *v);
+/* x[key] = v as a new tensor (set_value, index_put or where ops), x unchanged. */
+d2_obj *d2_pd_setitem_functional(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v);
+/* Whether symbolic tensor x is a variable of the block being built now. */
+bool d2_pd_sym_in_current_block(d2_interp *I, d2_obj *x);
+/* Symbolic x comes to stand for r's variable (both symbolic, same builder). */
+void d2_pd_sym_rebind(d2_obj *x, d2_obj *r);
 /* ---- building an op's attributes ---- */
 /* Attribute builder: defaults first, then setters; `bad` records a setter
  * that did not match the schema (an internal error) or out of memory. */

@@ -34,6 +34,8 @@ static d2_obj *tensor_getattr(d2_interp *I, d2_obj *o, const char *name)
         }
         if (strcmp(name, "size") == 0) {
             int64_t n = d2_shape_numel(&t->type.shape);
+            if (n < 0) /* a dynamic shape: the count at run time, as Paddle's numel */
+                return op1(I, "Tensor.size", D2_OP_numel, o, NULL);
             return d2_int_new(I, n);
         }
         if (strcmp(name, "stop_gradient") == 0)
