@@ -51,6 +51,8 @@ NO_ERR(d2_std_copy_init)
 NO_ERR(d2_std_warnings_init)
 NO_ERR(d2_std_typing_init)
 NO_ERR(d2_std_argparse_init)
+NO_ERR(d2_std_shutil_init)
+NO_ERR(d2_std_tempfile_init)
 
 const d2_lib_module d2_lib_modules[] = {
     {"paddle", paddle_init},
@@ -68,5 +70,7 @@ const d2_lib_module d2_lib_modules[] = {
     {"warnings", d2_std_warnings_init_entry},
     {"typing", d2_std_typing_init_entry},
     {"argparse", d2_std_argparse_init_entry},
+    {"shutil", d2_std_shutil_init_entry},
+    {"tempfile", d2_std_tempfile_init_entry},
 };
 const size_t d2_lib_nmodules = sizeof d2_lib_modules / sizeof d2_lib_modules[0];

@@ -15,10 +15,16 @@ int d2_std_copy_init(d2_interp *I);
 int d2_std_warnings_init(d2_interp *I);
 int d2_std_typing_init(d2_interp *I);   /* typing, collections, abc */
 int d2_std_argparse_init(d2_interp *I); /* written in Python: runs on first import */
+int d2_std_shutil_init(d2_interp *I);
+int d2_std_tempfile_init(d2_interp *I); /* in Python, over _tempfile */
 
 /* The body of rows that return their one positional argument unchanged
  * (functools.wraps(f)(g), abc.abstractmethod): signature "*args, **kwargs". */
 d2_obj *d2_std_identity(d2_interp *I, d2_obj *self, d2_obj **a, const d2_def *def);
+
+/* Raises the OSError subclass CPython raises for errno e on path (and path2,
+ * as rename's): "[Errno 2] No such file or directory: 'p'". Returns NULL. */
+d2_obj *d2_std_raise_errno(d2_interp *I, int e, const char *path, const char *path2);
 
 /* A new builtin module, borrowed: sys.modules keeps it. */
 static inline d2_module *d2_std_module(d2_interp *I, const char *name)
