@@ -53,6 +53,7 @@ NO_ERR(d2_std_typing_init)
 NO_ERR(d2_std_argparse_init)
 NO_ERR(d2_std_shutil_init)
 NO_ERR(d2_std_tempfile_init)
+NO_ERR(d2_std_json_init)
 
 const d2_lib_module d2_lib_modules[] = {
     {"paddle", paddle_init},
@@ -72,5 +73,6 @@ const d2_lib_module d2_lib_modules[] = {
     {"argparse", d2_std_argparse_init_entry},
     {"shutil", d2_std_shutil_init_entry},
     {"tempfile", d2_std_tempfile_init_entry},
+    {"json", d2_std_json_init_entry},
 };
 const size_t d2_lib_nmodules = sizeof d2_lib_modules / sizeof d2_lib_modules[0];

@@ -17,6 +17,7 @@ int d2_std_typing_init(d2_interp *I);   /* typing, collections, abc */
 int d2_std_argparse_init(d2_interp *I); /* written in Python: runs on first import */
 int d2_std_shutil_init(d2_interp *I);
 int d2_std_tempfile_init(d2_interp *I); /* in Python, over _tempfile */
+int d2_std_json_init(d2_interp *I); /* in Python */
 
 /* The body of rows that return their one positional argument unchanged
  * (functools.wraps(f)(g), abc.abstractmethod): signature "*args, **kwargs". */
