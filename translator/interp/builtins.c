@@ -244,7 +244,20 @@ BUILTIN(tuple_new)
     (void)self;
     if (d2i_no_kwargs(I, "tuple", kw) < 0 || d2i_nargs(I, "tuple", n, 0, 1) < 0)
         return NULL;
-    return n ? d2i_tuple_from_iterable(I, a[0]) : d2_tuple_new(I, 0);
+    d2_obj *t = n ? d2i_tuple_from_iterable(I, a[0]) : d2_tuple_new(I, 0);
+    d2_class *c = D2_AS(d2_class, self);
+    if (!t || !c || c == I->types[D2_OBJ_TUPLE])
+        return t;
+    /* a subclass (namedtuple): a tuple of its own, never the shared empty one */
+    d2_tuple *src = D2_AS(d2_tuple, t);
+    d2_obj *r = d2_obj_alloc(I, D2_OBJ_TUPLE, c, sizeof(d2_tuple) + src->n * sizeof(d2_obj *));
+    if (r) {
+        D2_AS(d2_tuple, r)->n = src->n;
+        for (size_t i = 0; i < src->n; i++)
+            D2_AS(d2_tuple, r)->items[i] = d2_incref(src->items[i]);
+    }
+    d2_decref(t);
+    return r;
 }
 
 BUILTIN(dict_new)

@@ -54,6 +54,7 @@ NO_ERR(d2_std_argparse_init)
 NO_ERR(d2_std_shutil_init)
 NO_ERR(d2_std_tempfile_init)
 NO_ERR(d2_std_json_init)
+NO_ERR(d2_std_collections_init)
 
 const d2_lib_module d2_lib_modules[] = {
     {"paddle", paddle_init},
@@ -74,5 +75,6 @@ const d2_lib_module d2_lib_modules[] = {
     {"shutil", d2_std_shutil_init_entry},
     {"tempfile", d2_std_tempfile_init_entry},
     {"json", d2_std_json_init_entry},
+    {"collections", d2_std_collections_init_entry},
 };
 const size_t d2_lib_nmodules = sizeof d2_lib_modules / sizeof d2_lib_modules[0];

@@ -13,11 +13,12 @@ int d2_std_time_init(d2_interp *I);
 int d2_std_functools_init(d2_interp *I);
 int d2_std_copy_init(d2_interp *I);
 int d2_std_warnings_init(d2_interp *I);
-int d2_std_typing_init(d2_interp *I);   /* typing, collections, abc */
+int d2_std_typing_init(d2_interp *I);   /* typing, _collections, abc */
 int d2_std_argparse_init(d2_interp *I); /* written in Python: runs on first import */
 int d2_std_shutil_init(d2_interp *I);
 int d2_std_tempfile_init(d2_interp *I); /* in Python, over _tempfile */
 int d2_std_json_init(d2_interp *I); /* in Python */
+int d2_std_collections_init(d2_interp *I); /* in Python, over typing.c's _collections */
 
 /* The body of rows that return their one positional argument unchanged
  * (functools.wraps(f)(g), abc.abstractmethod): signature "*args, **kwargs". */

@@ -1,4 +1,4 @@
-/* typing.c - the typing, collections and abc modules: names for annotations and bases. */
+/* typing.c - the typing, _collections and abc modules: names for annotations and bases. */
 #include "lib/std/std.h"
 
 /* OrderedDict.__repr__: OrderedDict([(key, value), ...]). */
@@ -55,8 +55,8 @@ int d2_std_typing_init(d2_interp *I)
         if (d2_std_set(I, m->dict, typing_names[i], (d2_obj *)c) < 0)
             return -1;
     }
-    /* collections */
-    m = d2_std_module(I, "collections");
+    /* collections (in Python, collections.c) takes OrderedDict from here */
+    m = d2_std_module(I, "_collections");
     d2_class *od =
         m ? d2_class_new_builtin(I, "OrderedDict", I->types[D2_OBJ_DICT], D2_OBJ_DICT, m) : NULL;
     if (!od || d2_class_add_method(I, od, "__repr__", odict_repr) < 0 ||
