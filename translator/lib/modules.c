@@ -55,6 +55,7 @@ NO_ERR(d2_std_shutil_init)
 NO_ERR(d2_std_tempfile_init)
 NO_ERR(d2_std_json_init)
 NO_ERR(d2_std_collections_init)
+NO_ERR(d2_std_random_init)
 
 const d2_lib_module d2_lib_modules[] = {
     {"paddle", paddle_init},
@@ -76,5 +77,6 @@ const d2_lib_module d2_lib_modules[] = {
     {"tempfile", d2_std_tempfile_init_entry},
     {"json", d2_std_json_init_entry},
     {"collections", d2_std_collections_init_entry},
+    {"random", d2_std_random_init_entry},
 };
 const size_t d2_lib_nmodules = sizeof d2_lib_modules / sizeof d2_lib_modules[0];
