@@ -56,6 +56,8 @@ NO_ERR(d2_std_tempfile_init)
 NO_ERR(d2_std_json_init)
 NO_ERR(d2_std_collections_init)
 NO_ERR(d2_std_random_init)
+NO_ERR(d2_std_pathlib_init)
+NO_ERR(d2_std_fnmatch_init)
 
 const d2_lib_module d2_lib_modules[] = {
     {"paddle", paddle_init},
@@ -78,5 +80,7 @@ const d2_lib_module d2_lib_modules[] = {
     {"json", d2_std_json_init_entry},
     {"collections", d2_std_collections_init_entry},
     {"random", d2_std_random_init_entry},
+    {"pathlib", d2_std_pathlib_init_entry},
+    {"fnmatch", d2_std_fnmatch_init_entry},
 };
 const size_t d2_lib_nmodules = sizeof d2_lib_modules / sizeof d2_lib_modules[0];
