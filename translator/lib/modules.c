@@ -58,6 +58,7 @@ NO_ERR(d2_std_collections_init)
 NO_ERR(d2_std_random_init)
 NO_ERR(d2_std_pathlib_init)
 NO_ERR(d2_std_fnmatch_init)
+NO_ERR(d2_std_logging_init)
 
 const d2_lib_module d2_lib_modules[] = {
     {"paddle", paddle_init},
@@ -82,5 +83,6 @@ const d2_lib_module d2_lib_modules[] = {
     {"random", d2_std_random_init_entry},
     {"pathlib", d2_std_pathlib_init_entry},
     {"fnmatch", d2_std_fnmatch_init_entry},
+    {"logging", d2_std_logging_init_entry},
 };
 const size_t d2_lib_nmodules = sizeof d2_lib_modules / sizeof d2_lib_modules[0];
