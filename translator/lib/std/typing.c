@@ -47,6 +47,7 @@ int d2_std_typing_init(d2_interp *I)
     static const char *const typing_names[] = {
         "Any", "List", "Dict", "Tuple", "Optional", "Union", "Callable", "Sequence", "Iterable",
         "Iterator", "Type", "Set", "Mapping", "Generic", "TypeVar", "NamedTuple", "Literal",
+        "ClassVar", "Final", "Protocol", "FrozenSet", "Hashable", "MutableMapping",
     };
     if (!m)
         return -1;
