@@ -7,9 +7,24 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
+
+void d2_std_urandom(void *buf, size_t n)
+{
+    static unsigned counter;
+    FILE *f = fopen("/dev/urandom", "rb");
+    size_t got = f ? fread(buf, 1, n, f) : 0;
+    if (f)
+        fclose(f);
+    if (got == n)
+        return;
+    uint64_t x = (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)getpid() << 20 ^ ++counter;
+    for (size_t i = 0; i < n; i++, x = x * 6364136223846793005u + 1442695040888963407u)
+        ((unsigned char *)buf)[i] = (unsigned char)(x >> 56);
+}
 
 d2_obj *d2_std_raise_errno(d2_interp *I, int e, const char *path, const char *path2)
 {

@@ -2,9 +2,6 @@
 #include "lib/std/std.h"
 #include "rng.h"
 
-#include <stdio.h>
-#include <time.h>
-#include <unistd.h>
 
 static void mt_fin(void *p)
 {
@@ -53,14 +50,7 @@ D2_FN(r_seed_urandom) /* a[0] state */
     if (!mt)
         return NULL;
     uint32_t key[8];
-    FILE *f = fopen("/dev/urandom", "rb");
-    size_t got = f ? fread(key, sizeof key[0], 8, f) : 0;
-    if (f)
-        fclose(f);
-    if (got != 8) {
-        for (size_t i = 0; i < 8; i++)
-            key[i] = (uint32_t)time(NULL) * 2654435761u ^ (uint32_t)getpid() ^ (uint32_t)i;
-    }
+    d2_std_urandom(key, sizeof key);
     d2_mt_seed_array(mt, key, 8);
     return d2_none(I);
 }
@@ -239,8 +229,6 @@ static const char random_src[] =
 
 int d2_std_random_init(d2_interp *I)
 {
-    return d2_std_module_defs(I, "_random", RANDOM_DEFS, D2_COUNTOF(RANDOM_DEFS)) &&
-                   d2_module_add_source(I, "random", random_src) == 0
-               ? 0
-               : -1;
+    return d2_std_helper_and_source(I, "_random", RANDOM_DEFS, D2_COUNTOF(RANDOM_DEFS), "random",
+                                    random_src);
 }

@@ -58,4 +58,17 @@ static inline int d2_std_set(d2_interp *I, d2_dict *d, const char *name, d2_obj 
     return rc;
 }
 
+/* A C helper module (rows defs) and the Python module name whose source src
+ * imports it on first import: 0, or -1 with the error pending. */
+static inline int d2_std_helper_and_source(d2_interp *I, const char *helper, const d2_def *defs,
+                                           size_t n, const char *name, const char *src)
+{
+    return d2_std_module_defs(I, helper, defs, n) && d2_module_add_source(I, name, src) == 0 ? 0
+                                                                                          : -1;
+}
+
+/* Fills buf with n unpredictable bytes: /dev/urandom, else the clock, the
+ * process id and a counter. */
+void d2_std_urandom(void *buf, size_t n);
+
 #endif

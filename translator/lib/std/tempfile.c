@@ -1,26 +1,12 @@
 /* tempfile.c - the tempfile module (in Python) over _tempfile's random names. */
 #include "lib/std/std.h"
 
-#include <stdio.h>
-#include <time.h>
-#include <unistd.h>
-
-/* _tempfile._name(): 8 characters from CPython's alphabet, from /dev/urandom
- * (else the clock, the process id and a counter). */
+/* _tempfile._name(): 8 random characters from CPython's alphabet. */
 D2_FN(tf_name)
 {
     static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789_";
-    static unsigned counter;
     unsigned char r[8];
-    FILE *f = fopen("/dev/urandom", "rb");
-    size_t got = f ? fread(r, 1, sizeof r, f) : 0;
-    if (f)
-        fclose(f);
-    if (got != sizeof r) {
-        uint64_t x = (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)getpid() << 20 ^ ++counter;
-        for (size_t i = 0; i < sizeof r; i++, x = x * 6364136223846793005u + 1442695040888963407u)
-            r[i] = (unsigned char)(x >> 56);
-    }
+    d2_std_urandom(r, sizeof r);
     char name[9];
     for (size_t i = 0; i < 8; i++)
         name[i] = alphabet[r[i] % (sizeof alphabet - 1)];
@@ -155,8 +141,6 @@ static const char tempfile_src[] =
 
 int d2_std_tempfile_init(d2_interp *I)
 {
-    return d2_std_module_defs(I, "_tempfile", TF_DEFS, D2_COUNTOF(TF_DEFS)) &&
-                   d2_module_add_source(I, "tempfile", tempfile_src) == 0
-               ? 0
-               : -1;
+    return d2_std_helper_and_source(I, "_tempfile", TF_DEFS, D2_COUNTOF(TF_DEFS), "tempfile",
+                                    tempfile_src);
 }
