@@ -61,6 +61,7 @@ NO_ERR(d2_std_fnmatch_init)
 NO_ERR(d2_std_logging_init)
 NO_ERR(d2_std_itertools_init)
 NO_ERR(d2_std_dataclasses_init)
+NO_ERR(d2_std_re_init)
 
 const d2_lib_module d2_lib_modules[] = {
     {"paddle", paddle_init},
@@ -88,5 +89,6 @@ const d2_lib_module d2_lib_modules[] = {
     {"logging", d2_std_logging_init_entry},
     {"itertools", d2_std_itertools_init_entry},
     {"dataclasses", d2_std_dataclasses_init_entry},
+    {"re", d2_std_re_init_entry},
 };
 const size_t d2_lib_nmodules = sizeof d2_lib_modules / sizeof d2_lib_modules[0];

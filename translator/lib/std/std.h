@@ -25,6 +25,7 @@ int d2_std_fnmatch_init(d2_interp *I); /* in Python */
 int d2_std_logging_init(d2_interp *I); /* in Python */
 int d2_std_itertools_init(d2_interp *I); /* in Python */
 int d2_std_dataclasses_init(d2_interp *I); /* in Python */
+int d2_std_re_init(d2_interp *I); /* in Python, over _re (PCRE2) */
 
 /* The body of rows that return their one positional argument unchanged
  * (functools.wraps(f)(g), abc.abstractmethod): signature "*args, **kwargs". */
