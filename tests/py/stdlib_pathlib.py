@@ -39,3 +39,14 @@ for name, pat in [("a.txt", "*.txt"), ("a.txt", "*.py"), ("model_1.pdparams", "m
                   ("X", "[!a-z]"), ("abc", "a*c*"), ("ab", "a*b*c"), ("[x", "[x"), ("", "*")]:
     print(name, pat, fnmatch.fnmatch(name, pat))
 print(fnmatch.filter(["a.py", "b.txt", "c.py"], "*.py"))
+import os
+import shutil
+with tempfile.TemporaryDirectory() as t:
+    p = Path(t) / "a" / "b"
+    os.makedirs(p, exist_ok=True)
+    print(os.path.exists(p), os.path.isdir(p), os.path.basename(p), os.path.join(Path("x"), "y"))
+    (p / "f.txt").write_text("1")
+    shutil.copy(p / "f.txt", Path(t))
+    print(sorted(os.listdir(Path(t))), os.path.relpath(p, Path(t)))
+    shutil.rmtree(Path(t) / "a")
+    print(os.listdir(t))

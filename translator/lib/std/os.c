@@ -452,34 +452,71 @@ D2_FN(os_walk)
     return out;
 }
 
+d2_obj *d2_std_fs_call(d2_interp *I, d2_obj *self, d2_obj **a, const d2_def *def)
+{
+    const d2_std_fs_row *r = def->data;
+    d2_obj *orig[2] = {NULL, NULL}, *held[2] = {NULL, NULL};
+    d2_obj *res = NULL;
+    int i;
+    for (i = 0; i < r->npath && i < 2; i++) {
+        if (!a[i] || a[i]->kind != D2_OBJ_INSTANCE)
+            continue;
+        d2_obj *f = d2_getattr_opt(I, a[i], "__fspath__");
+        if (!f) {
+            if (d2_exc_pending(I))
+                goto out;
+            continue;
+        }
+        held[i] = d2_call(I, f, NULL, 0, NULL);
+        d2_decref(f);
+        if (!held[i])
+            goto out;
+        if (held[i]->kind != D2_OBJ_STR) {
+            d2_raise(I, "TypeError", "expected %s.__fspath__() to return str, not %s",
+                     d2_type_name(a[i]), d2_type_name(held[i]));
+            goto out;
+        }
+        orig[i] = a[i];
+        a[i] = held[i];
+    }
+    res = r->fn(I, self, a, def);
+out:
+    for (int k = 0; k < 2; k++) {
+        if (orig[k])
+            a[k] = orig[k];
+        d2_decref(held[k]);
+    }
+    return res;
+}
+
 static const d2_def PATH_DEFS[] = {
-    D2_DEF_POS("join", "a, *p", path_join, NULL),
-    D2_DEF_POS("exists", "path, /", path_exists, NULL),
-    D2_DEF_POS("isfile", "path, /", path_isfile, NULL),
-    D2_DEF_POS("isdir", "s, /", path_isdir, NULL),
-    D2_DEF_POS("dirname", "p, /", path_dirname, NULL),
-    D2_DEF_POS("basename", "p, /", path_basename, NULL),
-    D2_DEF_POS("split", "p, /", path_split, NULL),
-    D2_DEF_POS("splitext", "p, /", path_splitext, NULL),
-    D2_DEF_POS("abspath", "path, /", path_abspath, NULL),
-    D2_DEF_POS("isabs", "s, /", path_isabs, NULL),
-    D2_DEF_POS("getsize", "filename, /", path_getsize, NULL),
-    D2_DEF_POS("normpath", "path, /", path_normpath, NULL),
-    D2_DEF_POS("expanduser", "path, /", path_expanduser, NULL),
-    D2_DEF("relpath", "path, start=None", path_relpath, NULL),
+    D2_FS("join", "a, *p", path_join, 1, D2_DEF_ARGC),
+    D2_FS("exists", "path, /", path_exists, 1, D2_DEF_ARGC),
+    D2_FS("isfile", "path, /", path_isfile, 1, D2_DEF_ARGC),
+    D2_FS("isdir", "s, /", path_isdir, 1, D2_DEF_ARGC),
+    D2_FS("dirname", "p, /", path_dirname, 1, D2_DEF_ARGC),
+    D2_FS("basename", "p, /", path_basename, 1, D2_DEF_ARGC),
+    D2_FS("split", "p, /", path_split, 1, D2_DEF_ARGC),
+    D2_FS("splitext", "p, /", path_splitext, 1, D2_DEF_ARGC),
+    D2_FS("abspath", "path, /", path_abspath, 1, D2_DEF_ARGC),
+    D2_FS("isabs", "s, /", path_isabs, 1, D2_DEF_ARGC),
+    D2_FS("getsize", "filename, /", path_getsize, 1, D2_DEF_ARGC),
+    D2_FS("normpath", "path, /", path_normpath, 1, D2_DEF_ARGC),
+    D2_FS("expanduser", "path, /", path_expanduser, 1, D2_DEF_ARGC),
+    D2_FS("relpath", "path, start=None", path_relpath, 2, 0u),
 };
 
 static const d2_def OS_DEFS[] = {
     D2_DEF_POS("getcwd", "", os_getcwd, NULL),
-    D2_DEF("makedirs", "name, mode=511, exist_ok=False", os_makedirs, NULL),
-    D2_DEF("mkdir", "path, mode=511", os_mkdir, NULL),
-    D2_DEF("rmdir", "path", os_rmdir, NULL),
-    D2_DEF("remove", "path", os_remove, NULL),
-    D2_DEF("unlink", "path", os_remove, NULL),
-    D2_DEF("rename", "src, dst", os_rename, NULL),
-    D2_DEF("replace", "src, dst", os_rename, NULL),
-    D2_DEF("listdir", "path='.'", os_listdir, NULL),
-    D2_DEF("walk", "top", os_walk, NULL),
+    D2_FS("makedirs", "name, mode=511, exist_ok=False", os_makedirs, 1, 0u),
+    D2_FS("mkdir", "path, mode=511", os_mkdir, 1, 0u),
+    D2_FS("rmdir", "path", os_rmdir, 1, 0u),
+    D2_FS("remove", "path", os_remove, 1, 0u),
+    D2_FS("unlink", "path", os_remove, 1, 0u),
+    D2_FS("rename", "src, dst", os_rename, 2, 0u),
+    D2_FS("replace", "src, dst", os_rename, 2, 0u),
+    D2_FS("listdir", "path='.'", os_listdir, 1, 0u),
+    D2_FS("walk", "top", os_walk, 1, 0u),
     D2_DEF("getenv", "key, default=None", os_getenv, NULL),
     D2_DEF("system", "*args, **kwargs", os_no_process, NULL),
     D2_DEF("popen", "*args, **kwargs", os_no_process, NULL),

@@ -226,15 +226,13 @@ D2_FN(sh_move) /* a[0] src, a[1] dst */
 }
 
 static const d2_def SHUTIL_DEFS[] = {
-    D2_DEF("copyfile", "src, dst, *, follow_symlinks=True", sh_copyfile, NULL),
-    D2_DEF("copy", "src, dst, *, follow_symlinks=True", sh_copy, NULL),
-    D2_DEF("copy2", "src, dst, *, follow_symlinks=True", sh_copy, NULL),
-    D2_DEF("rmtree", "path, ignore_errors=False, onerror=None", sh_rmtree, NULL),
-    D2_DEF("copytree",
-           "src, dst, symlinks=False, ignore=None, copy_function=None, "
-           "ignore_dangling_symlinks=False, dirs_exist_ok=False",
-           sh_copytree, NULL),
-    D2_DEF("move", "src, dst, copy_function=None", sh_move, NULL),
+    D2_FS("copyfile", "src, dst, *, follow_symlinks=True", sh_copyfile, 2, 0u),
+    D2_FS("copy", "src, dst, *, follow_symlinks=True", sh_copy, 2, 0u),
+    D2_FS("copy2", "src, dst, *, follow_symlinks=True", sh_copy, 2, 0u),
+    D2_FS("rmtree", "path, ignore_errors=False, onerror=None", sh_rmtree, 1, 0u),
+    D2_FS("copytree", "src, dst, symlinks=False, ignore=None, copy_function=None, "
+           "ignore_dangling_symlinks=False, dirs_exist_ok=False", sh_copytree, 2, 0u),
+    D2_FS("move", "src, dst, copy_function=None", sh_move, 2, 0u),
 };
 
 int d2_std_shutil_init(d2_interp *I)

@@ -35,6 +35,16 @@ d2_obj *d2_std_identity(d2_interp *I, d2_obj *self, d2_obj **a, const d2_def *de
  * as rename's): "[Errno 2] No such file or directory: 'p'". Returns NULL. */
 d2_obj *d2_std_raise_errno(d2_interp *I, int e, const char *path, const char *path2);
 
+/* A row whose first npath (at most 2) arguments may be os.PathLike objects
+ * (pathlib.Path): d2_std_fs_call hands fn their __fspath__() strings. */
+typedef struct d2_std_fs_row {
+    d2_def_fn fn;
+    int npath;
+} d2_std_fs_row;
+d2_obj *d2_std_fs_call(d2_interp *I, d2_obj *self, d2_obj **a, const d2_def *def);
+#define D2_FS(name, sig, fn, npath, flags)                                                        \
+    {(name), (sig), d2_std_fs_call, NULL, &(const d2_std_fs_row){(fn), (npath)}, (flags)}
+
 /* A new builtin module, borrowed: sys.modules keeps it. */
 static inline d2_module *d2_std_module(d2_interp *I, const char *name)
 {
