@@ -50,3 +50,7 @@ with tempfile.TemporaryDirectory() as t:
     print(sorted(os.listdir(Path(t))), os.path.relpath(p, Path(t)))
     shutil.rmtree(Path(t) / "a")
     print(os.listdir(t))
+with tempfile.TemporaryDirectory() as t:
+    with open(Path(t) / "x.txt", "w") as f:
+        f.write("opened through __fspath__")
+    print(open(Path(t, "x.txt")).read())
