@@ -11,3 +11,4 @@ try:
     sys.exit("bad")
 except SystemExit as e:
     print("exit", e.args)
+print(sys.version_info.major, sys.version_info[:2] >= (3, 8), len(sys.version_info), sys.version_info.releaselevel)
