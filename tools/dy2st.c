@@ -616,8 +616,9 @@ static int cmd_exec(int argc, char **argv)
             fputs(b.data, stderr);
         d2_buf_free(&b);
     }
+    int status = d2_interp_exit_status(I);
     d2_interp_free(I);
-    return rc < 0 ? EXIT_ERROR : EXIT_OK;
+    return status ? status : rc < 0 ? EXIT_ERROR : EXIT_OK;
 }
 
 /* ---- devices ------------------------------------------------------------------ */

@@ -144,6 +144,13 @@ import paddle
 paddle.load("$PK/bad_eval.pkl")
 PY
 expect 1 "'__builtin__.eval' is not allowed" "$DY2ST" exec "$TMP/pe.py"
+# sys.exit(n) is the process's exit status, as under CPython; a message exits 1
+printf 'import sys\nprint("leaving")\nsys.exit(3)\n' >"$TMP/exit3.py"
+expect 3 "leaving" "$DY2ST" exec "$TMP/exit3.py"
+printf 'import sys\nsys.exit(0)\n' >"$TMP/exit0.py"
+expect 0 "" "$DY2ST" exec "$TMP/exit0.py"
+printf 'import sys\nsys.exit("bad input")\n' >"$TMP/exitmsg.py"
+expect 1 "bad input" "$DY2ST" exec "$TMP/exitmsg.py"
 expect 1 "is not in the model's state_dict" "$DY2ST" save "$S/mnist_cnn.py" \
     --params "$top_srcdir/tests/oracle/expected/simple_fc.npz" -o "$TMP/m.dy2st"
 expect 0 "save FILE.py[:NAME]" "$DY2ST" help save

@@ -244,7 +244,20 @@ BUILTIN(tuple_new)
     (void)self;
     if (d2i_no_kwargs(I, "tuple", kw) < 0 || d2i_nargs(I, "tuple", n, 0, 1) < 0)
         return NULL;
-    return n ? d2i_tuple_from_iterable(I, a[0]) : d2_tuple_new(I, 0);
+    d2_obj *t = n ? d2i_tuple_from_iterable(I, a[0]) : d2_tuple_new(I, 0);
+    d2_class *c = D2_AS(d2_class, self);
+    if (!t || !c || c == I->types[D2_OBJ_TUPLE])
+        return t;
+    /* a subclass (namedtuple): a tuple of its own, never the shared empty one */
+    d2_tuple *src = D2_AS(d2_tuple, t);
+    d2_obj *r = d2_obj_alloc(I, D2_OBJ_TUPLE, c, sizeof(d2_tuple) + src->n * sizeof(d2_obj *));
+    if (r) {
+        D2_AS(d2_tuple, r)->n = src->n;
+        for (size_t i = 0; i < src->n; i++)
+            D2_AS(d2_tuple, r)->items[i] = d2_incref(src->items[i]);
+    }
+    d2_decref(t);
+    return r;
 }
 
 BUILTIN(dict_new)
@@ -1430,9 +1443,24 @@ BUILTIN(file_enter)
     return d2_incref(self);
 }
 
+static d2_obj *open_file(d2_interp *I, d2_obj *file, d2_obj **a);
+
 D2_FN(b_open) /* a[0] file, a[1] mode, a[2] buffering, a[3] encoding, a[4] newline */
 {
-    const char *path = path_arg_open(I, a[0]);
+    /* an os.PathLike file (pathlib.Path) opens its __fspath__() */
+    d2_obj *f = a[0]->kind == D2_OBJ_INSTANCE ? d2_getattr_opt(I, a[0], "__fspath__") : NULL;
+    if (!f)
+        return d2_exc_pending(I) ? NULL : open_file(I, a[0], a);
+    d2_obj *path = d2_call(I, f, NULL, 0, NULL);
+    d2_decref(f);
+    d2_obj *r = path ? open_file(I, path, a) : NULL;
+    d2_decref(path);
+    return r;
+}
+
+static d2_obj *open_file(d2_interp *I, d2_obj *file, d2_obj **a)
+{
+    const char *path = path_arg_open(I, file);
     const char *mode = path ? d2_to_cstr(I, a[1], "open() mode") : NULL;
     if (!mode)
         return NULL;

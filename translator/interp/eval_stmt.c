@@ -237,6 +237,38 @@ static int delete_target(d2_interp *I, d2i_frame *fr, const d2_ast_expr *t)
     }
 }
 
+/* ns["__annotations__"][name] = the evaluated annotation (a class body's). */
+static int record_annotation(d2_interp *I, d2i_frame *fr, const d2_ast_stmt *s)
+{
+    d2_obj *ann = d2_dict_get_str(I, fr->ns, "__annotations__");
+    if (!ann) {
+        d2_obj *d = d2_dict_new(I);
+        int rc = d ? d2_dict_set_str(I, fr->ns, "__annotations__", d) : -1;
+        d2_decref(d);
+        if (rc < 0)
+            return -1;
+        ann = d2_dict_get_str(I, fr->ns, "__annotations__");
+    }
+    if (!ann || ann->kind != D2_OBJ_DICT)
+        return 0;
+    d2_obj *v = d2i_eval(I, fr, s->ann_assign.annotation);
+    if (!v) {
+        /* an annotation the subset cannot combine (int | None: TypeError) is kept as its text */
+        const d2_ast_module *src = fr->module ? fr->module->ast : NULL;
+        d2_span sp = s->ann_assign.annotation->span;
+        if (!src || !src->source || sp.end > src->source_len || sp.start >= sp.end ||
+            !d2_exc_matches(I, d2_exc_class(I, "TypeError")))
+            return -1;
+        d2_exc_clear(I);
+        v = d2_str_new(I, src->source + sp.start, sp.end - sp.start);
+        if (!v)
+            return -1;
+    }
+    int rc = d2_dict_set_str(I, D2_AS(d2_dict, ann), s->ann_assign.target->name.id, v);
+    d2_decref(v);
+    return rc;
+}
+
 static int exec_aug_assign(d2_interp *I, d2i_frame *fr, const d2_ast_stmt *s)
 {
     const d2_ast_expr *t = s->aug_assign.target;
@@ -885,6 +917,10 @@ int d2i_exec_stmt(d2_interp *I, d2i_frame *fr, const d2_ast_stmt *s)
     case D2_AST_AUG_ASSIGN:
         return exec_aug_assign(I, fr, s) < 0 ? X_ERROR : X_NORMAL;
     case D2_AST_ANN_ASSIGN: {
+        /* a class body records `name: annotation` in __annotations__ (dataclasses read it) */
+        if (fr->ns && fr->ns != fr->globals && s->ann_assign.simple &&
+            s->ann_assign.target->kind == D2_AST_NAME && record_annotation(I, fr, s) < 0)
+            return X_ERROR;
         if (!s->ann_assign.value)
             return X_NORMAL;
         d2_obj *v = d2i_eval(I, fr, s->ann_assign.value);

@@ -312,6 +312,8 @@ void d2_warn(d2_interp *I, d2_span span, const d2_module *m, const char *fmt, ..
     X("FileExistsError", "OSError")                                                              \
     X("PermissionError", "OSError")                                                              \
     X("TimeoutError", "OSError")                                                                 \
+    X("NotADirectoryError", "OSError")                                                           \
+    X("IsADirectoryError", "OSError")                                                            \
     X("RuntimeError", "Exception")                                                               \
     X("NotImplementedError", "RuntimeError")                                                     \
     X("RecursionError", "RuntimeError")                                                          \

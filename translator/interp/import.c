@@ -247,7 +247,7 @@ static d2_obj *load_file_module(d2_interp *I, const char *name, const char *path
     return m;
 }
 
-int d2_module_add_source(d2_interp *I, const char *name, const char *src)
+static int add_source(d2_interp *I, const char *name, const char *src, bool absent)
 {
     struct d2_interp_state *st = I->st;
     if (st->nsources == st->capsources) {
@@ -261,16 +261,27 @@ int d2_module_add_source(d2_interp *I, const char *name, const char *src)
         st->capsources = cap;
     }
     st->sources[st->nsources].name = name;
+    st->sources[st->nsources].absent = absent;
     st->sources[st->nsources++].src = src;
     return 0;
 }
 
-/* The Python source of a module registered by d2_module_add_source, or NULL. */
-static const char *module_source(d2_interp *I, const char *name)
+int d2_module_add_source(d2_interp *I, const char *name, const char *src)
+{
+    return add_source(I, name, src, false);
+}
+
+int d2_module_add_absent(d2_interp *I, const char *name, const char *reason)
+{
+    return add_source(I, name, reason, true);
+}
+
+/* The registration of a module by d2_module_add_source/_absent, or NULL. */
+static const struct d2i_source *module_source(d2_interp *I, const char *name)
 {
     for (size_t i = 0; i < I->st->nsources; i++)
         if (strcmp(I->st->sources[i].name, name) == 0)
-            return I->st->sources[i].src;
+            return &I->st->sources[i];
     return NULL;
 }
 
@@ -313,10 +324,12 @@ d2_obj *d2_import(d2_interp *I, const char *name, const d2_module *from)
         snprintf(path, sizeof path, "%s.py", name);
     if (is_file(path))
         return load_file_module(I, name, path);
-    const char *src = module_source(I, name);
+    const struct d2i_source *src = module_source(I, name);
+    if (src && src->absent)
+        return d2_raise(I, "ImportError", "dy2st does not provide %s: %s", name, src->src);
     if (src) {
         snprintf(path, sizeof path, "<dy2st>/%s.py", name);
-        return load_module_source(I, name, path, src, strlen(src));
+        return load_module_source(I, name, path, src->src, strlen(src->src));
     }
     return d2_raise(I, "ModuleNotFoundError", "No module named '%s'", name);
 }
@@ -344,6 +357,15 @@ int d2_interp_run_source(d2_interp *I, const char *filename, const char *src, si
         if (code->kind == D2_OBJ_NONE || ((code->kind == D2_OBJ_INT || code->kind == D2_OBJ_BOOL) &&
                                           D2_AS(d2_int, code)->v == 0)) {
             rc = 0;
+        } else if (code->kind == D2_OBJ_INT || code->kind == D2_OBJ_BOOL) {
+            I->st->exit_status = (int)(D2_AS(d2_int, code)->v & 0xff);
+            rc = I->st->exit_status ? -1 : 0;
+            if (rc < 0) {
+                d2_exc_clear(I);
+                if (outer)
+                    I->st->stack_base = NULL;
+                return rc;
+            }
         } else if (code->kind == D2_OBJ_STR) {
             d2_diag_set_source(&I->diag, filename, NULL, 0);
             d2_diag_add(&I->diag, D2_DIAG_ERROR, (d2_span){0}, "%s", D2_AS(d2_str, code)->s);
@@ -355,6 +377,11 @@ int d2_interp_run_source(d2_interp *I, const char *filename, const char *src, si
     if (outer)
         I->st->stack_base = NULL;
     return rc;
+}
+
+int d2_interp_exit_status(const d2_interp *I)
+{
+    return I->st->exit_status;
 }
 
 int d2_interp_run_file(d2_interp *I, const char *path)

@@ -113,6 +113,10 @@ void d2_interp_free(d2_interp *I);
  * is cached by AST address: ASTs run by the interpreter must outlive it. */
 int d2_interp_run_file(d2_interp *I, const char *path);
 int d2_interp_run_source(d2_interp *I, const char *filename, const char *src, size_t len);
+/* After a run that returned -1 because of an uncaught sys.exit(n) with a
+ * nonzero int n: n & 0xff, the status the process should exit with (nothing
+ * is rendered then, as CPython prints nothing). 0 otherwise. */
+int d2_interp_exit_status(const d2_interp *I);
 /* Runs the statements of ast in module m's globals, as an import does: 0, or
  * -1 with the exception left pending (not rendered). Positions are reported
  * against m->ast's source, so a transformed tree that keeps the user's spans
@@ -207,6 +211,10 @@ int d2_module_add_fn(d2_interp *I, d2_module *m, const char *name, d2_builtin_fn
  * are static text) as the module, unless a name.py beside the importing file
  * comes first. 0, or -1 with an exception. */
 int d2_module_add_source(d2_interp *I, const char *name, const char *src);
+/* A module dy2st refuses: `import name` raises "ImportError: dy2st does not
+ * provide name: reason" at the import (reason is static text), unless a
+ * name.py beside the importing file comes first. 0, or -1 with an exception. */
+int d2_module_add_absent(d2_interp *I, const char *name, const char *reason);
 
 /* ---- object protocol (new references / -1 on error) ----
  * Besides the hooks, special methods defined on an object's class (by a

@@ -44,9 +44,11 @@ struct d2_interp_state {
     d2_class *views[3];          /* dict_keys, dict_values, dict_items */
     d2_class *file_type;         /* objects made by open() */
     d2_obj *streams[2];          /* sys.stdout, sys.stderr */
-    /* modules written in Python (d2_module_add_source), run on first import */
+    /* modules written in Python (d2_module_add_source), run on first import;
+     * refused modules (d2_module_add_absent) have absent set and src the reason */
     struct d2i_source {
         const char *name, *src;
+        bool absent;
     } *sources;
     size_t nsources, capsources;
     /* object's own methods, to tell overrides */
@@ -70,6 +72,7 @@ struct d2_interp_state {
     struct d2i_unit *units;      /* scope analyses, one per executed module AST */
     struct d2i_frame *cur;       /* innermost evaluation frame */
     const char *stack_base;      /* C stack position at entry, for the overflow guard */
+    int exit_status;             /* the status an uncaught sys.exit(n) asked for */
     size_t stack_budget;
     int32_t ticks;               /* back-edges and calls left before the next clock read */
     double deadline;             /* monotonic seconds when the run must stop; 0: none */

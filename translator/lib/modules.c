@@ -51,6 +51,17 @@ NO_ERR(d2_std_copy_init)
 NO_ERR(d2_std_warnings_init)
 NO_ERR(d2_std_typing_init)
 NO_ERR(d2_std_argparse_init)
+NO_ERR(d2_std_shutil_init)
+NO_ERR(d2_std_tempfile_init)
+NO_ERR(d2_std_json_init)
+NO_ERR(d2_std_collections_init)
+NO_ERR(d2_std_random_init)
+NO_ERR(d2_std_pathlib_init)
+NO_ERR(d2_std_fnmatch_init)
+NO_ERR(d2_std_logging_init)
+NO_ERR(d2_std_itertools_init)
+NO_ERR(d2_std_dataclasses_init)
+NO_ERR(d2_std_re_init)
 
 const d2_lib_module d2_lib_modules[] = {
     {"paddle", paddle_init},
@@ -68,5 +79,16 @@ const d2_lib_module d2_lib_modules[] = {
     {"warnings", d2_std_warnings_init_entry},
     {"typing", d2_std_typing_init_entry},
     {"argparse", d2_std_argparse_init_entry},
+    {"shutil", d2_std_shutil_init_entry},
+    {"tempfile", d2_std_tempfile_init_entry},
+    {"json", d2_std_json_init_entry},
+    {"collections", d2_std_collections_init_entry},
+    {"random", d2_std_random_init_entry},
+    {"pathlib", d2_std_pathlib_init_entry},
+    {"fnmatch", d2_std_fnmatch_init_entry},
+    {"logging", d2_std_logging_init_entry},
+    {"itertools", d2_std_itertools_init_entry},
+    {"dataclasses", d2_std_dataclasses_init_entry},
+    {"re", d2_std_re_init_entry},
 };
 const size_t d2_lib_nmodules = sizeof d2_lib_modules / sizeof d2_lib_modules[0];

@@ -97,12 +97,36 @@ d2_obj *d2_std_identity(d2_interp *I, d2_obj *self, d2_obj **a, const d2_def *de
 
 static const d2_def DECORATOR = D2_DEF("decorator", "*args, **kwargs", d2_std_identity, NULL);
 
-/* functools.wraps(f) / lru_cache(...): decorators returning the function unchanged. */
-D2_FN(ft_wraps)
+/* The decorator wraps(wrapped) returns (self is wrapped): copies the names
+ * and the docstring of wrapped onto the wrapper, and sets __wrapped__. */
+D2_FN(ft_update_wrapper) /* a[0] wrapper */
 {
-    return d2_def_new(I, &DECORATOR, NULL);
+    static const char *const assigned[] = {"__module__", "__name__", "__qualname__", "__doc__"};
+    for (size_t i = 0; i < D2_COUNTOF(assigned); i++) {
+        d2_obj *v = d2_getattr_opt(I, self, assigned[i]);
+        if (!v) {
+            if (d2_exc_pending(I))
+                return NULL;
+            continue;
+        }
+        int rc = d2_setattr(I, a[0], assigned[i], v);
+        d2_decref(v);
+        if (rc < 0)
+            return NULL;
+    }
+    if (d2_setattr(I, a[0], "__wrapped__", self) < 0)
+        return NULL;
+    return d2_incref(a[0]);
 }
 
+static const d2_def UPDATE_WRAPPER = D2_DEF_POS("wraps", "wrapper, /", ft_update_wrapper, NULL);
+
+D2_FN(ft_wraps) /* a[0] wrapped, a[1] assigned, a[2] updated */
+{
+    return d2_def_new(I, &UPDATE_WRAPPER, a[0]);
+}
+
+/* lru_cache(...) / cache: decorators returning the function unchanged (no cache). */
 D2_FN(ft_lru_cache) /* a[0] the positional arguments */
 {
     d2_tuple *t = D2_AS(d2_tuple, a[0]);
@@ -114,8 +138,9 @@ D2_FN(ft_lru_cache) /* a[0] the positional arguments */
 static const d2_def FUNCTOOLS_DEFS[] = {
     D2_DEF_POS("reduce", "function, iterable, [initial], /", ft_reduce, NULL),
     D2_DEF("partial", "*args, **keywords", ft_partial, NULL),
-    D2_DEF("wraps", "*args, **kwargs", ft_wraps, NULL),
+    D2_DEF("wraps", "wrapped, assigned=None, updated=None", ft_wraps, NULL),
     D2_DEF("lru_cache", "*args, **kwargs", ft_lru_cache, NULL),
+    D2_DEF("cache", "*args, **kwargs", ft_lru_cache, NULL),
 };
 
 int d2_std_functools_init(d2_interp *I)

@@ -1,6 +1,8 @@
-/* time.c - the time module: wall-clock and monotonic time. */
+/* time.c - the time module: wall-clock and monotonic time, sleeping, strftime. */
 #include "lib/std/std.h"
 
+#include <errno.h>
+#include <math.h>
 #include <time.h>
 
 D2_FN(time_time)
@@ -17,7 +19,59 @@ D2_FN(time_perf_counter)
     return d2_float_new(I, (double)ts.tv_sec + ts.tv_nsec * 1e-9);
 }
 
+D2_FN(time_sleep) /* a[0] secs */
+{
+    double secs;
+    if (d2_to_double(I, a[0], "sleep() argument", &secs) < 0)
+        return NULL;
+    if (!(secs >= 0))
+        return d2_raise(I, "ValueError", "sleep length must be non-negative");
+    struct timespec ts = {(time_t)secs, (long)((secs - floor(secs)) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+    return d2_none(I);
+}
+
+D2_FN(time_time_ns)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return d2_int_new(I, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+}
+
+/* strftime(format[, secs]): the local time now (or at secs since the epoch; a
+ * struct_time tuple is not supported). */
+D2_FN(time_strftime) /* a[0] format, a[1] secs or NULL */
+{
+    const char *fmt = d2_to_cstr(I, a[0], "strftime() format");
+    if (!fmt)
+        return NULL;
+    double secs;
+    if (a[1]) {
+        if (d2_to_double(I, a[1], "strftime() time (seconds since the epoch in dy2st)", &secs) <
+            0)
+            return NULL;
+    } else {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        secs = (double)ts.tv_sec;
+    }
+    time_t t = (time_t)secs;
+    struct tm tm;
+    if (!localtime_r(&t, &tm))
+        return d2_raise(I, "OverflowError", "timestamp out of range for platform time_t");
+    char buf[1024];
+    size_t n = *fmt ? strftime(buf, sizeof buf, fmt, &tm) : 0;
+    if (*fmt && n == 0)
+        return d2_raise(I, "ValueError", "strftime() result too long or empty");
+    return d2_str_new(I, buf, n);
+}
+
 static const d2_def TIME_DEFS[] = {
+    D2_DEF_POS("sleep", "secs, /", time_sleep, NULL),
+    D2_DEF_POS("time_ns", "", time_time_ns, NULL),
+    D2_DEF_POS("monotonic", "", time_perf_counter, NULL),
+    D2_DEF_POS("strftime", "format, [t], /", time_strftime, NULL),
     D2_DEF_POS("time", "", time_time, NULL),
     D2_DEF_POS("perf_counter", "", time_perf_counter, NULL),
 };

@@ -1,4 +1,4 @@
-/* typing.c - the typing, collections and abc modules: names for annotations and bases. */
+/* typing.c - the typing, _collections and abc modules: names for annotations and bases. */
 #include "lib/std/std.h"
 
 /* OrderedDict.__repr__: OrderedDict([(key, value), ...]). */
@@ -47,6 +47,7 @@ int d2_std_typing_init(d2_interp *I)
     static const char *const typing_names[] = {
         "Any", "List", "Dict", "Tuple", "Optional", "Union", "Callable", "Sequence", "Iterable",
         "Iterator", "Type", "Set", "Mapping", "Generic", "TypeVar", "NamedTuple", "Literal",
+        "ClassVar", "Final", "Protocol", "FrozenSet", "Hashable", "MutableMapping",
     };
     if (!m)
         return -1;
@@ -55,8 +56,8 @@ int d2_std_typing_init(d2_interp *I)
         if (d2_std_set(I, m->dict, typing_names[i], (d2_obj *)c) < 0)
             return -1;
     }
-    /* collections */
-    m = d2_std_module(I, "collections");
+    /* collections (in Python, collections.c) takes OrderedDict from here */
+    m = d2_std_module(I, "_collections");
     d2_class *od =
         m ? d2_class_new_builtin(I, "OrderedDict", I->types[D2_OBJ_DICT], D2_OBJ_DICT, m) : NULL;
     if (!od || d2_class_add_method(I, od, "__repr__", odict_repr) < 0 ||
