@@ -60,6 +60,40 @@ expect 1 "line 7: block ^0 op 1 (while_loop): deadline of 0.5 s exceeded after" 
     timeout 30 "$DY2ST" exec --timeout 0.5 "$TMP/spin_exec.py"
 took=$(($(date +%s) - start))
 [ "$took" -le 10 ] || fail "exec --timeout 0.5 took $took s"
+# ... as the script's own TimeoutError, and with what is left of the script's
+# time: a run started after 1.2 s of a 1.5 s limit does not get 1.5 s more
+expect 1 "error: TimeoutError: line 7: block ^0 op 1 (while_loop): deadline of 1.5 s" \
+    "$DY2ST" exec --timeout 1.5 "$TMP/spin_exec.py"
+cat >"$TMP/late_exec.py" <<'PY'
+import time
+
+import paddle
+
+
+@paddle.jit.to_static
+def spin(x):
+    i = paddle.zeros([1], dtype="int64")
+    while i >= 0:
+        i = i + 1
+    return x + i.astype("float32")
+
+
+t = time.perf_counter()
+while time.perf_counter() - t < 1.2:
+    pass
+print("spun", flush=True)
+print(spin(paddle.ones([4])))
+PY
+"$DY2ST" exec --timeout 1.5 "$TMP/late_exec.py" >"$TMP/late.out" 2>&1 &
+late=$!
+sleep 2.3 # 1.5 s in all; with a fresh 1.5 s for the Program it would run to 2.7 s
+if kill -0 "$late" 2>/dev/null; then
+    kill "$late"
+    fail "exec --timeout 1.5: the Program run got more than the script's time left"
+fi
+wait "$late" || true
+grep -q "deadline of 1.5 s exceeded" "$TMP/late.out" ||
+    fail "exec --timeout 1.5: no deadline error in: $(cat "$TMP/late.out")"
 
 # exec takes the same option (a quick script is not affected by it)
 echo 'print("done")' >"$TMP/quick.py"

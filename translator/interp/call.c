@@ -43,6 +43,11 @@ void d2i_stack_begin(d2_interp *I, const char *base)
     st->deadline = I->opt.timeout_s > 0 ? monotonic_s() + I->opt.timeout_s : 0;
 }
 
+double d2_interp_deadline(const d2_interp *I)
+{
+    return I->st->deadline;
+}
+
 #define TICK_PERIOD 4096
 
 int d2i_tick_slow(d2_interp *I)

@@ -194,6 +194,7 @@ d2_obj *d2_raise_err(d2_interp *I, const d2_err *err)
     case D2_ERR_DTYPE: cls = "TypeError"; break;
     case D2_ERR_IO: cls = "OSError"; break;
     case D2_ERR_UNSUPPORTED: cls = "NotImplementedError"; break;
+    case D2_ERR_LIMIT: cls = "TimeoutError"; break;
     default: break;
     }
     return d2_raise(I, cls, "%s", err->msg[0] ? err->msg : d2_errcode_name(err->code));

@@ -51,6 +51,11 @@ typedef struct d2_interp_options {
     double timeout_s;        /* wall-clock limit of a run (exec --timeout); 0: none */
 } d2_interp_options;
 
+/* The absolute deadline of the run in progress (timeout_s after it started),
+ * in seconds of CLOCK_MONOTONIC; 0 when there is none. Library modules bound
+ * the work they start (Program runs) by it. */
+double d2_interp_deadline(const d2_interp *I);
+
 /* One frame of the Python call stack, for tracebacks and diagnostics. */
 typedef struct d2_frame {
     struct d2_frame *back;

@@ -37,9 +37,9 @@ static inline d2_obj *iget(d2_interp *I, d2_obj *o, const char *name)
     return d2_dict_get_str(I, D2_AS(d2_instance, o)->dict, name);
 }
 
-/* d2_exec_run for the runs a script starts: each is bounded by the script's
- * timeout (exec --timeout), so an endless while_loop in a converted or
- * loaded model stops with an error instead of hanging the script. */
+/* d2_exec_run for the runs a script starts: each is bounded by what is left
+ * of the script's time (exec --timeout), so an endless while_loop in a
+ * converted or loaded model stops with an error instead of hanging it. */
 static inline int d2_jit_exec_run(d2_interp *I, d2_prepared *pp, d2_tensor **in, int n_in,
                                   d2_tensor **out, int n_out, d2_err *err)
 {
@@ -47,7 +47,9 @@ static inline int d2_jit_exec_run(d2_interp *I, d2_prepared *pp, d2_tensor **in,
         return d2_exec_run(pp, in, n_in, out, n_out, err);
     d2_run_limits lim = {0};
     lim.timeout_s = I->opt.timeout_s;
-    lim.deadline = d2_exec_clock() + I->opt.timeout_s;
+    lim.deadline = d2_interp_deadline(I);
+    if (!(lim.deadline > 0))
+        lim.deadline = d2_exec_clock() + I->opt.timeout_s;
     return d2_exec_run_limited(pp, &lim, in, n_in, out, n_out, err);
 }
 
