@@ -1,10 +1,11 @@
-/* npy.c - .npy reader and writer (NumPy's format: magic, version, a Python-dict header, raw data). */
+/* npy.c - NumPy .npy files (read, write) and .npz archives of them (read). */
 #include "npy.h"
 
 #include "backend.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -466,4 +467,118 @@ int d2_npy_save(const d2_tensor *t, const char *path, d2_err *err)
         return d2_err_set(err, D2_ERR_IO, "%s: write failed: %s", path, strerror(e));
     }
     return 0;
+}
+
+/* ======================================================================
+ * .npz files (numpy.savez: a zip archive of stored .npy members)
+ * ====================================================================== */
+
+static uint32_t rd16(const unsigned char *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
+static uint32_t rd32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static uint64_t rd64(const unsigned char *p) { return rd32(p) | (uint64_t)rd32(p + 4) << 32; }
+
+int d2_npz_load(const char *path, d2_npz_fn fn, void *ctx, d2_err *err)
+{
+    size_t len = 0;
+    unsigned char *z = (unsigned char *)d2_read_file(path, &len, err);
+    if (!z)
+        return -1;
+    int rc = -1;
+    /* end of central directory: 22 bytes plus a comment of up to 65535 */
+    size_t eocd = (size_t)-1;
+    for (size_t i = len >= 22 ? len - 22 : 0; len >= 22; i--) {
+        if (rd32(z + i) == 0x06054b50) {
+            eocd = i;
+            break;
+        }
+        if (i == 0 || len - i > 22 + 65535)
+            break;
+    }
+    if (eocd == (size_t)-1) {
+        d2_err_set(err, D2_ERR_FORMAT, "%s: not an .npz file (no zip directory)", path);
+        goto done;
+    }
+    uint64_t count = rd16(z + eocd + 10), cd = rd32(z + eocd + 16);
+    if (count == 0xffff || cd == 0xffffffffu) {
+        /* zip64 end of central directory locator just before */
+        if (eocd < 20 || rd32(z + eocd - 20) != 0x07064b50) {
+            d2_err_set(err, D2_ERR_FORMAT, "%s: bad zip64 directory", path);
+            goto done;
+        }
+        uint64_t off = rd64(z + eocd - 20 + 8);
+        if (off + 56 > len || rd32(z + off) != 0x06064b50) {
+            d2_err_set(err, D2_ERR_FORMAT, "%s: bad zip64 directory", path);
+            goto done;
+        }
+        count = rd64(z + off + 32);
+        cd = rd64(z + off + 48);
+    }
+    uint64_t pos = cd;
+    for (uint64_t k = 0; k < count; k++) {
+        if (pos + 46 > len || rd32(z + pos) != 0x02014b50) {
+            d2_err_set(err, D2_ERR_FORMAT, "%s: corrupt zip directory", path);
+            goto done;
+        }
+        uint32_t method = rd16(z + pos + 10);
+        uint64_t csize = rd32(z + pos + 20), usize = rd32(z + pos + 24);
+        uint32_t nlen = rd16(z + pos + 28), xlen = rd16(z + pos + 30), clen = rd16(z + pos + 32);
+        uint64_t loff = rd32(z + pos + 42);
+        if (pos + 46 + nlen + xlen + clen > len) {
+            d2_err_set(err, D2_ERR_FORMAT, "%s: corrupt zip directory", path);
+            goto done;
+        }
+        const unsigned char *x = z + pos + 46 + nlen, *xe = x + xlen;
+        while (x + 4 <= xe) {
+            uint32_t id = rd16(x), sz = rd16(x + 2);
+            const unsigned char *f = x + 4;
+            if (id == 1 && f + sz <= xe) {
+                if (usize == 0xffffffffu && f + 8 <= x + 4 + sz)
+                    usize = rd64(f), f += 8;
+                if (csize == 0xffffffffu && f + 8 <= x + 4 + sz)
+                    csize = rd64(f), f += 8;
+                if (loff == 0xffffffffu && f + 8 <= x + 4 + sz)
+                    loff = rd64(f);
+            }
+            x += 4 + sz;
+        }
+        char name[1024];
+        snprintf(name, sizeof name, "%.*s", (int)nlen, (const char *)z + pos + 46);
+        pos += 46 + nlen + xlen + clen;
+        if (method != 0) {
+            d2_err_set(err, D2_ERR_UNSUPPORTED,
+                       "%s: member '%s' is compressed; only numpy.savez archives (stored members) "
+                       "are supported, not savez_compressed", path, name);
+            goto done;
+        }
+        if (loff + 30 > len || rd32(z + loff) != 0x04034b50) {
+            d2_err_set(err, D2_ERR_FORMAT, "%s: corrupt zip member '%s'", path, name);
+            goto done;
+        }
+        uint64_t data = loff + 30 + rd16(z + loff + 26) + rd16(z + loff + 28);
+        if (data + csize > len || csize != usize) {
+            d2_err_set(err, D2_ERR_FORMAT, "%s: truncated zip member '%s'", path, name);
+            goto done;
+        }
+        size_t nl = strlen(name);
+        if (nl > 4 && strcmp(name + nl - 4, ".npy") == 0)
+            name[nl - 4] = '\0';
+        char what[1100];
+        snprintf(what, sizeof what, "%s:%s", path, name);
+        d2_tensor *t = d2_npy_parse(z + data, (size_t)csize, what, err);
+        if (!t)
+            goto done;
+        int r = fn(ctx, name, t, err);
+        d2_tensor_unref(t);
+        if (r != 0) {
+            rc = r;
+            goto done;
+        }
+    }
+    rc = 0;
+done:
+    d2_free(z);
+    return rc;
 }

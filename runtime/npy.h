@@ -1,4 +1,4 @@
-/* npy.h - NumPy .npy files: read (format versions 1.0, 2.0, 3.0) and write. */
+/* npy.h - NumPy .npy files: read (format versions 1.0, 2.0, 3.0) and write; .npz archives: read. */
 #ifndef DY2ST_NPY_H
 #define DY2ST_NPY_H
 
@@ -26,5 +26,13 @@ int d2_npy_write(d2_buf *b, const d2_tensor *t, d2_err *err);
 
 /* Writes t to path as .npy (replacing the file). */
 int d2_npy_save(const d2_tensor *t, const char *path, d2_err *err);
+
+/* Reads every array of an .npz file (numpy.savez: a zip archive of stored
+ * .npy members; savez_compressed's deflated members are refused). fn is called
+ * with each member's name (without ".npy") and a new CPU tensor it borrows;
+ * a non-zero return stops the walk and is returned. -1 with err set on a
+ * bad file. */
+typedef int (*d2_npz_fn)(void *ctx, const char *name, d2_tensor *t, d2_err *err);
+int d2_npz_load(const char *path, d2_npz_fn fn, void *ctx, d2_err *err);
 
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lib/paddle/jit.h"
+#include "npy.h"
 #include "pickle.h"
 #include "../testutil.h"
 
@@ -60,7 +61,7 @@ static void check_against_npz(const char *pdparams, const char *npz, const char 
     if (d2_pickle_load_params(pdparams, &p, &err) != 0)
         fail_msg("%s", err.msg);
     cmp_ctx c = {&p, prefix, 0};
-    assert_int_equal(d2_jit_npz_load(npz, cmp_member, &c, &err), 0);
+    assert_int_equal(d2_npz_load(npz, cmp_member, &c, &err), 0);
     assert_true(c.seen > 0);
     assert_int_equal(p.n, n_expected);
     d2_pickle_params_free(&p);

@@ -17,6 +17,7 @@
 #include "exec.h"
 #include "interp/interp.h"
 #include "lib/paddle/jit.h"
+#include "npy.h"
 #include "model_io.h"
 #include "../testutil.h"
 
@@ -139,7 +140,7 @@ static void run_sample(const char *sample)
     d2_prepared *pp = d2_exec_prepare(p, NULL, &err);
     assert_non_null(pp);
     tu_arrays a = {0};
-    assert_int_equal(d2_jit_npz_load(npz, tu_keep_array, &a, &err), 0);
+    assert_int_equal(d2_npz_load(npz, tu_keep_array, &a, &err), 0);
     int n_in = p->blocks[0].n_params, n_out = p->blocks[0].n_yields;
     static const char *const sets[] = {"example", "other"};
     int ran = 0;
@@ -508,16 +509,16 @@ static void test_npz(void **state)
     snprintf(path, sizeof path, "%s/tests/oracle/expected/greedy_decoder.npz", D2_SRCDIR);
     count_ctx c = {0, 0};
     d2_err err = {0};
-    assert_int_equal(d2_jit_npz_load(path, count_member, &c, &err), 0);
+    assert_int_equal(d2_npz_load(path, count_member, &c, &err), 0);
     /* 5 parameters; 2 input sets of 2 inputs, 2 eager and 2 static outputs */
     assert_int_equal(c.params, 5);
     assert_int_equal(c.n, 5 + 2 * (2 + 2 + 2));
     snprintf(path, sizeof path, "%s/tests/oracle/expected/greedy_decoder.json", D2_SRCDIR);
     d2_err_clear(&err);
-    assert_int_equal(d2_jit_npz_load(path, count_member, &c, &err), -1);
+    assert_int_equal(d2_npz_load(path, count_member, &c, &err), -1);
     assert_non_null(strstr(err.msg, "not an .npz file"));
     d2_err_clear(&err);
-    assert_int_equal(d2_jit_npz_load("/nonexistent/x.npz", count_member, &c, &err), -1);
+    assert_int_equal(d2_npz_load("/nonexistent/x.npz", count_member, &c, &err), -1);
     assert_int_equal(err.code, D2_ERR_IO);
 }
 

@@ -89,6 +89,7 @@ GOLDEN(nn_functional)
 GOLDEN(nn_layers)
 GOLDEN(numpy_basics)
 GOLDEN(models_eager)
+GOLDEN(numpy_npz)
 GOLDEN(misc_api)
 GOLDEN(composites)
 GOLDEN(numpy_format)
@@ -548,6 +549,7 @@ int main(void)
         cmocka_unit_test(test_golden_nn_layers),
         cmocka_unit_test(test_golden_numpy_basics),
         cmocka_unit_test(test_golden_models_eager),
+        cmocka_unit_test(test_golden_numpy_npz),
         cmocka_unit_test(test_golden_misc_api),
         cmocka_unit_test(test_golden_composites),
         cmocka_unit_test(test_golden_numpy_format),

@@ -99,7 +99,7 @@ static void trace_sample(const char *sample)
     double rtol = tu_json_number(meta, "rtol"), atol = tu_json_number(meta, "atol");
     tu_arrays a = {0};
     d2_err err = {0};
-    assert_int_equal(d2_jit_npz_load(npz, tu_keep_array, &a, &err), 0);
+    assert_int_equal(d2_npz_load(npz, tu_keep_array, &a, &err), 0);
     static const char *const sets[] = {"example", "other"};
     int ran = 0;
     for (int s = 0; s < 2; s++) {

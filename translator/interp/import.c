@@ -303,8 +303,22 @@ d2_obj *d2_import(d2_interp *I, const char *name, const d2_module *from)
         d2_obj *p = d2_import(I, parent, from);
         if (!p)
             return NULL;
-        d2_decref(p);
         m = d2_dict_get_str(I, I->modules, name);
+        const struct d2i_source *src = m ? NULL : module_source(I, name);
+        if (src && !src->absent) {
+            /* a library module written in Python under a package: a.b.c */
+            char path[4096];
+            snprintf(path, sizeof path, "<dy2st>/%s.py", name);
+            m = load_module_source(I, name, path, src->src, strlen(src->src));
+            if (m && p->kind == D2_OBJ_MODULE &&
+                d2_dict_set_str(I, D2_AS(d2_module, p)->dict, dot + 1, m) < 0)
+                d2_setref(&m, NULL);
+            d2_decref(p);
+            return m;
+        }
+        d2_decref(p);
+        if (src)
+            return d2_raise(I, "ImportError", "dy2st does not provide %s: %s", name, src->src);
         if (m)
             return d2_incref(m);
         return d2_raise(I, "ModuleNotFoundError", "No module named '%s'", name);

@@ -50,13 +50,6 @@ d2_program *d2_jit_last_program(d2_interp *I, d2_err *err);
  * on some path), raises its NameError and returns true. */
 bool d2_jit_raise_if_undef(d2_interp *I, d2_obj *o);
 
-/* Reads every array of an .npz file (numpy.savez: a zip archive of stored
- * .npy members; savez_compressed's deflated members are refused). fn is called
- * with each member's name (without ".npy") and a new CPU tensor it borrows;
- * a non-zero return stops the walk and is returned. -1 with err set on a
- * bad file. */
-typedef int (*d2_jit_npz_fn)(void *ctx, const char *name, d2_tensor *t, d2_err *err);
-int d2_jit_npz_load(const char *path, d2_jit_npz_fn fn, void *ctx, d2_err *err);
 
 /* Parses an input description "name:dtype[d0,d1,...]" (dims -1 or None
  * for unknown; "name:dtype" alone is a 0-d tensor) into *dt, *shape and the
