@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { EXIT_OK = 0, EXIT_ERROR = 1, EXIT_USAGE = 2 };
 
 const char cmd_convert_args[] = "FILE.py[:NAME] [--no-fallback]";
 const char cmd_convert_summary[] = "Print the converted source of a file's to_static functions.";
@@ -91,23 +90,18 @@ static int fail(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("dy2st: error: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    int r = cli_vreport(EXIT_ERROR, NULL, NULL, fmt, ap);
     va_end(ap);
-    return EXIT_ERROR;
+    return r;
 }
 
 static int usage(const char *cmd, const char *args, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("dy2st: error: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    int r = cli_vreport(EXIT_USAGE, cmd, args, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "usage: dy2st %s %s\n(see 'dy2st help %s')\n", cmd, args, cmd);
-    return EXIT_USAGE;
+    return r;
 }
 
 /* Splits "FILE.py[:NAME]" into a path and a name (NULL when absent). */

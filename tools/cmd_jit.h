@@ -2,6 +2,11 @@
 #ifndef DY2ST_CMD_JIT_H
 #define DY2ST_CMD_JIT_H
 
+#include <stdarg.h>
+
+/* The exit statuses of every command. */
+enum { EXIT_OK = 0, EXIT_ERROR = 1, EXIT_USAGE = 2 };
+
 /* Each takes argv[0] = the subcommand's name and returns the exit status
  * (0, 1 on an error, 2 on a usage error). */
 int cmd_convert(int argc, char **argv);
@@ -20,5 +25,11 @@ extern const char cmd_trace_args[], cmd_trace_summary[], cmd_trace_help[];
  * missing. Shared by every subcommand (defined in dy2st.c). */
 int cli_opt_value(int argc, char **argv, int *i, const char *name, const char *alt,
                   const char **val);
+
+/* Prints "dy2st: error: " and the message; for EXIT_USAGE also the usage
+ * line of command cmd (its synopsis args), or a pointer to 'dy2st help' when
+ * cmd is NULL. Returns status. Shared by every subcommand (dy2st.c). */
+int cli_vreport(int status, const char *cmd, const char *args, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
 
 #endif

@@ -22,7 +22,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-enum { EXIT_OK = 0, EXIT_ERROR = 1, EXIT_USAGE = 2 };
 
 typedef struct command {
     const char *name;
@@ -38,16 +37,26 @@ static int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage_error(const command *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+int cli_vreport(int status, const char *cmd, const char *args, const char *fmt, va_list ap)
+{
+    fputs("dy2st: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    if (status == EXIT_USAGE && cmd)
+        fprintf(stderr, "usage: dy2st %s %s\n(see 'dy2st help %s')\n", cmd, args, cmd);
+    else if (status == EXIT_USAGE)
+        fputs("(see 'dy2st help')\n", stderr);
+    return status;
+}
+
 /* Prints "dy2st: error: ..." and returns EXIT_ERROR. */
 static int error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("dy2st: error: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    int r = cli_vreport(EXIT_ERROR, NULL, NULL, fmt, ap);
     va_end(ap);
-    return EXIT_ERROR;
+    return r;
 }
 
 /* Prints line `line` of the text file `path` and a caret under character
@@ -119,15 +128,9 @@ static int usage_error(const command *c, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("dy2st: error: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    int r = cli_vreport(EXIT_USAGE, c ? c->name : NULL, c ? c->args : NULL, fmt, ap);
     va_end(ap);
-    if (c)
-        fprintf(stderr, "usage: dy2st %s %s\n(see 'dy2st help %s')\n", c->name, c->args, c->name);
-    else
-        fputs("(see 'dy2st help')\n", stderr);
-    return EXIT_USAGE;
+    return r;
 }
 
 /* Matches argv[*i] against option `name` (and short form `alt`, may be NULL)
