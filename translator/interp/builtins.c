@@ -389,25 +389,57 @@ BUILTIN(type_new)
 static FILE *out_file(d2_interp *I) { return I->opt.out ? I->opt.out : stdout; }
 
 /* sys.stdout / sys.stderr: OPAQUE objects whose payload is the FILE (not owned). */
+/* sys.stdout / sys.stderr (by identity): where their text goes; NULL for
+ * any other object. */
 static FILE *stream_of(d2_interp *I, d2_obj *o)
 {
-    if (o->kind != D2_OBJ_OPAQUE || !D2_AS(d2_opaque, o)->payload)
-        return NULL;
-    int which = (int)(intptr_t)D2_AS(d2_opaque, o)->payload;
-    if (which == 1)
+    if (o == I->st->streams[0])
         return out_file(I);
-    return I->opt.errout ? I->opt.errout : stderr;
+    if (o == I->st->streams[1])
+        return I->opt.errout ? I->opt.errout : stderr;
+    return NULL;
+}
+
+/* print() to an object other than the standard streams: file.write() of
+ * each argument's str, of sep between them and of end (None: " ", "\n"),
+ * then file.flush() when flush is true. */
+static int write_piece(d2_interp *I, d2_obj *file, d2_obj *text)
+{
+    d2_obj *r = text ? d2_call_method(I, file, "write", &text, 1, NULL) : NULL;
+    d2_decref(text);
+    d2_decref(r);
+    return r ? 0 : -1;
+}
+
+static d2_obj *print_to_object(d2_interp *I, d2_obj *file, d2_tuple *args, d2_obj *sep,
+                               d2_obj *end, d2_obj *flush)
+{
+    for (size_t i = 0; i < args->n; i++) {
+        if (i && write_piece(I, file, sep->kind == D2_OBJ_NONE ? d2_str_from(I, " ")
+                                                                : d2_incref(sep)) < 0)
+            return NULL;
+        if (write_piece(I, file, d2_str_of(I, args->items[i])) < 0)
+            return NULL;
+    }
+    if (write_piece(I, file, end->kind == D2_OBJ_NONE ? d2_str_from(I, "\n") : d2_incref(end)) < 0)
+        return NULL;
+    int fl = d2_truthy(I, flush);
+    if (fl < 0)
+        return NULL;
+    if (fl) {
+        d2_obj *r = d2_call_method(I, file, "flush", NULL, 0, NULL);
+        if (!r)
+            return NULL;
+        d2_decref(r);
+    }
+    return d2_none(I);
 }
 
 D2_FN(b_print) /* a[0] args, a[1] sep, a[2] end, a[3] file, a[4] flush */
 {
-    FILE *f = out_file(I);
-    if (a[3]->kind != D2_OBJ_NONE) {
-        f = stream_of(I, a[3]);
-        if (!f)
-            return d2_raise(I, "TypeError",
-                            "print(file=...) supports only None, sys.stdout and sys.stderr");
-    }
+    /* file: None or a standard stream is written directly; any other
+     * object gets each piece through its write() method, as in CPython */
+    FILE *f = a[3]->kind == D2_OBJ_NONE ? out_file(I) : stream_of(I, a[3]);
     const char *sep = " ", *end = "\n";
     size_t seplen = 1, endlen = 1;
     if (a[1]->kind != D2_OBJ_NONE) {
@@ -425,6 +457,8 @@ D2_FN(b_print) /* a[0] args, a[1] sep, a[2] end, a[3] file, a[4] flush */
         endlen = D2_AS(d2_str, a[2])->len;
     }
     d2_tuple *args = D2_AS(d2_tuple, a[0]);
+    if (!f)
+        return print_to_object(I, a[3], args, a[1], a[2], a[4]);
     d2_buf b;
     d2_buf_init(&b);
     for (size_t i = 0; i < args->n; i++) {

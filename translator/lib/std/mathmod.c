@@ -74,7 +74,7 @@ static d2_obj *round_fn(d2_interp *I, d2_obj *v, int mode)
     if (v->kind == D2_OBJ_INT || v->kind == D2_OBJ_BOOL)
         return d2_int_new(I, D2_AS(d2_int, v)->v);
     double x;
-    if (d2_to_double(I, v, "must be real number", &x) < 0)
+    if (num_arg(I, &v, 1, &x) < 0)
         return NULL;
     double r = mode == 0 ? floor(x) : mode == 1 ? ceil(x) : trunc(x);
     if (isnan(r))
