@@ -46,6 +46,13 @@ int d2_broadcast_shapes(const d2_shape *a, const d2_shape *b, d2_shape *out, con
     return 0;
 }
 
+static __attribute__((noinline, cold)) int negative_dim(const d2_type *t, int64_t d, d2_err *err)
+{
+    char ts[160];
+    d2_type_str(t, ts, sizeof ts);
+    return d2_err_set(err, D2_ERR_SHAPE, "%s has a negative dim %lld", ts, (long long)d);
+}
+
 int d2_type_check_size(const d2_type *t, d2_err *err)
 {
     if (t->shape.ndim < 0 || t->shape.ndim > D2_MAX_DIMS)
@@ -54,11 +61,8 @@ int d2_type_check_size(const d2_type *t, d2_err *err)
     int64_t known[D2_MAX_DIMS];
     for (int i = 0; i < t->shape.ndim; i++) {
         int64_t d = t->shape.dims[i];
-        if (d < -1) {
-            char ts[160];
-            d2_type_str(t, ts, sizeof ts);
-            return d2_err_set(err, D2_ERR_SHAPE, "%s has a negative dim %lld", ts, (long long)d);
-        }
+        if (__builtin_expect(d < -1, 0))
+            return negative_dim(t, d, err);
         known[i] = d < 0 ? 1 : d;
     }
     if ((unsigned)t->dtype >= D2_NUM_DTYPES)

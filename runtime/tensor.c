@@ -112,7 +112,9 @@ static void product_str(size_t es, int ndim, const int64_t *dims, char *out, siz
         off += (size_t)snprintf(out + off, n - off, "%09u", (unsigned)limb[i]);
 }
 
-int d2_tensor_check_size(d2_dtype dt, int ndim, const int64_t *shape, d2_err *err)
+/* The error of d2_tensor_check_size, kept out of its hot path. */
+static __attribute__((noinline, cold)) int size_error(d2_dtype dt, int ndim, const int64_t *shape,
+                                                       d2_err *err)
 {
     if (ndim < 0 || ndim > D2_MAX_DIMS)
         return d2_err_set(err, D2_ERR_SHAPE, "tensor rank %d exceeds the maximum of %d", ndim,
@@ -123,18 +125,6 @@ int d2_tensor_check_size(d2_dtype dt, int ndim, const int64_t *shape, d2_err *er
         if (shape[i] < 0)
             return d2_err_set(err, D2_ERR_SHAPE, "tensor dim %d is negative (%lld)", i,
                               (long long)shape[i]);
-    /* the strides are products of the nonzero dims, so those must fit too */
-    int64_t numel = 1, span = 1;
-    bool fits = true;
-    for (int i = 0; i < ndim; i++) {
-        fits = fits && d2_mul_i64(span, shape[i] ? shape[i] : 1, &span) &&
-               d2_mul_i64(numel, shape[i], &numel);
-    }
-    size_t bytes = 0, es = d2_dtype_size(dt);
-    if (fits && numel > 0)
-        fits = (uint64_t)numel <= SIZE_MAX && d2_mul_size((size_t)numel, es, &bytes);
-    if (fits && bytes <= d2_tensor_max_bytes())
-        return 0;
     char sh[D2_MAX_DIMS * 22 + 4], nb[200];
     size_t off = (size_t)snprintf(sh, sizeof sh, "[");
     for (int i = 0; i < ndim; i++)
@@ -148,9 +138,28 @@ int d2_tensor_check_size(d2_dtype dt, int ndim, const int64_t *shape, d2_err *er
         return d2_err_set(err, D2_ERR_SHAPE,
                           "cannot make a %s tensor of shape %s: its strides overflow",
                           d2_dtype_name(dt), sh);
-    product_str(es, ndim, shape, nb, sizeof nb);
+    product_str(d2_dtype_size(dt), ndim, shape, nb, sizeof nb);
     return d2_err_set(err, D2_ERR_NOMEM, "cannot allocate a %s tensor of shape %s: %s bytes",
                       d2_dtype_name(dt), sh, nb);
+}
+
+int d2_tensor_check_size(d2_dtype dt, int ndim, const int64_t *shape, d2_err *err)
+{
+    if ((unsigned)ndim > D2_MAX_DIMS || (unsigned)dt >= D2_NUM_DTYPES)
+        return size_error(dt, ndim, shape, err);
+    /* the strides are products of the nonzero dims, so those must fit too */
+    int64_t numel = 1, span = 1;
+    bool fits = true;
+    for (int i = 0; i < ndim; i++) {
+        int64_t d = shape[i];
+        fits &= d >= 0 && d2_mul_i64(span, d ? d : 1, &span) && d2_mul_i64(numel, d, &numel);
+    }
+    size_t bytes = 0;
+    if (fits && numel > 0)
+        fits = (uint64_t)numel <= SIZE_MAX && d2_mul_size((size_t)numel, d2_dtype_size(dt), &bytes);
+    if (__builtin_expect(fits, 1) && bytes <= d2_tensor_max_bytes())
+        return 0;
+    return size_error(dt, ndim, shape, err);
 }
 
 bool d2_shape_is_static(const d2_shape *s) { return d2_shape_numel(s) >= 0; }
