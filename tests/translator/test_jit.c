@@ -101,6 +101,7 @@ GOLDEN(setitem_static)
 GOLDEN(logic_static)
 GOLDEN(attrs_static)
 GOLDEN(size_static)
+GOLDEN(values_static)
 GOLDEN(globals_static)
 GOLDEN(print_static)
 
@@ -660,6 +661,7 @@ int main(void)
         cmocka_unit_test(test_golden_logic_static),
         cmocka_unit_test(test_golden_attrs_static),
         cmocka_unit_test(test_golden_size_static),
+        cmocka_unit_test(test_golden_values_static),
         cmocka_unit_test(test_golden_globals_static),
         cmocka_unit_test(test_golden_print_static),
         cmocka_unit_test(test_error_goldens),

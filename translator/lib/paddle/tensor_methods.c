@@ -239,6 +239,10 @@ static d2_obj *m_numpy(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, 
     D2_UNUSED(kw);
     if (nargs)
         return d2_raise(I, "TypeError", "Tensor.numpy() takes no arguments");
+    /* a symbolic tensor stays one, as Paddle's converted code keeps the
+     * Variable: its value flows on through the Program */
+    if (!TOBJ(self)->t)
+        return d2_incref(self);
     d2_tensor *h = d2_pd_host(I, self, "Tensor.numpy");
     if (!h)
         return NULL;
@@ -256,6 +260,8 @@ static d2_obj *m_item(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d
     if (D2_MODE(I)->tracer)
         trace_frozen(I, self, D2_FREEZE_ITEM);
     D2_UNUSED(kw);
+    if (!TOBJ(self)->t && nargs == 0)
+        return d2_incref(self); /* as Tensor.numpy: the Variable itself */
     d2_tensor *h = d2_pd_host(I, self, "Tensor.item");
     if (!h)
         return NULL;
