@@ -102,6 +102,7 @@ GOLDEN(logic_static)
 GOLDEN(attrs_static)
 GOLDEN(size_static)
 GOLDEN(values_static)
+GOLDEN(grown_lists_static)
 GOLDEN(globals_static)
 GOLDEN(print_static)
 
@@ -662,6 +663,7 @@ int main(void)
         cmocka_unit_test(test_golden_attrs_static),
         cmocka_unit_test(test_golden_size_static),
         cmocka_unit_test(test_golden_values_static),
+        cmocka_unit_test(test_golden_grown_lists_static),
         cmocka_unit_test(test_golden_globals_static),
         cmocka_unit_test(test_golden_print_static),
         cmocka_unit_test(test_error_goldens),

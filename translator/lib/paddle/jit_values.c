@@ -457,20 +457,39 @@ D2_FN(TA_extend)
     return d2_none(I);
 }
 
+/* The index of a list grown in a tensor loop: an int or an integer tensor,
+ * as an int64 tensor (negative counts from the end, in the kernels). */
+static d2_obj *array_index(d2_interp *I, d2_obj *i)
+{
+    if (i->kind == D2_OBJ_INT || i->kind == D2_OBJ_BOOL)
+        return d2_jit_constant(I, D2_I64, NULL, num_value(i));
+    if (is_tensor(i) && d2_dtype_is_int(TOBJ(i)->type.dtype))
+        return d2_incref(i);
+    return d2_raise(I, "TypeError",
+                    "a list grown inside a tensor loop is indexed by an int or an integer "
+                    "tensor, not %s", d2_type_name(i));
+}
+
 D2_FN(TA_getitem)
 {
-    d2_obj *t = tarray_t(I, self), *idx = NULL;
-    if (a[0]->kind == D2_OBJ_INT || a[0]->kind == D2_OBJ_BOOL)
-        idx = d2_jit_constant(I, D2_I64, NULL, num_value(a[0]));
-    else if (is_tensor(a[0]) && d2_dtype_is_int(TOBJ(a[0])->type.dtype))
-        idx = d2_incref(a[0]);
-    else
-        return d2_raise(I, "TypeError",
-                        "a list grown inside a tensor loop is indexed by an int or an integer "
-                        "tensor, not %s", d2_type_name(a[0]));
-    d2_obj *r = idx ? op_2(I, D2_OP_array_read, t, idx, NULL) : NULL;
+    d2_obj *idx = array_index(I, a[0]);
+    d2_obj *r = idx ? op_2(I, D2_OP_array_read, tarray_t(I, self), idx, NULL) : NULL;
     d2_decref(idx);
     return r;
+}
+
+/* a[i] = x: the array is rewritten functionally (array_write), as append. */
+D2_FN(TA_setitem)
+{
+    d2_obj *idx = array_index(I, a[0]);
+    d2_obj *x = idx ? array_element(I, self, a[1]) : NULL;
+    d2_obj *in[3] = {tarray_t(I, self), idx, x};
+    d2_obj *out = x ? d2_jit_op_n(I, D2_OP_array_write, in, 3, NULL) : NULL;
+    d2_decref(idx);
+    d2_decref(x);
+    int rc = out ? iset(I, self, "_t", out) : -1;
+    d2_decref(out);
+    return rc < 0 ? NULL : d2_none(I);
 }
 
 static d2_obj *TA_unsupported(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
@@ -638,6 +657,7 @@ int d2_jit_values_init(d2_interp *I, jit_state *s)
         D2_DEF("append", "x", TA_append, "list.append"),
         D2_DEF("extend", "iterable", TA_extend, "list.extend"),
         D2_DEF("__getitem__", "index", TA_getitem, "list.__getitem__"),
+        D2_DEF("__setitem__", "index, value", TA_setitem, "list.__setitem__"),
     };
     static const d2_fn_entry ta_m[] = {
         {"__len__", TA_unsupported}, {"__iter__", TA_unsupported}, {"pop", TA_unsupported},
