@@ -103,6 +103,7 @@ GOLDEN(attrs_static)
 GOLDEN(size_static)
 GOLDEN(values_static)
 GOLDEN(grown_lists_static)
+GOLDEN(for_forms_static)
 GOLDEN(globals_static)
 GOLDEN(print_static)
 
@@ -664,6 +665,7 @@ int main(void)
         cmocka_unit_test(test_golden_size_static),
         cmocka_unit_test(test_golden_values_static),
         cmocka_unit_test(test_golden_grown_lists_static),
+        cmocka_unit_test(test_golden_for_forms_static),
         cmocka_unit_test(test_golden_globals_static),
         cmocka_unit_test(test_golden_print_static),
         cmocka_unit_test(test_error_goldens),

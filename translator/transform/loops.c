@@ -9,6 +9,7 @@
  *       def for_body_L(target, vars): A; return vars
  *       vars = _jst.For(it, for_body_L, (vars,), ('vars',)[, for_cond_L])
  *   for ... in range(...) / enumerate(...) -> _jst.Range(...) / _jst.Enumerate(...)
+ *   (enumerate(range(...)) -> _jst.Enumerate(_jst.Range(...)))
  * vars are the loop-carried variables (locals only: G[k] = v on a global
  * leaves G a global), with obj.attr assigned in the body carried through
  * _attr_obj_attr (set before each cond/body run, read back after). A Python
@@ -20,7 +21,7 @@
 /* ---- rewrite: the iterable of a for loop ---- */
 
 /* The iterable of a for loop: range(...) -> _jst.Range(...),
- * enumerate(...) -> _jst.Enumerate(...). */
+ * enumerate(...) -> _jst.Enumerate(...), and a range(...) enumerated. */
 void xf_rewrite_for_iter(X *x, d2_ast_stmt *s)
 {
     d2_ast_expr *it = s->for_.iter;
@@ -29,8 +30,14 @@ void xf_rewrite_for_iter(X *x, d2_ast_stmt *s)
     const char *id = it->call.func->name.id;
     if (strcmp(id, "range") == 0)
         it->call.func = xf_jst(x, "Range", it->call.func->span);
-    else if (strcmp(id, "enumerate") == 0)
+    else if (strcmp(id, "enumerate") == 0) {
         it->call.func = xf_jst(x, "Enumerate", it->call.func->span);
+        /* enumerate(range(...)): the range may have tensor bounds too */
+        d2_ast_expr *r = it->call.args.n ? it->call.args.items[0] : NULL;
+        if (r && r->kind == D2_AST_CALL && r->call.func->kind == D2_AST_NAME &&
+            strcmp(r->call.func->name.id, "range") == 0)
+            r->call.func = xf_jst(x, "Range", r->call.func->span);
+    }
 }
 
 /* ---- structure: while and for ---- */

@@ -827,19 +827,21 @@ D2_FN(JST_Enumerate)
 {
     if (is_sym(a[0]) || is_array(I, a[0]))
         return new_range(I, "enumerate", a[0], a[1], I->none);
+    if (is_inst(I, a[0], JS(I)->range_cls)) /* enumerate(range(tensor bounds)) */
+        return new_range(I, "enumerate_range", a[0], a[1], I->none);
     d2_obj *en = d2_dict_get_str(I, I->builtins, "enumerate");
     if (!en)
         return d2_raise(I, "NameError", "enumerate");
     return d2_call(I, en, a, 2, NULL);
 }
 
-enum { FOR_RANGE, FOR_ROWS, FOR_ENUM, FOR_ARRAY };
+enum { FOR_RANGE, FOR_ROWS, FOR_ENUM, FOR_ARRAY, FOR_ENUM_RANGE };
 
 typedef struct for_ctx {
     d2_obj *body_fn, *cond_fn; /* cond_fn NULL without a break */
     size_t n;                  /* the loop's own variables (after the index) */
     int kind;
-    d2_obj *x;                 /* iterated tensor (rows) or array tensor */
+    d2_obj *x;                 /* iterated tensor (rows), array tensor, or the range's start */
     d2_obj *stop, *step;       /* Python ints or tensors */
     d2_obj *offset;            /* enumerate's start (Python int) */
     bool step_neg;             /* Python step < 0 */
@@ -922,6 +924,16 @@ static int for_body(d2_interp *I, void *vctx, d2_obj **vals, d2_obj **out)
     case FOR_RANGE: item = d2_incref(vals[0]); break;
     case FOR_ROWS: item = row_at(I, c->x, vals[0]); break;
     case FOR_ARRAY: item = op_2(I, D2_OP_array_read, c->x, vals[0], NULL); break;
+    case FOR_ENUM_RANGE: { /* (offset + (v - start) // step, v) */
+        d2_obj *d = d2_binop(I, D2_OP_SUB, vals[0], c->x);
+        d2_obj *q = d ? d2_binop(I, D2_OP_FLOOR_DIV, d, c->step) : NULL;
+        d2_obj *k = q ? d2_binop(I, D2_OP_ADD, q, c->offset) : NULL;
+        item = k ? d2_tuple_pack(I, 2, k, vals[0]) : NULL;
+        d2_decref(d);
+        d2_decref(q);
+        d2_decref(k);
+        break;
+    }
     case FOR_ENUM: {
         d2_obj *row = is_array(I, c->x) ? op_2(I, D2_OP_array_read, tarray_t(I, c->x), vals[0], NULL)
                                         : row_at(I, c->x, vals[0]);
@@ -1120,10 +1132,17 @@ D2_FN(JST_For)
     if (is_inst(I, it, JS(I)->range_cls)) {
         const char *kind = cstr(iget(I, it, "kind"));
         index_loop = true;
-        if (kind && strcmp(kind, "range") == 0) {
-            start = d2_incref(iget(I, it, "a"));
-            c.stop = iget(I, it, "b");
-            c.step = iget(I, it, "c");
+        d2_obj *rg = it;
+        if (kind && strcmp(kind, "enumerate_range") == 0) {
+            rg = iget(I, it, "a");
+            c.kind = FOR_ENUM_RANGE;
+            c.offset = iget(I, it, "b");
+            c.x = iget(I, rg, "a");
+        }
+        if (kind && (strcmp(kind, "range") == 0 || strcmp(kind, "enumerate_range") == 0)) {
+            start = d2_incref(iget(I, rg, "a"));
+            c.stop = iget(I, rg, "b");
+            c.step = iget(I, rg, "c");
             if (c.step->kind == D2_OBJ_INT && D2_AS(d2_int, c.step)->v == 0) {
                 d2_raise(I, "ValueError", "range() arg 3 must not be zero");
                 goto done;
