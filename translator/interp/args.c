@@ -511,18 +511,8 @@ int d2_class_add_defs(d2_interp *I, d2_class *cls, const d2_def *defs, size_t n,
 {
     for (size_t i = 0; i < n; i++) {
         const d2_def *def = def_with_flags(I, &defs[i], extra_flags);
-        d2_obj *b = def ? d2_def_new(I, def, NULL) : NULL;
-        if (!b)
+        if (!def || d2i_class_add_descr(I, cls, def->name, d2_def_new(I, def, NULL)) < 0)
             return -1;
-        b->cls = I->st->method_descr;
-        if (strcmp(def->name, "__new__") != 0)
-            D2_AS(d2_builtin, b)->owner = cls;
-        int rc = d2_dict_set_str(I, cls->dict, def->name, b);
-        d2_decref(b);
-        if (rc < 0)
-            return -1;
-        if (def->name[0] == '_' && def->name[1] == '_')
-            d2i_class_update_flags(I, cls);
     }
     return 0;
 }

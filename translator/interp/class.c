@@ -167,9 +167,8 @@ d2_class *d2_class_new_builtin(d2_interp *I, const char *name, d2_class *base, d
     return d2i_class_new(I, name, base, layout, module, true);
 }
 
-int d2_class_add_method(d2_interp *I, d2_class *cls, const char *name, d2_builtin_fn fn)
+int d2i_class_add_descr(d2_interp *I, d2_class *cls, const char *name, d2_obj *b)
 {
-    d2_obj *b = d2_builtin_new(I, name, fn, NULL, NULL);
     if (!b)
         return -1;
     b->cls = I->st->method_descr;
@@ -180,6 +179,11 @@ int d2_class_add_method(d2_interp *I, d2_class *cls, const char *name, d2_builti
     if (rc == 0 && name[0] == '_' && name[1] == '_')
         d2i_class_update_flags(I, cls);
     return rc;
+}
+
+int d2_class_add_method(d2_interp *I, d2_class *cls, const char *name, d2_builtin_fn fn)
+{
+    return d2i_class_add_descr(I, cls, name, d2_builtin_new(I, name, fn, NULL, NULL));
 }
 
 static d2_obj *property_new(d2_interp *I, d2_obj *get, d2_obj *set)

@@ -120,17 +120,12 @@ void d2i_set_nomem(d2_interp *I)
     I->exc_span = I->frame ? I->frame->span : (d2_span){0};
 }
 
-/* The largest object a script may build, in bytes: above it MemoryError is
- * raised before anything is allocated. */
-#define MAX_OBJECT_BYTES ((size_t)1 << 30)
-
-bool d2i_size_ok(d2_interp *I, uint64_t a, uint64_t b, size_t unit, const char *kind)
+bool d2i_size_error(d2_interp *I, uint64_t a, uint64_t b, size_t unit, const char *kind)
 {
-    size_t n, bytes;
+    size_t n;
     bool fits = d2_mul_size((size_t)a, (size_t)b, &n) && (uint64_t)(size_t)a == a &&
                 (uint64_t)(size_t)b == b;
-    if (fits && d2_mul_size(n, unit ? unit : 1, &bytes) && bytes <= MAX_OBJECT_BYTES)
-        return true;
+    (void)unit;
     const char *units = strcmp(kind, "str") == 0     ? "characters"
                         : strcmp(kind, "bytes") == 0 ? "bytes"
                         : strcmp(kind, "dict") == 0  ? "entries"

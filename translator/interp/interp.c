@@ -165,7 +165,8 @@ d2_interp *d2_interp_new(const d2_interp_options *opt, d2_err *err)
     }
     for (size_t i = 0; i < d2_lib_nmodules; i++) {
         d2_err merr = {0};
-        if (d2_lib_modules[i].init(I, &merr) == 0)
+        const d2_lib_module *lm = &d2_lib_modules[i];
+        if ((lm->init ? lm->init(I) : lm->init_err(I, &merr)) == 0)
             continue;
         if (merr.code != D2_OK) {
             if (err)

@@ -97,7 +97,8 @@ struct d2_interp {
  * failure that is not a Python exception, e.g. no such OpenCL device). */
 typedef struct d2_lib_module {
     const char *name;
-    int (*init)(d2_interp *I, d2_err *err);
+    int (*init)(d2_interp *I);                  /* the usual form, or NULL */
+    int (*init_err)(d2_interp *I, d2_err *err); /* one that may fail outside Python */
 } d2_lib_module;
 extern const d2_lib_module d2_lib_modules[];
 extern const size_t d2_lib_nmodules;

@@ -195,6 +195,10 @@ d2_class *d2i_class_make(d2_interp *I, const char *name, d2_obj *bases, d2_dict 
                          d2_obj_kind layout, d2_module *module);
 d2_obj *d2i_mro_lookup(d2_interp *I, d2_class *cls, const char *name);
 void d2i_class_update_flags(d2_interp *I, d2_class *cls);
+/* Makes builtin b (a new reference it steals; NULL: -1) a method of cls
+ * named name: a method descriptor whose receiver must be an instance of
+ * cls (except __new__, which receives the class). */
+int d2i_class_add_descr(d2_interp *I, d2_class *cls, const char *name, d2_obj *b);
 int d2i_issubclass(d2_class *a, d2_class *b);
 d2_obj *d2i_type_call(d2_interp *I, d2_class *cls, d2_obj **args, size_t nargs, d2_dict *kw);
 int d2i_object_setattr(d2_interp *I, d2_obj *o, const char *name, d2_obj *v);
@@ -205,9 +209,25 @@ d2_obj *d2i_super_new(d2_interp *I, d2_class *cls, d2_obj *self);
 int d2i_make_exceptions(d2_interp *I);
 d2_obj *d2i_exc_new(d2_interp *I, d2_class *cls, d2_obj **args, size_t nargs);
 void d2i_set_nomem(d2_interp *I); /* raises the preallocated MemoryError */
+/* The largest object a script may build, in bytes: above it MemoryError is
+ * raised before anything is allocated. */
+#define D2I_MAX_OBJECT_BYTES ((size_t)1 << 30)
+/* The MemoryError of d2i_size_ok (false). */
+bool d2i_size_error(d2_interp *I, uint64_t a, uint64_t b, size_t unit, const char *kind)
+    __attribute__((cold));
 /* true when a*b items of unit bytes each fit the object size limit; otherwise
- * false with MemoryError "cannot allocate a KIND of N characters/items". */
-bool d2i_size_ok(d2_interp *I, uint64_t a, uint64_t b, size_t unit, const char *kind);
+ * false with MemoryError "cannot allocate a KIND of N characters/items".
+ * Inline: every str, list and dict allocation asks. */
+static inline bool d2i_size_ok(d2_interp *I, uint64_t a, uint64_t b, size_t unit,
+                               const char *kind)
+{
+    size_t n, bytes;
+    if ((uint64_t)(size_t)a == a && (uint64_t)(size_t)b == b &&
+        d2_mul_size((size_t)a, (size_t)b, &n) && d2_mul_size(n, unit ? unit : 1, &bytes) &&
+        bytes <= D2I_MAX_OBJECT_BYTES)
+        return true;
+    return d2i_size_error(I, a, b, unit, kind);
+}
 void d2i_set_exc(d2_interp *I, d2_obj *exc);
 void d2i_render_exception(d2_interp *I); /* the uncaught exception into I->diag, cleared */
 
