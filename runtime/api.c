@@ -408,7 +408,7 @@ int dy2st_model_run_with_options(dy2st_model *m, const dy2st_run_options *opts,
         lim.max_bytes = opts->max_bytes;
         lim.timeout_s = opts->timeout_s;
         if (opts->timeout_s > 0)
-            lim.deadline = d2_exec_clock() + opts->timeout_s;
+            lim.deadline = d2_monotonic_s() + opts->timeout_s;
     }
     int n_in = dy2st_model_num_inputs(m), n_out = dy2st_model_num_outputs(m);
     d2_tensor **in = NULL, **out = NULL;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <stdatomic.h>
 
@@ -231,4 +232,11 @@ char *d2_read_file(const char *path, size_t *len, d2_err *err)
     }
     *len = got;
     return s;
+}
+
+double d2_monotonic_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }

@@ -64,6 +64,10 @@ void d2_err_prefix(d2_err *err, const char *fmt, ...) __attribute__((format(prin
 void d2_err_clear(d2_err *err);
 const char *d2_errcode_name(d2_errcode code);
 
+/* Seconds of CLOCK_MONOTONIC: the one clock of deadlines, timeouts and
+ * timings (the executor's run limits, the interpreter's timeout, time.monotonic). */
+double d2_monotonic_s(void);
+
 /* Checked size arithmetic: every shape -> element count -> byte count
  * computation goes through these. They store the result and return true, or
  * return false (result unspecified) when it does not fit. */

@@ -561,13 +561,6 @@ static int gather_inputs(d2_exec_frame *f, const d2_op *op, const d2_opdef *def,
 
 /* ---- limits ---- */
 
-double d2_exec_clock(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* The same clock as of its last tick (a few ms behind at most, never ahead):
  * several times cheaper to read, so a deadline is checked after every op. */
 static double coarse_clock(void)
@@ -577,7 +570,7 @@ static double coarse_clock(void)
     clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 #else
-    return d2_exec_clock();
+    return d2_monotonic_s();
 #endif
 }
 

@@ -37,15 +37,13 @@ typedef enum {
  * tensors the run's ops allocate against max_bytes. A kernel already running
  * is not interrupted. Exceeding a limit fails the run with D2_ERR_LIMIT. */
 typedef struct d2_run_limits {
-    double deadline;          /* absolute, on the d2_exec_clock() scale; 0: none */
+    double deadline;          /* absolute, on the d2_monotonic_s() scale; 0: none */
     double timeout_s;         /* the timeout the deadline came from, for messages; 0: unknown */
     const atomic_int *cancel; /* the run stops once *cancel is nonzero; NULL: none */
     size_t max_bytes;         /* cap on the bytes the run's ops allocate in all; 0: none */
     d2_limit_kind hit;        /* out: the limit that stopped the run */
 } d2_run_limits;
 
-/* Monotonic clock in seconds (the scale of d2_run_limits.deadline). */
-double d2_exec_clock(void);
 
 /* d2_exec_run under limits (NULL: none). Each concurrent run needs its own
  * d2_run_limits (they may share one cancel flag). */

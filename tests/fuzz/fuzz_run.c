@@ -71,7 +71,7 @@ static void run_program(const d2_program *p, uint32_t seed)
     if (pp) {
         d2_run_limits lim = {0};
         lim.timeout_s = 0.05;
-        lim.deadline = d2_exec_clock() + lim.timeout_s;
+        lim.deadline = d2_monotonic_s() + lim.timeout_s;
         lim.max_bytes = 4 * RUN_MAX_BYTES;
         if (d2_exec_run_limited(pp, &lim, in, ni, out, no, &err) != 0) {
             if (err.msg[0] == '\0')

@@ -12,12 +12,6 @@ int d2_stack_check(d2_interp *I)
     return d2i_stack_check(I);
 }
 
-static double monotonic_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Sets the C stack reference point and budget, and the deadline, at the outermost entry. */
 void d2i_stack_begin(d2_interp *I, const char *base)
@@ -40,7 +34,7 @@ void d2i_stack_begin(d2_interp *I, const char *base)
     }
     st->stack_budget = budget;
     st->ticks = 1; /* the first check reads the clock */
-    st->deadline = I->opt.timeout_s > 0 ? monotonic_s() + I->opt.timeout_s : 0;
+    st->deadline = I->opt.timeout_s > 0 ? d2_monotonic_s() + I->opt.timeout_s : 0;
 }
 
 double d2_interp_deadline(const d2_interp *I)
@@ -54,7 +48,7 @@ int d2i_tick_slow(d2_interp *I)
 {
     struct d2_interp_state *st = I->st;
     st->ticks = TICK_PERIOD;
-    if (st->deadline == 0 || monotonic_s() < st->deadline)
+    if (st->deadline == 0 || d2_monotonic_s() < st->deadline)
         return 0;
     st->ticks = 1; /* stays expired: an except clause cannot run on past it */
     d2_raise(I, "TimeoutError", "the run exceeded its time limit of %g s", I->opt.timeout_s);

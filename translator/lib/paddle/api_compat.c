@@ -824,11 +824,7 @@ static int copy_namespace(d2_interp *I, const char *name, const char *of, const 
 static int alias(d2_interp *I, const char *mod, const char *name, const char *src,
                  const char *src_name)
 {
-    d2_obj *m = d2_dict_get_str(I, I->modules, mod);
-    d2_obj *v = d2_jit_mod_attr(I, src, src_name);
-    if (!m || m->kind != D2_OBJ_MODULE || !v)
-        return 0;
-    return d2_dict_set_str(I, D2_AS(d2_module, m)->dict, name, v);
+    return d2_jit_alias(I, mod, name, d2_jit_mod_attr(I, src, src_name));
 }
 
 int d2_api_compat_init(d2_interp *I)

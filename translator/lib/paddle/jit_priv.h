@@ -49,7 +49,7 @@ static inline int d2_jit_exec_run(d2_interp *I, d2_prepared *pp, d2_tensor **in,
     lim.timeout_s = I->opt.timeout_s;
     lim.deadline = d2_interp_deadline(I);
     if (!(lim.deadline > 0))
-        lim.deadline = d2_exec_clock() + I->opt.timeout_s;
+        lim.deadline = d2_monotonic_s() + I->opt.timeout_s;
     return d2_exec_run_limited(pp, &lim, in, n_in, out, n_out, err);
 }
 
@@ -74,6 +74,9 @@ d2_module *d2_jit_get_module(d2_interp *I, const char *name);
 
 /* A builtin module's attribute (borrowed) or NULL. */
 d2_obj *d2_jit_mod_attr(d2_interp *I, const char *mod, const char *name);
+/* m.name = v for the module registered as mod (nothing when there is no such
+ * module or v is NULL); v borrowed. 0 or -1. */
+int d2_jit_alias(d2_interp *I, const char *mod, const char *name, d2_obj *v);
 
 /* Whether o is an instance of paddle.nn.Layer. */
 bool d2_jit_is_layer(d2_interp *I, d2_obj *o);

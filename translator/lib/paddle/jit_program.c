@@ -1322,21 +1322,14 @@ static d2_ast_stmt *wrapper_def(d2_arena *a, d2_span sp)
 
 /* Wraps user function fn as a to_static function (a Python function, so
  * it binds as a method; attributes code and __wrapped__). */
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static d2_obj *make_static_impl(d2_interp *I, d2_obj *fn, d2_obj *spec, d2_obj *bound);
 
 /* make_static_impl, timed for _jst._stats. */
 static d2_obj *make_static(d2_interp *I, d2_obj *fn, d2_obj *spec, d2_obj *bound)
 {
-    double t0 = now_s();
+    double t0 = d2_monotonic_s();
     d2_obj *w = make_static_impl(I, fn, spec, bound);
-    JS(I)->decorate_s += now_s() - t0;
+    JS(I)->decorate_s += d2_monotonic_s() - t0;
     JS(I)->decorated++;
     return w;
 }

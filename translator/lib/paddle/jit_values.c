@@ -33,6 +33,14 @@ d2_obj *d2_jit_mod_attr(d2_interp *I, const char *mod, const char *name)
     return d2_dict_get_str(I, D2_AS(d2_module, m)->dict, name);
 }
 
+int d2_jit_alias(d2_interp *I, const char *mod, const char *name, d2_obj *v)
+{
+    d2_obj *m = d2_dict_get_str(I, I->modules, mod);
+    if (!m || m->kind != D2_OBJ_MODULE || !v)
+        return 0;
+    return d2_dict_set_str(I, D2_AS(d2_module, m)->dict, name, v);
+}
+
 bool d2_jit_is_layer(d2_interp *I, d2_obj *o)
 {
     d2_obj *lc = d2_jit_mod_attr(I, "paddle.nn", "Layer");

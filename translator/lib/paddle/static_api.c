@@ -937,15 +937,6 @@ D2_FN(F_cross_entropy)
  * Registration
  * ====================================================================== */
 
-/* m.name = v for the module registered as mod (when there is one). */
-static int alias(d2_interp *I, const char *mod, const char *name, d2_obj *v)
-{
-    d2_obj *m = d2_dict_get_str(I, I->modules, mod);
-    if (!m || m->kind != D2_OBJ_MODULE || !v)
-        return 0;
-    return d2_dict_set_str(I, D2_AS(d2_module, m)->dict, name, v);
-}
-
 /* Makes module name (created when missing) an alias of module of: the same
  * namespace under another path. */
 static int share_namespace(d2_interp *I, const char *name, const char *of)
@@ -1049,7 +1040,7 @@ static int add_optimizers(d2_interp *I)
     if (!base)
         rc = -1;
     if (rc == 0 && !d2_jit_mod_attr(I, "paddle", "optimizer"))
-        rc = alias(I, "paddle", "optimizer", (d2_obj *)m);
+        rc = d2_jit_alias(I, "paddle", "optimizer", (d2_obj *)m);
     d2_decref((d2_obj *)m);
     return rc;
 }
@@ -1158,7 +1149,7 @@ int d2_static_api_init(d2_interp *I)
         !d2_jit_mod_attr(I, "paddle.nn.functional", "cross_entropy") &&
         d2_module_add_defs(I, D2_AS(d2_module, Fm), F_defs, D2_COUNTOF(F_defs)) < 0)
         return -1;
-    if (alias(I, "paddle.framework", "CPUPlace", d2_jit_mod_attr(I, "paddle", "CPUPlace")) < 0)
+    if (d2_jit_alias(I, "paddle.framework", "CPUPlace", d2_jit_mod_attr(I, "paddle", "CPUPlace")) < 0)
         return -1;
     if (!s->guard_cls || !s->static_nn ||
         d2_dict_set_str(I, s->statics->dict, "nn", (d2_obj *)s->static_nn) < 0 ||
@@ -1168,28 +1159,28 @@ int d2_static_api_init(d2_interp *I)
         return -1;
     /* the fluid spellings */
     d2_dict *sd = s->statics->dict;
-    if (alias(I, "paddle.fluid", "io", (d2_obj *)s->fluid_io) < 0 ||
-        alias(I, "paddle.fluid", "Executor", (d2_obj *)s->exe_cls) < 0 ||
-        alias(I, "paddle.fluid", "Program", (d2_obj *)s->prog_cls) < 0 ||
-        alias(I, "paddle.fluid", "CompiledProgram", (d2_obj *)cp) < 0 ||
-        alias(I, "paddle.fluid", "default_main_program",
+    if (d2_jit_alias(I, "paddle.fluid", "io", (d2_obj *)s->fluid_io) < 0 ||
+        d2_jit_alias(I, "paddle.fluid", "Executor", (d2_obj *)s->exe_cls) < 0 ||
+        d2_jit_alias(I, "paddle.fluid", "Program", (d2_obj *)s->prog_cls) < 0 ||
+        d2_jit_alias(I, "paddle.fluid", "CompiledProgram", (d2_obj *)cp) < 0 ||
+        d2_jit_alias(I, "paddle.fluid", "default_main_program",
               d2_dict_get_str(I, sd, "default_main_program")) < 0 ||
-        alias(I, "paddle.fluid", "default_startup_program",
+        d2_jit_alias(I, "paddle.fluid", "default_startup_program",
               d2_dict_get_str(I, sd, "default_startup_program")) < 0 ||
-        alias(I, "paddle.fluid", "data", d2_dict_get_str(I, sd, "data")) < 0 ||
-        alias(I, "paddle.fluid", "cpu_places", d2_dict_get_str(I, sd, "cpu_places")) < 0 ||
-        alias(I, "paddle.fluid", "enable_dygraph",
+        d2_jit_alias(I, "paddle.fluid", "data", d2_dict_get_str(I, sd, "data")) < 0 ||
+        d2_jit_alias(I, "paddle.fluid", "cpu_places", d2_dict_get_str(I, sd, "cpu_places")) < 0 ||
+        d2_jit_alias(I, "paddle.fluid", "enable_dygraph",
               d2_jit_mod_attr(I, "paddle", "disable_static")) < 0 ||
-        alias(I, "paddle.fluid", "disable_dygraph",
+        d2_jit_alias(I, "paddle.fluid", "disable_dygraph",
               d2_jit_mod_attr(I, "paddle", "enable_static")) < 0 ||
-        alias(I, "paddle.fluid", "in_dygraph_mode",
+        d2_jit_alias(I, "paddle.fluid", "in_dygraph_mode",
               d2_jit_mod_attr(I, "paddle", "in_dynamic_mode")) < 0 ||
-        alias(I, "paddle.fluid.dygraph", "enabled",
+        d2_jit_alias(I, "paddle.fluid.dygraph", "enabled",
               d2_jit_mod_attr(I, "paddle", "in_dynamic_mode")) < 0 ||
-        alias(I, "paddle.fluid.dygraph", "ProgramTranslator", (d2_obj *)s->pt_cls) < 0 ||
-        alias(I, "paddle.framework", "in_dynamic_mode",
+        d2_jit_alias(I, "paddle.fluid.dygraph", "ProgramTranslator", (d2_obj *)s->pt_cls) < 0 ||
+        d2_jit_alias(I, "paddle.framework", "in_dynamic_mode",
               d2_jit_mod_attr(I, "paddle", "in_dynamic_mode")) < 0 ||
-        alias(I, "paddle.static", "cpu_places", d2_dict_get_str(I, sd, "cpu_places")) < 0)
+        d2_jit_alias(I, "paddle.static", "cpu_places", d2_dict_get_str(I, sd, "cpu_places")) < 0)
         return -1;
     /* the module paths Paddle's documentation spells paddle.jit's objects with
      * (paddle.jit.api.TracedLayer, paddle.jit.dy2static.program_translator

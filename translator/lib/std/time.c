@@ -14,9 +14,7 @@ D2_FN(time_time)
 
 D2_FN(time_perf_counter)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return d2_float_new(I, (double)ts.tv_sec + ts.tv_nsec * 1e-9);
+    return d2_float_new(I, d2_monotonic_s());
 }
 
 D2_FN(time_sleep) /* a[0] secs */
