@@ -34,6 +34,12 @@ typedef struct d2_tensor_obj {
     /* symbolic: the builder's list of its tensors (d2_builder.syms), so that
      * a finished builder reaches them without scanning every object */
     struct d2_tensor_obj *sym_prev, *sym_next;
+    /* eager autograd: the tape node that produced this tensor (NULL for a
+     * leaf) and which of its outputs this is; for a leaf that requires a
+     * gradient, the gradient accumulated by backward (a tensor object or NULL) */
+    struct d2_gnode *grad_node;
+    int grad_slot;
+    d2_obj *grad;
 } d2_tensor_obj;
 
 /* A numpy.ndarray: a concrete CPU tensor with NumPy semantics. */
