@@ -18,6 +18,7 @@ enum {
     D2_OPF_SHAPE_INPUTS = 1 << 1,   /* optional tensor inputs carry shape values read on the host */
     D2_OPF_ALLOCS_OUTPUTS = 1 << 2, /* the kernel creates its outputs (views, arrays) */
     D2_OPF_SIDE_EFFECT = 1 << 3,    /* never removed by dead-code elimination */
+    D2_OPF_NO_GRAD = 1 << 4,        /* not differentiable: no gradient flows through it */
 };
 
 typedef enum {
@@ -217,6 +218,7 @@ int infer_softmax(d2_infer_ctx *ic);
 int infer_cast(d2_infer_ctx *ic);
 int infer_where(d2_infer_ctx *ic);
 int infer_reduce(d2_infer_ctx *ic);
+int infer_reduce_as(d2_infer_ctx *ic);
 int infer_argminmax(d2_infer_ctx *ic);
 int infer_reshape(d2_infer_ctx *ic);
 int infer_flatten(d2_infer_ctx *ic);

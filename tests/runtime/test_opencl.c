@@ -413,6 +413,7 @@ static void build_cases(void)
         {"tanh", "", "", MATH, false},
         {"sigmoid", "", "", MATH, false},
         {"silu", "", "", MATH, false},
+        {"erf", "", "", MATH, false},
         {"gelu", "", "", MATH, false},
         {"gelu", "approximate = true", "", MATH, false},
         {"leaky_relu", "", "", ARITH, false},
@@ -507,6 +508,14 @@ static void build_cases(void)
     add_case("sum", "axis = [1], dtype = float32", "i32[4,9]", MATH);
     add_error_case("max", "axis = [0]", "f32[0,3]", "empty axis");
     add_error_case("sum", "axis = [0, 0]", "f32[2,3]", "more than once");
+
+    /* reduce_as: sums broadcast dims back to the target's shape */
+    for (int d = 0; d < 4; d++) {
+        add_case("reduce_as", "", fmt("%s[3,7,33] f32[7,1]", DT[d]), d < 2 ? MATH : EXACT);
+        add_case("reduce_as", "", fmt("%s[2,3,4,5] %s[2,1,4,1]", DT[d], DT[d]), d < 2 ? MATH : EXACT);
+        add_case("reduce_as", "", fmt("%s[257] %s[]", DT[d], DT[d]), d < 2 ? MATH : EXACT);
+        add_case("reduce_as", "", fmt("%s[3,4] %s[3,4]", DT[d], DT[d]), EXACT);
+    }
 
     /* argmax / argmin */
     static const char *am[][2] = {
