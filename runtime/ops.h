@@ -240,6 +240,7 @@ int infer_numel(d2_infer_ctx *ic);
 int infer_assign(d2_infer_ctx *ic);
 int infer_set_value(d2_infer_ctx *ic);
 int infer_index_put(d2_infer_ctx *ic);
+int infer_index_get(d2_infer_ctx *ic);
 int infer_matmul(d2_infer_ctx *ic);
 int infer_linear(d2_infer_ctx *ic);
 int infer_conv2d(d2_infer_ctx *ic);

@@ -577,6 +577,11 @@ static void build_cases(void)
         add_case("index_put", "axis = 0", fmt("%s[7,3] %s[3] i64[4]:idx7", t, t), EXACT);
         add_case("index_put", "axis = 1", fmt("%s[2,9,3] %s[2,4,1] i32[4]:idx9", t, t), EXACT);
         add_case("index_put", "axis = 0", fmt("%s[5,6] %s[] i64[3]:idx5 i64[3]:idx6", t, t), EXACT);
+        if (d != 4)
+            add_case("index_put", "axis = 0, accumulate = true",
+                     fmt("%s[5,3] %s[9,3] i64[9]:idx5", t, t), d < 2 ? MATH : EXACT);
+        add_case("index_get", "axis = 1", fmt("%s[2,9,3] i32[4]:idx9", t), EXACT);
+        add_case("index_get", "axis = 0", fmt("%s[5,6] i64[3]:idx5 i64[2,1]:idx6", t), EXACT);
         add_case("expand", "shape = [3, 7, 33]", fmt("%s[7,1]", t), EXACT);
         add_case("expand", "shape = [4, -1]", fmt("%s[1,5]", t), EXACT);
         add_case("expand", "", fmt("%s[] i64[2]:val3", t), EXACT);
