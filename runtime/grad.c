@@ -1047,6 +1047,101 @@ static int g_layer_norm(R *r)
     return r->rc;
 }
 
+/* ---- convolution, pooling, batch norm ---- */
+
+/* The attributes of the forward op copied onto op id (same schema names). */
+static d2_attrs *same_attrs(R *r, d2_op_id id)
+{
+    d2_attrs *a = attrs_of(r, id);
+    if (!a)
+        return NULL;
+    const d2_opdef *def = d2_op_def(id);
+    for (int i = 0; i < def->n_attrs; i++) {
+        int j = d2_attr_index(r->g->def, def->attrs[i].name);
+        if (j < 0 || j >= r->g->attrs->n)
+            continue;
+        d2_attrs one = {1, &r->g->attrs->v[j]}, copy;
+        if (d2_attrs_copy(&copy, &one, r->g->err) < 0) {
+            fail(r, "out of memory");
+            return NULL;
+        }
+        d2_attr_value_free(&a->v[i]);
+        a->v[i] = copy.v[0];
+        d2_free(copy.v);
+    }
+    return a;
+}
+
+static int g_conv2d(R *r)
+{
+    d2_gctx *g = r->g;
+    d2_gval x = X(r), w = Y(r), d = DOUT(r);
+    if (NEED(r, 0))
+        give(r, 0, E(r, conv2d_grad_input, same_attrs(r, D2_OP_conv2d_grad_input), x, w, d));
+    if (NEED(r, 1))
+        give(r, 1, E(r, conv2d_grad_filter, same_attrs(r, D2_OP_conv2d_grad_filter), x, w, d));
+    if (g->n_in > 2 && NEED(r, 2)) {
+        int64_t axes[3] = {0, 2, 3};
+        give(r, 2, reduce(r, D2_OP_sum, d, axes, 3, false));
+    }
+    return r->rc;
+}
+
+/* dx = conv2d_grad_input(x, w, dout) is linear in w and dout */
+static int g_conv2d_grad_input(R *r)
+{
+    d2_gval w = Y(r), dy = r->g->in[2], gg = DOUT(r);
+    if (NEED(r, 1))
+        give(r, 1, E(r, conv2d_grad_filter, same_attrs(r, D2_OP_conv2d_grad_filter), gg, w, dy));
+    if (NEED(r, 2))
+        give(r, 2, E(r, conv2d, same_attrs(r, D2_OP_conv2d), gg, w));
+    return r->rc;
+}
+
+/* dw = conv2d_grad_filter(x, w, dout) is linear in x and dout */
+static int g_conv2d_grad_filter(R *r)
+{
+    d2_gval x = X(r), dy = r->g->in[2], gg = DOUT(r);
+    if (NEED(r, 0))
+        give(r, 0, E(r, conv2d_grad_input, same_attrs(r, D2_OP_conv2d_grad_input), x, gg, dy));
+    if (NEED(r, 2))
+        give(r, 2, E(r, conv2d, same_attrs(r, D2_OP_conv2d), x, gg));
+    return r->rc;
+}
+
+static int g_pool2d(R *r)
+{
+    give(r, 0, E(r, pool2d_grad, same_attrs(r, D2_OP_pool2d_grad), X(r), OUT(r), DOUT(r)));
+    return r->rc;
+}
+
+/* Inference batch norm, y = (x - mean) s rstd + bias per channel (axis 1),
+ * rstd = (var + eps)^-1/2: dx = dout s rstd, dscale = sum(dout (x - mean) rstd),
+ * dbias = sum(dout). The running mean and variance get no gradient (Paddle). */
+static int g_batch_norm(R *r)
+{
+    d2_gctx *g = r->g;
+    d2_gval x = X(r), mean = g->in[1], var = g->in[2], sc = g->in[3], d = DOUT(r);
+    int nd = ndim_of(r, x);
+    int64_t bax[D2_MAX_DIMS];
+    int nb = 0;
+    for (int i = 0; i < nd; i++)
+        if (i != 1)
+            bax[nb++] = i;
+    double eps = d2_attr_float(g->def, g->attrs, "epsilon");
+    d2_gval rstd = E(r, rsqrt, NULL, scale(r, var, 1, eps));
+    if (NEED(r, 0))
+        give(r, 0, E(r, multiply, NULL, d, unsqueeze(r, E(r, multiply, NULL, sc, rstd), bax, nb)));
+    if (NEED(r, 3)) {
+        d2_gval xc = E(r, subtract, NULL, x, unsqueeze(r, mean, bax, nb));
+        d2_gval t = E(r, multiply, NULL, E(r, multiply, NULL, d, xc), unsqueeze(r, rstd, bax, nb));
+        give(r, 3, reduce(r, D2_OP_sum, t, bax, nb, false));
+    }
+    if (NEED(r, 4))
+        give(r, 4, reduce(r, D2_OP_sum, d, bax, nb, false));
+    return r->rc;
+}
+
 /* ---- gradient helpers ---- */
 
 static int g_reduce_as(R *r)
@@ -1129,10 +1224,15 @@ static const rule_t rules[D2_NUM_OPS] = {
     /* neural-network ops */
     [D2_OP_matmul] = {g_matmul, 0},
     [D2_OP_linear] = {g_linear, 0},
+    [D2_OP_conv2d] = {g_conv2d, 0},
+    [D2_OP_pool2d] = {g_pool2d, 0},
+    [D2_OP_batch_norm] = {g_batch_norm, 1u << 1 | 1u << 2},
     [D2_OP_layer_norm] = {g_layer_norm, 0},
     [D2_OP_embedding] = {g_embedding, 1u << 0},
     /* gradient helpers */
     [D2_OP_reduce_as] = {g_reduce_as, 1u << 1},
+    [D2_OP_conv2d_grad_input] = {g_conv2d_grad_input, 1u << 0},
+    [D2_OP_conv2d_grad_filter] = {g_conv2d_grad_filter, 1u << 1},
 };
 
 /* Every op's rule is reached through this one entry, which finds the rule

@@ -2051,3 +2051,6 @@ int ocl_index_get(d2_kctx *k) { return via_host(k, cpu_index_get); }
 /* ---- gradient helpers without a device kernel yet: computed on host copies ---- */
 
 int ocl_reduce_as(d2_kctx *k) { return via_host(k, cpu_reduce_as); }
+int ocl_conv2d_grad_input(d2_kctx *k) { return via_host(k, cpu_conv2d_grad_input); }
+int ocl_conv2d_grad_filter(d2_kctx *k) { return via_host(k, cpu_conv2d_grad_filter); }
+int ocl_pool2d_grad(d2_kctx *k) { return via_host(k, cpu_pool2d_grad); }
