@@ -1,0 +1,1217 @@
+/* backward.c - static reverse-mode autodiff: the static gradient builder, the reverse walk over a
+ * block, and the gradients of cond (a cond over the branches' gradients) and while_loop (the
+ * forward records its carried values, the backward replays the body's gradient in reverse). */
+#include "backward.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- the static builder ---- */
+
+d2_gval d2_grad_static_val(int var)
+{
+    return var < 0 ? NULL : (d2_gval)((intptr_t)var + 1);
+}
+
+int d2_grad_static_var(d2_gval v)
+{
+    return v ? (int)((intptr_t)v - 1) : -1;
+}
+
+static int sb_emit(d2_gbuilder *gb, d2_op_id id, const d2_attrs *attrs, d2_gval *ins, int n_in,
+                   d2_gval *outs, int n_out, d2_err *err)
+{
+    d2_grad_static *b = (d2_grad_static *)gb;
+    int *iv = d2_calloc((size_t)n_in + (size_t)n_out + 1, sizeof *iv);
+    if (!iv)
+        return d2_err_set(err, D2_ERR_NOMEM, "out of memory");
+    int *ov = iv + n_in;
+    for (int i = 0; i < n_in; i++)
+        iv[i] = d2_grad_static_var(ins[i]);
+    int rc = d2_block_append_inferred(b->p, b->block, id, iv, n_in, attrs, n_out, ov, err);
+    for (int i = 0; i < n_out; i++)
+        outs[i] = rc < 0 ? NULL : d2_grad_static_val(ov[i]);
+    d2_free(iv);
+    return rc < 0 ? -1 : 0;
+}
+
+static void sb_type_of(d2_gbuilder *gb, d2_gval v, d2_type *out)
+{
+    d2_grad_static *b = (d2_grad_static *)gb;
+    int var = d2_grad_static_var(v);
+    if (var < 0 || var >= b->p->n_vars) {
+        memset(out, 0, sizeof *out);
+        out->dtype = (d2_dtype)-1;
+        return;
+    }
+    *out = b->p->vars[var].type;
+}
+
+static d2_gval sb_ref(d2_gbuilder *gb, d2_gval v)
+{
+    (void)gb;
+    return v;
+}
+
+static void sb_release(d2_gbuilder *gb, d2_gval v)
+{
+    (void)gb;
+    (void)v;
+}
+
+static const d2_gbuilder_vt STATIC_VT = {sb_emit, sb_type_of, sb_ref, sb_release};
+
+void d2_grad_static_init(d2_grad_static *b, d2_program *p, int block)
+{
+    b->base.vt = &STATIC_VT;
+    b->p = p;
+    b->block = block;
+}
+
+/* ---- small helpers ---- */
+
+/* A growable list of variable indices. */
+typedef struct ilist {
+    int n, cap;
+    int *v;
+} ilist;
+
+static int ilist_push(ilist *l, int x, d2_err *err)
+{
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 8;
+        int *nv = d2_realloc(l->v, sizeof *nv * (size_t)cap);
+        if (!nv)
+            return d2_err_set(err, D2_ERR_NOMEM, "out of memory");
+        l->v = nv;
+        l->cap = cap;
+    }
+    l->v[l->n++] = x;
+    return 0;
+}
+
+static bool ilist_has(const ilist *l, int x)
+{
+    for (int i = 0; i < l->n; i++)
+        if (l->v[i] == x)
+            return true;
+    return false;
+}
+
+static int ilist_add(ilist *l, int x, d2_err *err)
+{
+    return ilist_has(l, x) ? 0 : ilist_push(l, x, err);
+}
+
+static void ilist_free(ilist *l)
+{
+    d2_free(l->v);
+    l->v = NULL;
+    l->n = l->cap = 0;
+}
+
+/* The state of one d2_gradients call. */
+typedef struct bw {
+    d2_grad_static sb;
+    d2_program *p;
+    d2_err *err;
+    const bool *stop; /* no_grad set, indexed by var < n_stop */
+    int n_stop;
+    int n_fwd;        /* variables that existed before: never renamed */
+    ilist named;      /* gradient variables already given a "@GRAD" name */
+} bw;
+
+/* Gradients of the variables below n: g[v] is the variable holding the sum of
+ * the contributions so far, or -1. */
+typedef struct gmap {
+    int n;
+    int *g;
+} gmap;
+
+static int gmap_init(gmap *m, int n, d2_err *err)
+{
+    m->n = n;
+    m->g = d2_malloc(sizeof *m->g * ((size_t)n + 1));
+    if (!m->g)
+        return d2_err_set(err, D2_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < n; i++)
+        m->g[i] = -1;
+    return 0;
+}
+
+static int gmap_get(const gmap *m, int v)
+{
+    return v >= 0 && v < m->n ? m->g[v] : -1;
+}
+
+static d2_type vtype(const bw *c, int v)
+{
+    return c->p->vars[v].type;
+}
+
+static bool float_tensor(const d2_type *t)
+{
+    return t->kind == D2_VALUE_TENSOR && d2_dtype_differentiable(t->dtype);
+}
+
+static bool stopped(const bw *c, int v)
+{
+    return v >= 0 && v < c->n_stop && c->stop[v];
+}
+
+/* Whether a gradient may flow through variable v at all. */
+static bool grad_var(const bw *c, int v)
+{
+    if (v < 0 || stopped(c, v))
+        return false;
+    d2_type t = vtype(c, v);
+    return float_tensor(&t);
+}
+
+static bool is_control(const d2_opdef *def)
+{
+    return (def->flags & D2_OPF_CONTROL) != 0;
+}
+
+/* " at line L, column C" for an op with a source position, else "". */
+static void op_where(const d2_op *op, char *buf, size_t n)
+{
+    if (op->line > 0)
+        snprintf(buf, n, " at line %d, column %d", op->line, op->col);
+    else
+        buf[0] = 0;
+}
+
+/* Appends op id (one result) to block blk; the result's variable, or -1. */
+static int emit1(bw *c, int blk, d2_op_id id, const int *in, int n_in, const d2_attrs *attrs)
+{
+    int out;
+    if (d2_block_append_inferred(c->p, blk, id, in, n_in, attrs, 1, &out, c->err) < 0)
+        return -1;
+    return out;
+}
+
+/* Appends control op id (whose result types come from its blocks) to block
+ * blk; its results are new variables written to outs. */
+static int append_control(bw *c, int blk, d2_op_id id, int *in, int n_in, const d2_attrs *attrs,
+                          int n_out, int *outs)
+{
+    d2_type *types = d2_calloc((size_t)n_out + 1, sizeof *types);
+    if (!types)
+        return d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+    for (int j = 0; j < n_out; j++)
+        outs[j] = -1;
+    d2_op tmp;
+    memset(&tmp, 0, sizeof tmp);
+    tmp.id = id;
+    tmp.n_in = n_in;
+    tmp.in = in;
+    tmp.n_out = n_out;
+    tmp.out = outs;
+    tmp.attrs = *attrs;
+    int rc = d2_program_infer_op(c->p, &tmp, types, c->err);
+    for (int j = 0; j < n_out && rc == 0; j++) {
+        outs[j] = d2_program_add_var(c->p, blk, NULL, &types[j], c->err);
+        if (outs[j] < 0)
+            rc = -1;
+    }
+    d2_free(types);
+    if (rc == 0 && d2_block_add_op(c->p, blk, id, in, n_in, outs, n_out, attrs, c->err) < 0)
+        rc = -1;
+    return rc;
+}
+
+/* full_like(x) {value} in blk. */
+static int emit_full_like(bw *c, int blk, int x, double value)
+{
+    const d2_opdef *def = d2_op_def(D2_OP_full_like);
+    d2_attrs a;
+    d2_attrs_init_default(def, &a);
+    if (a.n != def->n_attrs || d2_attr_set_float(def, &a, "value", value) < 0) {
+        d2_attrs_free(&a);
+        return d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+    }
+    int r = emit1(c, blk, D2_OP_full_like, &x, 1, &a);
+    d2_attrs_free(&a);
+    return r;
+}
+
+/* A 0-d int64 constant in blk. */
+static int emit_i64(bw *c, int blk, int64_t value)
+{
+    const d2_opdef *def = d2_op_def(D2_OP_full);
+    d2_attrs a;
+    d2_attrs_init_default(def, &a);
+    if (a.n != def->n_attrs || d2_attr_set_ints(def, &a, "shape", NULL, 0) < 0 ||
+        d2_attr_set_float(def, &a, "value", (double)value) < 0 ||
+        d2_attr_set_int(def, &a, "dtype", D2_I64) < 0) {
+        d2_attrs_free(&a);
+        return d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+    }
+    int none = -1;
+    int r = emit1(c, blk, D2_OP_full, &none, 1, &a);
+    d2_attrs_free(&a);
+    return r;
+}
+
+static int emit2(bw *c, int blk, d2_op_id id, int x, int y)
+{
+    int in[2] = {x, y};
+    return emit1(c, blk, id, in, 2, NULL);
+}
+
+/* Adds contribution g to the gradient of v (an add op when v has one already). */
+static int accumulate(bw *c, int blk, gmap *m, int v, int g)
+{
+    if (g < 0 || v < 0 || v >= m->n)
+        return 0;
+    if (m->g[v] < 0) {
+        m->g[v] = g;
+        return 0;
+    }
+    int s = emit2(c, blk, D2_OP_add, m->g[v], g);
+    if (s < 0)
+        return -1;
+    m->g[v] = s;
+    return 0;
+}
+
+/* Names g, the complete gradient of v, "<v>@GRAD" when g is a variable this
+ * call made and has not named yet and the name is free. */
+static int name_grad(bw *c, int v, int g)
+{
+    if (g < c->n_fwd || ilist_has(&c->named, g))
+        return 0;
+    const char *base = c->p->vars[v].name;
+    size_t len = strlen(base) + 6;
+    char *name = d2_malloc(len);
+    if (!name)
+        return d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+    snprintf(name, len, "%s@GRAD", base);
+    int rc = d2_program_rename_var(c->p, g, name, c->err);
+    d2_free(name);
+    if (rc < 0)
+        return -1;
+    return ilist_push(&c->named, g, c->err);
+}
+
+/* Whether block b lies in the subtree of block root. */
+static bool in_tree(const d2_program *p, int b, int root)
+{
+    for (; b >= 0; b = p->blocks[b].parent)
+        if (b == root)
+            return true;
+    return false;
+}
+
+/* The block attributes of op (indices), at most D2_MAX_PORTS. */
+static int op_blocks(const d2_op *op, int *blocks)
+{
+    int n = 0;
+    for (int k = 0; k < op->attrs.n && n < D2_MAX_PORTS; k++)
+        if (op->attrs.v[k].type == D2_ATTR_BLOCK)
+            blocks[n++] = (int)op->attrs.v[k].u.i;
+    return n;
+}
+
+/* Adds to out every variable read in block b's subtree (ops' inputs, and
+ * yields when with_yields; nested blocks' yields always) that is defined
+ * outside root's subtree. */
+static int collect_free(bw *c, int b, int root, bool with_yields, ilist *out)
+{
+    const d2_program *p = c->p;
+    const d2_block *blk = &p->blocks[b];
+    for (int i = 0; i < blk->n_ops; i++) {
+        const d2_op *op = &blk->ops[i];
+        for (int k = 0; k < op->n_in; k++) {
+            int v = op->in[k];
+            if (v >= 0 && !in_tree(p, p->vars[v].block, root) && ilist_add(out, v, c->err) < 0)
+                return -1;
+        }
+        int sub[D2_MAX_PORTS];
+        int ns = op_blocks(op, sub);
+        for (int s = 0; s < ns; s++)
+            if (collect_free(c, sub[s], root, true, out) < 0)
+                return -1;
+    }
+    if (with_yields)
+        for (int j = 0; j < blk->n_yields; j++) {
+            int v = blk->yields[j];
+            if (v >= 0 && !in_tree(p, p->vars[v].block, root) && ilist_add(out, v, c->err) < 0)
+                return -1;
+        }
+    return 0;
+}
+
+/* The variables a control op reads from outside its blocks. */
+static int op_free_vars(bw *c, const d2_op *op, ilist *out)
+{
+    int sub[D2_MAX_PORTS];
+    int ns = op_blocks(op, sub);
+    for (int s = 0; s < ns; s++)
+        if (collect_free(c, sub[s], sub[s], true, out) < 0)
+            return -1;
+    return 0;
+}
+
+/* Marks (in mark, below n) every variable read by the ops of block b's
+ * subtree, nested blocks' yields included, b's own yields not. */
+static void collect_reads(const d2_program *p, int b, bool *mark, int n)
+{
+    const d2_block *blk = &p->blocks[b];
+    for (int i = 0; i < blk->n_ops; i++) {
+        const d2_op *op = &blk->ops[i];
+        for (int k = 0; k < op->n_in; k++)
+            if (op->in[k] >= 0 && op->in[k] < n)
+                mark[op->in[k]] = true;
+        int sub[D2_MAX_PORTS];
+        int ns = op_blocks(op, sub);
+        for (int s = 0; s < ns; s++) {
+            collect_reads(p, sub[s], mark, n);
+            const d2_block *sb = &p->blocks[sub[s]];
+            for (int j = 0; j < sb->n_yields; j++)
+                if (sb->yields[j] >= 0 && sb->yields[j] < n)
+                    mark[sb->yields[j]] = true;
+        }
+    }
+}
+
+/* ---- recomputation: copying a block's ops ----
+ * remap[v] (v < n_remap) is the variable that stands for v in the copy, or -1
+ * for "v itself" (variables of enclosing blocks). */
+
+static int mapped(const int *remap, int n_remap, int v)
+{
+    return v >= 0 && v < n_remap && remap[v] >= 0 ? remap[v] : v;
+}
+
+static int clone_block(bw *c, int src, int parent, int *remap, int n_remap);
+
+/* Appends to block dst a copy of ops [first, end) of block src. */
+static int clone_ops(bw *c, int src, int first, int end, int dst, int *remap, int n_remap)
+{
+    d2_program *p = c->p;
+    for (int i = first; i < end; i++) {
+        /* the op's arrays stay put while dst grows: src is another block */
+        const d2_op *op = &p->blocks[src].ops[i];
+        d2_op_id id = op->id;
+        int n_in = op->n_in, n_out = op->n_out, line = op->line, col = op->col;
+        int *io = d2_malloc(sizeof *io * ((size_t)n_in + (size_t)n_out + 1));
+        d2_attrs attrs = {0, NULL};
+        if (!io || d2_attrs_copy(&attrs, &op->attrs, c->err) < 0) {
+            d2_free(io);
+            return d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+        }
+        int *in = io, *out = io + n_in;
+        for (int k = 0; k < n_in; k++)
+            in[k] = mapped(remap, n_remap, p->blocks[src].ops[i].in[k]);
+        int rc = 0;
+        for (int k = 0; k < attrs.n && rc == 0; k++) {
+            if (attrs.v[k].type != D2_ATTR_BLOCK)
+                continue;
+            int nb = clone_block(c, (int)attrs.v[k].u.i, dst, remap, n_remap);
+            if (nb < 0)
+                rc = -1;
+            else
+                attrs.v[k].u.i = nb;
+        }
+        for (int k = 0; k < n_out && rc == 0; k++) {
+            int o = p->blocks[src].ops[i].out[k];
+            d2_type t = vtype(c, o);
+            out[k] = d2_program_add_var(p, dst, NULL, &t, c->err);
+            if (out[k] < 0)
+                rc = -1;
+            else if (o < n_remap)
+                remap[o] = out[k];
+        }
+        if (rc == 0)
+            rc = d2_block_add_op(p, dst, id, in, n_in, out, n_out, &attrs, c->err);
+        d2_attrs_free(&attrs);
+        d2_free(io);
+        if (rc < 0)
+            return -1;
+        d2_op *nop = &p->blocks[dst].ops[p->blocks[dst].n_ops - 1];
+        nop->line = line;
+        nop->col = col;
+    }
+    return 0;
+}
+
+/* A copy of block src (params, ops, yields) as a new child of parent. */
+static int clone_block(bw *c, int src, int parent, int *remap, int n_remap)
+{
+    d2_program *p = c->p;
+    int nb = d2_program_add_block(p, parent, c->err);
+    if (nb < 0)
+        return -1;
+    for (int j = 0; j < p->blocks[src].n_params; j++) {
+        int v = p->blocks[src].params[j];
+        d2_type t = vtype(c, v);
+        int nv = d2_program_add_var(p, nb, NULL, &t, c->err);
+        if (nv < 0 || d2_block_add_param(p, nb, nv, c->err) < 0)
+            return -1;
+        if (v < n_remap)
+            remap[v] = nv;
+    }
+    if (clone_ops(c, src, 0, p->blocks[src].n_ops, nb, remap, n_remap) < 0)
+        return -1;
+    for (int j = 0; j < p->blocks[src].n_yields; j++)
+        if (d2_block_add_yield(p, nb, mapped(remap, n_remap, p->blocks[src].yields[j]), c->err) <
+            0)
+            return -1;
+    return nb;
+}
+
+static int *new_remap(bw *c, int *n)
+{
+    *n = c->p->n_vars;
+    int *r = d2_malloc(sizeof *r * ((size_t)*n + 1));
+    if (!r) {
+        d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    for (int i = 0; i < *n; i++)
+        r[i] = -1;
+    return r;
+}
+
+/* ---- the reverse walk ---- */
+
+static int backprop(bw *c, int blk, int first, gmap *m, const bool *wanted);
+
+/* Whether input k of op (with its free variables, for control ops) can carry a gradient. */
+static bool input_active(const bw *c, const d2_op *op, int k, const bool *active, int n)
+{
+    int v = op->in[k];
+    if (v < 0 || v >= n || !active[v] || !grad_var(c, v))
+        return false;
+    /* an op without a rule is reported when the walk reaches it */
+    return is_control(d2_op_def(op->id)) || !d2_op_grad(op->id) ||
+           d2_op_input_differentiable(op->id, k);
+}
+
+/* cond(pred, operands) -> results, with douts[j] the gradients of the
+ * results: appends to blk
+ *   grads = cond(pred, douts...) {then = T', else = E'}
+ * where each of T', E' recomputes its branch (operands and enclosing
+ * variables read in place), runs the branch's gradient and yields the
+ * gradients of N, the operands and enclosing variables that need one (zeros
+ * where the branch does not reach them); then adds them to m. */
+static int grad_cond(bw *c, int blk, int idx, gmap *m, const bool *active)
+{
+    d2_program *p = c->p;
+    int rc = -1;
+    ilist nset = {0}, free = {0}, dl = {0};
+    int *remap = NULL, n_remap = 0, *outs = NULL;
+    gmap bm = {0, NULL};
+    bool *want = NULL;
+    const d2_op *op = &p->blocks[blk].ops[idx];
+    int pred = op->in[0], n_ops = op->n_in - 1, n_res = op->n_out;
+    int br[2];
+    br[0] = (int)op->attrs.v[d2_attr_index(d2_op_def(D2_OP_cond), "then")].u.i;
+    br[1] = (int)op->attrs.v[d2_attr_index(d2_op_def(D2_OP_cond), "else")].u.i;
+    int *operands = d2_malloc(sizeof *operands * ((size_t)n_ops + (size_t)n_res + 1));
+    if (!operands) {
+        d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    int *results = operands + n_ops;
+    memcpy(operands, op->in + 1, sizeof *operands * (size_t)n_ops);
+    memcpy(results, op->out, sizeof *results * (size_t)n_res);
+    if (op_free_vars(c, op, &free) < 0)
+        goto done;
+    for (int i = 0; i < n_ops; i++) {
+        int v = operands[i];
+        if (v >= 0 && v < m->n && active[v] && grad_var(c, v) && ilist_add(&nset, v, c->err) < 0)
+            goto done;
+    }
+    for (int i = 0; i < free.n; i++) {
+        int v = free.v[i];
+        if (v < m->n && active[v] && grad_var(c, v) && ilist_add(&nset, v, c->err) < 0)
+            goto done;
+    }
+    for (int j = 0; j < n_res; j++)
+        if (gmap_get(m, results[j]) >= 0 && ilist_push(&dl, j, c->err) < 0)
+            goto done;
+    if (nset.n == 0 || dl.n == 0) {
+        rc = 0;
+        goto done;
+    }
+    int nb[2];
+    for (int r = 0; r < 2; r++) {
+        nb[r] = d2_program_add_block(p, blk, c->err);
+        if (nb[r] < 0)
+            goto done;
+        /* params: the gradients of the results that have one */
+        int *dpar = d2_malloc(sizeof *dpar * ((size_t)dl.n + 1));
+        if (!dpar) {
+            d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+        for (int t = 0; t < dl.n; t++) {
+            d2_type ty = vtype(c, gmap_get(m, results[dl.v[t]]));
+            dpar[t] = d2_program_add_var(p, nb[r], NULL, &ty, c->err);
+            if (dpar[t] < 0 || d2_block_add_param(p, nb[r], dpar[t], c->err) < 0) {
+                d2_free(dpar);
+                goto done;
+            }
+        }
+        d2_free(remap);
+        remap = new_remap(c, &n_remap);
+        if (!remap) {
+            d2_free(dpar);
+            goto done;
+        }
+        for (int i = 0; i < n_ops; i++)
+            remap[p->blocks[br[r]].params[i]] = operands[i];
+        if (clone_ops(c, br[r], 0, p->blocks[br[r]].n_ops, nb[r], remap, n_remap) < 0) {
+            d2_free(dpar);
+            goto done;
+        }
+        d2_free(bm.g);
+        bm.g = NULL;
+        d2_free(want);
+        if (gmap_init(&bm, p->n_vars, c->err) < 0 ||
+            !(want = d2_calloc((size_t)p->n_vars + 1, sizeof *want))) {
+            d2_free(dpar);
+            if (bm.g)
+                d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+        for (int t = 0; t < dl.n; t++) {
+            int y = mapped(remap, n_remap, p->blocks[br[r]].yields[dl.v[t]]);
+            if (grad_var(c, y) && accumulate(c, nb[r], &bm, y, dpar[t]) < 0) {
+                d2_free(dpar);
+                goto done;
+            }
+        }
+        d2_free(dpar);
+        for (int i = 0; i < nset.n; i++)
+            want[nset.v[i]] = true;
+        if (backprop(c, nb[r], 0, &bm, want) < 0)
+            goto done;
+        for (int i = 0; i < nset.n; i++) {
+            int g = gmap_get(&bm, nset.v[i]);
+            if (g < 0)
+                g = emit_full_like(c, nb[r], nset.v[i], 0.0);
+            if (g < 0 || d2_block_add_yield(p, nb[r], g, c->err) < 0)
+                goto done;
+        }
+    }
+    {
+        const d2_opdef *def = d2_op_def(D2_OP_cond);
+        d2_attrs a;
+        d2_attrs_init_default(def, &a);
+        if (a.n != def->n_attrs || d2_attr_set_int(def, &a, "then", nb[0]) < 0 ||
+            d2_attr_set_int(def, &a, "else", nb[1]) < 0) {
+            d2_attrs_free(&a);
+            d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+        int *in = d2_malloc(sizeof *in * ((size_t)dl.n + 2));
+        outs = d2_malloc(sizeof *outs * ((size_t)nset.n + 1));
+        if (!in || !outs) {
+            d2_free(in);
+            d2_attrs_free(&a);
+            d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+        in[0] = pred;
+        for (int t = 0; t < dl.n; t++)
+            in[1 + t] = gmap_get(m, results[dl.v[t]]);
+        int arc = append_control(c, blk, D2_OP_cond, in, dl.n + 1, &a, nset.n, outs);
+        d2_free(in);
+        d2_attrs_free(&a);
+        if (arc < 0)
+            goto done;
+        /* the op's position: the gradient's source is the forward op's */
+        d2_block *b = &p->blocks[blk];
+        b->ops[b->n_ops - 1].line = b->ops[idx].line;
+        b->ops[b->n_ops - 1].col = b->ops[idx].col;
+    }
+    for (int i = 0; i < nset.n; i++)
+        if (accumulate(c, blk, m, nset.v[i], outs[i]) < 0)
+            goto done;
+    rc = 0;
+done:
+    d2_free(operands);
+    d2_free(outs);
+    d2_free(remap);
+    d2_free(bm.g);
+    d2_free(want);
+    ilist_free(&nset);
+    ilist_free(&free);
+    ilist_free(&dl);
+    return rc;
+}
+
+/* Moves the last k ops of block b to position pos (before the op there). */
+static int move_tail_ops(bw *c, int b, int k, int pos)
+{
+    d2_block *blk = &c->p->blocks[b];
+    if (k <= 0)
+        return 0;
+    d2_op *tmp = d2_malloc(sizeof *tmp * (size_t)k);
+    if (!tmp)
+        return d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+    int from = blk->n_ops - k;
+    memcpy(tmp, &blk->ops[from], sizeof *tmp * (size_t)k);
+    memmove(&blk->ops[pos + k], &blk->ops[pos], sizeof *tmp * (size_t)(from - pos));
+    memcpy(&blk->ops[pos], tmp, sizeof *tmp * (size_t)k);
+    d2_free(tmp);
+    return 0;
+}
+
+/* Grows op (at index idx of block b) by the inputs add_in[0..k) and k new
+ * results of the inferred types; their variables go to add_out. */
+static int widen_op(bw *c, int b, int idx, const int *add_in, int k, int *add_out)
+{
+    d2_program *p = c->p;
+    d2_op *op = &p->blocks[b].ops[idx];
+    int n_in = op->n_in + k, n_out = op->n_out + k;
+    int *in = d2_malloc(sizeof *in * ((size_t)n_in + 1));
+    int *out = d2_malloc(sizeof *out * ((size_t)n_out + 1));
+    d2_type *types = d2_calloc((size_t)n_out + 1, sizeof *types);
+    if (!in || !out || !types) {
+        d2_free(in);
+        d2_free(out);
+        d2_free(types);
+        return d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+    }
+    memcpy(in, op->in, sizeof *in * (size_t)op->n_in);
+    memcpy(in + op->n_in, add_in, sizeof *in * (size_t)k);
+    memcpy(out, op->out, sizeof *out * (size_t)op->n_out);
+    for (int j = op->n_out; j < n_out; j++)
+        out[j] = -1;
+    d2_free(op->in);
+    d2_free(op->out);
+    op->in = in;
+    op->out = out;
+    op->n_in = n_in;
+    int old_out = op->n_out;
+    op->n_out = n_out;
+    int rc = d2_program_infer_op(p, op, types, c->err);
+    for (int j = 0; j < k && rc == 0; j++) {
+        int v = d2_program_add_var(p, b, NULL, &types[old_out + j], c->err);
+        if (v < 0)
+            rc = -1;
+        else
+            p->blocks[b].ops[idx].out[old_out + j] = add_out[j] = v;
+    }
+    d2_free(types);
+    return rc;
+}
+
+/* The gradient of while_loop(inits) -> finals at index idx of block blk.
+ *
+ * The forward op is rewritten to carry a trip count (from 0) and one tensor
+ * array per carried value its body reads, written at the count each
+ * iteration with the value the iteration starts from. Then appends
+ *   k, g..., a... = while_loop(count, g0..., 0...) {cond: k > 0, body: ^B'}
+ * where g are the gradients of the float carried values (g0: the finals'
+ * gradients, zeros where none) and a those of the enclosing float variables
+ * the body reads (the loop-invariant ones: parameters), accumulated over the
+ * iterations. B' takes k-1, reads the iteration's carried values from the
+ * arrays, recomputes the body from them, and runs its gradient seeded by g. */
+static int grad_while(bw *c, int blk, int idx, gmap *m, const bool *active)
+{
+    d2_program *p = c->p;
+    int rc = -1;
+    const d2_opdef *wdef = d2_op_def(D2_OP_while_loop);
+    ilist free = {0}, wset = {0}, gset = {0}, sset = {0};
+    int *remap = NULL, n_remap = 0;
+    gmap bm = {0, NULL};
+    bool *want = NULL, *reads = NULL;
+    int *buf = NULL;
+    const d2_op *op = &p->blocks[blk].ops[idx];
+    int n = op->n_in;
+    int cond_b = (int)op->attrs.v[d2_attr_index(wdef, "cond")].u.i;
+    int body_b = (int)op->attrs.v[d2_attr_index(wdef, "body")].u.i;
+    int line = op->line, col = op->col;
+    /* inits, finals, body params, body yields, arrays, gradient block values */
+    buf = d2_malloc(sizeof *buf * (9 * (size_t)n + 8));
+    if (!buf) {
+        d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    int *inits = buf, *finals = buf + n, *bpar = buf + 2 * n, *byld = buf + 3 * n;
+    int *arrs = buf + 4 * n, *g0 = buf + 5 * n, *gout = buf + 6 * n; /* gout: n + 1 */
+    int *extra = buf + 7 * n + 4;                                      /* n + 1 */
+    memcpy(inits, op->in, sizeof *buf * (size_t)n);
+    memcpy(finals, op->out, sizeof *buf * (size_t)n);
+    memcpy(bpar, p->blocks[body_b].params, sizeof *buf * (size_t)n);
+    memcpy(byld, p->blocks[body_b].yields, sizeof *buf * (size_t)n);
+    int body_ops = p->blocks[body_b].n_ops;
+    if (collect_free(c, body_b, body_b, true, &free) < 0)
+        goto done;
+    for (int i = 0; i < free.n; i++) {
+        int v = free.v[i];
+        if (v < m->n && active[v] && grad_var(c, v) && ilist_add(&wset, v, c->err) < 0)
+            goto done;
+    }
+    bool flows = false, needed = wset.n > 0;
+    for (int j = 0; j < n; j++) {
+        if (!grad_var(c, bpar[j]))
+            continue;
+        if (ilist_push(&gset, j, c->err) < 0)
+            goto done;
+        flows |= gmap_get(m, finals[j]) >= 0;
+        needed |= inits[j] < m->n && active[inits[j]] && grad_var(c, inits[j]);
+    }
+    if (!flows || !needed) {
+        rc = 0;
+        goto done;
+    }
+
+    /* ---- the forward records its carried values ---- */
+    reads = d2_calloc((size_t)p->n_vars + 1, sizeof *reads);
+    if (!reads) {
+        d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    collect_reads(p, body_b, reads, p->n_vars);
+    for (int j = 0; j < n; j++) {
+        if (!reads[bpar[j]])
+            continue;
+        if (vtype(c, bpar[j]).kind != D2_VALUE_TENSOR) {
+            char where[64];
+            op_where(&p->blocks[blk].ops[idx], where, sizeof where);
+            d2_err_set(c->err, D2_ERR_UNSUPPORTED,
+                       "append_backward: while_loop%s carries a tensor array (value %d) that its "
+                       "body reads; its gradient is not supported", where, j);
+            goto done;
+        }
+        if (ilist_push(&sset, j, c->err) < 0)
+            goto done;
+    }
+    int n0 = p->blocks[blk].n_ops;
+    extra[0] = emit_i64(c, blk, 0);
+    if (extra[0] < 0)
+        goto done;
+    for (int s = 0; s < sset.n; s++) {
+        const d2_opdef *adef = d2_op_def(D2_OP_array_create);
+        d2_attrs a;
+        d2_attrs_init_default(adef, &a);
+        d2_type t = vtype(c, bpar[sset.v[s]]);
+        if (a.n != adef->n_attrs || d2_attr_set_int(adef, &a, "dtype", t.dtype) < 0) {
+            d2_attrs_free(&a);
+            d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+        extra[1 + s] = emit1(c, blk, D2_OP_array_create, NULL, 0, &a);
+        d2_attrs_free(&a);
+        if (extra[1 + s] < 0)
+            goto done;
+    }
+    if (move_tail_ops(c, blk, p->blocks[blk].n_ops - n0, idx) < 0)
+        goto done;
+    idx += p->blocks[blk].n_ops - n0;
+    {
+        /* body: count and arrays in, count + 1 and arrays with this iteration's values out */
+        d2_type ct = vtype(c, extra[0]);
+        int bcnt = d2_program_add_var(p, body_b, NULL, &ct, c->err);
+        if (bcnt < 0 || d2_block_add_param(p, body_b, bcnt, c->err) < 0)
+            goto done;
+        int *bar = arrs;
+        for (int s = 0; s < sset.n; s++) {
+            d2_type at = vtype(c, extra[1 + s]);
+            bar[s] = d2_program_add_var(p, body_b, NULL, &at, c->err);
+            if (bar[s] < 0 || d2_block_add_param(p, body_b, bar[s], c->err) < 0)
+                goto done;
+        }
+        for (int s = 0; s <= sset.n; s++) {
+            d2_type t = vtype(c, extra[s]);
+            int cv = d2_program_add_var(p, cond_b, NULL, &t, c->err);
+            if (cv < 0 || d2_block_add_param(p, cond_b, cv, c->err) < 0)
+                goto done;
+        }
+        int one = emit_i64(c, body_b, 1);
+        int next = one < 0 ? -1 : emit2(c, body_b, D2_OP_add, bcnt, one);
+        if (next < 0 || d2_block_add_yield(p, body_b, next, c->err) < 0)
+            goto done;
+        for (int s = 0; s < sset.n; s++) {
+            int in[3] = {bar[s], bcnt, bpar[sset.v[s]]};
+            int w = emit1(c, body_b, D2_OP_array_write, in, 3, NULL);
+            if (w < 0 || d2_block_add_yield(p, body_b, w, c->err) < 0)
+                goto done;
+        }
+        /* the op: extra inits in, count and arrays out */
+        int *outs = gout; /* reused below for the gradients */
+        if (widen_op(c, blk, idx, extra, 1 + sset.n, outs) < 0)
+            goto done;
+        extra[0] = outs[0]; /* the trip count */
+        for (int s = 0; s < sset.n; s++)
+            arrs[s] = outs[1 + s];
+    }
+
+    /* ---- the backward loop ---- */
+    int cnt = extra[0];
+    for (int t = 0; t < gset.n; t++) {
+        int j = gset.v[t];
+        int d = gmap_get(m, finals[j]);
+        g0[t] = d >= 0 ? d : emit_full_like(c, blk, finals[j], 0.0);
+        if (g0[t] < 0)
+            goto done;
+    }
+    int *a0 = d2_malloc(sizeof *a0 * ((size_t)wset.n + 1));
+    if (!a0) {
+        d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int w = 0; w < wset.n; w++)
+        if ((a0[w] = emit_full_like(c, blk, wset.v[w], 0.0)) < 0) {
+            d2_free(a0);
+            goto done;
+        }
+    int nc = 1 + gset.n + wset.n;
+    int gcond = d2_program_add_block(p, blk, c->err);
+    int gbody = gcond < 0 ? -1 : d2_program_add_block(p, blk, c->err);
+    int *cpar = d2_malloc(sizeof *cpar * (2 * (size_t)nc + 1));
+    if (gbody < 0 || !cpar) {
+        d2_free(a0);
+        d2_free(cpar);
+        if (gbody >= 0)
+            d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    int *xpar = cpar + nc, *ins = cpar; /* ins reuses cpar once the params exist */
+    for (int q = 0; q < nc; q++) {
+        int src = q == 0 ? cnt : q <= gset.n ? g0[q - 1] : a0[q - 1 - gset.n];
+        d2_type t = vtype(c, src);
+        int cv = d2_program_add_var(p, gcond, NULL, &t, c->err);
+        int bv = cv < 0 ? -1 : d2_program_add_var(p, gbody, NULL, &t, c->err);
+        if (bv < 0 || d2_block_add_param(p, gcond, cv, c->err) < 0 ||
+            d2_block_add_param(p, gbody, bv, c->err) < 0) {
+            d2_free(a0);
+            d2_free(cpar);
+            goto done;
+        }
+        cpar[q] = cv;
+        xpar[q] = bv;
+    }
+    {
+        int z = emit_i64(c, gcond, 0);
+        int go = z < 0 ? -1 : emit2(c, gcond, D2_OP_greater_than, cpar[0], z);
+        if (go < 0 || d2_block_add_yield(p, gcond, go, c->err) < 0) {
+            d2_free(a0);
+            d2_free(cpar);
+            goto done;
+        }
+    }
+    int ok = 0;
+    {
+        int one = emit_i64(c, gbody, 1);
+        int k1 = one < 0 ? -1 : emit2(c, gbody, D2_OP_subtract, xpar[0], one);
+        ok = k1 < 0 ? -1 : 0;
+        remap = ok < 0 ? NULL : new_remap(c, &n_remap);
+        if (!remap)
+            ok = -1;
+        for (int s = 0; s < sset.n && ok == 0; s++) {
+            int r = emit2(c, gbody, D2_OP_array_read, arrs[s], k1);
+            if (r < 0)
+                ok = -1;
+            else
+                remap[bpar[sset.v[s]]] = r;
+        }
+        if (ok == 0)
+            ok = clone_ops(c, body_b, 0, body_ops, gbody, remap, n_remap);
+        if (ok == 0) {
+            ok = gmap_init(&bm, p->n_vars, c->err);
+            want = ok < 0 ? NULL : d2_calloc((size_t)p->n_vars + 1, sizeof *want);
+            if (ok == 0 && !want)
+                ok = d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+        }
+        for (int t = 0; t < gset.n && ok == 0; t++) {
+            int j = gset.v[t];
+            int y = mapped(remap, n_remap, byld[j]);
+            if (grad_var(c, y))
+                ok = accumulate(c, gbody, &bm, y, xpar[1 + t]);
+            want[mapped(remap, n_remap, bpar[j])] = true;
+        }
+        for (int w = 0; w < wset.n && ok == 0; w++)
+            want[wset.v[w]] = true;
+        if (ok == 0)
+            ok = backprop(c, gbody, 0, &bm, want);
+        if (ok == 0)
+            ok = d2_block_add_yield(p, gbody, k1, c->err);
+        for (int t = 0; t < gset.n && ok == 0; t++) {
+            int g = gmap_get(&bm, mapped(remap, n_remap, bpar[gset.v[t]]));
+            if (g < 0)
+                g = emit_full_like(c, gbody, xpar[1 + t], 0.0);
+            ok = g < 0 ? -1 : d2_block_add_yield(p, gbody, g, c->err);
+        }
+        for (int w = 0; w < wset.n && ok == 0; w++) {
+            int acc = xpar[1 + gset.n + w];
+            int g = gmap_get(&bm, wset.v[w]);
+            if (g >= 0)
+                acc = emit2(c, gbody, D2_OP_add, acc, g);
+            ok = acc < 0 ? -1 : d2_block_add_yield(p, gbody, acc, c->err);
+        }
+    }
+    if (ok < 0) {
+        d2_free(a0);
+        d2_free(cpar);
+        goto done;
+    }
+    ins[0] = cnt;
+    for (int t = 0; t < gset.n; t++)
+        ins[1 + t] = g0[t];
+    for (int w = 0; w < wset.n; w++)
+        ins[1 + gset.n + w] = a0[w];
+    d2_free(a0);
+    {
+        d2_attrs a;
+        d2_attrs_init_default(wdef, &a);
+        int *wout = d2_malloc(sizeof *wout * ((size_t)nc + 1));
+        if (!wout || a.n != wdef->n_attrs || d2_attr_set_int(wdef, &a, "cond", gcond) < 0 ||
+            d2_attr_set_int(wdef, &a, "body", gbody) < 0) {
+            d2_free(wout);
+            d2_free(cpar);
+            d2_attrs_free(&a);
+            d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+        ok = append_control(c, blk, D2_OP_while_loop, ins, nc, &a, nc, wout);
+        d2_attrs_free(&a);
+        d2_free(cpar);
+        if (ok == 0) {
+            d2_block *b = &p->blocks[blk];
+            b->ops[b->n_ops - 1].line = line;
+            b->ops[b->n_ops - 1].col = col;
+        }
+        for (int t = 0; t < gset.n && ok == 0; t++) {
+            int v = inits[gset.v[t]];
+            if (v < m->n && active[v] && grad_var(c, v))
+                ok = accumulate(c, blk, m, v, wout[1 + t]);
+        }
+        for (int w = 0; w < wset.n && ok == 0; w++)
+            ok = accumulate(c, blk, m, wset.v[w], wout[1 + gset.n + w]);
+        d2_free(wout);
+        if (ok < 0)
+            goto done;
+    }
+    rc = 0;
+done:
+    d2_free(buf);
+    d2_free(remap);
+    d2_free(bm.g);
+    d2_free(want);
+    d2_free(reads);
+    ilist_free(&free);
+    ilist_free(&wset);
+    ilist_free(&gset);
+    ilist_free(&sset);
+    return rc;
+}
+
+/* Runs the registry rule of the op at index idx of block blk and adds the
+ * gradients of its inputs to m. */
+static int grad_rule(bw *c, int blk, int idx, gmap *m, const bool *active)
+{
+    d2_program *p = c->p;
+    const d2_op *op = &p->blocks[blk].ops[idx];
+    const d2_opdef *def = d2_op_def(op->id);
+    char where[64];
+    op_where(op, where, sizeof where);
+    if (!d2_op_grad(op->id))
+        return d2_err_set(c->err, D2_ERR_UNSUPPORTED, "append_backward: op %s%s has no gradient rule",
+                          def->name, where);
+    int n_in = op->n_in, n_out = op->n_out;
+    size_t nh = 3 * (size_t)n_in + 2 * (size_t)n_out + 1;
+    d2_gval *h = d2_calloc(nh, sizeof *h);
+    bool *need = d2_calloc((size_t)n_in + 1, sizeof *need);
+    int *in = d2_malloc(sizeof *in * ((size_t)n_in + 1));
+    d2_attrs attrs = {0, NULL};
+    if (!h || !need || !in || d2_attrs_copy(&attrs, &op->attrs, c->err) < 0) {
+        d2_free(h);
+        d2_free(need);
+        d2_free(in);
+        return d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+    }
+    d2_gval *hin = h, *hout = h + n_in, *hdout = hout + n_out, *din = hdout + n_out;
+    for (int k = 0; k < n_in; k++) {
+        in[k] = op->in[k];
+        hin[k] = d2_grad_static_val(in[k]);
+        need[k] = input_active(c, op, k, active, m->n);
+    }
+    for (int j = 0; j < n_out; j++) {
+        hout[j] = d2_grad_static_val(op->out[j]);
+        hdout[j] = d2_grad_static_val(gmap_get(m, op->out[j]));
+    }
+    c->sb.block = blk;
+    d2_gctx g = {&c->sb.base, def, &attrs, n_in, hin, n_out, hout, hdout, need, din, c->err};
+    int rc = d2_grad_run(&g);
+    if (rc < 0)
+        d2_err_prefix(c->err, "append_backward: gradient of %s%s", def->name, where);
+    for (int k = 0; k < n_in && rc == 0; k++)
+        if (need[k] && din[k])
+            rc = accumulate(c, blk, m, in[k], d2_grad_static_var(din[k]));
+    d2_attrs_free(&attrs);
+    d2_free(h);
+    d2_free(need);
+    d2_free(in);
+    return rc;
+}
+
+/* Walks the ops of block blk from the last one down to index first, adding
+ * to m the gradients flowing back from what m holds, along the variables that
+ * depend on a wanted one (wanted and m cover the variables below m->n). The
+ * gradient ops are appended to blk. */
+static int backprop(bw *c, int blk, int first, gmap *m, const bool *wanted)
+{
+    d2_program *p = c->p;
+    int n = m->n;
+    int end = p->blocks[blk].n_ops;
+    bool *active = d2_malloc(sizeof *active * ((size_t)n + 1));
+    if (!active)
+        return d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+    memcpy(active, wanted, sizeof *active * (size_t)n);
+    ilist free = {0};
+    int rc = 0;
+    /* forward: which variables depend on a wanted one */
+    for (int i = first; i < end && rc == 0; i++) {
+        const d2_op *op = &p->blocks[blk].ops[i];
+        const d2_opdef *def = d2_op_def(op->id);
+        if (def->flags & D2_OPF_NO_GRAD)
+            continue;
+        bool any = false;
+        for (int k = 0; k < op->n_in && !any; k++)
+            any = input_active(c, op, k, active, n);
+        if (!any && is_control(def)) {
+            free.n = 0;
+            rc = op_free_vars(c, op, &free);
+            for (int f = 0; f < free.n && !any; f++)
+                any = free.v[f] < n && active[free.v[f]] && grad_var(c, free.v[f]);
+        }
+        for (int j = 0; j < op->n_out && any; j++) {
+            int o = op->out[j];
+            if (o >= 0 && o < n && grad_var(c, o))
+                active[o] = true;
+        }
+    }
+    /* reverse: each op whose results have gradients */
+    for (int i = end - 1; i >= first && rc == 0; i--) {
+        const d2_op *op = &p->blocks[blk].ops[i];
+        const d2_opdef *def = d2_op_def(op->id);
+        if (def->flags & D2_OPF_NO_GRAD)
+            continue;
+        bool any = false;
+        for (int j = 0; j < op->n_out; j++) {
+            int o = op->out[j];
+            int g = gmap_get(m, o);
+            if (g < 0)
+                continue;
+            any = true;
+            rc = name_grad(c, o, g);
+            if (rc < 0)
+                break;
+            op = &p->blocks[blk].ops[i];
+        }
+        if (!any || rc < 0)
+            continue;
+        if (op->id == D2_OP_cond)
+            rc = grad_cond(c, blk, i, m, active);
+        else if (op->id == D2_OP_while_loop)
+            rc = grad_while(c, blk, i, m, active);
+        else if (is_control(def)) {
+            char where[64];
+            op_where(op, where, sizeof where);
+            rc = d2_err_set(c->err, D2_ERR_UNSUPPORTED,
+                            "append_backward: control op %s%s has no gradient", def->name, where);
+        } else {
+            bool need = false;
+            for (int k = 0; k < op->n_in && !need; k++)
+                need = input_active(c, op, k, active, n);
+            if (need)
+                rc = grad_rule(c, blk, i, m, active);
+        }
+    }
+    ilist_free(&free);
+    d2_free(active);
+    return rc;
+}
+
+int d2_gradients(d2_program *p, int block, const int *targets, const int *target_grads,
+                 int n_targets, const int *wrt, int n_wrt, const int *no_grad, int n_no_grad,
+                 int *grads, d2_err *err)
+{
+    if (d2_ops_init(err) < 0)
+        return -1;
+    if (block < 0 || block >= p->n_blocks)
+        return d2_err_set(err, D2_ERR_INVALID, "append_backward: block %d does not exist", block);
+    for (int i = 0; i < n_targets; i++)
+        if (targets[i] < 0 || targets[i] >= p->n_vars ||
+            (target_grads && (target_grads[i] < -1 || target_grads[i] >= p->n_vars)))
+            return d2_err_set(err, D2_ERR_INVALID, "append_backward: target %d is no variable", i);
+    for (int i = 0; i < n_wrt; i++) {
+        if (wrt[i] < 0 || wrt[i] >= p->n_vars)
+            return d2_err_set(err, D2_ERR_INVALID,
+                              "append_backward: input %d is no variable", i);
+        grads[i] = -1;
+    }
+    bw c;
+    memset(&c, 0, sizeof c);
+    d2_grad_static_init(&c.sb, p, block);
+    c.p = p;
+    c.err = err;
+    c.n_fwd = p->n_vars;
+    bool *stop = d2_calloc((size_t)p->n_vars + 1, sizeof *stop);
+    bool *want = d2_calloc((size_t)p->n_vars + 1, sizeof *want);
+    gmap m = {0, NULL};
+    int rc = -1;
+    if (!stop || !want) {
+        d2_err_set(err, D2_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < n_no_grad; i++)
+        if (no_grad[i] >= 0 && no_grad[i] < p->n_vars)
+            stop[no_grad[i]] = true;
+    c.stop = stop;
+    c.n_stop = p->n_vars;
+    for (int i = 0; i < n_wrt; i++)
+        want[wrt[i]] = true;
+    if (gmap_init(&m, p->n_vars, err) < 0)
+        goto done;
+    for (int i = 0; i < n_targets; i++) {
+        int t = targets[i];
+        if (!grad_var(&c, t))
+            continue;
+        int g = target_grads && target_grads[i] >= 0 ? target_grads[i]
+                                                      : emit_full_like(&c, block, t, 1.0);
+        if (g < 0 || accumulate(&c, block, &m, t, g) < 0)
+            goto done;
+    }
+    if (backprop(&c, block, 0, &m, want) < 0)
+        goto done;
+    for (int i = 0; i < n_wrt; i++) {
+        int g = gmap_get(&m, wrt[i]);
+        if (g < 0)
+            continue;
+        if (name_grad(&c, wrt[i], g) < 0)
+            goto done;
+        /* a gradient shared with another variable gets its own named copy */
+        const char *gn = p->vars[g].name, *vn = p->vars[wrt[i]].name;
+        size_t vl = strlen(vn);
+        if (strncmp(gn, vn, vl) != 0 || strcmp(gn + vl, "@GRAD") != 0) {
+            int cp = emit1(&c, block, D2_OP_assign, &g, 1, NULL);
+            if (cp < 0 || name_grad(&c, wrt[i], cp) < 0)
+                goto done;
+            g = cp;
+        }
+        grads[i] = g;
+    }
+    rc = 0;
+done:
+    d2_free(stop);
+    d2_free(want);
+    d2_free(m.g);
+    ilist_free(&c.named);
+    return rc;
+}
+
+int d2_append_backward(d2_program *p, int block, int loss, const int *wrt, int n_wrt,
+                       int *grads, d2_err *err)
+{
+    return d2_gradients(p, block, &loss, NULL, 1, wrt, n_wrt, NULL, 0, grads, err);
+}
