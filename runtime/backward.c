@@ -355,26 +355,89 @@ static int op_free_vars(bw *c, const d2_op *op, ilist *out)
     return 0;
 }
 
-/* Marks (in mark, below n) every variable read by the ops of block b's
- * subtree, nested blocks' yields included, b's own yields not. */
-static void collect_reads(const d2_program *p, int b, bool *mark, int n)
+/* Whether input k of op (with its free variables, for control ops) can carry a gradient. */
+static bool input_active(const bw *c, const d2_op *op, int k, const bool *active, int n)
 {
-    const d2_block *blk = &p->blocks[b];
-    for (int i = 0; i < blk->n_ops; i++) {
-        const d2_op *op = &blk->ops[i];
-        for (int k = 0; k < op->n_in; k++)
-            if (op->in[k] >= 0 && op->in[k] < n)
-                mark[op->in[k]] = true;
-        int sub[D2_MAX_PORTS];
-        int ns = op_blocks(op, sub);
-        for (int s = 0; s < ns; s++) {
-            collect_reads(p, sub[s], mark, n);
-            const d2_block *sb = &p->blocks[sub[s]];
-            for (int j = 0; j < sb->n_yields; j++)
-                if (sb->yields[j] >= 0 && sb->yields[j] < n)
-                    mark[sb->yields[j]] = true;
-        }
+    int v = op->in[k];
+    if (v < 0 || v >= n || !active[v] || !grad_var(c, v))
+        return false;
+    /* an op without a rule is reported when the walk reaches it */
+    return is_control(d2_op_def(op->id)) || !d2_op_grad(op->id) ||
+           d2_op_input_differentiable(op->id, k);
+}
+
+/* Marks keep[i] for each op i of block b that a gradient through b needs
+ * recomputed: the ops on a path from a variable of want to one of seed, and
+ * the ops whose results those read, transitively. need (below p->n_vars)
+ * receives every variable the kept ops read. */
+static int needed_ops(bw *c, int b, const ilist *want, const ilist *seed, bool *keep, bool *need)
+{
+    d2_program *p = c->p;
+    int n = p->n_vars, n_ops = p->blocks[b].n_ops, rc = -1;
+    bool *active = d2_calloc(2 * (size_t)n + 1, sizeof *active);
+    ilist *fv = d2_calloc((size_t)n_ops + 1, sizeof *fv);
+    if (!active || !fv) {
+        d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+        goto done;
     }
+    bool *reach = active + n;
+    for (int i = 0; i < want->n; i++)
+        active[want->v[i]] = true;
+    for (int i = 0; i < seed->n; i++)
+        reach[seed->v[i]] = true;
+    for (int i = 0; i < n_ops; i++)
+        if (is_control(d2_op_def(p->blocks[b].ops[i].id)) &&
+            op_free_vars(c, &p->blocks[b].ops[i], &fv[i]) < 0)
+            goto done;
+    bool *on_path = keep;
+    for (int i = 0; i < n_ops; i++) {
+        const d2_op *op = &p->blocks[b].ops[i];
+        on_path[i] = false;
+        if (d2_op_def(op->id)->flags & D2_OPF_NO_GRAD)
+            continue;
+        bool any = false;
+        for (int k = 0; k < op->n_in && !any; k++)
+            any = input_active(c, op, k, active, n);
+        for (int f = 0; f < fv[i].n && !any; f++)
+            any = active[fv[i].v[f]] && grad_var(c, fv[i].v[f]);
+        for (int j = 0; j < op->n_out && any; j++)
+            if (grad_var(c, op->out[j]))
+                active[op->out[j]] = on_path[i] = true;
+    }
+    for (int i = n_ops - 1; i >= 0; i--) {
+        const d2_op *op = &p->blocks[b].ops[i];
+        bool r = false;
+        for (int j = 0; j < op->n_out && !r; j++)
+            r = reach[op->out[j]];
+        on_path[i] = on_path[i] && r;
+        if (!r)
+            continue;
+        for (int k = 0; k < op->n_in; k++)
+            if (op->in[k] >= 0)
+                reach[op->in[k]] = true;
+        for (int f = 0; f < fv[i].n; f++)
+            reach[fv[i].v[f]] = true;
+    }
+    /* keep the path and what it reads */
+    for (int i = n_ops - 1; i >= 0; i--) {
+        const d2_op *op = &p->blocks[b].ops[i];
+        for (int j = 0; j < op->n_out && !keep[i]; j++)
+            keep[i] = need[op->out[j]];
+        if (!keep[i])
+            continue;
+        for (int k = 0; k < op->n_in; k++)
+            if (op->in[k] >= 0)
+                need[op->in[k]] = true;
+        for (int f = 0; f < fv[i].n; f++)
+            need[fv[i].v[f]] = true;
+    }
+    rc = 0;
+done:
+    for (int i = 0; fv && i < n_ops; i++)
+        ilist_free(&fv[i]);
+    d2_free(fv);
+    d2_free(active);
+    return rc;
 }
 
 /* ---- recomputation: copying a block's ops ----
@@ -388,11 +451,15 @@ static int mapped(const int *remap, int n_remap, int v)
 
 static int clone_block(bw *c, int src, int parent, int *remap, int n_remap);
 
-/* Appends to block dst a copy of ops [first, end) of block src. */
-static int clone_ops(bw *c, int src, int first, int end, int dst, int *remap, int n_remap)
+/* Appends to block dst a copy of ops [first, end) of block src, those with
+ * keep[i] only where keep is not NULL. */
+static int clone_ops(bw *c, int src, int first, int end, const bool *keep, int dst, int *remap,
+                     int n_remap)
 {
     d2_program *p = c->p;
     for (int i = first; i < end; i++) {
+        if (keep && !keep[i])
+            continue;
         /* the op's arrays stay put while dst grows: src is another block */
         const d2_op *op = &p->blocks[src].ops[i];
         d2_op_id id = op->id;
@@ -454,7 +521,7 @@ static int clone_block(bw *c, int src, int parent, int *remap, int n_remap)
         if (v < n_remap)
             remap[v] = nv;
     }
-    if (clone_ops(c, src, 0, p->blocks[src].n_ops, nb, remap, n_remap) < 0)
+    if (clone_ops(c, src, 0, p->blocks[src].n_ops, NULL, nb, remap, n_remap) < 0)
         return -1;
     for (int j = 0; j < p->blocks[src].n_yields; j++)
         if (d2_block_add_yield(p, nb, mapped(remap, n_remap, p->blocks[src].yields[j]), c->err) <
@@ -479,17 +546,6 @@ static int *new_remap(bw *c, int *n)
 /* ---- the reverse walk ---- */
 
 static int backprop(bw *c, int blk, int first, gmap *m, const bool *wanted);
-
-/* Whether input k of op (with its free variables, for control ops) can carry a gradient. */
-static bool input_active(const bw *c, const d2_op *op, int k, const bool *active, int n)
-{
-    int v = op->in[k];
-    if (v < 0 || v >= n || !active[v] || !grad_var(c, v))
-        return false;
-    /* an op without a rule is reported when the walk reaches it */
-    return is_control(d2_op_def(op->id)) || !d2_op_grad(op->id) ||
-           d2_op_input_differentiable(op->id, k);
-}
 
 /* cond(pred, operands) -> results, with douts[j] the gradients of the
  * results: appends to blk
@@ -565,7 +621,26 @@ static int grad_cond(bw *c, int blk, int idx, gmap *m, const bool *active)
         }
         for (int i = 0; i < n_ops; i++)
             remap[p->blocks[br[r]].params[i]] = operands[i];
-        if (clone_ops(c, br[r], 0, p->blocks[br[r]].n_ops, nb[r], remap, n_remap) < 0) {
+        int bops = p->blocks[br[r]].n_ops;
+        bool *keep = d2_calloc((size_t)bops + (size_t)p->n_vars + 1, sizeof *keep);
+        ilist bw_want = {0}, bw_seed = {0};
+        int krc = keep ? 0 : d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+        for (int i = 0; i < n_ops && krc == 0; i++)
+            if (ilist_has(&nset, operands[i]))
+                krc = ilist_push(&bw_want, p->blocks[br[r]].params[i], c->err);
+        for (int i = 0; i < free.n && krc == 0; i++)
+            if (ilist_has(&nset, free.v[i]))
+                krc = ilist_push(&bw_want, free.v[i], c->err);
+        for (int t = 0; t < dl.n && krc == 0; t++)
+            krc = ilist_push(&bw_seed, p->blocks[br[r]].yields[dl.v[t]], c->err);
+        if (krc == 0)
+            krc = needed_ops(c, br[r], &bw_want, &bw_seed, keep, keep + bops);
+        if (krc == 0)
+            krc = clone_ops(c, br[r], 0, bops, keep, nb[r], remap, n_remap);
+        d2_free(keep);
+        ilist_free(&bw_want);
+        ilist_free(&bw_seed);
+        if (krc < 0) {
             d2_free(dpar);
             goto done;
         }
@@ -722,7 +797,7 @@ static int grad_while(bw *c, int blk, int idx, gmap *m, const bool *active)
     ilist free = {0}, wset = {0}, gset = {0}, sset = {0};
     int *remap = NULL, n_remap = 0;
     gmap bm = {0, NULL};
-    bool *want = NULL, *reads = NULL;
+    bool *want = NULL, *keepbuf = NULL;
     int *buf = NULL;
     const d2_op *op = &p->blocks[blk].ops[idx];
     int n = op->n_in;
@@ -765,14 +840,31 @@ static int grad_while(bw *c, int blk, int idx, gmap *m, const bool *active)
     }
 
     /* ---- the forward records its carried values ---- */
-    reads = d2_calloc((size_t)p->n_vars + 1, sizeof *reads);
-    if (!reads) {
+    keepbuf = d2_calloc((size_t)body_ops + (size_t)p->n_vars + 1, sizeof *keepbuf);
+    if (!keepbuf) {
         d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
         goto done;
     }
-    collect_reads(p, body_b, reads, p->n_vars);
+    {
+        ilist bw_want = {0}, bw_seed = {0};
+        int krc = 0;
+        for (int t = 0; t < gset.n && krc == 0; t++) {
+            krc = ilist_push(&bw_want, bpar[gset.v[t]], c->err);
+            if (krc == 0)
+                krc = ilist_push(&bw_seed, byld[gset.v[t]], c->err);
+        }
+        for (int w = 0; w < wset.n && krc == 0; w++)
+            krc = ilist_push(&bw_want, wset.v[w], c->err);
+        if (krc == 0)
+            krc = needed_ops(c, body_b, &bw_want, &bw_seed, keepbuf, keepbuf + body_ops);
+        ilist_free(&bw_want);
+        ilist_free(&bw_seed);
+        if (krc < 0)
+            goto done;
+    }
+    bool *keep = keepbuf, *need = keepbuf + body_ops;
     for (int j = 0; j < n; j++) {
-        if (!reads[bpar[j]])
+        if (!need[bpar[j]])
             continue;
         if (vtype(c, bpar[j]).kind != D2_VALUE_TENSOR) {
             char where[64];
@@ -915,7 +1007,7 @@ static int grad_while(bw *c, int blk, int idx, gmap *m, const bool *active)
                 remap[bpar[sset.v[s]]] = r;
         }
         if (ok == 0)
-            ok = clone_ops(c, body_b, 0, body_ops, gbody, remap, n_remap);
+            ok = clone_ops(c, body_b, 0, body_ops, keep, gbody, remap, n_remap);
         if (ok == 0) {
             ok = gmap_init(&bm, p->n_vars, c->err);
             want = ok < 0 ? NULL : d2_calloc((size_t)p->n_vars + 1, sizeof *want);
@@ -997,7 +1089,7 @@ done:
     d2_free(remap);
     d2_free(bm.g);
     d2_free(want);
-    d2_free(reads);
+    d2_free(keepbuf);
     ilist_free(&free);
     ilist_free(&wset);
     ilist_free(&gset);
