@@ -312,6 +312,37 @@ static void test_cond_golden(void **state)
     d2_program_free(p);
 }
 
+static const char COND2[] =
+    "block ^0 (x : float64[3], y : float64[3], p : bool[]) {\n"
+    "  r1 : float64[3], r2 : float64[3] = cond(p, x, x) {then = ^1, else = ^2}\n"
+    "  loss : float64[] = sum(r1)\n"
+    "  return loss\n"
+    "}\n"
+    "block ^1 parent ^0 (a : float64[3], b : float64[3]) {\n"
+    "  t : float64[3] = multiply(a, b)\n"
+    "  t2 : float64[3] = multiply(t, y)\n"
+    "  yield t2, y\n"
+    "}\n"
+    "block ^2 parent ^0 (c : float64[3], d : float64[3]) {\n"
+    "  yield y, d\n"
+    "}\n";
+
+/* One variable passed as two operands, a result without a gradient, blocks that yield an
+ * enclosing variable or an operand as they are. */
+static void test_cond_passthrough(void **state)
+{
+    (void)state;
+    const char *wrt[] = {"x", "y"};
+    double x[3] = {0.5, -1.5, 2}, y[3] = {-0.3, 0.8, 1.1};
+    for (int k = 0; k < 2; k++) {
+        d2_err err = {0};
+        d2_tensor *in[3] = {f64(1, (int64_t[]){3}, x), f64(1, (int64_t[]){3}, y),
+                            d2_tensor_scalar_bool(k == 0, &err)};
+        d2_program_free(check_grads(COND2, wrt, 2, in, 3));
+        unref_all(in, 3);
+    }
+}
+
 /* ---- while_loop ---- */
 
 static const char LOOP[] =
@@ -395,6 +426,87 @@ static void test_cond_in_while(void **state)
     }
 }
 
+static const char SWAP[] =
+    "param one : int64[] = [1]\n"
+    "block ^0 (x : float64[2], y : float64[2], n : int64[]) {\n"
+    "  s : float64[2] = tanh(y)\n"
+    "  i0 : int64[] = full(_) {shape = [], value = 0, dtype = int64}\n"
+    "  a : float64[2], b : float64[2], i : int64[] = while_loop(x, y, i0) {cond = ^1, body = ^2}\n"
+    "  ab : float64[2] = multiply(a, b)\n"
+    "  loss : float64[] = sum(ab)\n"
+    "  return loss\n"
+    "}\n"
+    "block ^1 parent ^0 (a1 : float64[2], b1 : float64[2], j : int64[]) {\n"
+    "  go : bool[] = less_than(j, n)\n"
+    "  yield go\n"
+    "}\n"
+    "block ^2 parent ^0 (a2 : float64[2], b2 : float64[2], k : int64[]) {\n"
+    "  p : float64[2] = multiply(a2, b2)\n"
+    "  q : float64[2] = add(p, s)\n"
+    "  k2 : int64[] = add(k, one)\n"
+    "  yield b2, q, k2\n"
+    "}\n";
+
+/* Carried values that trade places each iteration; the body reads an enclosing intermediate
+ * (s = tanh(y)), whose gradient accumulates over the iterations and flows on to y. */
+static void test_while_swap(void **state)
+{
+    (void)state;
+    const char *wrt[] = {"x", "y"};
+    double x[2] = {0.7, -0.4}, y[2] = {0.5, 0.9};
+    for (int n = 0; n <= 3; n++) {
+        d2_tensor *in[3] = {f64(1, (int64_t[]){2}, x), f64(1, (int64_t[]){2}, y), i64(n)};
+        d2_program_free(check_grads(SWAP, wrt, 2, in, 3));
+        unref_all(in, 3);
+    }
+}
+
+static const char LOOPS[] =
+    "param w : float64[2] = [0.8, -1.3]\n"
+    "param one : int64[] = [1]\n"
+    "block ^0 (x : float64[-1,2], n : int64[], m : int64[]) {\n"
+    "  i0 : int64[] = full(_) {shape = [], value = 0, dtype = int64}\n"
+    "  h : float64[-1,2], i : int64[] = while_loop(x, i0) {cond = ^1, body = ^2}\n"
+    "  loss : float64[] = sum(h)\n"
+    "  return loss\n"
+    "}\n"
+    "block ^1 parent ^0 (a : float64[-1,2], j : int64[]) {\n"
+    "  go : bool[] = less_than(j, n)\n"
+    "  yield go\n"
+    "}\n"
+    "block ^2 parent ^0 (b : float64[-1,2], k : int64[]) {\n"
+    "  z : int64[] = full(_) {shape = [], value = 0, dtype = int64}\n"
+    "  u : float64[-1,2], l : int64[] = while_loop(b, z) {cond = ^3, body = ^4}\n"
+    "  u2 : float64[-1,2] = sin(u)\n"
+    "  k2 : int64[] = add(k, one)\n"
+    "  yield u2, k2\n"
+    "}\n"
+    "block ^3 parent ^2 (c : float64[-1,2], l1 : int64[]) {\n"
+    "  go2 : bool[] = less_than(l1, m)\n"
+    "  yield go2\n"
+    "}\n"
+    "block ^4 parent ^2 (d : float64[-1,2], l2 : int64[]) {\n"
+    "  d2 : float64[-1,2] = multiply(d, w)\n"
+    "  d3 : float64[-1,2] = add(d2, b)\n"
+    "  l3 : int64[] = add(l2, one)\n"
+    "  yield d3, l3\n"
+    "}\n";
+
+/* A while_loop inside a while_loop body (the inner one reads the outer body's value b):
+ * the inner loop is recomputed and recorded anew in each outer iteration's gradient. */
+static void test_nested_while(void **state)
+{
+    (void)state;
+    const char *wrt[] = {"x", "w"};
+    double x[4] = {0.3, -0.2, 0.5, 0.1};
+    int64_t nm[3][2] = {{2, 3}, {3, 1}, {1, 0}};
+    for (int t = 0; t < 3; t++) {
+        d2_tensor *in[3] = {f64(2, (int64_t[]){2, 2}, x), i64(nm[t][0]), i64(nm[t][1])};
+        d2_program_free(check_grads(LOOPS, wrt, 2, in, 3));
+        unref_all(in, 3);
+    }
+}
+
 /* ---- what gets no gradient, and errors ---- */
 
 /* A wanted variable the loss does not depend on gets -1; no_grad stops a path. */
@@ -459,8 +571,11 @@ int main(void)
         cmocka_unit_test(test_used_twice),
         cmocka_unit_test(test_cond),
         cmocka_unit_test(test_cond_golden),
+        cmocka_unit_test(test_cond_passthrough),
         cmocka_unit_test(test_while),
         cmocka_unit_test(test_cond_in_while),
+        cmocka_unit_test(test_while_swap),
+        cmocka_unit_test(test_nested_while),
         cmocka_unit_test(test_unreached_and_no_grad),
         cmocka_unit_test(test_missing_rule),
     };
