@@ -160,18 +160,20 @@ static bool stopped(const bw *c, int v)
     return v >= 0 && v < c->n_stop && c->stop[v];
 }
 
-/* Whether a gradient may flow through variable v at all. */
+/* Whether a gradient may flow through variable v at all. Float tensor
+ * arrays count, so that a path through them reaches their ops and is
+ * reported rather than silently cut. */
 static bool grad_var(const bw *c, int v)
 {
     if (v < 0 || stopped(c, v))
         return false;
     d2_type t = vtype(c, v);
-    return float_tensor(&t);
+    return float_tensor(&t) || (t.kind == D2_VALUE_ARRAY && d2_dtype_differentiable(t.dtype));
 }
 
-static bool is_control(const d2_opdef *def)
+static bool is_array(const bw *c, int v)
 {
-    return (def->flags & D2_OPF_CONTROL) != 0;
+    return c->p->vars[v].type.kind == D2_VALUE_ARRAY;
 }
 
 /* " at line L, column C" for an op with a source position, else "". */
@@ -181,6 +183,22 @@ static void op_where(const d2_op *op, char *buf, size_t n)
         snprintf(buf, n, " at line %d, column %d", op->line, op->col);
     else
         buf[0] = 0;
+}
+
+/* The error for a control op whose gradient would carry a tensor array. */
+static int array_unsupported(bw *c, const d2_op *op)
+{
+    char where[64];
+    op_where(op, where, sizeof where);
+    return d2_err_set(c->err, D2_ERR_UNSUPPORTED,
+                      "append_backward: %s%s passes a tensor array on a gradient path; "
+                      "gradients of tensor arrays are not supported",
+                      d2_op_def(op->id)->name, where);
+}
+
+static bool is_control(const d2_opdef *def)
+{
+    return (def->flags & D2_OPF_CONTROL) != 0;
 }
 
 /* Appends op id (one result) to block blk; the result's variable, or -1. */
@@ -590,6 +608,11 @@ static int grad_cond(bw *c, int blk, int idx, gmap *m, const bool *active)
     for (int j = 0; j < n_res; j++)
         if (gmap_get(m, results[j]) >= 0 && ilist_push(&dl, j, c->err) < 0)
             goto done;
+    for (int i = 0; i < nset.n && dl.n; i++)
+        if (is_array(c, nset.v[i])) {
+            array_unsupported(c, &p->blocks[blk].ops[idx]);
+            goto done;
+        }
     if (nset.n == 0 || dl.n == 0) {
         rc = 0;
         goto done;
@@ -829,6 +852,13 @@ static int grad_while(bw *c, int blk, int idx, gmap *m, const bool *active)
     for (int j = 0; j < n; j++) {
         if (!grad_var(c, bpar[j]))
             continue;
+        if (is_array(c, bpar[j])) {
+            if (inits[j] < m->n && active[inits[j]] && grad_var(c, inits[j])) {
+                array_unsupported(c, &p->blocks[blk].ops[idx]);
+                goto done;
+            }
+            continue;
+        }
         if (ilist_push(&gset, j, c->err) < 0)
             goto done;
         flows |= gmap_get(m, finals[j]) >= 0;
@@ -1267,7 +1297,7 @@ int d2_gradients(d2_program *p, int block, const int *targets, const int *target
         goto done;
     for (int i = 0; i < n_targets; i++) {
         int t = targets[i];
-        if (!grad_var(&c, t))
+        if (!grad_var(&c, t) || is_array(&c, t))
             continue;
         int g = target_grads && target_grads[i] >= 0 ? target_grads[i]
                                                       : emit_full_like(&c, block, t, 1.0);
