@@ -119,7 +119,8 @@ typedef struct bw {
     const bool *stop; /* no_grad set, indexed by var < n_stop */
     int n_stop;
     int n_fwd;        /* variables that existed before: never renamed */
-    ilist named;      /* gradient variables already given a "@GRAD" name */
+    unsigned char *named; /* named[g - n_fwd]: g was given a "@GRAD" name */
+    int cap_named;
 } bw;
 
 /* Gradients of the variables below n: g[v] is the variable holding the sum of
@@ -299,8 +300,18 @@ static int accumulate(bw *c, int blk, gmap *m, int v, int g)
  * call made and has not named yet and the name is free. */
 static int name_grad(bw *c, int v, int g)
 {
-    if (g < c->n_fwd || ilist_has(&c->named, g))
+    int k = g - c->n_fwd;
+    if (k < 0 || (k < c->cap_named && c->named[k]))
         return 0;
+    if (k >= c->cap_named) {
+        int cap = 2 * k + 64;
+        unsigned char *nn = d2_realloc(c->named, (size_t)cap);
+        if (!nn)
+            return d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+        memset(nn + c->cap_named, 0, (size_t)(cap - c->cap_named));
+        c->named = nn;
+        c->cap_named = cap;
+    }
     const char *base = c->p->vars[v].name;
     size_t len = strlen(base) + 6;
     char *name = d2_malloc(len);
@@ -311,7 +322,8 @@ static int name_grad(bw *c, int v, int g)
     d2_free(name);
     if (rc < 0)
         return -1;
-    return ilist_push(&c->named, g, c->err);
+    c->named[k] = 1;
+    return 0;
 }
 
 /* Whether block b lies in the subtree of block root. */
@@ -1328,7 +1340,7 @@ done:
     d2_free(stop);
     d2_free(want);
     d2_free(m.g);
-    ilist_free(&c.named);
+    d2_free(c.named);
     return rc;
 }
 

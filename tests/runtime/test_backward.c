@@ -374,7 +374,20 @@ static void test_while(void **state)
     double x[6] = {0.3, -0.5, 0.8, 1.1, 0.2, -0.4};
     for (int n = 0; n <= 3; n++) {
         d2_tensor *in[2] = {f64(2, (int64_t[]){2, 3}, x), i64(n)};
-        d2_program_free(check_grads(LOOP, wrt, 2, in, 2));
+        d2_program *p = check_grads(LOOP, wrt, 2, in, 2);
+        if (n == 2) {
+            /* a second backward over the rewritten loop gives the same gradient again */
+            d2_err err = {0};
+            int w = var_of(p, "w"), g;
+            assert_int_equal(d2_append_backward(p, 0, var_of(p, "loss"), &w, 1, &g, &err), 0);
+            assert_int_equal(d2_block_add_yield(p, 0, g, &err), 0);
+            assert_int_equal(d2_program_verify(p, &err), 0);
+            d2_tensor *out[4] = {0};
+            run(p, in, 2, out, 4);
+            tu_expect_close("second w@GRAD", out[3], out[2], 0, 0, "the first backward");
+            unref_all(out, 4);
+        }
+        d2_program_free(p);
         unref_all(in, 2);
     }
 }
