@@ -813,329 +813,350 @@ static int widen_op(bw *c, int b, int idx, const int *add_in, int k, int *add_ou
     return rc;
 }
 
-/* The gradient of while_loop(inits) -> finals at index idx of block blk.
- *
+/* ---- while_loop ----
  * The forward op is rewritten to carry a trip count (from 0) and one tensor
- * array per carried value its body reads, written at the count each
- * iteration with the value the iteration starts from. Then appends
+ * array per carried value its body's gradient reads, written at the count
+ * each iteration with the value the iteration starts from. Then
  *   k, g..., a... = while_loop(count, g0..., 0...) {cond: k > 0, body: ^B'}
- * where g are the gradients of the float carried values (g0: the finals'
- * gradients, zeros where none) and a those of the enclosing float variables
- * the body reads (the loop-invariant ones: parameters), accumulated over the
- * iterations. B' takes k-1, reads the iteration's carried values from the
- * arrays, recomputes the body from them, and runs its gradient seeded by g. */
-static int grad_while(bw *c, int blk, int idx, gmap *m, const bool *active)
+ * is appended, where g are the gradients of the float carried values (g0:
+ * the finals' gradients, zeros where none) and a those of the enclosing
+ * float variables the body reads (loop invariants: parameters), summed over
+ * the iterations. B' takes k - 1, reads that iteration's carried values from
+ * the arrays, recomputes the body from them and runs its gradient seeded by
+ * g. */
+
+/* What the gradient of one while_loop works with. */
+typedef struct wgrad {
+    int blk, idx, n, cond_b, body_b, body_ops, line, col;
+    int *inits, *finals, *bpar, *byld; /* n each, one allocation */
+    ilist wset;  /* enclosing variables that need a gradient */
+    ilist gset;  /* carried positions whose gradient flows (float tensors) */
+    ilist sset;  /* carried positions recorded per iteration */
+    bool *keep;  /* body ops the gradient recomputes (body_ops), then */
+    bool *need;  /* the variables they read (p->n_vars) */
+    int cnt;     /* the forward's trip count */
+    int *arrs;   /* the forward's final array of each sset position */
+} wgrad;
+
+static void wgrad_free(wgrad *w)
+{
+    d2_free(w->inits);
+    d2_free(w->keep);
+    d2_free(w->arrs);
+    ilist_free(&w->wset);
+    ilist_free(&w->gset);
+    ilist_free(&w->sset);
+}
+
+/* Fills w for the while_loop at idx of blk; *flows is false when no gradient
+ * passes through it (nothing else is then filled). */
+static int while_plan(bw *c, wgrad *w, gmap *m, const bool *active, bool *flows)
 {
     d2_program *p = c->p;
-    int rc = -1;
     const d2_opdef *wdef = d2_op_def(D2_OP_while_loop);
-    ilist free = {0}, wset = {0}, gset = {0}, sset = {0};
-    int *remap = NULL, n_remap = 0;
-    gmap bm = {0, NULL};
-    bool *want = NULL, *keepbuf = NULL;
-    int *buf = NULL;
-    const d2_op *op = &p->blocks[blk].ops[idx];
-    int n = op->n_in;
-    int cond_b = (int)op->attrs.v[d2_attr_index(wdef, "cond")].u.i;
-    int body_b = (int)op->attrs.v[d2_attr_index(wdef, "body")].u.i;
-    int line = op->line, col = op->col;
-    /* inits, finals, body params, body yields, arrays, gradient block values */
-    buf = d2_malloc(sizeof *buf * (9 * (size_t)n + 8));
-    if (!buf) {
-        d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    int *inits = buf, *finals = buf + n, *bpar = buf + 2 * n, *byld = buf + 3 * n;
-    int *arrs = buf + 4 * n, *g0 = buf + 5 * n, *gout = buf + 6 * n; /* gout: n + 1 */
-    int *extra = buf + 7 * n + 4;                                      /* n + 1 */
-    memcpy(inits, op->in, sizeof *buf * (size_t)n);
-    memcpy(finals, op->out, sizeof *buf * (size_t)n);
-    memcpy(bpar, p->blocks[body_b].params, sizeof *buf * (size_t)n);
-    memcpy(byld, p->blocks[body_b].yields, sizeof *buf * (size_t)n);
-    int body_ops = p->blocks[body_b].n_ops;
-    if (collect_free(c, body_b, body_b, true, &free) < 0)
-        goto done;
-    for (int i = 0; i < free.n; i++) {
+    const d2_op *op = &p->blocks[w->blk].ops[w->idx];
+    int n = w->n = op->n_in;
+    w->cond_b = (int)op->attrs.v[d2_attr_index(wdef, "cond")].u.i;
+    w->body_b = (int)op->attrs.v[d2_attr_index(wdef, "body")].u.i;
+    w->line = op->line;
+    w->col = op->col;
+    w->body_ops = p->blocks[w->body_b].n_ops;
+    w->inits = d2_malloc(sizeof *w->inits * (4 * (size_t)n + 1));
+    if (!w->inits)
+        return d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+    w->finals = w->inits + n;
+    w->bpar = w->finals + n;
+    w->byld = w->bpar + n;
+    memcpy(w->inits, op->in, sizeof *w->inits * (size_t)n);
+    memcpy(w->finals, op->out, sizeof *w->inits * (size_t)n);
+    memcpy(w->bpar, p->blocks[w->body_b].params, sizeof *w->inits * (size_t)n);
+    memcpy(w->byld, p->blocks[w->body_b].yields, sizeof *w->inits * (size_t)n);
+    ilist free = {0};
+    int rc = collect_free(c, w->body_b, w->body_b, true, &free);
+    for (int i = 0; i < free.n && rc == 0; i++) {
         int v = free.v[i];
-        if (v < m->n && active[v] && grad_var(c, v) && ilist_add(&wset, v, c->err) < 0)
-            goto done;
+        if (v < m->n && active[v] && grad_var(c, v))
+            rc = ilist_add(&w->wset, v, c->err);
     }
-    bool flows = false, needed = wset.n > 0;
+    ilist_free(&free);
+    if (rc < 0)
+        return -1;
+    bool out = false, in = w->wset.n > 0;
     for (int j = 0; j < n; j++) {
-        if (!grad_var(c, bpar[j]))
+        if (!grad_var(c, w->bpar[j]))
             continue;
-        if (is_array(c, bpar[j])) {
-            if (inits[j] < m->n && active[inits[j]] && grad_var(c, inits[j])) {
-                array_unsupported(c, &p->blocks[blk].ops[idx]);
-                goto done;
-            }
+        bool init_active = w->inits[j] < m->n && active[w->inits[j]] && grad_var(c, w->inits[j]);
+        if (is_array(c, w->bpar[j])) {
+            if (init_active)
+                return array_unsupported(c, &p->blocks[w->blk].ops[w->idx]);
             continue;
         }
-        if (ilist_push(&gset, j, c->err) < 0)
-            goto done;
-        flows |= gmap_get(m, finals[j]) >= 0;
-        needed |= inits[j] < m->n && active[inits[j]] && grad_var(c, inits[j]);
+        if (ilist_push(&w->gset, j, c->err) < 0)
+            return -1;
+        out |= gmap_get(m, w->finals[j]) >= 0;
+        in |= init_active;
     }
-    if (!flows || !needed) {
-        rc = 0;
-        goto done;
+    *flows = out && in;
+    if (!*flows)
+        return 0;
+    /* what the body's gradient recomputes, and so which carried values to record */
+    w->keep = d2_calloc((size_t)w->body_ops + (size_t)p->n_vars + 1, sizeof *w->keep);
+    w->arrs = d2_malloc(sizeof *w->arrs * ((size_t)n + 1));
+    if (!w->keep || !w->arrs)
+        return d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+    w->need = w->keep + w->body_ops;
+    ilist want = {0}, seed = {0};
+    for (int t = 0; t < w->gset.n && rc == 0; t++) {
+        rc = ilist_push(&want, w->bpar[w->gset.v[t]], c->err);
+        if (rc == 0)
+            rc = ilist_push(&seed, w->byld[w->gset.v[t]], c->err);
     }
-
-    /* ---- the forward records its carried values ---- */
-    keepbuf = d2_calloc((size_t)body_ops + (size_t)p->n_vars + 1, sizeof *keepbuf);
-    if (!keepbuf) {
-        d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    {
-        ilist bw_want = {0}, bw_seed = {0};
-        int krc = 0;
-        for (int t = 0; t < gset.n && krc == 0; t++) {
-            krc = ilist_push(&bw_want, bpar[gset.v[t]], c->err);
-            if (krc == 0)
-                krc = ilist_push(&bw_seed, byld[gset.v[t]], c->err);
-        }
-        for (int w = 0; w < wset.n && krc == 0; w++)
-            krc = ilist_push(&bw_want, wset.v[w], c->err);
-        if (krc == 0)
-            krc = needed_ops(c, body_b, &bw_want, &bw_seed, keepbuf, keepbuf + body_ops);
-        ilist_free(&bw_want);
-        ilist_free(&bw_seed);
-        if (krc < 0)
-            goto done;
-    }
-    bool *keep = keepbuf, *need = keepbuf + body_ops;
-    for (int j = 0; j < n; j++) {
-        if (!need[bpar[j]])
+    for (int k = 0; k < w->wset.n && rc == 0; k++)
+        rc = ilist_push(&want, w->wset.v[k], c->err);
+    if (rc == 0)
+        rc = needed_ops(c, w->body_b, &want, &seed, w->keep, w->need);
+    ilist_free(&want);
+    ilist_free(&seed);
+    for (int j = 0; j < n && rc == 0; j++) {
+        if (!w->need[w->bpar[j]])
             continue;
-        if (vtype(c, bpar[j]).kind != D2_VALUE_TENSOR) {
+        if (is_array(c, w->bpar[j])) {
             char where[64];
-            op_where(&p->blocks[blk].ops[idx], where, sizeof where);
-            d2_err_set(c->err, D2_ERR_UNSUPPORTED,
-                       "append_backward: while_loop%s carries a tensor array (value %d) that its "
-                       "body reads; its gradient is not supported", where, j);
-            goto done;
+            op_where(&p->blocks[w->blk].ops[w->idx], where, sizeof where);
+            return d2_err_set(c->err, D2_ERR_UNSUPPORTED,
+                              "append_backward: while_loop%s carries a tensor array (value %d) "
+                              "that its body's gradient reads; this is not supported",
+                              where, j);
         }
-        if (ilist_push(&sset, j, c->err) < 0)
-            goto done;
+        rc = ilist_push(&w->sset, j, c->err);
     }
-    int n0 = p->blocks[blk].n_ops;
-    extra[0] = emit_i64(c, blk, 0);
+    return rc;
+}
+
+/* Rewrites the forward while_loop to record the carried values of w->sset
+ * (sets w->cnt, w->arrs; w->idx follows the op, which moves down past the
+ * initial values inserted before it). */
+static int while_record(bw *c, wgrad *w)
+{
+    d2_program *p = c->p;
+    int ns = w->sset.n;
+    int *extra = d2_malloc(sizeof *extra * (2 * (size_t)ns + 3));
+    if (!extra)
+        return d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+    int *outs = extra + ns + 1, rc = -1;
+    /* initial values: count 0 and empty arrays, just before the op */
+    int n0 = p->blocks[w->blk].n_ops;
+    extra[0] = emit_i64(c, w->blk, 0);
     if (extra[0] < 0)
         goto done;
-    for (int s = 0; s < sset.n; s++) {
-        const d2_opdef *adef = d2_op_def(D2_OP_array_create);
+    const d2_opdef *adef = d2_op_def(D2_OP_array_create);
+    for (int s = 0; s < ns; s++) {
         d2_attrs a;
         d2_attrs_init_default(adef, &a);
-        d2_type t = vtype(c, bpar[sset.v[s]]);
+        d2_type t = vtype(c, w->bpar[w->sset.v[s]]);
         if (a.n != adef->n_attrs || d2_attr_set_int(adef, &a, "dtype", t.dtype) < 0) {
             d2_attrs_free(&a);
             d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
             goto done;
         }
-        extra[1 + s] = emit1(c, blk, D2_OP_array_create, NULL, 0, &a);
+        extra[1 + s] = emit1(c, w->blk, D2_OP_array_create, NULL, 0, &a);
         d2_attrs_free(&a);
         if (extra[1 + s] < 0)
             goto done;
     }
-    if (move_tail_ops(c, blk, p->blocks[blk].n_ops - n0, idx) < 0)
+    int moved = p->blocks[w->blk].n_ops - n0;
+    if (move_tail_ops(c, w->blk, moved, w->idx) < 0)
         goto done;
-    idx += p->blocks[blk].n_ops - n0;
-    {
-        /* body: count and arrays in, count + 1 and arrays with this iteration's values out */
-        d2_type ct = vtype(c, extra[0]);
-        int bcnt = d2_program_add_var(p, body_b, NULL, &ct, c->err);
-        if (bcnt < 0 || d2_block_add_param(p, body_b, bcnt, c->err) < 0)
+    w->idx += moved;
+    /* the cond block takes them and ignores them */
+    for (int s = 0; s <= ns; s++) {
+        d2_type t = vtype(c, extra[s]);
+        int cv = d2_program_add_var(p, w->cond_b, NULL, &t, c->err);
+        if (cv < 0 || d2_block_add_param(p, w->cond_b, cv, c->err) < 0)
             goto done;
-        int *bar = arrs;
-        for (int s = 0; s < sset.n; s++) {
-            d2_type at = vtype(c, extra[1 + s]);
-            bar[s] = d2_program_add_var(p, body_b, NULL, &at, c->err);
-            if (bar[s] < 0 || d2_block_add_param(p, body_b, bar[s], c->err) < 0)
-                goto done;
-        }
-        for (int s = 0; s <= sset.n; s++) {
-            d2_type t = vtype(c, extra[s]);
-            int cv = d2_program_add_var(p, cond_b, NULL, &t, c->err);
-            if (cv < 0 || d2_block_add_param(p, cond_b, cv, c->err) < 0)
-                goto done;
-        }
-        int one = emit_i64(c, body_b, 1);
-        int next = one < 0 ? -1 : emit2(c, body_b, D2_OP_add, bcnt, one);
-        if (next < 0 || d2_block_add_yield(p, body_b, next, c->err) < 0)
-            goto done;
-        for (int s = 0; s < sset.n; s++) {
-            int in[3] = {bar[s], bcnt, bpar[sset.v[s]]};
-            int w = emit1(c, body_b, D2_OP_array_write, in, 3, NULL);
-            if (w < 0 || d2_block_add_yield(p, body_b, w, c->err) < 0)
-                goto done;
-        }
-        /* the op: extra inits in, count and arrays out */
-        int *outs = gout; /* reused below for the gradients */
-        if (widen_op(c, blk, idx, extra, 1 + sset.n, outs) < 0)
-            goto done;
-        extra[0] = outs[0]; /* the trip count */
-        for (int s = 0; s < sset.n; s++)
-            arrs[s] = outs[1 + s];
     }
+    /* the body: count + 1, and each array with this iteration's value at the count */
+    int b = w->body_b;
+    d2_type ct = vtype(c, extra[0]);
+    int bcnt = d2_program_add_var(p, b, NULL, &ct, c->err);
+    if (bcnt < 0 || d2_block_add_param(p, b, bcnt, c->err) < 0)
+        goto done;
+    for (int s = 0; s < ns; s++) {
+        d2_type at = vtype(c, extra[1 + s]);
+        outs[s] = d2_program_add_var(p, b, NULL, &at, c->err);
+        if (outs[s] < 0 || d2_block_add_param(p, b, outs[s], c->err) < 0)
+            goto done;
+    }
+    int one = emit_i64(c, b, 1);
+    int next = one < 0 ? -1 : emit2(c, b, D2_OP_add, bcnt, one);
+    if (next < 0 || d2_block_add_yield(p, b, next, c->err) < 0)
+        goto done;
+    for (int s = 0; s < ns; s++) {
+        int in[3] = {outs[s], bcnt, w->bpar[w->sset.v[s]]};
+        int wr = emit1(c, b, D2_OP_array_write, in, 3, NULL);
+        if (wr < 0 || d2_block_add_yield(p, b, wr, c->err) < 0)
+            goto done;
+    }
+    /* the op: the initial values in, the count and the arrays out */
+    if (widen_op(c, w->blk, w->idx, extra, 1 + ns, outs) < 0)
+        goto done;
+    w->cnt = outs[0];
+    for (int s = 0; s < ns; s++)
+        w->arrs[s] = outs[1 + s];
+    rc = 0;
+done:
+    d2_free(extra);
+    return rc;
+}
 
-    /* ---- the backward loop ---- */
-    int cnt = extra[0];
-    for (int t = 0; t < gset.n; t++) {
-        int j = gset.v[t];
-        int d = gmap_get(m, finals[j]);
-        g0[t] = d >= 0 ? d : emit_full_like(c, blk, finals[j], 0.0);
-        if (g0[t] < 0)
+/* Fills block gbody of the reverse loop, whose params are xpar (count,
+ * carried gradients, accumulated enclosing gradients): one iteration of the
+ * body's gradient, yielding the next values of the same. */
+static int while_grad_body(bw *c, const wgrad *w, int gbody, const int *xpar)
+{
+    d2_program *p = c->p;
+    int n_remap, rc = -1;
+    int *remap = new_remap(c, &n_remap);
+    gmap bm = {0, NULL};
+    bool *want = NULL;
+    if (!remap)
+        return -1;
+    int one = emit_i64(c, gbody, 1);
+    int k1 = one < 0 ? -1 : emit2(c, gbody, D2_OP_subtract, xpar[0], one);
+    if (k1 < 0)
+        goto done;
+    for (int s = 0; s < w->sset.n; s++) {
+        int r = emit2(c, gbody, D2_OP_array_read, w->arrs[s], k1);
+        if (r < 0)
             goto done;
+        remap[w->bpar[w->sset.v[s]]] = r;
     }
-    int *a0 = d2_malloc(sizeof *a0 * ((size_t)wset.n + 1));
-    if (!a0) {
+    if (clone_ops(c, w->body_b, 0, w->body_ops, w->keep, gbody, remap, n_remap) < 0 ||
+        gmap_init(&bm, p->n_vars, c->err) < 0)
+        goto done;
+    want = d2_calloc((size_t)p->n_vars + 1, sizeof *want);
+    if (!want) {
         d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
         goto done;
     }
-    for (int w = 0; w < wset.n; w++)
-        if ((a0[w] = emit_full_like(c, blk, wset.v[w], 0.0)) < 0) {
-            d2_free(a0);
+    /* carried values the gradient does not read keep their forward variable as their key */
+    for (int t = 0; t < w->gset.n; t++) {
+        int j = w->gset.v[t];
+        int y = mapped(remap, n_remap, w->byld[j]);
+        if (grad_var(c, y) && accumulate(c, gbody, &bm, y, xpar[1 + t]) < 0)
             goto done;
-        }
-    int nc = 1 + gset.n + wset.n;
-    int gcond = d2_program_add_block(p, blk, c->err);
-    int gbody = gcond < 0 ? -1 : d2_program_add_block(p, blk, c->err);
-    int *cpar = d2_malloc(sizeof *cpar * (2 * (size_t)nc + 1));
-    if (gbody < 0 || !cpar) {
-        d2_free(a0);
-        d2_free(cpar);
-        if (gbody >= 0)
-            d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+        want[mapped(remap, n_remap, w->bpar[j])] = true;
+    }
+    for (int k = 0; k < w->wset.n; k++)
+        want[w->wset.v[k]] = true;
+    if (backprop(c, gbody, 0, &bm, want) < 0 || d2_block_add_yield(p, gbody, k1, c->err) < 0)
         goto done;
-    }
-    int *xpar = cpar + nc, *ins = cpar; /* ins reuses cpar once the params exist */
-    for (int q = 0; q < nc; q++) {
-        int src = q == 0 ? cnt : q <= gset.n ? g0[q - 1] : a0[q - 1 - gset.n];
-        d2_type t = vtype(c, src);
-        int cv = d2_program_add_var(p, gcond, NULL, &t, c->err);
-        int bv = cv < 0 ? -1 : d2_program_add_var(p, gbody, NULL, &t, c->err);
-        if (bv < 0 || d2_block_add_param(p, gcond, cv, c->err) < 0 ||
-            d2_block_add_param(p, gbody, bv, c->err) < 0) {
-            d2_free(a0);
-            d2_free(cpar);
+    for (int t = 0; t < w->gset.n; t++) {
+        int g = gmap_get(&bm, mapped(remap, n_remap, w->bpar[w->gset.v[t]]));
+        if (g < 0)
+            g = emit_full_like(c, gbody, xpar[1 + t], 0.0);
+        if (g < 0 || d2_block_add_yield(p, gbody, g, c->err) < 0)
             goto done;
-        }
-        cpar[q] = cv;
-        xpar[q] = bv;
     }
-    {
-        int z = emit_i64(c, gcond, 0);
-        int go = z < 0 ? -1 : emit2(c, gcond, D2_OP_greater_than, cpar[0], z);
-        if (go < 0 || d2_block_add_yield(p, gcond, go, c->err) < 0) {
-            d2_free(a0);
-            d2_free(cpar);
-            goto done;
-        }
-    }
-    int ok = 0;
-    {
-        int one = emit_i64(c, gbody, 1);
-        int k1 = one < 0 ? -1 : emit2(c, gbody, D2_OP_subtract, xpar[0], one);
-        ok = k1 < 0 ? -1 : 0;
-        remap = ok < 0 ? NULL : new_remap(c, &n_remap);
-        if (!remap)
-            ok = -1;
-        for (int s = 0; s < sset.n && ok == 0; s++) {
-            int r = emit2(c, gbody, D2_OP_array_read, arrs[s], k1);
-            if (r < 0)
-                ok = -1;
-            else
-                remap[bpar[sset.v[s]]] = r;
-        }
-        if (ok == 0)
-            ok = clone_ops(c, body_b, 0, body_ops, keep, gbody, remap, n_remap);
-        if (ok == 0) {
-            ok = gmap_init(&bm, p->n_vars, c->err);
-            want = ok < 0 ? NULL : d2_calloc((size_t)p->n_vars + 1, sizeof *want);
-            if (ok == 0 && !want)
-                ok = d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
-        }
-        for (int t = 0; t < gset.n && ok == 0; t++) {
-            int j = gset.v[t];
-            int y = mapped(remap, n_remap, byld[j]);
-            if (grad_var(c, y))
-                ok = accumulate(c, gbody, &bm, y, xpar[1 + t]);
-            want[mapped(remap, n_remap, bpar[j])] = true;
-        }
-        for (int w = 0; w < wset.n && ok == 0; w++)
-            want[wset.v[w]] = true;
-        if (ok == 0)
-            ok = backprop(c, gbody, 0, &bm, want);
-        if (ok == 0)
-            ok = d2_block_add_yield(p, gbody, k1, c->err);
-        for (int t = 0; t < gset.n && ok == 0; t++) {
-            int g = gmap_get(&bm, mapped(remap, n_remap, bpar[gset.v[t]]));
-            if (g < 0)
-                g = emit_full_like(c, gbody, xpar[1 + t], 0.0);
-            ok = g < 0 ? -1 : d2_block_add_yield(p, gbody, g, c->err);
-        }
-        for (int w = 0; w < wset.n && ok == 0; w++) {
-            int acc = xpar[1 + gset.n + w];
-            int g = gmap_get(&bm, wset.v[w]);
-            if (g >= 0)
-                acc = emit2(c, gbody, D2_OP_add, acc, g);
-            ok = acc < 0 ? -1 : d2_block_add_yield(p, gbody, acc, c->err);
-        }
-    }
-    if (ok < 0) {
-        d2_free(a0);
-        d2_free(cpar);
-        goto done;
-    }
-    ins[0] = cnt;
-    for (int t = 0; t < gset.n; t++)
-        ins[1 + t] = g0[t];
-    for (int w = 0; w < wset.n; w++)
-        ins[1 + gset.n + w] = a0[w];
-    d2_free(a0);
-    {
-        d2_attrs a;
-        d2_attrs_init_default(wdef, &a);
-        int *wout = d2_malloc(sizeof *wout * ((size_t)nc + 1));
-        if (!wout || a.n != wdef->n_attrs || d2_attr_set_int(wdef, &a, "cond", gcond) < 0 ||
-            d2_attr_set_int(wdef, &a, "body", gbody) < 0) {
-            d2_free(wout);
-            d2_free(cpar);
-            d2_attrs_free(&a);
-            d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
-            goto done;
-        }
-        ok = append_control(c, blk, D2_OP_while_loop, ins, nc, &a, nc, wout);
-        d2_attrs_free(&a);
-        d2_free(cpar);
-        if (ok == 0) {
-            d2_block *b = &p->blocks[blk];
-            b->ops[b->n_ops - 1].line = line;
-            b->ops[b->n_ops - 1].col = col;
-        }
-        for (int t = 0; t < gset.n && ok == 0; t++) {
-            int v = inits[gset.v[t]];
-            if (v < m->n && active[v] && grad_var(c, v))
-                ok = accumulate(c, blk, m, v, wout[1 + t]);
-        }
-        for (int w = 0; w < wset.n && ok == 0; w++)
-            ok = accumulate(c, blk, m, wset.v[w], wout[1 + gset.n + w]);
-        d2_free(wout);
-        if (ok < 0)
+    for (int k = 0; k < w->wset.n; k++) {
+        int acc = xpar[1 + w->gset.n + k];
+        int g = gmap_get(&bm, w->wset.v[k]);
+        if (g >= 0)
+            acc = emit2(c, gbody, D2_OP_add, acc, g);
+        if (acc < 0 || d2_block_add_yield(p, gbody, acc, c->err) < 0)
             goto done;
     }
     rc = 0;
 done:
-    d2_free(buf);
     d2_free(remap);
     d2_free(bm.g);
     d2_free(want);
-    d2_free(keepbuf);
-    ilist_free(&free);
-    ilist_free(&wset);
-    ilist_free(&gset);
-    ilist_free(&sset);
+    return rc;
+}
+
+/* Appends the reverse loop after the forward has been rewritten and adds
+ * its results to m. */
+static int while_reverse(bw *c, const wgrad *w, gmap *m, const bool *active)
+{
+    d2_program *p = c->p;
+    int ng = w->gset.n, nw = w->wset.n, nc = 1 + ng + nw, rc = -1;
+    int *v = d2_malloc(sizeof *v * (4 * (size_t)nc + 1));
+    if (!v)
+        return d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+    int *ins = v, *cpar = v + nc, *xpar = v + 2 * nc, *outs = v + 3 * nc;
+    /* initial values: the count, the finals' gradients, zeros */
+    ins[0] = w->cnt;
+    for (int t = 0; t < ng; t++) {
+        int f = w->finals[w->gset.v[t]];
+        int d = gmap_get(m, f);
+        if ((ins[1 + t] = d >= 0 ? d : emit_full_like(c, w->blk, f, 0.0)) < 0)
+            goto done;
+    }
+    for (int k = 0; k < nw; k++)
+        if ((ins[1 + ng + k] = emit_full_like(c, w->blk, w->wset.v[k], 0.0)) < 0)
+            goto done;
+    int gcond = d2_program_add_block(p, w->blk, c->err);
+    int gbody = gcond < 0 ? -1 : d2_program_add_block(p, w->blk, c->err);
+    if (gbody < 0)
+        goto done;
+    for (int q = 0; q < nc; q++) {
+        d2_type t = vtype(c, ins[q]);
+        cpar[q] = d2_program_add_var(p, gcond, NULL, &t, c->err);
+        xpar[q] = cpar[q] < 0 ? -1 : d2_program_add_var(p, gbody, NULL, &t, c->err);
+        if (xpar[q] < 0 || d2_block_add_param(p, gcond, cpar[q], c->err) < 0 ||
+            d2_block_add_param(p, gbody, xpar[q], c->err) < 0)
+            goto done;
+    }
+    int z = emit_i64(c, gcond, 0);
+    int go = z < 0 ? -1 : emit2(c, gcond, D2_OP_greater_than, cpar[0], z);
+    if (go < 0 || d2_block_add_yield(p, gcond, go, c->err) < 0 ||
+        while_grad_body(c, w, gbody, xpar) < 0)
+        goto done;
+    const d2_opdef *wdef = d2_op_def(D2_OP_while_loop);
+    d2_attrs a;
+    d2_attrs_init_default(wdef, &a);
+    if (a.n != wdef->n_attrs || d2_attr_set_int(wdef, &a, "cond", gcond) < 0 ||
+        d2_attr_set_int(wdef, &a, "body", gbody) < 0) {
+        d2_attrs_free(&a);
+        d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    int arc = append_control(c, w->blk, D2_OP_while_loop, ins, nc, &a, nc, outs);
+    d2_attrs_free(&a);
+    if (arc < 0)
+        goto done;
+    d2_block *b = &p->blocks[w->blk];
+    b->ops[b->n_ops - 1].line = w->line;
+    b->ops[b->n_ops - 1].col = w->col;
+    for (int t = 0; t < ng; t++) {
+        int iv = w->inits[w->gset.v[t]];
+        if (iv < m->n && active[iv] && grad_var(c, iv) &&
+            accumulate(c, w->blk, m, iv, outs[1 + t]) < 0)
+            goto done;
+    }
+    for (int k = 0; k < nw; k++)
+        if (accumulate(c, w->blk, m, w->wset.v[k], outs[1 + ng + k]) < 0)
+            goto done;
+    rc = 0;
+done:
+    d2_free(v);
+    return rc;
+}
+
+/* The gradient of the while_loop at index idx of block blk. */
+static int grad_while(bw *c, int blk, int idx, gmap *m, const bool *active)
+{
+    wgrad w;
+    memset(&w, 0, sizeof w);
+    w.blk = blk;
+    w.idx = idx;
+    bool flows = false;
+    int rc = while_plan(c, &w, m, active, &flows);
+    if (rc == 0 && flows)
+        rc = while_record(c, &w);
+    if (rc == 0 && flows)
+        rc = while_reverse(c, &w, m, active);
+    wgrad_free(&w);
     return rc;
 }
 
