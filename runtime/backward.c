@@ -577,182 +577,187 @@ static int *new_remap(bw *c, int *n)
 
 static int backprop(bw *c, int blk, int first, gmap *m, const bool *wanted);
 
-/* cond(pred, operands) -> results, with douts[j] the gradients of the
- * results: appends to blk
+/* ---- cond ----
+ * cond(pred, operands) -> results, with douts the gradients of the results
+ * that have one: appends to blk
  *   grads = cond(pred, douts...) {then = T', else = E'}
  * where each of T', E' recomputes its branch (operands and enclosing
  * variables read in place), runs the branch's gradient and yields the
  * gradients of N, the operands and enclosing variables that need one (zeros
  * where the branch does not reach them); then adds them to m. */
-static int grad_cond(bw *c, int blk, int idx, gmap *m, const bool *active)
+
+/* What the gradient of one cond works with. */
+typedef struct cgrad {
+    int blk, idx, pred, n_ops;
+    int *operands;  /* n_ops */
+    ilist nset;     /* N */
+    ilist dl;       /* results that have a gradient */
+    int *douts;     /* their gradients (dl.n) */
+    ilist free;     /* enclosing variables the branches read */
+} cgrad;
+
+/* Makes block nb (child of blk, params: the douts) the gradient of branch
+ * br: yields the gradient of each variable of N. */
+static int cond_grad_branch(bw *c, const cgrad *g, int br, int nb)
 {
     d2_program *p = c->p;
-    int rc = -1;
-    ilist nset = {0}, free = {0}, dl = {0};
-    int *remap = NULL, n_remap = 0, *outs = NULL;
+    int rc = -1, n_remap = 0, *remap = NULL, *dpar = NULL;
+    int bops = p->blocks[br].n_ops;
+    bool *keep = NULL, *want = NULL;
+    ilist kwant = {0}, kseed = {0};
     gmap bm = {0, NULL};
-    bool *want = NULL;
-    const d2_op *op = &p->blocks[blk].ops[idx];
-    int pred = op->in[0], n_ops = op->n_in - 1, n_res = op->n_out;
-    int br[2];
-    br[0] = (int)op->attrs.v[d2_attr_index(d2_op_def(D2_OP_cond), "then")].u.i;
-    br[1] = (int)op->attrs.v[d2_attr_index(d2_op_def(D2_OP_cond), "else")].u.i;
-    int *operands = d2_malloc(sizeof *operands * ((size_t)n_ops + (size_t)n_res + 1));
-    if (!operands) {
+    dpar = d2_malloc(sizeof *dpar * ((size_t)g->dl.n + 1));
+    keep = d2_calloc((size_t)bops + (size_t)p->n_vars + 1, sizeof *keep);
+    if (!dpar || !keep) {
         d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
         goto done;
     }
-    int *results = operands + n_ops;
-    memcpy(operands, op->in + 1, sizeof *operands * (size_t)n_ops);
-    memcpy(results, op->out, sizeof *results * (size_t)n_res);
-    if (op_free_vars(c, op, &free) < 0)
+    for (int t = 0; t < g->dl.n; t++) {
+        d2_type ty = vtype(c, g->douts[t]);
+        dpar[t] = d2_program_add_var(p, nb, NULL, &ty, c->err);
+        if (dpar[t] < 0 || d2_block_add_param(p, nb, dpar[t], c->err) < 0)
+            goto done;
+    }
+    /* recompute what the branch's gradient needs, operands read in place */
+    for (int i = 0; i < g->n_ops; i++)
+        if (ilist_has(&g->nset, g->operands[i]) &&
+            ilist_push(&kwant, p->blocks[br].params[i], c->err) < 0)
+            goto done;
+    for (int i = 0; i < g->free.n; i++)
+        if (ilist_has(&g->nset, g->free.v[i]) && ilist_push(&kwant, g->free.v[i], c->err) < 0)
+            goto done;
+    for (int t = 0; t < g->dl.n; t++)
+        if (ilist_push(&kseed, p->blocks[br].yields[g->dl.v[t]], c->err) < 0)
+            goto done;
+    if (needed_ops(c, br, &kwant, &kseed, keep, keep + bops) < 0 ||
+        !(remap = new_remap(c, &n_remap)))
         goto done;
-    for (int i = 0; i < n_ops; i++) {
-        int v = operands[i];
-        if (v >= 0 && v < m->n && active[v] && grad_var(c, v) && ilist_add(&nset, v, c->err) < 0)
+    for (int i = 0; i < g->n_ops; i++)
+        remap[p->blocks[br].params[i]] = g->operands[i];
+    if (clone_ops(c, br, 0, bops, keep, nb, remap, n_remap) < 0 ||
+        gmap_init(&bm, p->n_vars, c->err) < 0)
+        goto done;
+    want = d2_calloc((size_t)p->n_vars + 1, sizeof *want);
+    if (!want) {
+        d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int t = 0; t < g->dl.n; t++) {
+        int y = mapped(remap, n_remap, p->blocks[br].yields[g->dl.v[t]]);
+        if (grad_var(c, y) && accumulate(c, nb, &bm, y, dpar[t]) < 0)
             goto done;
     }
-    for (int i = 0; i < free.n; i++) {
-        int v = free.v[i];
-        if (v < m->n && active[v] && grad_var(c, v) && ilist_add(&nset, v, c->err) < 0)
+    for (int i = 0; i < g->nset.n; i++)
+        want[g->nset.v[i]] = true;
+    if (backprop(c, nb, 0, &bm, want) < 0)
+        goto done;
+    for (int i = 0; i < g->nset.n; i++) {
+        int gv = gmap_get(&bm, g->nset.v[i]);
+        if (gv < 0)
+            gv = emit_full_like(c, nb, g->nset.v[i], 0.0);
+        if (gv < 0 || d2_block_add_yield(p, nb, gv, c->err) < 0)
             goto done;
     }
-    for (int j = 0; j < n_res; j++)
-        if (gmap_get(m, results[j]) >= 0 && ilist_push(&dl, j, c->err) < 0)
+    rc = 0;
+done:
+    d2_free(dpar);
+    d2_free(keep);
+    d2_free(remap);
+    d2_free(want);
+    d2_free(bm.g);
+    ilist_free(&kwant);
+    ilist_free(&kseed);
+    return rc;
+}
+
+static int grad_cond(bw *c, int blk, int idx, gmap *m, const bool *active)
+{
+    d2_program *p = c->p;
+    const d2_opdef *cdef = d2_op_def(D2_OP_cond);
+    const d2_op *op = &p->blocks[blk].ops[idx];
+    cgrad g;
+    memset(&g, 0, sizeof g);
+    g.blk = blk;
+    g.idx = idx;
+    g.pred = op->in[0];
+    g.n_ops = op->n_in - 1;
+    int n_res = op->n_out, rc = -1, line = op->line, col = op->col;
+    int br[2] = {(int)op->attrs.v[d2_attr_index(cdef, "then")].u.i,
+                 (int)op->attrs.v[d2_attr_index(cdef, "else")].u.i};
+    int *outs = NULL, *in = NULL;
+    g.operands = d2_malloc(sizeof *g.operands * ((size_t)g.n_ops + (size_t)n_res + 1));
+    if (!g.operands) {
+        d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    g.douts = g.operands + g.n_ops; /* at most n_res */
+    memcpy(g.operands, op->in + 1, sizeof *g.operands * (size_t)g.n_ops);
+    for (int j = 0; j < n_res; j++) {
+        int d = gmap_get(m, op->out[j]);
+        if (d < 0)
+            continue;
+        g.douts[g.dl.n] = d;
+        if (ilist_push(&g.dl, j, c->err) < 0)
             goto done;
-    for (int i = 0; i < nset.n && dl.n; i++)
-        if (is_array(c, nset.v[i])) {
-            array_unsupported(c, &p->blocks[blk].ops[idx]);
+    }
+    if (op_free_vars(c, op, &g.free) < 0)
+        goto done;
+    for (int i = 0; i < g.n_ops; i++) {
+        int v = g.operands[i];
+        if (v >= 0 && v < m->n && active[v] && grad_var(c, v) &&
+            ilist_add(&g.nset, v, c->err) < 0)
             goto done;
-        }
-    if (nset.n == 0 || dl.n == 0) {
+    }
+    for (int i = 0; i < g.free.n; i++) {
+        int v = g.free.v[i];
+        if (v < m->n && active[v] && grad_var(c, v) && ilist_add(&g.nset, v, c->err) < 0)
+            goto done;
+    }
+    if (g.nset.n == 0 || g.dl.n == 0) {
         rc = 0;
         goto done;
     }
+    for (int i = 0; i < g.nset.n; i++)
+        if (is_array(c, g.nset.v[i])) {
+            array_unsupported(c, &p->blocks[blk].ops[idx]);
+            goto done;
+        }
     int nb[2];
-    for (int r = 0; r < 2; r++) {
-        nb[r] = d2_program_add_block(p, blk, c->err);
-        if (nb[r] < 0)
+    for (int r = 0; r < 2; r++)
+        if ((nb[r] = d2_program_add_block(p, blk, c->err)) < 0 ||
+            cond_grad_branch(c, &g, br[r], nb[r]) < 0)
             goto done;
-        /* params: the gradients of the results that have one */
-        int *dpar = d2_malloc(sizeof *dpar * ((size_t)dl.n + 1));
-        if (!dpar) {
-            d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
-            goto done;
-        }
-        for (int t = 0; t < dl.n; t++) {
-            d2_type ty = vtype(c, gmap_get(m, results[dl.v[t]]));
-            dpar[t] = d2_program_add_var(p, nb[r], NULL, &ty, c->err);
-            if (dpar[t] < 0 || d2_block_add_param(p, nb[r], dpar[t], c->err) < 0) {
-                d2_free(dpar);
-                goto done;
-            }
-        }
-        d2_free(remap);
-        remap = new_remap(c, &n_remap);
-        if (!remap) {
-            d2_free(dpar);
-            goto done;
-        }
-        for (int i = 0; i < n_ops; i++)
-            remap[p->blocks[br[r]].params[i]] = operands[i];
-        int bops = p->blocks[br[r]].n_ops;
-        bool *keep = d2_calloc((size_t)bops + (size_t)p->n_vars + 1, sizeof *keep);
-        ilist bw_want = {0}, bw_seed = {0};
-        int krc = keep ? 0 : d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
-        for (int i = 0; i < n_ops && krc == 0; i++)
-            if (ilist_has(&nset, operands[i]))
-                krc = ilist_push(&bw_want, p->blocks[br[r]].params[i], c->err);
-        for (int i = 0; i < free.n && krc == 0; i++)
-            if (ilist_has(&nset, free.v[i]))
-                krc = ilist_push(&bw_want, free.v[i], c->err);
-        for (int t = 0; t < dl.n && krc == 0; t++)
-            krc = ilist_push(&bw_seed, p->blocks[br[r]].yields[dl.v[t]], c->err);
-        if (krc == 0)
-            krc = needed_ops(c, br[r], &bw_want, &bw_seed, keep, keep + bops);
-        if (krc == 0)
-            krc = clone_ops(c, br[r], 0, bops, keep, nb[r], remap, n_remap);
-        d2_free(keep);
-        ilist_free(&bw_want);
-        ilist_free(&bw_seed);
-        if (krc < 0) {
-            d2_free(dpar);
-            goto done;
-        }
-        d2_free(bm.g);
-        bm.g = NULL;
-        d2_free(want);
-        if (gmap_init(&bm, p->n_vars, c->err) < 0 ||
-            !(want = d2_calloc((size_t)p->n_vars + 1, sizeof *want))) {
-            d2_free(dpar);
-            if (bm.g)
-                d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
-            goto done;
-        }
-        for (int t = 0; t < dl.n; t++) {
-            int y = mapped(remap, n_remap, p->blocks[br[r]].yields[dl.v[t]]);
-            if (grad_var(c, y) && accumulate(c, nb[r], &bm, y, dpar[t]) < 0) {
-                d2_free(dpar);
-                goto done;
-            }
-        }
-        d2_free(dpar);
-        for (int i = 0; i < nset.n; i++)
-            want[nset.v[i]] = true;
-        if (backprop(c, nb[r], 0, &bm, want) < 0)
-            goto done;
-        for (int i = 0; i < nset.n; i++) {
-            int g = gmap_get(&bm, nset.v[i]);
-            if (g < 0)
-                g = emit_full_like(c, nb[r], nset.v[i], 0.0);
-            if (g < 0 || d2_block_add_yield(p, nb[r], g, c->err) < 0)
-                goto done;
-        }
-    }
-    {
-        const d2_opdef *def = d2_op_def(D2_OP_cond);
-        d2_attrs a;
-        d2_attrs_init_default(def, &a);
-        if (a.n != def->n_attrs || d2_attr_set_int(def, &a, "then", nb[0]) < 0 ||
-            d2_attr_set_int(def, &a, "else", nb[1]) < 0) {
-            d2_attrs_free(&a);
-            d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
-            goto done;
-        }
-        int *in = d2_malloc(sizeof *in * ((size_t)dl.n + 2));
-        outs = d2_malloc(sizeof *outs * ((size_t)nset.n + 1));
-        if (!in || !outs) {
-            d2_free(in);
-            d2_attrs_free(&a);
-            d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
-            goto done;
-        }
-        in[0] = pred;
-        for (int t = 0; t < dl.n; t++)
-            in[1 + t] = gmap_get(m, results[dl.v[t]]);
-        int arc = append_control(c, blk, D2_OP_cond, in, dl.n + 1, &a, nset.n, outs);
-        d2_free(in);
+    d2_attrs a;
+    d2_attrs_init_default(cdef, &a);
+    in = d2_malloc(sizeof *in * ((size_t)g.dl.n + 2));
+    outs = d2_malloc(sizeof *outs * ((size_t)g.nset.n + 1));
+    if (!in || !outs || a.n != cdef->n_attrs || d2_attr_set_int(cdef, &a, "then", nb[0]) < 0 ||
+        d2_attr_set_int(cdef, &a, "else", nb[1]) < 0) {
         d2_attrs_free(&a);
-        if (arc < 0)
-            goto done;
-        /* the op's position: the gradient's source is the forward op's */
-        d2_block *b = &p->blocks[blk];
-        b->ops[b->n_ops - 1].line = b->ops[idx].line;
-        b->ops[b->n_ops - 1].col = b->ops[idx].col;
+        d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+        goto done;
     }
-    for (int i = 0; i < nset.n; i++)
-        if (accumulate(c, blk, m, nset.v[i], outs[i]) < 0)
+    in[0] = g.pred;
+    memcpy(in + 1, g.douts, sizeof *in * (size_t)g.dl.n);
+    int arc = append_control(c, blk, D2_OP_cond, in, g.dl.n + 1, &a, g.nset.n, outs);
+    d2_attrs_free(&a);
+    if (arc < 0)
+        goto done;
+    /* the gradient's source position is the forward op's */
+    d2_block *b = &p->blocks[blk];
+    b->ops[b->n_ops - 1].line = line;
+    b->ops[b->n_ops - 1].col = col;
+    for (int i = 0; i < g.nset.n; i++)
+        if (accumulate(c, blk, m, g.nset.v[i], outs[i]) < 0)
             goto done;
     rc = 0;
 done:
-    d2_free(operands);
+    d2_free(g.operands);
+    d2_free(in);
     d2_free(outs);
-    d2_free(remap);
-    d2_free(bm.g);
-    d2_free(want);
-    ilist_free(&nset);
-    ilist_free(&free);
-    ilist_free(&dl);
+    ilist_free(&g.nset);
+    ilist_free(&g.dl);
+    ilist_free(&g.free);
     return rc;
 }
 

@@ -578,6 +578,35 @@ static void test_missing_rule(void **state)
     d2_program_free(p);
 }
 
+/* Out-of-memory at every allocation of append_backward fails cleanly (the Program is dropped,
+ * as a caller does after a failure); once it succeeds the gradients are right. */
+static void test_out_of_memory(void **state)
+{
+    (void)state;
+    d2_err err = {0};
+    d2_program *fwd = parse(NESTED);
+    bool done = false;
+    for (long k = 0; !done && k < 100000; k++) {
+        d2_program *p = d2_program_clone(fwd, &err);
+        assert_non_null(p);
+        int w[2] = {var_of(p, "x"), var_of(p, "w")}, g[2];
+        d2_err e2 = {0};
+        d2_alloc_fail_after(k);
+        int rc = d2_append_backward(p, 0, var_of(p, "loss"), w, 2, g, &e2);
+        d2_alloc_fail_after(-1);
+        if (rc == 0) {
+            done = true;
+            assert_int_equal(d2_program_verify(p, &err), 0);
+            assert_string_equal(p->vars[g[1]].name, "w@GRAD");
+        } else {
+            assert_int_not_equal(e2.code, D2_OK);
+        }
+        d2_program_free(p);
+    }
+    assert_true(done);
+    d2_program_free(fwd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -593,6 +622,7 @@ int main(void)
         cmocka_unit_test(test_nested_while),
         cmocka_unit_test(test_unreached_and_no_grad),
         cmocka_unit_test(test_missing_rule),
+        cmocka_unit_test(test_out_of_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
