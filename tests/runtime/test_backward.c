@@ -520,6 +520,54 @@ static void test_nested_while(void **state)
     }
 }
 
+static const char WHILE_IN_COND[] =
+    "param w : float64[3] = [0.7, -1.2, 0.9]\n"
+    "param one : int64[] = [1]\n"
+    "param zero : float64[] = [0]\n"
+    "block ^0 (x : float64[3], n : int64[]) {\n"
+    "  s : float64[] = sum(x)\n"
+    "  p : bool[] = greater_than(s, zero)\n"
+    "  r : float64[3] = cond(p, x) {then = ^1, else = ^2}\n"
+    "  r2 : float64[3] = multiply(r, r)\n"
+    "  loss : float64[] = sum(r2)\n"
+    "  return loss\n"
+    "}\n"
+    "block ^1 parent ^0 (a : float64[3]) {\n"
+    "  e : float64[3] = sin(a)\n"
+    "  i0 : int64[] = full(_) {shape = [], value = 0, dtype = int64}\n"
+    "  h : float64[3], i : int64[] = while_loop(a, i0) {cond = ^3, body = ^4}\n"
+    "  yield h\n"
+    "}\n"
+    "block ^2 parent ^0 (b : float64[3]) {\n"
+    "  b2 : float64[3] = multiply(b, w)\n"
+    "  yield b2\n"
+    "}\n"
+    "block ^3 parent ^1 (c : float64[3], j : int64[]) {\n"
+    "  go : bool[] = less_than(j, n)\n"
+    "  yield go\n"
+    "}\n"
+    "block ^4 parent ^1 (d : float64[3], k : int64[]) {\n"
+    "  d1 : float64[3] = multiply(d, w)\n"
+    "  d2 : float64[3] = add(d1, e)\n"
+    "  k2 : int64[] = add(k, one)\n"
+    "  yield d2, k2\n"
+    "}\n";
+
+/* A while_loop inside a cond branch whose body reads a value of the branch (e = sin(a)) and
+ * the parameter w: recomputed and recorded inside the branch's gradient. */
+static void test_while_in_cond(void **state)
+{
+    (void)state;
+    const char *wrt[] = {"x", "w"};
+    double xs[2][3] = {{0.4, 0.3, -0.2}, {-0.4, 0.3, -0.2}};
+    for (int k = 0; k < 2; k++)
+        for (int n = 0; n <= 2; n += 2) {
+            d2_tensor *in[2] = {f64(1, (int64_t[]){3}, xs[k]), i64(n)};
+            d2_program_free(check_grads(WHILE_IN_COND, wrt, 2, in, 2));
+            unref_all(in, 2);
+        }
+}
+
 /* ---- what gets no gradient, and errors ---- */
 
 /* A wanted variable the loss does not depend on gets -1; no_grad stops a path. */
@@ -620,6 +668,7 @@ int main(void)
         cmocka_unit_test(test_cond_in_while),
         cmocka_unit_test(test_while_swap),
         cmocka_unit_test(test_nested_while),
+        cmocka_unit_test(test_while_in_cond),
         cmocka_unit_test(test_unreached_and_no_grad),
         cmocka_unit_test(test_missing_rule),
         cmocka_unit_test(test_out_of_memory),
