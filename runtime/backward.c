@@ -577,6 +577,53 @@ static int *new_remap(bw *c, int *n)
 
 static int backprop(bw *c, int blk, int first, gmap *m, const bool *wanted);
 
+/* Removes the ops of block b, one this call made, whose results nothing
+ * reads: the recomputed forward values the gradient turned out not to need.
+ * Control ops stay (their blocks belong to them). */
+static int prune_block(bw *c, int b)
+{
+    d2_program *p = c->p;
+    bool *used = d2_calloc((size_t)p->n_vars + 1, sizeof *used);
+    ilist free = {0};
+    if (!used)
+        return d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+    d2_block *blk = &p->blocks[b];
+    for (int j = 0; j < blk->n_yields; j++)
+        used[blk->yields[j]] = true;
+    int rc = 0;
+    for (int i = blk->n_ops - 1; i >= 0 && rc == 0; i--) {
+        d2_op *op = &blk->ops[i];
+        const d2_opdef *def = d2_op_def(op->id);
+        bool live = (def->flags & (D2_OPF_SIDE_EFFECT | D2_OPF_CONTROL)) != 0;
+        for (int j = 0; j < op->n_out && !live; j++)
+            live = used[op->out[j]];
+        if (!live) {
+            d2_free(op->in);
+            d2_free(op->out);
+            d2_attrs_free(&op->attrs);
+            op->id = D2_NUM_OPS; /* removed */
+            continue;
+        }
+        for (int k = 0; k < op->n_in; k++)
+            if (op->in[k] >= 0)
+                used[op->in[k]] = true;
+        if (is_control(def)) {
+            free.n = 0;
+            rc = op_free_vars(c, op, &free);
+            for (int f = 0; f < free.n; f++)
+                used[free.v[f]] = true;
+        }
+    }
+    int n = 0;
+    for (int i = 0; i < blk->n_ops; i++)
+        if (blk->ops[i].id != D2_NUM_OPS)
+            blk->ops[n++] = blk->ops[i];
+    blk->n_ops = n;
+    ilist_free(&free);
+    d2_free(used);
+    return rc;
+}
+
 /* ---- cond ----
  * cond(pred, operands) -> results, with douts the gradients of the results
  * that have one: appends to blk
@@ -658,7 +705,7 @@ static int cond_grad_branch(bw *c, const cgrad *g, int br, int nb)
         if (gv < 0 || d2_block_add_yield(p, nb, gv, c->err) < 0)
             goto done;
     }
-    rc = 0;
+    rc = prune_block(c, nb);
 done:
     d2_free(dpar);
     d2_free(keep);
@@ -1071,7 +1118,7 @@ static int while_grad_body(bw *c, const wgrad *w, int gbody, const int *xpar)
         if (acc < 0 || d2_block_add_yield(p, gbody, acc, c->err) < 0)
             goto done;
     }
-    rc = 0;
+    rc = prune_block(c, gbody);
 done:
     d2_free(remap);
     d2_free(bm.g);

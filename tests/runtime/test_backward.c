@@ -291,27 +291,6 @@ static void test_cond(void **state)
     }
 }
 
-/* The printed backward of the cond program. */
-static void test_cond_golden(void **state)
-{
-    (void)state;
-    d2_err err = {0};
-    d2_program *p = parse(COND);
-    int w[3] = {var_of(p, "x"), var_of(p, "w"), var_of(p, "c")}, g[3];
-    assert_int_equal(d2_append_backward(p, 0, var_of(p, "loss"), w, 3, g, &err), 0);
-    for (int i = 0; i < 3; i++)
-        assert_int_equal(d2_block_add_yield(p, 0, g[i], &err), 0);
-    assert_int_equal(d2_program_verify(p, &err), 0);
-    char *got = d2_program_print(p, true);
-    char *want = tu_load_file(GOLDEN "/cond.prog", NULL);
-    if (strcmp(got, want) != 0)
-        tu_show_diff("cond.prog", got, want);
-    assert_string_equal(got, want);
-    free(got);
-    free(want);
-    d2_program_free(p);
-}
-
 static const char COND2[] =
     "block ^0 (x : float64[3], y : float64[3], p : bool[]) {\n"
     "  r1 : float64[3], r2 : float64[3] = cond(p, x, x) {then = ^1, else = ^2}\n"
@@ -568,6 +547,43 @@ static void test_while_in_cond(void **state)
         }
 }
 
+/* ---- the text form ---- */
+
+/* Appends the backward of loss with respect to wrt (the gradients yielded after the loss) and
+ * compares the printed Program with golden file name. */
+static void check_golden(const char *name, const char *text, const char *const *wrt, int n_wrt)
+{
+    d2_err err = {0};
+    d2_program *p = parse(text);
+    int w[8], g[8];
+    for (int i = 0; i < n_wrt; i++)
+        w[i] = var_of(p, wrt[i]);
+    assert_int_equal(d2_append_backward(p, 0, var_of(p, "loss"), w, n_wrt, g, &err), 0);
+    for (int i = 0; i < n_wrt; i++)
+        assert_int_equal(d2_block_add_yield(p, 0, g[i], &err), 0);
+    assert_int_equal(d2_program_verify(p, &err), 0);
+    char *got = d2_program_print(p, true);
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", GOLDEN, name);
+    char *want = tu_load_file(path, NULL);
+    if (strcmp(got, want) != 0)
+        tu_show_diff(name, got, want);
+    assert_string_equal(got, want);
+    free(got);
+    free(want);
+    d2_program_free(p);
+}
+
+/* The printed backward of the cond program and of the while_loop program (the forward loop
+ * rewritten to record its carried value, the reverse loop). */
+static void test_golden(void **state)
+{
+    (void)state;
+    const char *cw[] = {"x", "w", "c"}, *lw[] = {"x", "w"};
+    check_golden("cond.prog", COND, cw, 3);
+    check_golden("while.prog", LOOP, lw, 2);
+}
+
 /* ---- what gets no gradient, and errors ---- */
 
 /* A wanted variable the loss does not depend on gets -1; no_grad stops a path. */
@@ -662,7 +678,7 @@ int main(void)
         cmocka_unit_test(test_broadcast),
         cmocka_unit_test(test_used_twice),
         cmocka_unit_test(test_cond),
-        cmocka_unit_test(test_cond_golden),
+        cmocka_unit_test(test_golden),
         cmocka_unit_test(test_cond_passthrough),
         cmocka_unit_test(test_while),
         cmocka_unit_test(test_cond_in_while),
