@@ -228,9 +228,10 @@ int cpu_adagrad(d2_kctx *k)
 }
 
 /* ---- lamb: m1', m2' as adam; r = (m1' / (1 - b1p)) / (sqrt(m2' / (1 - b2p)) + eps) + wd p;
- * p' = p - lr (|p| / |r|) r, the trust ratio 1 when either norm is 0 ---- */
+ * p' = p - lr (|p| / |r|) r, the trust ratio 1 when either norm is 0, or when wd is 0 and
+ * always_adapt is false ---- */
 #define LAMB(T, SQRT)                                                                              \
-    static void lamb_##T(d2_kctx *k, int64_t n, T wd, T b1, T b2, T eps)                           \
+    static void lamb_##T(d2_kctx *k, int64_t n, T wd, T b1, T b2, T eps, bool adapt)                           \
     {                                                                                              \
         const T *p = d2_tensor_data(k->in[0]), *g = d2_tensor_data(k->in[1]);                      \
         const T *m1 = d2_tensor_data(k->in[3]), *m2 = d2_tensor_data(k->in[4]);                    \
@@ -250,7 +251,7 @@ int cpu_adagrad(d2_kctx *k)
             rn += (double)r * r;                                                                   \
         }                                                                                          \
         T pnorm = (T)sqrt(pn), rnorm = (T)sqrt(rn);                                                \
-        T ratio = pnorm > 0 && rnorm > 0 ? pnorm / rnorm : (T)1;                                   \
+        T ratio = adapt && pnorm > 0 && rnorm > 0 ? pnorm / rnorm : (T)1;                          \
         for (int64_t i = 0; i < n; i++)                                                            \
             po[i] = p[i] - lr * ratio * po[i];                                                     \
         *(T *)d2_tensor_data(k->out[3]) = b1p * b1;                                                \
@@ -266,10 +267,11 @@ int cpu_lamb(d2_kctx *k)
         return -1;
     double wd = ATTR_FLOAT(k, "weight_decay"), b1 = ATTR_FLOAT(k, "beta1");
     double b2 = ATTR_FLOAT(k, "beta2"), eps = ATTR_FLOAT(k, "epsilon");
+    bool adapt = wd != 0 || ATTR_BOOL(k, "always_adapt");
     int64_t n = d2_tensor_numel(k->in[0]);
     if (k->in[0]->dtype == D2_F32)
-        lamb_float(k, n, (float)wd, (float)b1, (float)b2, (float)eps);
+        lamb_float(k, n, (float)wd, (float)b1, (float)b2, (float)eps, adapt);
     else
-        lamb_double(k, n, wd, b1, b2, eps);
+        lamb_double(k, n, wd, b1, b2, eps, adapt);
     return 0;
 }

@@ -740,6 +740,7 @@ static void build_cases(void)
         add_case("adamw", "with_decay = false", adam_ins, MATH);
         add_case("lamb", "", adam_ins, MATH);
         add_case("lamb", "weight_decay = 0, beta2 = 0.9", adam_ins, MATH);
+        add_case("lamb", "weight_decay = 0, always_adapt = true", adam_ins, MATH);
         const char *rms_ins =
             fmt("%s[5,3] %s[5,3] %s[]:val0.01 %s[5,3]:pos %s[5,3] %s[5,3]:unit", t, t, t, t, t, t);
         add_case("rmsprop", "", rms_ins, MATH);
