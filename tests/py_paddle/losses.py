@@ -15,7 +15,7 @@ def err(name, fn):
         fn()
         print(name, "no error")
     except Exception as e:
-        print(name, type(e).__name__, str(e).splitlines()[0][:150])
+        print(name, type(e).__name__, (str(e).splitlines() or [""])[0][:150])
 
 
 x = paddle.to_tensor(np.sin(np.arange(12) * 0.7).reshape(4, 3).astype("float32") * 2)
