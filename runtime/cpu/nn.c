@@ -1,5 +1,6 @@
 /* nn.c - CPU kernels for matmul, linear, conv2d, pool2d, normalisation, embedding, dropout. */
 #include "../ops.h"
+#include "dnnl.h"
 #include "gemm.h"
 
 #include <float.h>
@@ -244,6 +245,15 @@ static void conv_resolve(d2_kctx *k, int64_t h, int64_t w, int64_t kh, int64_t k
 DEFINE_IM2COL(float)
 DEFINE_IM2COL(double)
 
+/* The bottom/right padding that makes a convolution of in (padded by pb at
+ * the start) come out at o positions: 0 where the last window already ends
+ * inside the input (floor division dropped the rest). */
+static int64_t pad_end(int64_t o, int64_t s, int64_t k, int64_t d, int64_t in, int64_t pb)
+{
+    int64_t p = (o - 1) * s + (k - 1) * d + 1 - in - pb;
+    return p > 0 ? p : 0;
+}
+
 int cpu_conv2d(d2_kctx *k)
 {
     d2_tensor *x = k->in[0], *wt = k->in[1], *b = k->n_in > 2 ? k->in[2] : NULL, *out = k->out[0];
@@ -273,6 +283,16 @@ int cpu_conv2d(d2_kctx *k)
     int64_t ocg = oc / groups, kdim = cg * kh * kw, ohw = oh * ow;
     char *od = d2_tensor_data(out);
     const char *xd = d2_tensor_data(x), *wd = d2_tensor_data(wt);
+    if (dt == D2_F32 && kdim > 0) {
+        /* oneDNN where built with it and faster for this shape (dnnl.c) */
+        d2_dnnl_conv cv = {nn, c, h, w, oc, kh, kw, oh, ow, groups, g.sh, g.sw, g.dh, g.dw, g.pt,
+                           g.pl, pad_end(oh, g.sh, kh, g.dh, h, g.pt),
+                           pad_end(ow, g.sw, kw, g.dw, w, g.pl), b != NULL, false};
+        int dr = d2_dnnl_conv2d(&cv, (const float *)xd, (const float *)wd,
+                                b ? d2_tensor_data(b) : NULL, (float *)od, k->err);
+        if (dr <= 0)
+            return dr;
+    }
     if (b || kdim == 0)
         fill_channels(dt, od, b ? d2_tensor_data(b) : NULL, nn * oc, oc, ohw);
     if (kdim == 0)
