@@ -57,12 +57,16 @@ int d2_dnnl_cache_count(void) { return 0; }
 #include <oneapi/dnnl/dnnl.h>
 #include <omp.h>
 
-/* Which convolutions go to oneDNN in AUTO mode: measured per layer of the
- * samples (bench/RESULTS.md), oneDNN wins once a convolution does more than
- * a few tens of thousands of multiply-adds; below that its per-call cost
- * (memory objects, reorders to and from its blocked layout) is more than the
- * im2col + GEMM path spends. */
-#define AUTO_MIN_MACS 40000.0
+/* Which convolutions go to oneDNN in AUTO mode. Measured per conv layer of
+ * samples/mnist_cnn.py and samples/resnet_small.py at batch 1 and 32
+ * (bench/conv_bench, bench/RESULTS.md): oneDNN runs 3x3 and 5x5 layers
+ * 1.4-3.8x faster, but every call pays for memory objects and for reorders
+ * of the input and output to and from its channels-last layout, so it loses
+ * (0.4-0.8x) on convolutions with few multiply-adds in all (below ~0.2 M) or
+ * few per element moved (1x1 layers: ~5 per input + output element, against
+ * 20-70 for the 3x3 and 5x5 ones). */
+#define AUTO_MIN_MACS 2e5
+#define AUTO_MIN_MACS_PER_ELEM 16.0
 
 bool d2_dnnl_available(void) { return true; }
 
@@ -359,7 +363,9 @@ static bool worth_it(const d2_dnnl_conv *c)
 {
     double macs = (double)c->n * (double)c->oc * (double)c->oh * (double)c->ow *
                   (double)(c->c / c->groups) * (double)c->kh * (double)c->kw;
-    return macs >= AUTO_MIN_MACS;
+    double elems = (double)c->n * ((double)c->c * (double)c->h * (double)c->w +
+                                   (double)c->oc * (double)c->oh * (double)c->ow);
+    return macs >= AUTO_MIN_MACS && macs >= AUTO_MIN_MACS_PER_ELEM * elems;
 }
 
 /* Wraps ptr in a memory object of md; NULL on failure. */
