@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 static double now(void)
@@ -11,6 +12,16 @@ static double now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* CPU seconds (user + system) this process has used, and its minor page faults. */
+static double cpu_s(long *minflt)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    *minflt = ru.ru_minflt;
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -21,7 +32,9 @@ static int cmp_double(const void *a, const void *b)
 
 /* usage: model_bench MODEL [BATCH [SAMPLES]]: every float32 input gets
  * deterministic values, dynamic dims take BATCH; prints the median time per
- * run in microseconds over SAMPLES samples of at least 50 ms each. */
+ * run in microseconds over SAMPLES samples of at least 50 ms each, and over
+ * all samples the CPU time per run (less disturbed than the wall clock on a
+ * busy machine) and the minor page faults per run. */
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -78,6 +91,8 @@ int main(int argc, char **argv)
     }
     int per = (int)(reps * 0.05 / (now() - t0)) + 1;
     double t[101];
+    long f0, f1;
+    double c0 = cpu_s(&f0);
     for (int s = 0; s < samples; s++) {
         double a = now();
         for (int r = 0; r < per; r++) {
@@ -87,9 +102,12 @@ int main(int argc, char **argv)
         }
         t[s] = (now() - a) / per * 1e6;
     }
+    double cpu = (cpu_s(&f1) - c0) / ((double)per * samples) * 1e6;
     qsort(t, (size_t)samples, sizeof t[0], cmp_double);
-    printf("%s batch %d: median %.1f us/run (min %.1f, max %.1f, %d runs per sample)\n", argv[1],
-           batch, t[samples / 2], t[0], t[samples - 1], per);
+    printf("%s batch %d: median %.1f us/run (min %.1f, max %.1f, %d runs per sample); "
+           "cpu %.1f us/run, %.1f page faults/run\n",
+           argv[1], batch, t[samples / 2], t[0], t[samples - 1], per, cpu,
+           (double)(f1 - f0) / ((double)per * samples));
     for (int i = 0; i < ni; i++)
         dy2st_tensor_free(in[i]);
     dy2st_model_free(m);
