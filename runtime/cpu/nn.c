@@ -543,12 +543,12 @@ int cpu_batch_norm(d2_kctx *k)
             if (dt == D2_F32) {
                 const float *xs = (const float *)xd + base;
                 float *os = (float *)od + base;
-                for (int64_t j = 0; j < inner; j++)
+                SIMD for (int64_t j = 0; j < inner; j++)
                     os[j] = (float)(((double)xs[j] - mu) * sc + bi);
             } else { /* F64 (need_float admits no other dtype) */
                 const double *xs = (const double *)xd + base;
                 double *os = (double *)od + base;
-                for (int64_t j = 0; j < inner; j++)
+                SIMD for (int64_t j = 0; j < inner; j++)
                     os[j] = (xs[j] - mu) * sc + bi;
             }
         }
