@@ -1,4 +1,7 @@
 /* conv_bench.c - conv2d per layer of the samples: im2col + GEMM against oneDNN, one thread. */
+/* Times are the process's CPU time (one thread runs everything): on a shared
+ * machine it is much steadier than the wall clock, which counts the time
+ * other processes hold the core. */
 #include "cpu/dnnl.h"
 #include "ops.h"
 
@@ -10,7 +13,7 @@
 static double now(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -40,7 +43,7 @@ static const layer LAYERS[] = {
     {"resnet l3 short 32->64 1x1 s2", 32, 16, 16, 64, 1, 2, 0, false},
 };
 
-/* Median microseconds per conv2d op run (output allocation included). */
+/* Median CPU microseconds per conv2d op run (output allocation included). */
 static double time_op(d2_dnnl_mode mode, d2_attrs *attrs, d2_tensor **in, int n_in)
 {
     d2_err err = {0};
