@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cpu/dnnl.h"
+#include "cpu/gemm.h"
 #include "ops.h"
 
 static int setup(void **state)
@@ -142,6 +143,19 @@ static void test_matches_reference(void **state)
         check_case(&CASES[i], (unsigned)i);
 }
 
+/* With two threads per op, oneDNN splits the work (a primitive of its own,
+ * keyed by the thread count) and the result still matches. */
+static void test_two_threads_per_op(void **state)
+{
+    (void)state;
+    if (!d2_dnnl_available())
+        skip();
+    d2_gemm_set_threads(2);
+    check_case(&CASES[4], 40);
+    check_case(&CASES[11], 41);
+    d2_gemm_set_threads(0);
+}
+
 /* Modes: NEVER leaves the cache alone; AUTO keeps tiny shapes off oneDNN. */
 static void test_modes(void **state)
 {
@@ -256,6 +270,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_matches_reference, teardown),
+        cmocka_unit_test_teardown(test_two_threads_per_op, teardown),
         cmocka_unit_test_teardown(test_modes, teardown),
         cmocka_unit_test_teardown(test_cache_bound, teardown),
         cmocka_unit_test_teardown(test_threads, teardown),
