@@ -8,8 +8,9 @@
  * back to the pool only when the storage's last reference is dropped (an
  * output the caller holds, or a view of it, keeps its buffer), so reuse never
  * overwrites a live value. Idle buffers are kept up to a byte bound (the
- * longest idle make room for new ones); the pool is thread-safe, and buffers may outlive d2_bufpool_close (they are
- * freed when they come back). Host (CPU backend) buffers only. */
+ * longest idle make room for new ones). The pool is thread-safe, and buffers
+ * may outlive d2_bufpool_close (they are freed when they come back). Host
+ * (CPU backend) buffers only. */
 typedef struct d2_bufpool d2_bufpool;
 
 /* A new pool keeping at most max_idle bytes of idle buffers; NULL with err set. */

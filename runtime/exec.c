@@ -685,9 +685,11 @@ static int run_op(d2_exec_frame *f, int b, int i, d2_err *err)
             }
             if (f->lim && f->lim->max_bytes && charge_output(f, j, t, err) < 0)
                 goto fail;
-            s.out[j] = pp->pool ? d2_bufpool_tensor_new(pp->pool, t->dtype, t->shape.ndim,
-                                                        t->shape.dims, err)
-                                : d2_tensor_new(pp->be, t->dtype, t->shape.ndim, t->shape.dims, err);
+            if (pp->pool)
+                s.out[j] = d2_bufpool_tensor_new(pp->pool, t->dtype, t->shape.ndim, t->shape.dims,
+                                                 err);
+            else
+                s.out[j] = d2_tensor_new(pp->be, t->dtype, t->shape.ndim, t->shape.dims, err);
             if (!s.out[j])
                 goto fail;
         }

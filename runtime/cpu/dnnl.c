@@ -55,7 +55,9 @@ int d2_dnnl_cache_count(void) { return 0; }
 #else
 
 #include <oneapi/dnnl/dnnl.h>
+#ifdef _OPENMP
 #include <omp.h>
+#endif
 
 /* Which convolutions go to oneDNN in AUTO mode. Measured per conv layer of
  * samples/mnist_cnn.py and samples/resnet_small.py at batch 1 and 32
@@ -138,7 +140,18 @@ static thread_ws *thread_state(size_t n)
 typedef struct conv_key {
     d2_dnnl_conv cv;
     int threads;
+    int64_t v[21]; /* every field above, as compared (no padding bytes) */
 } conv_key;
+
+static void key_make(conv_key *k, const d2_dnnl_conv *c, int threads)
+{
+    k->cv = *c;
+    k->threads = threads;
+    int64_t v[21] = {c->n,  c->c,  c->h,  c->w,  c->oc, c->kh, c->kw,   c->oh,   c->ow,   c->groups,
+                     c->sh, c->sw, c->dh, c->dw, c->pt, c->pl, c->pb,   c->pr,   c->bias, c->relu,
+                     threads};
+    memcpy(k->v, v, sizeof v);
+}
 
 typedef struct conv_entry {
     conv_key key;
@@ -315,7 +328,7 @@ static conv_entry *entry_get(const conv_key *k)
     pthread_mutex_lock(&g_cache.lock);
     for (int i = 0; i < g_cache.n; i++) {
         conv_entry *e = g_cache.e[i];
-        if (memcmp(&e->key, k, sizeof *k) == 0) {
+        if (memcmp(e->key.v, k->v, sizeof k->v) == 0) {
             e->refs++;
             e->used = ++g_cache.tick;
             pthread_mutex_unlock(&g_cache.lock);
@@ -330,7 +343,7 @@ static conv_entry *entry_get(const conv_key *k)
     conv_entry *dropped = NULL;
     pthread_mutex_lock(&g_cache.lock);
     for (int i = 0; i < g_cache.n; i++)
-        if (memcmp(&g_cache.e[i]->key, k, sizeof *k) == 0) {
+        if (memcmp(g_cache.e[i]->key.v, k->v, sizeof k->v) == 0) {
             /* another thread cached the same key meanwhile: use that one */
             dropped = e;
             e = g_cache.e[i];
@@ -393,14 +406,16 @@ int d2_dnnl_conv2d(const d2_dnnl_conv *cv, const float *x, const float *w, const
     pthread_once(&G.once, dnnl_init);
     if (!G.engine || !G.tls_ok)
         return 1;
+    d2_dnnl_conv c = *cv;
+    c.bias = b != NULL;
     conv_key k;
-    memset(&k, 0, sizeof k); /* the key is compared bytewise: no stray padding */
-    k.cv = *cv;
-    k.cv.bias = b != NULL;
-    k.threads = d2_gemm_threads();
+    key_make(&k, &c, d2_gemm_threads());
+#ifdef _OPENMP
+    /* oneDNN runs on OpenMP: as many threads as this thread's setting */
     int saved_threads = omp_get_max_threads();
     if (saved_threads != k.threads)
         omp_set_num_threads(k.threads);
+#endif
     int rc = 1;
     conv_entry *e = entry_get(&k);
     if (!e)
@@ -452,8 +467,10 @@ int d2_dnnl_conv2d(const d2_dnnl_conv *cv, const float *x, const float *w, const
     else
         d2_err_set(err, D2_ERR_RUNTIME, "conv2d: oneDNN failed to run the convolution");
 done:
+#ifdef _OPENMP
     if (saved_threads != k.threads)
         omp_set_num_threads(saved_threads);
+#endif
     return rc;
 }
 

@@ -415,7 +415,8 @@ DEFINE_POOL(double)
         hi = hi > lo ? hi : lo;                                                                   \
         for (int64_t p = 0; p < planes; p++, x += h * w)                                          \
             for (int64_t oh = 0; oh < oh_n; oh++, y += ow_n) {                                    \
-                int64_t hs = oh * g->sh - g->pt, he = hs + g->kh < h + g->pt ? hs + g->kh : h + g->pt; \
+                int64_t hs = oh * g->sh - g->pt;                                                  \
+                int64_t he = hs + g->kh < h + g->pt ? hs + g->kh : h + g->pt;                     \
                 hs = hs > 0 ? hs : 0;                                                             \
                 he = he < h ? he : h;                                                             \
                 SIMD for (int64_t iw = 0; iw < w; iw++)                                           \
@@ -439,7 +440,8 @@ DEFINE_POOL(double)
                         ow = hi;                                                                  \
                     if (ow >= ow_n)                                                               \
                         break;                                                                    \
-                    int64_t ws = ow * g->sw - g->pl, we = ws + g->kw < w + g->pl ? ws + g->kw : w + g->pl; \
+                    int64_t ws = ow * g->sw - g->pl;                                              \
+                    int64_t we = ws + g->kw < w + g->pl ? ws + g->kw : w + g->pl;                 \
                     ws = ws > 0 ? ws : 0;                                                         \
                     we = we < w ? we : w;                                                         \
                     T v = (T)-FLT_MAX;                                                            \
