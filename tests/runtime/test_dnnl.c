@@ -156,6 +156,44 @@ static void test_two_threads_per_op(void **state)
     d2_gemm_set_threads(0);
 }
 
+/* The fused relu (for callers that see a relu after the convolution): the
+ * same as the reference convolution followed by max(0, .). */
+static void test_fused_relu(void **state)
+{
+    (void)state;
+    if (!d2_dnnl_available())
+        skip();
+    const conv_case *cs = &CASES[9]; /* strides [2, 3], paddings [2, 1], bias */
+    int64_t xs[4] = {cs->n, cs->c, cs->h, cs->w}, ws[4] = {cs->oc, cs->c, cs->kh, cs->kw};
+    int64_t bs[1] = {cs->oc};
+    d2_tensor *in[3] = {filled(4, xs, 3), filled(4, ws, 4), filled(1, bs, 5)};
+    d2_tensor *ref = run_conv(D2_DNNL_NEVER, cs, in, 3);
+    d2_err err = {0};
+    d2_tensor *got = d2_tensor_new(NULL, D2_F32, 4, ref->shape, &err);
+    d2_dnnl_conv cv = {cs->n, cs->c, cs->h, cs->w, cs->oc, cs->kh, cs->kw, ref->shape[2],
+                       ref->shape[3], 1, 2, 3, 1, 1, 2, 1, 0, 0, true, true};
+    cv.pb = (cv.oh - 1) * cv.sh + cv.kh - cv.h - cv.pt;
+    cv.pr = (cv.ow - 1) * cv.sw + cv.kw - cv.w - cv.pl;
+    cv.pb = cv.pb > 0 ? cv.pb : 0;
+    cv.pr = cv.pr > 0 ? cv.pr : 0;
+    d2_dnnl_set_mode(D2_DNNL_ALWAYS);
+    assert_int_equal(d2_dnnl_conv2d(&cv, d2_tensor_data(in[0]), d2_tensor_data(in[1]),
+                                    d2_tensor_data(in[2]), d2_tensor_data(got), &err),
+                     0);
+    float *r = d2_tensor_data(ref), *g = d2_tensor_data(got);
+    int negatives = 0;
+    for (int64_t i = 0; i < d2_tensor_numel(ref); i++) {
+        negatives += r[i] < 0;
+        float want = r[i] > 0 ? r[i] : 0;
+        assert_true(fabsf(g[i] - want) <= 1e-4f * fmaxf(1.0f, fabsf(want)));
+    }
+    assert_true(negatives > 0);
+    d2_tensor_unref(got);
+    d2_tensor_unref(ref);
+    for (int i = 0; i < 3; i++)
+        d2_tensor_unref(in[i]);
+}
+
 /* Modes: NEVER leaves the cache alone; AUTO keeps tiny shapes off oneDNN. */
 static void test_modes(void **state)
 {
@@ -271,6 +309,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_matches_reference, teardown),
         cmocka_unit_test_teardown(test_two_threads_per_op, teardown),
+        cmocka_unit_test_teardown(test_fused_relu, teardown),
         cmocka_unit_test_teardown(test_modes, teardown),
         cmocka_unit_test_teardown(test_cache_bound, teardown),
         cmocka_unit_test_teardown(test_threads, teardown),
