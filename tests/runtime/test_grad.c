@@ -181,6 +181,10 @@
       "f64[1,2,4,3] f64[3,2,2,2] f64[1,3,3,4]", 1)                                                 \
     C("conv2d_grad_filter", "groups = 2, dilations = [2, 1]",                                      \
       "f64[2,4,4,3] f64[2,2,2,2] f64[2,2,2,2]", 1)                                                 \
+    C("pool2d_grad", "pooling_type = \"avg\", ksize = [3, 2], strides = [2, 1], paddings = [1, 1], " \
+      "exclusive = false", "f64[1,2,5,4] f64[1,2,3,5] f64[1,2,3,5]", 1)                             \
+    C("pool2d_grad", "pooling_type = \"avg\", ksize = [2, 2], adaptive = true",                   \
+      "f64[2,1,5,3] f64[2,1,2,2] f64[2,1,2,2]", 1)                                                 \
     C("reduce_as", "", "f64[2,3,4] f64[3,1]", 1)
 
 typedef struct {
