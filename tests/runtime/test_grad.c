@@ -181,9 +181,11 @@
       "f64[1,2,4,3] f64[3,2,2,2] f64[1,3,3,4]", 1)                                                 \
     C("conv2d_grad_filter", "groups = 2, dilations = [2, 1]",                                      \
       "f64[2,4,4,3] f64[2,2,2,2] f64[2,2,2,2]", 1)                                                 \
-    C("pool2d_grad", "pooling_type = \"avg\", ksize = [3, 2], strides = [2, 1], paddings = [1, 1], " \
-      "exclusive = false", "f64[1,2,5,4] f64[1,2,3,5] f64[1,2,3,5]", 1)                             \
-    C("pool2d_grad", "pooling_type = \"avg\", ksize = [2, 2], adaptive = true",                   \
+    C("pool2d_grad",                                                                               \
+      "pooling_type = \"avg\", ksize = [3, 2], strides = [2, 1], paddings = [1, 1], "              \
+      "exclusive = false",                                                                         \
+      "f64[1,2,5,4] f64[1,2,3,5] f64[1,2,3,5]", 1)                                                 \
+    C("pool2d_grad", "pooling_type = \"avg\", ksize = [2, 2], adaptive = true",                    \
       "f64[2,1,5,3] f64[2,1,2,2] f64[2,1,2,2]", 1)                                                 \
     C("reduce_as", "", "f64[2,3,4] f64[3,1]", 1)
 
@@ -517,7 +519,7 @@ static void test_finite_differences(void **state)
 
 typedef struct {
     d2_grad_eager eager;
-    long live;     /* handles the rule holds: made or referenced, not yet released */
+    long live; /* handles the rule holds: made or referenced, not yet released */
     int calls, fail_at;
 } counting;
 
@@ -527,8 +529,8 @@ static int cnt_emit(d2_gbuilder *b, d2_op_id id, const d2_attrs *attrs, d2_gval 
     counting *c = (counting *)b;
     if (++c->calls == c->fail_at)
         return d2_err_set(err, D2_ERR_NOMEM, "injected failure");
-    if (d2_op_run(c->eager.be, id, attrs, (d2_tensor **)ins, n_in, (d2_tensor **)outs, n_out,
-                  err) < 0)
+    if (d2_op_run(c->eager.be, id, attrs, (d2_tensor **)ins, n_in, (d2_tensor **)outs, n_out, err) <
+        0)
         return -1;
     c->live += n_out;
     return 0;
@@ -775,8 +777,8 @@ static void test_dynamic_dims(void **state)
 /* The same rules run eagerly while type_of hides every dim (-1): the paths a
  * rule takes for dynamic shapes compute the same gradients as the static ones
  * (within 1e-12 relative). */
-static int hidden_emit(d2_gbuilder *b, d2_op_id id, const d2_attrs *attrs, d2_gval *ins,
-                       int n_in, d2_gval *outs, int n_out, d2_err *err)
+static int hidden_emit(d2_gbuilder *b, d2_op_id id, const d2_attrs *attrs, d2_gval *ins, int n_in,
+                       d2_gval *outs, int n_out, d2_err *err)
 {
     (void)b;
     return d2_op_run(NULL, id, attrs, (d2_tensor **)ins, n_in, (d2_tensor **)outs, n_out, err);
@@ -822,8 +824,8 @@ static int check_hidden(const gcase *c)
     }
     for (int i = 0; i < p.n_in && !bad; i++) {
         if (!sg[i] != !hg[i] || (sg[i] && !same_type(sg[i], hg[i]))) {
-            fprintf(stderr, "%s: gradient %d differs in presence, dtype or shape\n",
-                    case_name(c), i);
+            fprintf(stderr, "%s: gradient %d differs in presence, dtype or shape\n", case_name(c),
+                    i);
             bad = 1;
             continue;
         }
@@ -1234,9 +1236,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_op_covered), cmocka_unit_test(test_finite_differences),
-        cmocka_unit_test(test_failures_release),
-        cmocka_unit_test(test_dynamic_dims),
-        cmocka_unit_test(test_dynamic_paths),     cmocka_unit_test(test_opencl),
+        cmocka_unit_test(test_failures_release), cmocka_unit_test(test_dynamic_dims),
+        cmocka_unit_test(test_dynamic_paths),    cmocka_unit_test(test_opencl),
         cmocka_unit_test(test_double_grad),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
