@@ -1778,6 +1778,66 @@ int ocl_pool2d(d2_kctx *k)
     return run1d(k, name, n, &a);
 }
 
+/* pool2d_grad(x, out, dout): one work-item per (n, c) plane, pool2d's windows. */
+int ocl_pool2d_grad(d2_kctx *k)
+{
+    if (prologue(k) < 0)
+        return -1;
+    d2_tensor *x = k->in[0], *y = k->in[1], *dy = k->in[2], *dx = k->out[0];
+    if (x->ndim != 4 || y->ndim != 4 || dy->ndim != 4 || y->shape[0] != x->shape[0] ||
+        y->shape[1] != x->shape[1])
+        return d2_err_set(k->err, D2_ERR_SHAPE, "%s: x, out and dout must be 4-d (NCHW)",
+                          opname(k));
+    for (int d = 0; d < 4; d++)
+        if (dy->shape[d] != y->shape[d])
+            return d2_err_set(k->err, D2_ERR_SHAPE, "%s: dout must have out's shape", opname(k));
+    if (!d2_dtype_is_float(x->dtype) || y->dtype != x->dtype || dy->dtype != x->dtype)
+        return d2_err_set(k->err, D2_ERR_DTYPE, "%s: x, out and dout must share a float dtype",
+                          opname(k));
+    bool avg = strcmp(ATTR_STR(k, "pooling_type"), "avg") == 0;
+    int64_t H = x->shape[2], W = x->shape[3], OH = y->shape[2], OW = y->shape[3];
+    int64_t kh, kw, sh, sw, ph, pw;
+    if (attr_pair(k, "ksize", &kh, &kw) < 0 || attr_pair(k, "strides", &sh, &sw) < 0 ||
+        attr_pads(k, &ph, &pw) < 0)
+        return -1;
+    bool adaptive = ATTR_BOOL(k, "adaptive"), global = ATTR_BOOL(k, "global_pooling");
+    if (global) {
+        kh = H;
+        kw = W;
+    }
+    if (global || adaptive)
+        ph = pw = 0;
+    int64_t planes = x->shape[0] * x->shape[1];
+    if (d2_tensor_numel(x) == 0)
+        return 0;
+    char name[32];
+    snprintf(name, sizeof name, "pool2d_grad_%s", sfx(x->dtype));
+    ocl_args a = {0};
+    ocl_arg_long(&a, planes);
+    ocl_arg_long(&a, H);
+    ocl_arg_long(&a, W);
+    ocl_arg_long(&a, OH);
+    ocl_arg_long(&a, OW);
+    ocl_arg_long(&a, kh);
+    ocl_arg_long(&a, kw);
+    ocl_arg_long(&a, sh);
+    ocl_arg_long(&a, sw);
+    ocl_arg_long(&a, ph);
+    ocl_arg_long(&a, pw);
+    ocl_arg_int(&a, avg);
+    ocl_arg_int(&a, adaptive);
+    ocl_arg_int(&a, ATTR_BOOL(k, "exclusive"));
+    ocl_arg_mem(&a, mem_of(x));
+    ocl_arg_long(&a, x->offset);
+    ocl_arg_mem(&a, mem_of(y));
+    ocl_arg_long(&a, y->offset);
+    ocl_arg_mem(&a, mem_of(dy));
+    ocl_arg_long(&a, dy->offset);
+    ocl_arg_mem(&a, mem_of(dx));
+    ocl_arg_long(&a, dx->offset);
+    return run1d(k, name, planes, &a);
+}
+
 static void arg_float_param(ocl_args *a, d2_dtype dt, double v)
 {
     if (dt == D2_F64)
@@ -2076,4 +2136,3 @@ int ocl_index_get(d2_kctx *k) { return via_host(k, cpu_index_get); }
 
 int ocl_conv2d_grad_input(d2_kctx *k) { return via_host(k, cpu_conv2d_grad_input); }
 int ocl_conv2d_grad_filter(d2_kctx *k) { return via_host(k, cpu_conv2d_grad_filter); }
-int ocl_pool2d_grad(d2_kctx *k) { return via_host(k, cpu_pool2d_grad); }
