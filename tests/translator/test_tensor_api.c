@@ -97,6 +97,7 @@ GOLDEN(tensor_print)
 GOLDEN(extra_api)
 GOLDEN(hand_control_flow)
 GOLDEN(layerdict_accuracy)
+GOLDEN(rnn_layers)
 
 /* Imports `module` and returns its attribute (new reference). */
 static d2_obj *attr(d2_interp *I, const char *module, const char *name)
@@ -557,6 +558,7 @@ int main(void)
         cmocka_unit_test(test_golden_extra_api),
         cmocka_unit_test(test_golden_hand_control_flow),
         cmocka_unit_test(test_golden_layerdict_accuracy),
+        cmocka_unit_test(test_golden_rnn_layers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

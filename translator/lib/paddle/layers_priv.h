@@ -31,4 +31,8 @@ int d2_pd_init_add(d2_interp *I, pd_state *s);
 /* ---- layers.c ---- */
 int d2_pd_layers_add(d2_interp *I, pd_state *s);
 
+/* ---- layers_py.c ---- */
+/* The layers written in Python: their sources and paddle.nn's __getattr__. */
+int d2_pd_layers_py_add(d2_interp *I, pd_state *s);
+
 #endif
