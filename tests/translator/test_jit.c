@@ -106,6 +106,7 @@ GOLDEN(grown_lists_static)
 GOLDEN(for_forms_static)
 GOLDEN(globals_static)
 GOLDEN(print_static)
+GOLDEN(rnn_static)
 
 /* ---- the samples: dy2st save with Paddle's weights, then the saved model on
  * Paddle's inputs must give Paddle's to_static outputs ---- */
@@ -191,6 +192,7 @@ SAMPLE(lenet_branch)
 SAMPLE(char_rnn)
 SAMPLE(greedy_decoder)
 SAMPLE(lstm_cell)
+SAMPLE(lstm_tagger)
 SAMPLE(resnet_small)
 SAMPLE(transformer_encoder)
 
@@ -668,6 +670,7 @@ int main(void)
         cmocka_unit_test(test_golden_for_forms_static),
         cmocka_unit_test(test_golden_globals_static),
         cmocka_unit_test(test_golden_print_static),
+        cmocka_unit_test(test_golden_rnn_static),
         cmocka_unit_test(test_error_goldens),
         cmocka_unit_test(test_static_print),
         cmocka_unit_test(test_diagnostics),
@@ -679,6 +682,7 @@ int main(void)
         cmocka_unit_test(test_sample_char_rnn),
         cmocka_unit_test(test_sample_greedy_decoder),
         cmocka_unit_test(test_sample_lstm_cell),
+        cmocka_unit_test(test_sample_lstm_tagger),
         cmocka_unit_test(test_sample_resnet_small),
         cmocka_unit_test(test_sample_transformer_encoder),
     };
