@@ -241,6 +241,7 @@ int infer_index_put(d2_infer_ctx *ic);
 int infer_matmul(d2_infer_ctx *ic);
 int infer_linear(d2_infer_ctx *ic);
 int infer_conv2d(d2_infer_ctx *ic);
+int infer_conv2d_transpose(d2_infer_ctx *ic);
 int infer_pool2d(d2_infer_ctx *ic);
 int infer_batch_norm(d2_infer_ctx *ic);
 int infer_layer_norm(d2_infer_ctx *ic);

@@ -2045,3 +2045,5 @@ static int via_host(d2_kctx *k, d2_kernel_fn cpu_fn)
 
 int ocl_set_value(d2_kctx *k) { return via_host(k, cpu_set_value); }
 int ocl_index_put(d2_kctx *k) { return via_host(k, cpu_index_put); }
+/* conv2d_transpose: the CPU kernel (GEMM + col2im) on host copies */
+int ocl_conv2d_transpose(d2_kctx *k) { return via_host(k, cpu_conv2d_transpose); }

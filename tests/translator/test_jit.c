@@ -107,6 +107,7 @@ GOLDEN(for_forms_static)
 GOLDEN(globals_static)
 GOLDEN(print_static)
 GOLDEN(rnn_static)
+GOLDEN(conv_static)
 
 /* ---- the samples: dy2st save with Paddle's weights, then the saved model on
  * Paddle's inputs must give Paddle's to_static outputs ---- */
@@ -671,6 +672,7 @@ int main(void)
         cmocka_unit_test(test_golden_globals_static),
         cmocka_unit_test(test_golden_print_static),
         cmocka_unit_test(test_golden_rnn_static),
+        cmocka_unit_test(test_golden_conv_static),
         cmocka_unit_test(test_error_goldens),
         cmocka_unit_test(test_static_print),
         cmocka_unit_test(test_diagnostics),

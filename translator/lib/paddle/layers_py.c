@@ -1,4 +1,4 @@
-/* layers_py.c - layers written in Python (the recurrent family), run on first use of their names. */
+/* layers_py.c - layers and functions written in Python, run on first use of their names. */
 #include "lib/paddle/layers_priv.h"
 
 #include <string.h>
@@ -466,46 +466,243 @@ static const char rnn_src[] =
     "                         dropout, weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr)\n"
     ;
 
-/* The names each Python library module gives paddle.nn (looked up on first use). */
+/* paddle.nn.layer.conv_ext: conv1d/conv1d_transpose (over the 2-D ops) and the layers
+ * Conv1D, Conv1DTranspose, Conv2DTranspose. */
+static const char conv_src[] =
+    "\"\"\"paddle.nn.layer.conv_ext: 1-D convolutions and transposed convolutions over the 2-D ops.\"\"\"\n"
+    "import paddle\n"
+    "import paddle.nn.functional as F\n"
+    "from paddle.nn import Layer\n"
+    "from paddle.nn import initializer as I\n"
+    "\n"
+    "\n"
+    "def _list(v, n, what):\n"
+    "    if isinstance(v, (list, tuple)):\n"
+    "        if len(v) != n:\n"
+    "            raise ValueError(\"The {}'s length must be {}. Received: {}\".format(what, n, v))\n"
+    "        return [int(e) for e in v]\n"
+    "    return [int(v)] * n\n"
+    "\n"
+    "\n"
+    "def _pad1d(padding):\n"
+    "    \"\"\"conv1d's padding as conv2d's: 'SAME'/'VALID', or [0, 0, before, after].\"\"\"\n"
+    "    if isinstance(padding, str):\n"
+    "        return padding\n"
+    "    if isinstance(padding, (list, tuple)):\n"
+    "        if len(padding) == 1:\n"
+    "            return [0, 0, int(padding[0]), int(padding[0])]\n"
+    "        if len(padding) == 2:\n"
+    "            return [0, 0, int(padding[0]), int(padding[1])]\n"
+    "        raise ValueError(\"The size of padding's dimension should be 1 or 2. But got padding={}\"\n"
+    "                         .format(padding))\n"
+    "    return [0, 0, int(padding), int(padding)]\n"
+    "\n"
+    "\n"
+    "def _check_1d(data_format):\n"
+    "    if data_format not in (\"NCL\", \"NLC\"):\n"
+    "        raise ValueError(\"Attr(data_format) should be 'NCL' or 'NLC'. Received \"\n"
+    "                         \"Attr(data_format): {}.\".format(data_format))\n"
+    "    return data_format == \"NLC\"\n"
+    "\n"
+    "\n"
+    "def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format=\"NCL\",\n"
+    "           name=None):\n"
+    "    nlc = _check_1d(data_format)\n"
+    "    if nlc:\n"
+    "        x = paddle.transpose(x, [0, 2, 1])\n"
+    "    y = F.conv2d(paddle.unsqueeze(x, [2]), paddle.unsqueeze(weight, [2]), bias,\n"
+    "                 [1, _list(stride, 1, \"stride\")[0]], _pad1d(padding),\n"
+    "                 [1, _list(dilation, 1, \"dilation\")[0]], groups)\n"
+    "    y = paddle.squeeze(y, [2])\n"
+    "    return paddle.transpose(y, [0, 2, 1]) if nlc else y\n"
+    "\n"
+    "\n"
+    "def conv1d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,\n"
+    "                     dilation=1, output_size=None, data_format=\"NCL\", name=None):\n"
+    "    nlc = _check_1d(data_format)\n"
+    "    if nlc:\n"
+    "        x = paddle.transpose(x, [0, 2, 1])\n"
+    "    if output_size is not None:\n"
+    "        output_size = [1, _list(output_size, 1, \"output_size\")[0]]\n"
+    "    y = F.conv2d_transpose(paddle.unsqueeze(x, [2]), paddle.unsqueeze(weight, [2]), bias,\n"
+    "                           [1, _list(stride, 1, \"stride\")[0]], _pad1d(padding),\n"
+    "                           [0, _list(output_padding, 1, \"output_padding\")[0]], groups,\n"
+    "                           [1, _list(dilation, 1, \"dilation\")[0]], \"NCHW\", output_size)\n"
+    "    y = paddle.squeeze(y, [2])\n"
+    "    return paddle.transpose(y, [0, 2, 1]) if nlc else y\n"
+    "\n"
+    "\n"
+    "class _ConvNd(Layer):\n"
+    "    def __init__(self, in_channels, out_channels, kernel_size, transposed, dims, stride=1,\n"
+    "                 padding=0, padding_mode=\"zeros\", output_padding=0, dilation=1, groups=1,\n"
+    "                 weight_attr=None, bias_attr=None, data_format=\"NCHW\"):\n"
+    "        super().__init__()\n"
+    "        assert weight_attr is not False, \"weight_attr should not be False in Conv.\"\n"
+    "        valid_padding_modes = {\"zeros\", \"reflect\", \"replicate\", \"circular\"}\n"
+    "        if padding_mode not in valid_padding_modes:\n"
+    "            raise ValueError(\"padding_mode must be one of {}, but got padding_mode='{}'\".format(\n"
+    "                valid_padding_modes, padding_mode))\n"
+    "        if padding_mode != \"zeros\":\n"
+    "            raise NotImplementedError(\"dy2st: padding_mode='{}' is not supported yet\"\n"
+    "                                      .format(padding_mode))\n"
+    "        self._in_channels = in_channels\n"
+    "        self._out_channels = out_channels\n"
+    "        self._data_format = data_format\n"
+    "        self._groups = groups\n"
+    "        if in_channels % groups != 0:\n"
+    "            raise ValueError(\"in_channels must be divisible by groups.\")\n"
+    "        self._stride = _list(stride, dims, \"stride\")\n"
+    "        self._dilation = _list(dilation, dims, \"dilation\")\n"
+    "        self._kernel_size = _list(kernel_size, dims, \"kernel_size\")\n"
+    "        self._padding = padding\n"
+    "        self._padding_mode = padding_mode\n"
+    "        self.output_padding = output_padding\n"
+    "        if transposed:\n"
+    "            shape = [in_channels, out_channels // groups] + self._kernel_size\n"
+    "            init = None\n"
+    "        else:\n"
+    "            if out_channels % groups != 0:\n"
+    "                raise ValueError(\"out_channels must be divisible by groups.\")\n"
+    "            shape = [out_channels, in_channels // groups] + self._kernel_size\n"
+    "            n = in_channels\n"
+    "            for k in self._kernel_size:\n"
+    "                n *= k\n"
+    "            init = I.Normal(0.0, (2.0 / n) ** 0.5)\n"
+    "        self.weight = self.create_parameter(shape=shape, attr=weight_attr,\n"
+    "                                            default_initializer=init)\n"
+    "        self.bias = self.create_parameter(attr=bias_attr, shape=[out_channels], is_bias=True)\n"
+    "\n"
+    "    def extra_repr(self):\n"
+    "        s = \"{}, {}, kernel_size={}\".format(self._in_channels, self._out_channels,\n"
+    "                                            self._kernel_size)\n"
+    "        if self._stride != [1] * len(self._stride):\n"
+    "            s += \", stride={}\".format(self._stride)\n"
+    "        if self._padding != 0:\n"
+    "            s += \", padding={}\".format(self._padding)\n"
+    "        if self._padding_mode != \"zeros\":\n"
+    "            s += \", padding_mode={}\".format(self._padding_mode)\n"
+    "        if self.output_padding != 0:\n"
+    "            s += \", output_padding={}\".format(self.output_padding)\n"
+    "        if self._dilation != [1] * len(self._dilation):\n"
+    "            s += \", dilation={}\".format(self._dilation)\n"
+    "        if self._groups != 1:\n"
+    "            s += \", groups={}\".format(self._groups)\n"
+    "        return s + \", data_format={}\".format(self._data_format)\n"
+    "\n"
+    "\n"
+    "class Conv1D(_ConvNd):\n"
+    "    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,\n"
+    "                 groups=1, padding_mode=\"zeros\", weight_attr=None, bias_attr=None,\n"
+    "                 data_format=\"NCL\"):\n"
+    "        super().__init__(in_channels, out_channels, kernel_size, False, 1, stride=stride,\n"
+    "                         padding=padding, padding_mode=padding_mode, dilation=dilation,\n"
+    "                         groups=groups, weight_attr=weight_attr, bias_attr=bias_attr,\n"
+    "                         data_format=data_format)\n"
+    "\n"
+    "    def forward(self, x):\n"
+    "        return conv1d(x, self.weight, self.bias, self._stride, self._padding, self._dilation,\n"
+    "                      self._groups, self._data_format)\n"
+    "\n"
+    "\n"
+    "class Conv1DTranspose(_ConvNd):\n"
+    "    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,\n"
+    "                 output_padding=0, groups=1, dilation=1, weight_attr=None, bias_attr=None,\n"
+    "                 data_format=\"NCL\"):\n"
+    "        super().__init__(in_channels, out_channels, kernel_size, True, 1, stride=stride,\n"
+    "                         padding=padding, output_padding=output_padding, dilation=dilation,\n"
+    "                         groups=groups, weight_attr=weight_attr, bias_attr=bias_attr,\n"
+    "                         data_format=data_format)\n"
+    "\n"
+    "    def forward(self, x, output_size=None):\n"
+    "        return conv1d_transpose(x, self.weight, self.bias, self._stride, self._padding,\n"
+    "                                self.output_padding, self._groups, self._dilation, output_size,\n"
+    "                                self._data_format)\n"
+    "\n"
+    "\n"
+    "class Conv2DTranspose(_ConvNd):\n"
+    "    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,\n"
+    "                 output_padding=0, dilation=1, groups=1, weight_attr=None, bias_attr=None,\n"
+    "                 data_format=\"NCHW\"):\n"
+    "        super().__init__(in_channels, out_channels, kernel_size, True, 2, stride=stride,\n"
+    "                         padding=padding, output_padding=output_padding, dilation=dilation,\n"
+    "                         groups=groups, weight_attr=weight_attr, bias_attr=bias_attr,\n"
+    "                         data_format=data_format)\n"
+    "\n"
+    "    def forward(self, x, output_size=None):\n"
+    "        return F.conv2d_transpose(x, self.weight, self.bias, self._stride, self._padding,\n"
+    "                                  self.output_padding, self._groups, self._dilation,\n"
+    "                                  self._data_format, output_size)\n"
+    ;
+
+static const struct {
+    const char *name, *src;
+} SOURCES[] = {
+    {"paddle.nn.layer.rnn", rnn_src},
+    {"paddle.nn.layer.conv_ext", conv_src},
+};
+
+/* The names the Python library modules give paddle.nn (NN) and paddle.nn.functional (F),
+ * looked up on first use. */
+enum { NN, FN };
 typedef struct lazy_name {
+    int where;
     const char *name, *module;
 } lazy_name;
 
-static const lazy_name NN_LAZY[] = {
-    {"RNNCellBase", "paddle.nn.layer.rnn"}, {"SimpleRNNCell", "paddle.nn.layer.rnn"},
-    {"LSTMCell", "paddle.nn.layer.rnn"},    {"GRUCell", "paddle.nn.layer.rnn"},
-    {"RNN", "paddle.nn.layer.rnn"},         {"BiRNN", "paddle.nn.layer.rnn"},
-    {"SimpleRNN", "paddle.nn.layer.rnn"},   {"LSTM", "paddle.nn.layer.rnn"},
-    {"GRU", "paddle.nn.layer.rnn"},
+static const lazy_name LAZY[] = {
+    {NN, "RNNCellBase", "paddle.nn.layer.rnn"},
+    {NN, "SimpleRNNCell", "paddle.nn.layer.rnn"},
+    {NN, "LSTMCell", "paddle.nn.layer.rnn"},
+    {NN, "GRUCell", "paddle.nn.layer.rnn"},
+    {NN, "RNN", "paddle.nn.layer.rnn"},
+    {NN, "BiRNN", "paddle.nn.layer.rnn"},
+    {NN, "SimpleRNN", "paddle.nn.layer.rnn"},
+    {NN, "LSTM", "paddle.nn.layer.rnn"},
+    {NN, "GRU", "paddle.nn.layer.rnn"},
+    {NN, "Conv1D", "paddle.nn.layer.conv_ext"},
+    {NN, "Conv1DTranspose", "paddle.nn.layer.conv_ext"},
+    {NN, "Conv2DTranspose", "paddle.nn.layer.conv_ext"},
+    {FN, "conv1d", "paddle.nn.layer.conv_ext"},
+    {FN, "conv1d_transpose", "paddle.nn.layer.conv_ext"},
 };
 
-/* paddle.nn.__getattr__(name) (PEP 562): imports the module that defines name, keeps the
- * value in paddle.nn and returns it. */
-D2_FN(nn_getattr)
+/* A module's __getattr__(name) (PEP 562): imports the Python module that defines name, keeps
+ * the value in the module and returns it. */
+static d2_obj *lazy_getattr(d2_interp *I, int where, d2_obj *arg)
 {
-    if (a[0]->kind != D2_OBJ_STR)
+    d2_module *owner = where == NN ? ST(I)->nn : ST(I)->F;
+    if (arg->kind != D2_OBJ_STR)
         return d2_raise(I, "TypeError", "attribute name must be string, not '%s'",
-                        d2_type_name(a[0]));
-    const char *name = D2_AS(d2_str, a[0])->s;
-    for (size_t i = 0; i < D2_COUNTOF(NN_LAZY); i++) {
-        if (strcmp(NN_LAZY[i].name, name) != 0)
+                        d2_type_name(arg));
+    const char *name = D2_AS(d2_str, arg)->s;
+    for (size_t i = 0; i < D2_COUNTOF(LAZY); i++) {
+        if (LAZY[i].where != where || strcmp(LAZY[i].name, name) != 0)
             continue;
-        d2_obj *m = d2_import(I, NN_LAZY[i].module, NULL);
+        d2_obj *m = d2_import(I, LAZY[i].module, NULL);
         d2_obj *v = m ? d2_getattr(I, m, name) : NULL;
         d2_decref(m);
-        if (v && set_attr(I, ST(I)->nn, name, v) < 0)
+        if (v && set_attr(I, owner, name, v) < 0)
             d2_setref(&v, NULL);
         return v;
     }
-    return d2_raise(I, "AttributeError", "module 'paddle.nn' has no attribute '%s'", name);
+    return d2_raise(I, "AttributeError", "module '%s' has no attribute '%s'", owner->name, name);
 }
+
+D2_FN(nn_getattr) { return lazy_getattr(I, NN, a[0]); }
+D2_FN(F_getattr) { return lazy_getattr(I, FN, a[0]); }
 
 int d2_pd_layers_py_add(d2_interp *I, pd_state *s)
 {
-    static const d2_def defs[] = {
+    static const d2_def nn_defs[] = {
         D2_DEF("__getattr__", "name", nn_getattr, "paddle.nn.__getattr__"),
     };
-    if (d2_module_add_source(I, "paddle.nn.layer.rnn", rnn_src) < 0)
+    static const d2_def f_defs[] = {
+        D2_DEF("__getattr__", "name", F_getattr, "paddle.nn.functional.__getattr__"),
+    };
+    for (size_t i = 0; i < D2_COUNTOF(SOURCES); i++)
+        if (d2_module_add_source(I, SOURCES[i].name, SOURCES[i].src) < 0)
+            return -1;
+    if (d2_module_add_defs(I, s->nn, nn_defs, D2_COUNTOF(nn_defs)) < 0)
         return -1;
-    return d2_module_add_defs(I, s->nn, defs, D2_COUNTOF(defs));
+    return d2_module_add_defs(I, s->F, f_defs, D2_COUNTOF(f_defs));
 }
