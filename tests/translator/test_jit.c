@@ -108,6 +108,7 @@ GOLDEN(globals_static)
 GOLDEN(print_static)
 GOLDEN(rnn_static)
 GOLDEN(conv_static)
+GOLDEN(norm_static)
 
 /* ---- the samples: dy2st save with Paddle's weights, then the saved model on
  * Paddle's inputs must give Paddle's to_static outputs ---- */
@@ -673,6 +674,7 @@ int main(void)
         cmocka_unit_test(test_golden_print_static),
         cmocka_unit_test(test_golden_rnn_static),
         cmocka_unit_test(test_golden_conv_static),
+        cmocka_unit_test(test_golden_norm_static),
         cmocka_unit_test(test_error_goldens),
         cmocka_unit_test(test_static_print),
         cmocka_unit_test(test_diagnostics),

@@ -99,6 +99,7 @@ GOLDEN(hand_control_flow)
 GOLDEN(layerdict_accuracy)
 GOLDEN(rnn_layers)
 GOLDEN(conv_layers)
+GOLDEN(norm_layers)
 
 /* Imports `module` and returns its attribute (new reference). */
 static d2_obj *attr(d2_interp *I, const char *module, const char *name)
@@ -561,6 +562,7 @@ int main(void)
         cmocka_unit_test(test_golden_layerdict_accuracy),
         cmocka_unit_test(test_golden_rnn_layers),
         cmocka_unit_test(test_golden_conv_layers),
+        cmocka_unit_test(test_golden_norm_layers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
