@@ -40,7 +40,7 @@ SAMPLES = os.path.join(ROOT, "samples")
 OUT = os.path.join(HERE, "expected")
 
 SAMPLE_NAMES = ["simple_fc", "mnist_cnn", "lenet_branch", "char_rnn", "lstm_cell", "lstm_tagger",
-                "resnet_small", "transformer_encoder", "greedy_decoder"]
+                "unet_small", "resnet_small", "transformer_encoder", "greedy_decoder"]
 
 # Eager and to_static must agree within this (float32 outputs); the same bound
 # is what dy2st's outputs are held to.

@@ -100,6 +100,7 @@ GOLDEN(layerdict_accuracy)
 GOLDEN(rnn_layers)
 GOLDEN(conv_layers)
 GOLDEN(norm_layers)
+GOLDEN(common_layers)
 
 /* Imports `module` and returns its attribute (new reference). */
 static d2_obj *attr(d2_interp *I, const char *module, const char *name)
@@ -563,6 +564,7 @@ int main(void)
         cmocka_unit_test(test_golden_rnn_layers),
         cmocka_unit_test(test_golden_conv_layers),
         cmocka_unit_test(test_golden_norm_layers),
+        cmocka_unit_test(test_golden_common_layers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
