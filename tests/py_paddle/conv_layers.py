@@ -1,4 +1,4 @@
-# Convolutions beyond conv2d: conv2d_transpose, conv1d, conv1d_transpose and their layers.
+# Convolutions beyond conv2d: conv2d_transpose, conv1d, conv3d (and transposed), their layers.
 import numpy as np
 import paddle
 import paddle.nn.functional as F
@@ -74,3 +74,40 @@ show("output_size", up(x, output_size=[10, 8]))
 up1 = paddle.nn.Conv1DTranspose(4, 2, 3, stride=2, padding=1)
 setw(up1, 4)
 show("output_size 1d", up1(x1, output_size=[14]))
+
+# ---- 3-D convolutions
+rs = np.random.RandomState(5)
+x5 = paddle.to_tensor(rs.rand(2, 4, 4, 5, 3).astype("float32") - 0.5)
+w3 = paddle.to_tensor(rs.rand(6, 4, 2, 3, 2).astype("float32") - 0.5)
+wg3 = paddle.to_tensor(rs.rand(6, 2, 3, 2, 2).astype("float32") - 0.5)
+b3 = paddle.to_tensor(rs.rand(6).astype("float32"))
+show("c3", F.conv3d(x5, w3))
+show("c3 b s p", F.conv3d(x5, w3, b3, stride=2, padding=1))
+show("c3 pad6 dil", F.conv3d(x5, w3, padding=[1, 0, 2, 1, 0, 1], dilation=[2, 1, 1],
+                            stride=[1, 2, 1]))
+show("c3 same", F.conv3d(x5, w3, padding="SAME", stride=2))
+show("c3 groups", F.conv3d(x5, wg3, groups=2, padding=[1, 1, 1]))
+show("c3 ndhwc", F.conv3d(paddle.transpose(x5, [0, 2, 3, 4, 1]), w3, b3, data_format="NDHWC"))
+wt = paddle.to_tensor(rs.rand(4, 3, 2, 3, 2).astype("float32") - 0.5)
+wtg = paddle.to_tensor(rs.rand(4, 2, 3, 2, 2).astype("float32") - 0.5)
+show("ct3", F.conv3d_transpose(x5, wt))
+show("ct3 s", F.conv3d_transpose(x5, wt, stride=2))
+show("ct3 s p op", F.conv3d_transpose(x5, wt, stride=[2, 3, 2], padding=1,
+                                      output_padding=[1, 0, 1]))
+show("ct3 dil", F.conv3d_transpose(x5, wt, stride=2, dilation=[2, 1, 2],
+                                   padding=[1, 0, 0, 1, 1, 0]))
+show("ct3 groups", F.conv3d_transpose(x5, wtg, paddle.to_tensor([1.0, 2.0, 3.0, 4.0]), stride=2,
+                                      groups=2))
+show("ct3 same", F.conv3d_transpose(x5, wt, stride=2, padding="SAME"))
+show("ct3 output_size", F.conv3d_transpose(x5, wt, stride=2, output_size=[9, 11, 7]))
+show("ct3 ndhwc", F.conv3d_transpose(paddle.transpose(x5, [0, 2, 3, 4, 1]), wt, stride=2,
+                                     data_format="NDHWC"))
+paddle.seed(3)
+for layer in [paddle.nn.Conv3D(4, 2, 3, padding=1),
+              paddle.nn.Conv3D(4, 4, [1, 2, 2], stride=2, groups=4),
+              paddle.nn.Conv3DTranspose(4, 2, 2, stride=2),
+              paddle.nn.Conv3DTranspose(4, 2, 3, padding=1, output_padding=1, stride=2)]:
+    sd = layer.state_dict()
+    layer.set_state_dict({k: rs.rand(*sd[k].shape).astype("float32") - 0.5 for k in sorted(sd)})
+    print(layer, [(n, p.shape) for n, p in layer.named_parameters()])
+    show(type(layer).__name__, layer(x5))
