@@ -1,4 +1,4 @@
-# Padding, interpolation, shuffles, unfold/fold, 1-D pooling, distances, Bilinear and the small
+# Padding, interpolation, shuffles, unfold/fold, 1-D and 3-D pooling, distances, Bilinear, the small
 # layers (Identity, Unflatten, ParameterList), eagerly on fixed values.
 import numpy as np
 import paddle
@@ -126,3 +126,25 @@ emb = nn.Embedding(5, 3, padding_idx=-2, sparse=True)
 emb.weight.set_value(np.arange(15).reshape(5, 3).astype("float32"))
 print(emb)
 show("Embedding padding_idx", emb(paddle.to_tensor([[0, 3, 4]])))
+
+# ---- 3-D pooling
+rs = np.random.RandomState(1)
+x5p = paddle.to_tensor(rs.rand(2, 3, 5, 4, 6).astype("float32") - 0.5)
+show("max_pool3d", F.max_pool3d(x5p, 2))
+show("max_pool3d s p", F.max_pool3d(x5p, 3, stride=2, padding=1))
+show("max_pool3d ceil", F.max_pool3d(x5p, [2, 3, 2], stride=[2, 2, 3], ceil_mode=True))
+show("avg_pool3d", F.avg_pool3d(x5p, 2))
+show("avg_pool3d pad excl", F.avg_pool3d(x5p, 3, stride=2, padding=1))
+show("avg_pool3d pad incl", F.avg_pool3d(x5p, 3, stride=2, padding=[1, 0, 1], exclusive=False))
+show("avg_pool3d pad6 ceil", F.avg_pool3d(x5p, [2, 2, 3], stride=2, padding=[1, 0, 0, 1, 1, 1],
+                                          ceil_mode=True, exclusive=False))
+show("avg_pool3d same", F.avg_pool3d(x5p, 3, stride=2, padding="SAME"))
+show("max_pool3d ndhwc", F.max_pool3d(paddle.transpose(x5p, [0, 2, 3, 4, 1]), 2,
+                                      data_format="NDHWC"))
+show("adaptive_avg_pool3d", F.adaptive_avg_pool3d(x5p, [2, 3, 4]))
+show("adaptive_avg_pool3d 1", F.adaptive_avg_pool3d(x5p, 1))
+show("adaptive_max_pool3d", F.adaptive_max_pool3d(x5p, [3, 2, 4]))
+for layer in [nn.MaxPool3D(2, 1), nn.AvgPool3D(3, 2, 1), nn.AdaptiveAvgPool3D([1, 2, 3]),
+              nn.AdaptiveMaxPool3D(2)]:
+    print(layer)
+    show(type(layer).__name__, layer(x5p))
