@@ -101,6 +101,7 @@ GOLDEN(rnn_layers)
 GOLDEN(conv_layers)
 GOLDEN(norm_layers)
 GOLDEN(common_layers)
+GOLDEN(layers_grad)
 
 /* Imports `module` and returns its attribute (new reference). */
 static d2_obj *attr(d2_interp *I, const char *module, const char *name)
@@ -565,6 +566,7 @@ int main(void)
         cmocka_unit_test(test_golden_conv_layers),
         cmocka_unit_test(test_golden_norm_layers),
         cmocka_unit_test(test_golden_common_layers),
+        cmocka_unit_test(test_golden_layers_grad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
