@@ -793,11 +793,11 @@ static const char conv_src[] =
     "                                self._data_format)\n"
     ;
 
-/* paddle.nn.layer.norm_ext: group, instance and local response normalisation, normalize,
- * BatchNorm3D and SyncBatchNorm (BatchNorm2D's kernel; on one process it is BatchNorm). */
+/* paddle.nn.layer.norm_ext: group, instance and local response normalisation, BatchNorm3D and
+ * SyncBatchNorm (BatchNorm2D's kernel; on one process it is BatchNorm). */
 static const char norm_src[] =
-    "\"\"\"paddle.nn.layer.norm_ext: group, instance and local response normalisation, normalize,\n"
-    "BatchNorm3D and SyncBatchNorm, composed from registry ops.\"\"\"\n"
+    "\"\"\"paddle.nn.layer.norm_ext: group, instance and local response normalisation, BatchNorm3D\n"
+    "and SyncBatchNorm, composed from registry ops.\"\"\"\n"
     "import paddle\n"
     "import paddle.nn.functional as F\n"
     "from paddle.nn import Layer\n"
@@ -885,19 +885,6 @@ static const char norm_src[] =
     "    div = paddle.pow(acc * (alpha / size) + k, beta)\n"
     "    y = x / div\n"
     "    return paddle.transpose(y, back) if back else y\n"
-    "\n"
-    "\n"
-    "def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):\n"
-    "    if p == float(\"inf\"):\n"
-    "        norm = paddle.max(paddle.abs(x), axis=axis, keepdim=True)\n"
-    "    elif p == 2 or p == 2.0:\n"
-    "        norm = paddle.sqrt(paddle.sum(x * x, axis=axis, keepdim=True))\n"
-    "    elif p == 1 or p == 1.0:\n"
-    "        norm = paddle.sum(paddle.abs(x), axis=axis, keepdim=True)\n"
-    "    else:\n"
-    "        norm = paddle.pow(paddle.sum(paddle.pow(paddle.abs(x), float(p)), axis=axis,\n"
-    "                                     keepdim=True), 1.0 / p)\n"
-    "    return x / paddle.maximum(norm, paddle.full([1], epsilon, x.dtype))\n"
     "\n"
     "\n"
     "class GroupNorm(Layer):\n"
@@ -1059,8 +1046,7 @@ static const char norm_src[] =
     ;
 
 /* paddle.nn.layer.common_ext: F.pad and the Pad layers, interpolate/Upsample, pixel and channel
- * shuffles, unfold/fold, 1-D and 3-D pooling, distances, Bilinear, Identity, Unflatten,
- * ParameterList. */
+ * shuffles, unfold/fold, 1-D and 3-D pooling, distances, Bilinear, Unflatten, ParameterList. */
 static const char common_src[] =
     "\"\"\"paddle.nn.layer.common_ext: padding, interpolation, pixel and channel shuffles, unfold/fold,\n"
     "1-D pooling, distances, Bilinear and the small containers, composed from registry ops.\"\"\"\n"
@@ -1807,14 +1793,6 @@ static const char common_src[] =
     "\n"
     "# ---- small layers and containers\n"
     "\n"
-    "class Identity(Layer):\n"
-    "    def __init__(self, *args, **kwargs):\n"
-    "        super().__init__()\n"
-    "\n"
-    "    def forward(self, input):\n"
-    "        return input\n"
-    "\n"
-    "\n"
     "class Unflatten(Layer):\n"
     "    def __init__(self, axis, shape, name=None):\n"
     "        super().__init__()\n"
@@ -2110,7 +2088,6 @@ static const lazy_name LAZY[] = {
     {NN, "LocalResponseNorm", "paddle.nn.layer.norm_ext"},
     {FN, "instance_norm", "paddle.nn.layer.norm_ext"},
     {FN, "local_response_norm", "paddle.nn.layer.norm_ext"},
-    {FN, "normalize", "paddle.nn.layer.norm_ext"},
     {NN, "Pad1D", "paddle.nn.layer.common_ext"},
     {NN, "Pad2D", "paddle.nn.layer.common_ext"},
     {NN, "Pad3D", "paddle.nn.layer.common_ext"},
@@ -2130,7 +2107,6 @@ static const lazy_name LAZY[] = {
     {NN, "CosineSimilarity", "paddle.nn.layer.common_ext"},
     {NN, "PairwiseDistance", "paddle.nn.layer.common_ext"},
     {NN, "Bilinear", "paddle.nn.layer.common_ext"},
-    {NN, "Identity", "paddle.nn.layer.common_ext"},
     {NN, "Unflatten", "paddle.nn.layer.common_ext"},
     {NN, "ParameterList", "paddle.nn.layer.common_ext"},
     {FN, "pad", "paddle.nn.layer.common_ext"},
