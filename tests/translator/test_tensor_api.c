@@ -102,6 +102,7 @@ GOLDEN(conv_layers)
 GOLDEN(norm_layers)
 GOLDEN(common_layers)
 GOLDEN(layers_grad)
+GOLDEN(misc_layers)
 
 /* Imports `module` and returns its attribute (new reference). */
 static d2_obj *attr(d2_interp *I, const char *module, const char *name)
@@ -567,6 +568,7 @@ int main(void)
         cmocka_unit_test(test_golden_norm_layers),
         cmocka_unit_test(test_golden_common_layers),
         cmocka_unit_test(test_golden_layers_grad),
+        cmocka_unit_test(test_golden_misc_layers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
