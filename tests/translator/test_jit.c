@@ -110,6 +110,7 @@ GOLDEN(rnn_static)
 GOLDEN(conv_static)
 GOLDEN(norm_static)
 GOLDEN(common_static)
+GOLDEN(interp_static)
 
 /* ---- the samples: dy2st save with Paddle's weights, then the saved model on
  * Paddle's inputs must give Paddle's to_static outputs ---- */
@@ -678,6 +679,7 @@ int main(void)
         cmocka_unit_test(test_golden_conv_static),
         cmocka_unit_test(test_golden_norm_static),
         cmocka_unit_test(test_golden_common_static),
+        cmocka_unit_test(test_golden_interp_static),
         cmocka_unit_test(test_error_goldens),
         cmocka_unit_test(test_static_print),
         cmocka_unit_test(test_diagnostics),
