@@ -56,6 +56,38 @@ class Both(nn.Layer):
         return y, h + 0.0, h2, c3, z, f, b
 
 
+class GatedCell(nn.RNNCellBase):
+    """A user cell with a data-dependent branch: converted inside the time loop's body."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(5, 2)
+        self.input_size = 3
+        self.hidden_size = 2
+
+    def forward(self, x, h):
+        z = self.fc(paddle.concat([x, h], axis=-1))
+        if paddle.mean(z) > 0:
+            z = paddle.tanh(z)
+        else:
+            z = z * 0.5
+        return z, z
+
+    @property
+    def state_shape(self):
+        return (2,)
+
+
+class Custom(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.RNN(GatedCell())
+
+    @paddle.jit.to_static
+    def forward(self, x):
+        return self.rnn(x)
+
+
 rs = np.random.RandomState(0)
 ids = paddle.to_tensor(rs.randint(0, 10, size=(2, 5)).astype("int64"))
 lengths = paddle.to_tensor(np.array([5, 3], dtype="int64"))
@@ -71,6 +103,10 @@ show("eager", both(x))
 static = paddle.jit.to_static(both, input_spec=[InputSpec([None, None, 3], "float32", "x")])
 show("to_static", static(x))
 show("to_static shorter", static(x[:3]))
+
+custom = Custom()
+load_weights(custom)
+show("custom cell", custom(paddle.transpose(x, [1, 0, 2])))
 
 # saved with a dynamic length and batch; the loaded model runs other lengths
 paddle.jit.enable_to_static(True)

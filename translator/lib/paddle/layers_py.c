@@ -9,6 +9,7 @@
  * saves with a dynamic sequence length. */
 static const char rnn_src[] =
     "\"\"\"paddle.nn.layer.rnn: the recurrent cells and networks, composed from registry ops.\"\"\"\n"
+    "import _jst\n"
     "import paddle\n"
     "import paddle.nn.functional as F\n"
     "from paddle.nn import Layer, LayerList\n"
@@ -75,6 +76,9 @@ static const char rnn_src[] =
     "            states = new\n"
     "            outs[t] = y\n"
     "        return paddle.stack(outs), states\n"
+    "    # the cell as to_static converts a call of it: a user cell's tensor-dependent control flow\n"
+    "    # becomes cond/while_loop inside the loop body\n"
+    "    cell = _jst.Call(cell)\n"
     "    steps = paddle.cast(paddle.shape(x)[0:1], \"int64\")\n"
     "    flat = _flatten(states)\n"
     "    n = len(flat)\n"
