@@ -23,7 +23,9 @@ class Net(nn.Layer):
         c = F.interpolate(y, size=[5, 3], mode="bilinear", align_corners=True)
         d = F.interpolate(y, size=[4, 6], mode="bilinear", align_mode=1)
         e = F.interpolate(y, scale_factor=[1.5, 0.5], mode="nearest")
-        return a, b, c, d, e
+        f = F.interpolate(y, size=[y.shape[2] * 2, y.shape[3] + 1], mode="bilinear")
+        g = F.interpolate(y, size=[3, y.shape[3] * 2], mode="nearest")
+        return a, b, c, d, e, f, g
 
 
 rs = np.random.RandomState(0)
