@@ -1123,6 +1123,52 @@ static int g_conv2d_grad_filter(R *r)
     return r->rc;
 }
 
+/* conv2d_transpose is conv2d's input gradient: its adjoint in x is conv2d(dout, w), in w
+ * conv2d_grad_filter(dout, w, x), with the same geometry. SAME's paddings come from x's
+ * (static) size, so they are passed to the adjoints explicitly. */
+static d2_attrs *conv_t_adjoint_attrs(R *r, d2_op_id id, d2_gval x, d2_gval w)
+{
+    d2_attrs *a = same_attrs(r, id);
+    const char *alg = d2_attr_str(r->g->def, r->g->attrs, "padding_algorithm");
+    d2_type xt, wt;
+    type_of(r, x, &xt);
+    type_of(r, w, &wt);
+    if (!a || strcmp(alg, "SAME") != 0 || xt.shape.ndim != 4 || wt.shape.ndim != 4)
+        return a;
+    int n;
+    const int64_t *st = d2_attr_ints(r->g->def, r->g->attrs, "strides", &n);
+    int64_t pads[4], one[2] = {1, 1};
+    for (int i = 0; i < 2; i++) {
+        int64_t in = xt.shape.dims[2 + i], k = wt.shape.dims[2 + i];
+        if (in < 0 || k < 0 || n != 2)
+            return a;
+        int64_t out = (in + st[i] - 1) / st[i], sum = (out - 1) * st[i] + k - in;
+        sum = sum > 0 ? sum : 0;
+        pads[2 * i] = sum / 2;
+        pads[2 * i + 1] = sum - sum / 2;
+    }
+    SET(r, a, id, ints, "paddings", pads, 4);
+    SET(r, a, id, ints, "dilations", one, 2);
+    SET(r, a, id, str, "padding_algorithm", "EXPLICIT");
+    return a;
+}
+
+static int g_conv2d_transpose(R *r)
+{
+    d2_gctx *g = r->g;
+    d2_gval x = X(r), w = Y(r), d = DOUT(r);
+    if (NEED(r, 0))
+        give(r, 0, E(r, conv2d, conv_t_adjoint_attrs(r, D2_OP_conv2d, x, w), d, w));
+    if (NEED(r, 1))
+        give(r, 1, E(r, conv2d_grad_filter,
+                     conv_t_adjoint_attrs(r, D2_OP_conv2d_grad_filter, x, w), d, w, x));
+    if (g->n_in > 2 && NEED(r, 2)) {
+        int64_t axes[3] = {0, 2, 3};
+        give(r, 2, reduce(r, D2_OP_sum, d, axes, 3, false));
+    }
+    return r->rc;
+}
+
 static int g_pool2d(R *r)
 {
     give(r, 0, E(r, pool2d_grad, same_attrs(r, D2_OP_pool2d_grad), X(r), OUT(r), DOUT(r)));
@@ -1260,6 +1306,8 @@ static const rule_t rules[D2_NUM_OPS] = {
     [D2_OP_conv2d_grad_input] = {g_conv2d_grad_input, 1u << 0},
     [D2_OP_conv2d_grad_filter] = {g_conv2d_grad_filter, 1u << 1},
     [D2_OP_pool2d_grad] = {g_pool2d_grad, 1u << 0 | 1u << 1},
+    /* layers */
+    [D2_OP_conv2d_transpose] = {g_conv2d_transpose, 0},
 };
 
 /* Every op's rule is reached through this one entry, which finds the rule

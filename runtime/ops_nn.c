@@ -1,4 +1,4 @@
-/* ops_nn.c - shape/dtype inference for matmul, linear, conv2d, pool2d, norms, embedding. */
+/* ops_nn.c - inference for matmul, linear, conv2d(_transpose), pool2d, norms and embedding. */
 #include "ops.h"
 
 #include <stdio.h>
@@ -308,6 +308,111 @@ static int infer_conv2d_grad(d2_infer_ctx *ic, int like)
 
 int infer_conv2d_grad_input(d2_infer_ctx *ic) { return infer_conv2d_grad(ic, 0); }
 int infer_conv2d_grad_filter(d2_infer_ctx *ic) { return infer_conv2d_grad(ic, 1); }
+
+/* ---- conv2d_transpose: NCHW input, weight [C, OC/groups, KH, KW] ----
+ * out = (in - 1) * stride - pad_begin - pad_end + dilation * (k - 1) + 1 + output_padding;
+ * SAME and VALID resolve the paddings from the input as conv2d does; a given output_size
+ * must lie in [out, out + stride) and replaces out. */
+int infer_conv2d_transpose(d2_infer_ctx *ic)
+{
+    if (need_float(ic, 0) < 0 || need_same_dtype(ic, 1) < 0 || need_ndim(ic, 0, 4) < 0 ||
+        need_ndim(ic, 1, 4) < 0)
+        return -1;
+    const int64_t *x = ic->in[0].shape.dims, *w = ic->in[1].shape.dims;
+    int64_t strides[2], dil[2], pad[4], opad[2] = {0, 0}, osize[2] = {-1, -1};
+    if (attr_pair(ic, "strides", 1, strides) < 0 || attr_pair(ic, "dilations", 1, dil) < 0 ||
+        attr_paddings(ic, pad) < 0 || attr_pair(ic, "output_padding", 0, opad) < 0)
+        return -1;
+    int nos;
+    ATTR_INTS(ic, "output_size", &nos);
+    if (nos != 0 && attr_pair(ic, "output_size", 1, osize) < 0)
+        return -1;
+    int64_t groups = ATTR_INT(ic, "groups");
+    const char *alg = ATTR_STR(ic, "padding_algorithm");
+    bool same = strcmp(alg, "SAME") == 0, valid = strcmp(alg, "VALID") == 0;
+    if (!same && !valid && strcmp(alg, "EXPLICIT") != 0)
+        return d2_err_set(ic->err, D2_ERR_INVALID,
+                          "conv2d_transpose: padding_algorithm \"%s\" is not EXPLICIT, SAME or "
+                          "VALID", alg);
+    if (groups < 1)
+        return d2_err_set(ic->err, D2_ERR_INVALID, "conv2d_transpose: groups = %lld must be >= 1",
+                          (long long)groups);
+    if (x[1] >= 0 && w[0] >= 0 && x[1] != w[0])
+        return d2_err_set(ic->err, D2_ERR_SHAPE,
+                          "conv2d_transpose: input has %lld channels but weight expects %lld",
+                          (long long)x[1], (long long)w[0]);
+    if (w[0] >= 0 && w[0] % groups != 0)
+        return d2_err_set(ic->err, D2_ERR_INVALID,
+                          "conv2d_transpose: groups = %lld does not divide the %lld input "
+                          "channels", (long long)groups, (long long)w[0]);
+    int64_t oc = -1;
+    if (w[1] >= 0 && !d2_mul_i64(w[1], groups, &oc))
+        return d2_err_set(ic->err, D2_ERR_SHAPE, "conv2d_transpose: output channels overflow");
+    if (has_input(ic, 2) &&
+        (need_same_dtype(ic, 2) < 0 || need_vector(ic, 2, oc, "output channels") < 0))
+        return -1;
+    d2_type *o = &ic->out[0];
+    o->kind = D2_VALUE_TENSOR;
+    o->dtype = ic->in[0].dtype;
+    o->shape.ndim = 4;
+    o->shape.dims[0] = x[0];
+    o->shape.dims[1] = oc;
+    for (int i = 0; i < 2; i++) {
+        int64_t in = x[2 + i], k = w[2 + i], s = strides[i], d = dil[i];
+        if (k == 0)
+            return d2_err_set(ic->err, D2_ERR_SHAPE,
+                              "conv2d_transpose: kernel size 0 must be >= 1");
+        if (opad[i] >= s && opad[i] >= d)
+            return d2_err_set(ic->err, D2_ERR_INVALID,
+                              "conv2d_transpose: output_padding[%d] = %lld must be smaller than "
+                              "the stride %lld or the dilation %lld",
+                              i, (long long)opad[i], (long long)s, (long long)d);
+        if (in < 0 || k < 0) {
+            o->shape.dims[2 + i] = osize[i];
+            continue;
+        }
+        if (in == 0)
+            return d2_err_set(ic->err, D2_ERR_SHAPE,
+                              "conv2d_transpose: the input %s is 0", i ? "width" : "height");
+        int64_t p0 = pad[2 * i], p1 = pad[2 * i + 1], osz = 0, sum = 0, ext = 0, full = 0;
+        bool fits = true;
+        if (same) {
+            fits = d2_add_i64(in, s - 1, &osz);
+            osz /= s;
+            fits = fits && d2_mul_i64(osz - 1, s, &sum) && d2_add_i64(sum, k - in, &sum);
+            sum = sum > 0 ? sum : 0;
+            p0 = sum / 2;
+            p1 = sum - p0;
+            d = 1;
+        } else if (valid) {
+            p0 = p1 = 0;
+        }
+        fits = fits && d2_mul_i64(in - 1, s, &full) && d2_mul_i64(d, k - 1, &ext) &&
+               d2_add_i64(full, ext, &full) && d2_add_i64(full, 1 + opad[i], &full);
+        if (!fits)
+            return d2_err_set(ic->err, D2_ERR_SHAPE,
+                              "conv2d_transpose: the %s sizes overflow (input %lld, kernel "
+                              "%lld, stride %lld, dilation %lld)",
+                              i ? "width" : "height", (long long)in, (long long)k, (long long)s,
+                              (long long)d);
+        osz = full - p0 - p1;
+        if (osz < 1)
+            return d2_err_set(ic->err, D2_ERR_SHAPE,
+                              "conv2d_transpose: the paddings %lld+%lld leave no output %s",
+                              (long long)p0, (long long)p1, i ? "width" : "height");
+        if (osize[i] >= 0) {
+            if (osize[i] < osz || osize[i] - osz >= s)
+                return d2_err_set(ic->err, D2_ERR_SHAPE,
+                                  "conv2d_transpose: output_size[%d] = %lld is not in [%lld, "
+                                  "%lld + stride %lld)",
+                                  i, (long long)osize[i], (long long)osz, (long long)osz,
+                                  (long long)s);
+            osz = osize[i];
+        }
+        o->shape.dims[2 + i] = osz;
+    }
+    return 0;
+}
 
 /* ---- pool2d: NCHW max/avg pooling with Paddle's global, adaptive and ceil_mode rules ---- */
 int infer_pool2d(d2_infer_ctx *ic)

@@ -1,4 +1,4 @@
-/* nn.c - CPU kernels for matmul, linear, conv2d, pool2d, normalisation, embedding, dropout. */
+/* nn.c - CPU kernels for matmul, linear, conv2d(_transpose), pool2d, norms, embedding, dropout. */
 #include "../ops.h"
 #include "dnnl.h"
 #include "gemm.h"
@@ -439,6 +439,71 @@ static int conv_grad(d2_kctx *k, bool filter)
 
 int cpu_conv2d_grad_input(d2_kctx *k) { return conv_grad(k, false); }
 int cpu_conv2d_grad_filter(d2_kctx *k) { return conv_grad(k, true); }
+
+/* ---- conv2d_transpose via GEMM + col2im ----
+ * Per image and group: col [OCg*KH*KW, H*W] = W_g^T X_g, folded into the output [OCg, OH, OW]
+ * by col2im (the transposed convolution is conv2d's input gradient with x's roles swapped). */
+int cpu_conv2d_transpose(d2_kctx *k)
+{
+    d2_tensor *x = k->in[0], *wt = k->in[1], *b = k->n_in > 2 ? k->in[2] : NULL, *out = k->out[0];
+    if (need_float(k, x) < 0)
+        return -1;
+    if (wt->dtype != x->dtype || (b && b->dtype != x->dtype))
+        return d2_err_set(k->err, D2_ERR_DTYPE,
+                          "conv2d_transpose: x, weight and bias must share a dtype");
+    if (x->ndim != 4 || wt->ndim != 4 || out->ndim != 4)
+        return d2_err_set(k->err, D2_ERR_SHAPE, "conv2d_transpose: x and weight must be 4-D");
+    int64_t nn = x->shape[0], c = x->shape[1], h = x->shape[2], w = x->shape[3];
+    int64_t ocg = wt->shape[1], kh = wt->shape[2], kw = wt->shape[3];
+    int64_t oh = out->shape[2], ow = out->shape[3], groups = ATTR_INT(k, "groups");
+    int64_t oc = out->shape[1];
+    if (groups < 1 || wt->shape[0] != c || c % groups != 0 || ocg * groups != oc ||
+        out->shape[0] != nn)
+        return d2_err_set(k->err, D2_ERR_SHAPE,
+                          "conv2d_transpose: channel counts do not match groups");
+    if (b && d2_tensor_numel(b) != oc)
+        return d2_err_set(k->err, D2_ERR_SHAPE, "conv2d_transpose: bias must have %lld elements",
+                          (long long)oc);
+    if (d2_tensor_numel(out) == 0)
+        return 0;
+    conv_geom g;
+    conv_resolve(k, h, w, kh, kw, &g);
+    d2_dtype dt = x->dtype;
+    size_t es = d2_dtype_size(dt);
+    int64_t cg = c / groups, kdim = ocg * kh * kw, hw = h * w, ohw = oh * ow;
+    char *od = d2_tensor_data(out);
+    const char *xd = d2_tensor_data(x), *wd = d2_tensor_data(wt);
+    fill_channels(dt, od, b ? d2_tensor_data(b) : NULL, nn * oc, oc, ohw);
+    if (kdim == 0 || hw == 0 || cg == 0)
+        return 0;
+    int64_t ncol;
+    size_t col_bytes = 0;
+    if (!d2_mul_i64(kdim, hw, &ncol) || (uint64_t)ncol > SIZE_MAX ||
+        !d2_mul_size((size_t)ncol, es, &col_bytes) || col_bytes > d2_tensor_max_bytes())
+        return d2_err_set(k->err, D2_ERR_NOMEM,
+                          "conv2d_transpose: the col2im buffer of %lld x %lld elements is too "
+                          "large", (long long)kdim, (long long)hw);
+    void *col = d2_malloc(col_bytes);
+    if (!col)
+        return d2_err_set(k->err, D2_ERR_NOMEM,
+                          "conv2d_transpose: out of memory for the col2im buffer");
+    int rc = 0;
+    for (int64_t i = 0; i < nn && rc == 0; i++)
+        for (int64_t gi = 0; gi < groups && rc == 0; gi++) {
+            const char *xg = xd + (size_t)((i * c + gi * cg) * hw) * es;
+            rc = d2_gemm(dt, true, false, kdim, hw, cg, 1.0, wd + (size_t)(gi * cg * kdim) * es,
+                         ld(kdim), xg, ld(hw), 0.0, col, ld(hw), k->err);
+            if (rc < 0)
+                break;
+            char *yg = od + (size_t)((i * oc + gi * ocg) * ohw) * es;
+            if (dt == D2_F32)
+                col2im_float(col, ocg, oh, ow, kh, kw, &g, h, w, (float *)yg);
+            else
+                col2im_double(col, ocg, oh, ow, kh, kw, &g, h, w, (double *)yg);
+        }
+    d2_free(col);
+    return rc;
+}
 
 /* ---- pool2d ----
  * Paddle's CPU pooling: windows start at o*stride - pad_top/left; the

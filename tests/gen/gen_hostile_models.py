@@ -136,6 +136,12 @@ block ^0 (x : float32[1,1,4,4], w : float32[1,1,3,3]) {
   return y
 }
 """)
+case("conv_t_stride_overflow", "load", "(conv2d_transpose): the width sizes overflow", """\
+block ^0 (x : float32[1,1,4,4], w : float32[1,1,3,3]) {
+  y : float32[-1,-1,-1,-1] = conv2d_transpose(x, w, _) {strides = [1, 4611686018427387904], paddings = [0, 0], output_padding = [0, 0], output_size = [], dilations = [1, 1], groups = 1, padding_algorithm = "EXPLICIT"}
+  return y
+}
+""")
 # ---- wrong dtypes on edges
 case("dtype_edge", "load", "is declared int32[3] but inferred float32[3]", """\
 block ^0 (x : float32[3]) {

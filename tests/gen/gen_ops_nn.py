@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """gen_ops_nn.py - writes tests/golden/ops_nn.txt, golden cases for matmul, linear, conv2d,
-pool2d, batch_norm, layer_norm, embedding and dropout, with expected values from NumPy.
+conv2d_transpose, pool2d, batch_norm, layer_norm, embedding and dropout, with expected values
+from NumPy.
 
 The references here are written from Paddle's documented semantics, not from dy2st:
 conv2d is a direct sum over an explicitly padded input (einsum per output pixel), pooling
@@ -504,6 +505,95 @@ case("dropout_downscale_f64", "dropout", [(xd64, F64)], (xd64 * 0.75, F64),
      attrs="p = 0.25, mode = \"downscale_in_infer\"")
 case("dropout_err_mode", "dropout", [(xd, F32)], attrs="mode = \"random\"", error="mode \"random\"")
 case("dropout_err_p", "dropout", [(xd, F32)], attrs="p = 1.5", error="p = 1.5 must be in [0, 1]")
+
+# ---------------------------------------------------------------- conv2d_transpose
+def ref_conv_t(x, w, bias, strides, paddings, dilations, groups, alg, output_padding=(0, 0),
+               output_size=None):
+    """Scatter definition: x[n, c, ih, iw] * w[c, o, kh, kw] adds into the full output at
+    (ih * s + kh * d, iw * s + kw * d); the paddings then crop its start and end."""
+    x = x.astype(np.float64)
+    w = w.astype(np.float64)
+    N, C, H, W = x.shape
+    _, OCG, KH, KW = w.shape
+    pads, dil = conv_pads(H, W, KH, KW, strides, paddings, dilations, alg)
+    FH = (H - 1) * strides[0] + dil[0] * (KH - 1) + 1
+    FW = (W - 1) * strides[1] + dil[1] * (KW - 1) + 1
+    full = np.zeros((N, OCG * groups, FH + strides[0] + 2, FW + strides[1] + 2))
+    cg = C // groups
+    for g in range(groups):
+        for kh in range(KH):
+            for kw in range(KW):
+                contrib = np.einsum("nchw,co->nohw", x[:, g * cg:(g + 1) * cg],
+                                    w[g * cg:(g + 1) * cg, :, kh, kw])
+                r0, c0 = kh * dil[0], kw * dil[1]
+                full[:, g * OCG:(g + 1) * OCG, r0:r0 + (H - 1) * strides[0] + 1:strides[0],
+                     c0:c0 + (W - 1) * strides[1] + 1:strides[1]] += contrib
+    OH = FH - pads[0] - pads[1] + output_padding[0]
+    OW = FW - pads[2] - pads[3] + output_padding[1]
+    if output_size is not None:
+        OH, OW = output_size
+    out = full[:, :, pads[0]:pads[0] + OH, pads[2]:pads[2] + OW]
+    if bias is not None:
+        out = out + bias.astype(np.float64).reshape(1, -1, 1, 1)
+    return out
+
+
+def conv_t(name, xs, ws, strides=(1, 1), paddings=(0, 0), dilations=(1, 1), groups=1,
+           alg="EXPLICIT", bias=False, output_padding=(0, 0), output_size=None, dt=F32,
+           gen=halves, tol=None):
+    x, w = gen(xs, dt), gen(ws, dt)
+    bb = gen((ws[1] * groups,), dt) if bias else None
+    ref = ref_conv_t(x, w, bb, strides, paddings, dilations, groups, alg, output_padding,
+                     output_size)
+    attrs = ("strides = %s, paddings = %s, dilations = %s, groups = %d, "
+             "padding_algorithm = \"%s\", output_padding = %s, output_size = %s") % (
+                 ints(strides), ints(paddings), ints(dilations), groups, alg,
+                 ints(output_padding), ints(output_size or []))
+    ins = [(x, dt), (w, dt)] + ([(bb, dt)] if bias else [])
+    case(name, "conv2d_transpose", ins, (ref, dt), attrs=attrs, tol=tol)
+
+
+conv_t("convt_basic", (1, 2, 4, 3), (2, 3, 3, 3))
+conv_t("convt_stride2", (2, 2, 4, 3), (2, 3, 3, 2), strides=(2, 2), bias=True)
+conv_t("convt_pad", (1, 3, 5, 5), (3, 2, 3, 3), strides=(2, 2), paddings=(1, 1))
+conv_t("convt_pad4", (1, 2, 4, 5), (2, 2, 3, 3), strides=(2, 3), paddings=(1, 0, 2, 1),
+       dilations=(2, 1))
+conv_t("convt_out_padding", (1, 2, 4, 4), (2, 1, 3, 3), strides=(2, 2), paddings=(1, 1),
+       output_padding=(1, 0))
+conv_t("convt_output_size", (1, 2, 4, 3), (2, 2, 3, 3), strides=(2, 3), output_size=(10, 10))
+conv_t("convt_groups", (2, 4, 3, 3), (4, 3, 2, 2), groups=2, strides=(2, 1), bias=True)
+conv_t("convt_depthwise", (1, 3, 4, 4), (3, 1, 3, 3), groups=3, strides=(2, 2), paddings=(1, 1))
+conv_t("convt_same", (1, 2, 5, 4), (2, 3, 3, 2), strides=(2, 2), alg="SAME")
+conv_t("convt_same_s3", (1, 2, 5, 4), (2, 3, 3, 2), strides=(3, 3), alg="SAME",
+       dilations=(2, 2))
+conv_t("convt_valid", (1, 2, 3, 3), (2, 2, 2, 2), strides=(2, 2), alg="VALID", paddings=(1, 1))
+conv_t("convt_1x1", (2, 3, 3, 4), (3, 4, 1, 1), bias=True)
+conv_t("convt_f64", (1, 3, 4, 4), (3, 2, 3, 3), strides=(2, 2), paddings=(1, 1), bias=True,
+       dt=F64, gen=normal)
+conv_t("convt_f32_normal", (1, 4, 5, 5), (4, 3, 3, 3), strides=(2, 2), gen=normal,
+       tol=(1e-5, 1e-5))
+conv_t("convt_empty_batch", (0, 2, 3, 3), (2, 2, 3, 3))
+case("convt_err_channels", "conv2d_transpose",
+     [(halves((1, 3, 4, 4)), F32), (halves((2, 2, 3, 3)), F32)],
+     error="input has 3 channels but weight expects 2")
+case("convt_err_groups", "conv2d_transpose",
+     [(halves((1, 3, 4, 4)), F32), (halves((3, 2, 3, 3)), F32)], attrs="groups = 2",
+     error="does not divide the 3 input channels")
+case("convt_err_out_padding", "conv2d_transpose",
+     [(halves((1, 1, 4, 4)), F32), (halves((1, 1, 3, 3)), F32)],
+     attrs="strides = [2, 2], output_padding = [2, 0]", error="output_padding[0] = 2")
+case("convt_err_output_size", "conv2d_transpose",
+     [(halves((1, 1, 4, 4)), F32), (halves((1, 1, 3, 3)), F32)],
+     attrs="strides = [2, 2], output_size = [12, 9]", error="output_size[0] = 12 is not in")
+case("convt_err_pads", "conv2d_transpose",
+     [(halves((1, 1, 2, 2)), F32), (halves((1, 1, 1, 1)), F32)], attrs="paddings = [1, 1]",
+     error="leave no output")
+case("convt_err_bias", "conv2d_transpose",
+     [(halves((1, 1, 4, 4)), F32), (halves((1, 2, 3, 3)), F32), (halves((3,)), F32)],
+     error="expected 2 (output channels)")
+case("convt_err_dtype", "conv2d_transpose",
+     [(np.ones((1, 1, 4, 4)), I32), (np.ones((1, 1, 3, 3)), I32)], error="only float32 and float64")
+
 
 with open(OUT, "w") as f:
     f.write("# ops_nn.txt - generated by tests/gen/gen_ops_nn.py from NumPy; do not edit.\n")

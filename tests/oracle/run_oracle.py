@@ -39,8 +39,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 SAMPLES = os.path.join(ROOT, "samples")
 OUT = os.path.join(HERE, "expected")
 
-SAMPLE_NAMES = ["simple_fc", "mnist_cnn", "lenet_branch", "char_rnn", "lstm_cell",
-                "resnet_small", "transformer_encoder", "greedy_decoder"]
+SAMPLE_NAMES = ["simple_fc", "mnist_cnn", "lenet_branch", "char_rnn", "lstm_cell", "lstm_tagger",
+                "unet_small", "resnet_small", "transformer_encoder", "greedy_decoder"]
 
 # Eager and to_static must agree within this (float32 outputs); the same bound
 # is what dy2st's outputs are held to.

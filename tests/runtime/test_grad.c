@@ -187,7 +187,17 @@
       "f64[1,2,5,4] f64[1,2,3,5] f64[1,2,3,5]", 1)                                                 \
     C("pool2d_grad", "pooling_type = \"avg\", ksize = [2, 2], adaptive = true",                    \
       "f64[2,1,5,3] f64[2,1,2,2] f64[2,1,2,2]", 1)                                                 \
-    C("reduce_as", "", "f64[2,3,4] f64[3,1]", 1)
+    C("reduce_as", "", "f64[2,3,4] f64[3,1]", 1)                                               \
+    /* layers */                                                                                   \
+    C("conv2d_transpose", "", "f64[1,2,3,3] f64[2,3,2,2] f64[3]", 1)                               \
+    C("conv2d_transpose", "strides = [2, 1], paddings = [1, 0, 1, 1], output_padding = [1, 0]",    \
+      "f64[2,2,3,4] f64[2,2,3,3] none", 1)                                                         \
+    C("conv2d_transpose", "groups = 2, dilations = [2, 1], strides = [2, 2]",                      \
+      "f64[1,4,2,3] f64[4,1,2,2] f64[2]", 1)                                                       \
+    C("conv2d_transpose", "strides = [2, 2], padding_algorithm = \"SAME\"",                        \
+      "f64[1,1,3,4] f64[1,2,3,2] none", 1)                                                         \
+    C("conv2d_transpose", "strides = [2, 3], output_size = [7, 7]",                                \
+      "f64[1,1,3,2] f64[1,1,2,2] none", 1)
 
 typedef struct {
     const char *op, *attrs, *ins;

@@ -681,6 +681,22 @@ static void build_cases(void)
                          : fmt("%s%s:unit %s%s:unit %s%s:unit", DT[d], a, DT[d], b, DT[d], c),
                      GEMM);
         }
+    static const char *ct[][2] = {
+        {"[2,3,5,4] [3,4,3,3] [4]", "strides = [2, 2], paddings = [1, 1]"},
+        {"[1,4,4,5] [4,2,3,2] none", "groups = 2, strides = [2, 3], output_padding = [1, 0]"},
+        {"[1,3,5,5] [3,1,3,3] [3]", "groups = 3, padding_algorithm = \"SAME\", strides = [2, 2]"},
+        {"[1,2,4,4] [2,3,2,2] none", "dilations = [2, 2], output_size = [10, 9], strides = [2, 2]"},
+    };
+    for (int d = 0; d < 2; d++)
+        for (size_t s = 0; s < D2_COUNTOF(ct); s++) {
+            char a[64], b[64], c[64];
+            sscanf(ct[s][0], "%63s %63s %63s", a, b, c);
+            add_case("conv2d_transpose", ct[s][1],
+                     strcmp(c, "none") == 0
+                         ? fmt("%s%s:unit %s%s:unit none", DT[d], a, DT[d], b)
+                         : fmt("%s%s:unit %s%s:unit %s%s:unit", DT[d], a, DT[d], b, DT[d], c),
+                     GEMM);
+        }
     static const char *pl[] = {
         "ksize = [2, 2], strides = [2, 2]",
         "ksize = [3, 3], strides = [1, 1], paddings = [1, 1]",

@@ -106,6 +106,11 @@ GOLDEN(grown_lists_static)
 GOLDEN(for_forms_static)
 GOLDEN(globals_static)
 GOLDEN(print_static)
+GOLDEN(rnn_static)
+GOLDEN(conv_static)
+GOLDEN(norm_static)
+GOLDEN(common_static)
+GOLDEN(interp_static)
 
 /* ---- the samples: dy2st save with Paddle's weights, then the saved model on
  * Paddle's inputs must give Paddle's to_static outputs ---- */
@@ -191,6 +196,8 @@ SAMPLE(lenet_branch)
 SAMPLE(char_rnn)
 SAMPLE(greedy_decoder)
 SAMPLE(lstm_cell)
+SAMPLE(lstm_tagger)
+SAMPLE(unet_small)
 SAMPLE(resnet_small)
 SAMPLE(transformer_encoder)
 
@@ -668,6 +675,11 @@ int main(void)
         cmocka_unit_test(test_golden_for_forms_static),
         cmocka_unit_test(test_golden_globals_static),
         cmocka_unit_test(test_golden_print_static),
+        cmocka_unit_test(test_golden_rnn_static),
+        cmocka_unit_test(test_golden_conv_static),
+        cmocka_unit_test(test_golden_norm_static),
+        cmocka_unit_test(test_golden_common_static),
+        cmocka_unit_test(test_golden_interp_static),
         cmocka_unit_test(test_error_goldens),
         cmocka_unit_test(test_static_print),
         cmocka_unit_test(test_diagnostics),
@@ -679,6 +691,8 @@ int main(void)
         cmocka_unit_test(test_sample_char_rnn),
         cmocka_unit_test(test_sample_greedy_decoder),
         cmocka_unit_test(test_sample_lstm_cell),
+        cmocka_unit_test(test_sample_lstm_tagger),
+        cmocka_unit_test(test_sample_unet_small),
         cmocka_unit_test(test_sample_resnet_small),
         cmocka_unit_test(test_sample_transformer_encoder),
     };

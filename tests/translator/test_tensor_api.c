@@ -100,6 +100,12 @@ GOLDEN(layerdict_accuracy)
 GOLDEN(losses)
 GOLDEN(optimizers)
 GOLDEN(lr_schedulers)
+GOLDEN(rnn_layers)
+GOLDEN(conv_layers)
+GOLDEN(norm_layers)
+GOLDEN(common_layers)
+GOLDEN(layers_grad)
+GOLDEN(misc_layers)
 
 /* Imports `module` and returns its attribute (new reference). */
 static d2_obj *attr(d2_interp *I, const char *module, const char *name)
@@ -563,6 +569,12 @@ int main(void)
         cmocka_unit_test(test_golden_losses),
         cmocka_unit_test(test_golden_optimizers),
         cmocka_unit_test(test_golden_lr_schedulers),
+        cmocka_unit_test(test_golden_rnn_layers),
+        cmocka_unit_test(test_golden_conv_layers),
+        cmocka_unit_test(test_golden_norm_layers),
+        cmocka_unit_test(test_golden_common_layers),
+        cmocka_unit_test(test_golden_layers_grad),
+        cmocka_unit_test(test_golden_misc_layers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

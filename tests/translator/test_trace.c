@@ -176,6 +176,8 @@ SAMPLE(lenet_branch)
 SAMPLE(char_rnn)
 SAMPLE(greedy_decoder)
 SAMPLE(lstm_cell)
+SAMPLE(lstm_tagger)
+SAMPLE(unet_small)
 SAMPLE(resnet_small)
 SAMPLE(transformer_encoder)
 
@@ -422,6 +424,8 @@ int main(void)
         cmocka_unit_test(test_sample_char_rnn),
         cmocka_unit_test(test_sample_greedy_decoder),
         cmocka_unit_test(test_sample_lstm_cell),
+        cmocka_unit_test(test_sample_lstm_tagger),
+        cmocka_unit_test(test_sample_unet_small),
         cmocka_unit_test(test_sample_resnet_small),
         cmocka_unit_test(test_sample_transformer_encoder),
     };

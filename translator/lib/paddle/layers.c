@@ -639,7 +639,6 @@ D2_FN(Embedding_init)
         d2_pd_get_int(I, a[1], fname, "embedding_dim", &d) < 0)
         return NULL;
     d2_obj *pad = a[2];
-    d2_obj *padv = NULL;
     if (!is_none(I, pad)) {
         int64_t p;
         if (d2_pd_get_int(I, pad, fname, "padding_idx", &p) < 0)
@@ -647,19 +646,16 @@ D2_FN(Embedding_init)
         if (p >= v || p < -v)
             return d2_raise(I, "ValueError", "%s: padding_idx must be within [-%lld, %lld)", fname,
                             (long long)v, (long long)v);
-        padv = d2_int_new(I, p < 0 ? p + v : p);
-        if (!padv)
-            return NULL;
     }
+    /* kept as given (Paddle's repr shows it so); the lookup counts a negative one from the end */
     int64_t ws[2] = {v, d};
     int rc = d2_pd_layer_base_init(I, self) == 0 && iset(I, self, "_num_embeddings", a[0]) == 0 &&
                      iset(I, self, "_embedding_dim", a[1]) == 0 &&
-                     iset(I, self, "_padding_idx", padv ? padv : I->none) == 0 &&
+                     iset(I, self, "_padding_idx", pad) == 0 &&
                      iset(I, self, "_sparse", a[3]) == 0 &&
                      d2_pd_add_param(I, self, "weight", ws, 2, a[4], false, NULL) == 0
                  ? 0
                  : -1;
-    d2_decref(padv);
     return rc < 0 ? NULL : d2_none(I);
 }
 

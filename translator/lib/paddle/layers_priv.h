@@ -31,4 +31,11 @@ int d2_pd_init_add(d2_interp *I, pd_state *s);
 /* ---- layers.c ---- */
 int d2_pd_layers_add(d2_interp *I, pd_state *s);
 
+/* ---- layers_py.c ---- */
+/* The layers written in Python: registers their sources. */
+int d2_pd_layers_py_add(d2_interp *I, pd_state *s);
+/* The Python module that defines `name` of paddle.nn or paddle.nn.functional
+ * (owner), loaded on first use by that module's __getattr__; NULL if none. */
+const char *d2_pd_layers_py_home(d2_interp *I, d2_module *owner, const char *name);
+
 #endif

@@ -1,4 +1,4 @@
-/* nn_functional.c - paddle.nn.functional beyond the table: conv2d, pooling, norms, dropout. */
+/* nn_functional.c - paddle.nn.functional beyond the table: convolutions, pooling, norms, dropout. */
 #include "lib/paddle/functions_priv.h"
 
 #include <string.h>
@@ -110,6 +110,69 @@ D2_FN(F_conv2d)
     if (!is_tensor(a[0]) || !is_tensor(a[1]) || (!is_none(I, a[2]) && !is_tensor(a[2])))
         return d2_raise(I, "TypeError", "%s: x, weight and bias must be Tensors", fname);
     return d2_pd_conv2d(I, fname, a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
+}
+
+static d2_obj *permute4(d2_interp *I, const char *fname, d2_obj *x, const int64_t perm[4])
+{
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_transpose);
+    d2_ab_ints(&b, "perm", perm, 4);
+    return op1(I, fname, D2_OP_transpose, x, &b);
+}
+
+/* paddle.nn.functional.conv2d_transpose: the conv2d_transpose op on NCHW; NHWC goes through
+ * transposes. output_size (ints, or None) is checked by the op against the inferred size. */
+D2_FN(F_conv2d_transpose)
+{
+    const char *fname = "paddle.nn.functional.conv2d_transpose";
+    if (!is_tensor(a[0]) || !is_tensor(a[1]) || (!is_none(I, a[2]) && !is_tensor(a[2])))
+        return d2_raise(I, "TypeError", "%s: x, weight and bias must be Tensors", fname);
+    bool nhwc = false;
+    if (!is_none(I, a[8])) {
+        const char *df = d2_pd_get_str(I, a[8], fname, "data_format");
+        if (!df)
+            return NULL;
+        nhwc = strcmp(df, "NHWC") == 0;
+        if (!nhwc && strcmp(df, "NCHW") != 0)
+            return d2_raise(I, "ValueError",
+                            "%s: data_format must be 'NCHW' or 'NHWC', got '%s'", fname, df);
+    }
+    int64_t st[2], dil[2], op[2], pad[4], osz[2], g;
+    const char *alg;
+    int nos = 0;
+    if (d2_pd_pair_arg(I, a[3], fname, "stride", st) < 0 ||
+        d2_pd_pair_arg(I, a[7], fname, "dilation", dil) < 0 ||
+        d2_pd_pair_arg(I, a[5], fname, "output_padding", op) < 0 ||
+        padding_arg(I, a[4], fname, pad, &alg) < 0 ||
+        d2_pd_get_int(I, a[6], fname, "groups", &g) < 0)
+        return NULL;
+    if (!is_none(I, a[9])) {
+        if (d2_pd_pair_arg(I, a[9], fname, "output_size", osz) < 0)
+            return NULL;
+        nos = 2;
+        op[0] = op[1] = 0;
+    }
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_conv2d_transpose);
+    d2_ab_ints(&b, "strides", st, 2);
+    d2_ab_ints(&b, "dilations", dil, 2);
+    d2_ab_ints(&b, "paddings", pad, 4);
+    d2_ab_ints(&b, "output_padding", op, 2);
+    d2_ab_ints(&b, "output_size", osz, nos);
+    d2_ab_int(&b, "groups", g);
+    d2_ab_str(&b, "padding_algorithm", alg);
+    static const int64_t to_nchw[4] = {0, 3, 1, 2}, to_nhwc[4] = {0, 2, 3, 1};
+    d2_obj *x = nhwc ? permute4(I, fname, a[0], to_nchw) : d2_incref(a[0]);
+    if (!x)
+        return NULL;
+    d2_obj *in[3] = {x, a[1], is_none(I, a[2]) ? NULL : a[2]};
+    d2_obj *y = d2_pd_opn(I, fname, D2_OP_conv2d_transpose, in, 3, &b);
+    d2_decref(x);
+    if (!y || !nhwc)
+        return y;
+    d2_obj *r = permute4(I, fname, y, to_nhwc);
+    d2_decref(y);
+    return r;
 }
 
 /* max_pool2d's return_mask, eagerly on the host: for each output element the
@@ -816,6 +879,10 @@ static const d2_def FUNCTIONAL_DEFS[] = {
            "x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format='NCHW', "
            "name=None",
            F_conv2d, "paddle.nn.functional.conv2d"),
+    D2_DEF("conv2d_transpose",
+           "x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1, "
+           "data_format='NCHW', output_size=None, name=None",
+           F_conv2d_transpose, "paddle.nn.functional.conv2d_transpose"),
     D2_DEF("max_pool2d",
            "x, kernel_size, stride=None, padding=0, ceil_mode=False, return_mask=False, "
            "data_format='NCHW', name=None",

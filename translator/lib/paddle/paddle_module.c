@@ -92,7 +92,8 @@ int d2_tensor_api_init(d2_interp *I)
         set_attr(I, fw, "no_grad", (d2_obj *)s->ctx_cls) < 0)
         return -1;
     /* Layer, initializers and parameters, the builtin layers */
-    if (d2_pd_layer_add(I, s) < 0 || d2_pd_init_add(I, s) < 0 || d2_pd_layers_add(I, s) < 0)
+    if (d2_pd_layer_add(I, s) < 0 || d2_pd_init_add(I, s) < 0 || d2_pd_layers_add(I, s) < 0 ||
+        d2_pd_layers_py_add(I, s) < 0)
         return -1;
     /* fluid.dygraph.guard also as paddle.fluid.dygraph.base.guard-like alias */
     if (set_attr(I, fluid, "dygraph", (d2_obj *)dyg) < 0)

@@ -2,6 +2,7 @@
 #include "lib/paddle/train.h"
 
 #include "lib/paddle/functions_priv.h"
+#include "lib/paddle/layers_priv.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -243,7 +244,18 @@ D2_FN(T_getattr)
     if (strncmp(name, "__", 2) != 0) {
         char full[256];
         snprintf(full, sizeof full, "%s.%s", row->module, name);
-        v = try_import(I, full);
+        const char *home = d2_pd_layers_py_home(I, D2_AS(d2_module, mod), name);
+        if (home) {
+            d2_obj *h = d2_import(I, home, NULL);
+            if (!h)
+                return NULL;
+            v = d2_getattr(I, h, name);
+            d2_decref(h);
+            if (!v)
+                return NULL;
+        }
+        if (!v)
+            v = try_import(I, full);
         for (int i = 0; !v && !I->exc && i < 3 && row->companions[i]; i++) {
             d2_obj *c = d2_import(I, row->companions[i], NULL);
             if (!c)
