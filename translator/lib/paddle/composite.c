@@ -1,0 +1,1340 @@
+/* composite.c - paddle functions composed of registry ops (masked_fill, logsumexp, einsum, meshgrid, ...) and the in-place variants. */
+#include "lib/paddle/functions_priv.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ======================================================================
+ * A pool of temporaries: the helpers below keep every intermediate result
+ * in it and pass NULL through after a failure, so a composite reads as a
+ * straight line of ops; the caller takes a new reference of its result and
+ * drains the pool.
+ * ====================================================================== */
+
+enum { POOL_MAX = 128 };
+
+typedef struct pool {
+    d2_interp *I;
+    const char *fname;
+    d2_obj *o[POOL_MAX];
+    int n;
+} pool;
+
+static d2_obj *keep(pool *p, d2_obj *o)
+{
+    if (!o)
+        return NULL;
+    if (p->n == POOL_MAX) {
+        d2_decref(o);
+        return d2_raise(p->I, "RuntimeError", "%s: too many intermediate values", p->fname);
+    }
+    p->o[p->n++] = o;
+    return o;
+}
+
+/* Drains the pool; returns a new reference to r (NULL stays NULL). */
+static d2_obj *done(pool *p, d2_obj *r)
+{
+    if (r)
+        d2_incref(r);
+    for (int i = 0; i < p->n; i++)
+        d2_decref(p->o[i]);
+    p->n = 0;
+    return r;
+}
+
+static d2_obj *T(pool *p, d2_obj *o) /* an argument as a tensor */
+{
+    return o ? keep(p, d2_pd_as_tensor(p->I, o, -1, p->fname)) : NULL;
+}
+
+static d2_obj *U(pool *p, d2_op_id op, d2_obj *x)
+{
+    return x ? keep(p, op1(p->I, p->fname, op, x, NULL)) : NULL;
+}
+
+static d2_obj *B(pool *p, d2_op_id op, d2_obj *x, d2_obj *y)
+{
+    return x && y ? keep(p, op2(p->I, p->fname, op, x, y, NULL)) : NULL;
+}
+
+static d2_obj *C(pool *p, double v, d2_obj *like) /* a 0-d constant of like's dtype */
+{
+    return like ? keep(p, d2_pd_const_tensor(p->I, v, (int64_t)v, !d2_dtype_is_float(
+                                                                  obj_type(like)->dtype),
+                                             obj_type(like)->dtype))
+                : NULL;
+}
+
+static d2_obj *cast(pool *p, d2_obj *x, int dt)
+{
+    if (!x)
+        return NULL;
+    if (obj_type(x)->dtype == (d2_dtype)dt)
+        return x;
+    return keep(p, d2_pd_cast_to(p->I, p->fname, x, dt));
+}
+
+static d2_obj *where3(pool *p, d2_obj *c, d2_obj *x, d2_obj *y)
+{
+    if (!c || !x || !y)
+        return NULL;
+    d2_obj *in[3] = {c, x, y};
+    return keep(p, d2_pd_opn(p->I, p->fname, D2_OP_where, in, 3, NULL));
+}
+
+static d2_obj *reduce(pool *p, d2_op_id op, d2_obj *x, const int64_t *axes, int n, bool keepdim)
+{
+    if (!x)
+        return NULL;
+    d2_ab b;
+    d2_ab_init(&b, op);
+    d2_ab_ints(&b, "axis", axes, n);
+    d2_ab_bool(&b, "keepdim", keepdim);
+    return keep(p, op1(p->I, p->fname, op, x, &b));
+}
+
+static d2_obj *reshape(pool *p, d2_obj *x, const int64_t *dims, int n)
+{
+    if (!x)
+        return NULL;
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_reshape);
+    d2_ab_ints(&b, "shape", dims, n);
+    return keep(p, op1(p->I, p->fname, D2_OP_reshape, x, &b));
+}
+
+static d2_obj *transpose(pool *p, d2_obj *x, const int64_t *perm, int n)
+{
+    if (!x)
+        return NULL;
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_transpose);
+    d2_ab_ints(&b, "perm", perm, n);
+    return keep(p, op1(p->I, p->fname, D2_OP_transpose, x, &b));
+}
+
+static d2_obj *expand(pool *p, d2_obj *x, const int64_t *dims, int n)
+{
+    if (!x)
+        return NULL;
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_expand);
+    d2_ab_ints(&b, "shape", dims, n);
+    return keep(p, op1(p->I, p->fname, D2_OP_expand, x, &b));
+}
+
+static d2_obj *slice1(pool *p, d2_obj *x, int64_t axis, int64_t start, int64_t end, int64_t step)
+{
+    if (!x)
+        return NULL;
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_slice);
+    d2_ab_ints(&b, "axes", &axis, 1);
+    d2_ab_ints(&b, "starts", &start, 1);
+    d2_ab_ints(&b, "ends", &end, 1);
+    d2_ab_ints(&b, "strides", &step, 1);
+    return keep(p, op1(p->I, p->fname, D2_OP_slice, x, &b));
+}
+
+static d2_obj *matmul(pool *p, d2_obj *x, d2_obj *y, bool tx, bool ty)
+{
+    if (!x || !y)
+        return NULL;
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_matmul);
+    d2_ab_bool(&b, "transpose_x", tx);
+    d2_ab_bool(&b, "transpose_y", ty);
+    return keep(p, op2(p->I, p->fname, D2_OP_matmul, x, y, &b));
+}
+
+static d2_obj *scale(pool *p, d2_obj *x, double s, double bias)
+{
+    return x ? keep(p, d2_pd_scale_by(p->I, p->fname, x, s, bias)) : NULL;
+}
+
+/* Paddle's binary op rules (a Python number takes the tensor's dtype). */
+static d2_obj *PB(pool *p, d2_op_id op, d2_obj *x, d2_obj *y)
+{
+    return x && y ? keep(p, d2_pd_binary(p->I, p->fname, op, x, y, false)) : NULL;
+}
+
+static const d2_shape *shp(d2_obj *x) { return &obj_type(x)->shape; }
+
+static int fail_static_dims(pool *p, const char *what)
+{
+    d2_raise(p->I, "ValueError", "%s: %s must be known (not -1) here", p->fname, what);
+    return -1;
+}
+
+/* All axes 0..nd-1 into v. */
+static int all_axes(int nd, int64_t *v)
+{
+    for (int i = 0; i < nd; i++)
+        v[i] = i;
+    return nd;
+}
+
+/* An axis argument: None (all: n = 0), an int or a list. */
+static int axes_of(pool *p, d2_obj *o, int64_t *v, int *n)
+{
+    *n = 0;
+    if (is_none(p->I, o))
+        return 0;
+    return d2_pd_ints(p->I, o, p->fname, "axis", v, n, D2_MAX_DIMS);
+}
+
+#define POOL(name) pool P_ = {I, (name), {NULL}, 0}, *p = &P_
+
+/* ======================================================================
+ * Masking, reductions, elementwise composites
+ * ====================================================================== */
+
+/* masked_fill(x, mask, value): where(mask, value, x). */
+D2_FN(f_masked_fill)
+{
+    POOL("paddle.masked_fill");
+    d2_obj *x = T(p, a[0]), *m = T(p, a[1]);
+    d2_obj *v = x ? (is_tensor(a[2]) ? cast(p, a[2], obj_type(x)->dtype)
+                                     : keep(p, d2_pd_scalar_tensor(I, a[2], obj_type(x)->dtype)))
+                  : NULL;
+    if (m && obj_type(m)->dtype != D2_BOOL)
+        m = cast(p, m, D2_BOOL);
+    return done(p, where3(p, m, v, x));
+}
+
+/* logsumexp(x, axis=None, keepdim=False): max-shifted, a non-finite max taken as 0. */
+D2_FN(f_logsumexp)
+{
+    POOL("paddle.logsumexp");
+    int64_t ax[D2_MAX_DIMS];
+    int n;
+    bool kd;
+    if (axes_of(p, a[1], ax, &n) < 0 || d2_pd_get_bool(I, a[2], p->fname, "keepdim", &kd) < 0)
+        return NULL;
+    d2_obj *x = T(p, a[0]);
+    if (x && n == 0)
+        n = all_axes(shp(x)->ndim, ax);
+    d2_obj *m = reduce(p, D2_OP_max, x, ax, n, true);
+    d2_obj *m0 = where3(p, U(p, D2_OP_isfinite, m), m, C(p, 0, m));
+    d2_obj *s = reduce(p, D2_OP_sum, U(p, D2_OP_exp, B(p, D2_OP_subtract, x, m0)), ax, n, true);
+    d2_obj *r = B(p, D2_OP_add, U(p, D2_OP_log, s), m0);
+    if (r && !kd && n > 0) {
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_squeeze);
+        d2_ab_ints(&b, "axis", ax, n);
+        r = keep(p, op1(I, p->fname, D2_OP_squeeze, r, &b));
+    }
+    return done(p, r);
+}
+
+/* count_nonzero(x, axis=None, keepdim=False): int64. */
+D2_FN(f_count_nonzero)
+{
+    POOL("paddle.count_nonzero");
+    int64_t ax[D2_MAX_DIMS];
+    int n;
+    bool kd;
+    if (axes_of(p, a[1], ax, &n) < 0 || d2_pd_get_bool(I, a[2], p->fname, "keepdim", &kd) < 0)
+        return NULL;
+    d2_obj *x = T(p, a[0]);
+    d2_obj *nz = cast(p, B(p, D2_OP_not_equal, x, C(p, 0, x)), D2_I64);
+    return done(p, reduce(p, D2_OP_sum, nz, ax, n, kd));
+}
+
+/* nansum(x, axis=None, dtype=None, keepdim=False) and nanmean(x, axis=None, keepdim=False). */
+static d2_obj *nan_reduce(d2_interp *I, const char *fname, d2_obj *xo, d2_obj *axo, d2_obj *dto,
+                          d2_obj *kdo, bool mean)
+{
+    POOL(fname);
+    int64_t ax[D2_MAX_DIMS];
+    int n, dt = -1;
+    bool kd;
+    if (axes_of(p, axo, ax, &n) < 0 || d2_pd_get_bool(I, kdo, fname, "keepdim", &kd) < 0 ||
+        (dto && d2_pd_dtype_arg(I, dto, fname, -1, &dt) < 0))
+        return NULL;
+    d2_obj *x = T(p, xo);
+    if (x && dt >= 0)
+        x = cast(p, x, dt);
+    d2_obj *nan = U(p, D2_OP_isnan, x);
+    d2_obj *s = reduce(p, D2_OP_sum, where3(p, nan, C(p, 0, x), x), ax, n, kd);
+    if (!mean)
+        return done(p, s);
+    d2_obj *cnt = reduce(p, D2_OP_sum, cast(p, U(p, D2_OP_logical_not, nan), obj_type(x)->dtype),
+                         ax, n, kd);
+    return done(p, B(p, D2_OP_divide, s, cnt));
+}
+
+D2_FN(f_nansum) { return nan_reduce(I, "paddle.nansum", a[0], a[1], a[2], a[3], false); }
+D2_FN(f_nanmean) { return nan_reduce(I, "paddle.nanmean", a[0], a[1], NULL, a[2], true); }
+
+/* nan_to_num(x, nan=0.0, posinf=None, neginf=None): infinities default to the dtype's extremes. */
+D2_FN(f_nan_to_num)
+{
+    POOL("paddle.nan_to_num");
+    double nv, pv, nnv;
+    if (d2_pd_get_float(I, a[1], p->fname, "nan", &nv) < 0)
+        return NULL;
+    d2_obj *x = T(p, a[0]);
+    if (!x)
+        return done(p, NULL);
+    double big = obj_type(x)->dtype == D2_F32 ? 3.4028234663852886e38 : 1.7976931348623157e308;
+    pv = big;
+    nnv = -big;
+    if ((!is_none(I, a[2]) && d2_pd_get_float(I, a[2], p->fname, "posinf", &pv) < 0) ||
+        (!is_none(I, a[3]) && d2_pd_get_float(I, a[3], p->fname, "neginf", &nnv) < 0))
+        return done(p, NULL);
+    if (!d2_dtype_is_float(obj_type(x)->dtype))
+        return done(p, x);
+    d2_obj *r = where3(p, U(p, D2_OP_isnan, x), C(p, nv, x), x);
+    d2_obj *inf = U(p, D2_OP_isinf, x);
+    d2_obj *pos = B(p, D2_OP_greater_than, x, C(p, 0, x));
+    r = where3(p, B(p, D2_OP_logical_and, inf, pos), C(p, pv, x), r);
+    r = where3(p, B(p, D2_OP_logical_and, inf, U(p, D2_OP_logical_not, pos)), C(p, nnv, x), r);
+    return done(p, r);
+}
+
+/* isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False): |x - y| <= atol + rtol |y|. */
+static d2_obj *isclose_of(pool *p, d2_obj *xo, d2_obj *yo, d2_obj *ro, d2_obj *ao, d2_obj *eo)
+{
+    double rt, at;
+    bool en;
+    if (d2_pd_get_float(p->I, ro, p->fname, "rtol", &rt) < 0 ||
+        d2_pd_get_float(p->I, ao, p->fname, "atol", &at) < 0 ||
+        d2_pd_get_bool(p->I, eo, p->fname, "equal_nan", &en) < 0)
+        return NULL;
+    d2_obj *x = T(p, xo), *y = T(p, yo);
+    d2_obj *diff = U(p, D2_OP_abs, B(p, D2_OP_subtract, x, y));
+    d2_obj *tol = scale(p, U(p, D2_OP_abs, y), rt, at);
+    d2_obj *r = B(p, D2_OP_logical_or, B(p, D2_OP_less_equal, diff, tol), B(p, D2_OP_equal, x, y));
+    if (r && en && d2_dtype_is_float(obj_type(x)->dtype))
+        r = B(p, D2_OP_logical_or, r,
+              B(p, D2_OP_logical_and, U(p, D2_OP_isnan, x), U(p, D2_OP_isnan, y)));
+    return r;
+}
+
+D2_FN(f_isclose)
+{
+    POOL("paddle.isclose");
+    return done(p, isclose_of(p, a[0], a[1], a[2], a[3], a[4]));
+}
+
+/* lerp(x, y, weight): x + weight (y - x). */
+D2_FN(f_lerp)
+{
+    POOL("paddle.lerp");
+    d2_obj *x = T(p, a[0]), *y = T(p, a[1]);
+    d2_obj *w = is_tensor(a[2]) ? a[2] : x ? keep(p, d2_pd_scalar_tensor(I, a[2], obj_type(x)->dtype)) : NULL;
+    return done(p, B(p, D2_OP_add, x, B(p, D2_OP_multiply, w, B(p, D2_OP_subtract, y, x))));
+}
+
+/* heaviside(x, y): 0 below zero, 1 above, y at zero (where broadcasts all three). */
+D2_FN(f_heaviside)
+{
+    POOL("paddle.heaviside");
+    d2_obj *x = T(p, a[0]), *y = T(p, a[1]);
+    d2_obj *step = x ? cast(p, B(p, D2_OP_greater_than, x, C(p, 0, x)), obj_type(x)->dtype) : NULL;
+    return done(p, where3(p, B(p, D2_OP_equal, x, C(p, 0, x)), y, step));
+}
+
+/* fmax / fmin(x, y): NaN loses against a number. */
+static d2_obj *fminmax(d2_interp *I, const char *fname, d2_obj **a, d2_op_id op)
+{
+    POOL(fname);
+    d2_obj *x = T(p, a[0]), *y = T(p, a[1]);
+    d2_obj *m = B(p, op, x, y);
+    if (m && d2_dtype_is_float(obj_type(m)->dtype))
+        m = where3(p, U(p, D2_OP_isnan, x), y, where3(p, U(p, D2_OP_isnan, y), x, m));
+    return done(p, m);
+}
+
+D2_FN(f_fmax) { return fminmax(I, "paddle.fmax", a, D2_OP_maximum); }
+D2_FN(f_fmin) { return fminmax(I, "paddle.fmin", a, D2_OP_minimum); }
+
+/* frac(x): x - trunc(x). */
+D2_FN(f_frac)
+{
+    POOL("paddle.frac");
+    d2_obj *x = T(p, a[0]);
+    return done(p, B(p, D2_OP_subtract, x, U(p, D2_OP_trunc, x)));
+}
+
+/* diff(x, n=1, axis=-1, prepend=None, append=None). */
+D2_FN(f_diff)
+{
+    POOL("paddle.diff");
+    int64_t n, axis;
+    if (d2_pd_get_int(I, a[1], p->fname, "n", &n) < 0 ||
+        d2_pd_get_int(I, a[2], p->fname, "axis", &axis) < 0)
+        return NULL;
+    d2_obj *x = T(p, a[0]);
+    if (x && (!is_none(I, a[3]) || !is_none(I, a[4]))) {
+        d2_obj *parts[3];
+        int k = 0;
+        if (!is_none(I, a[3]))
+            parts[k++] = T(p, a[3]);
+        parts[k++] = x;
+        if (!is_none(I, a[4]))
+            parts[k++] = T(p, a[4]);
+        for (int i = 0; i < k; i++)
+            if (!parts[i])
+                return done(p, NULL);
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_concat);
+        d2_ab_int(&b, "axis", axis);
+        x = keep(p, d2_pd_opn(I, p->fname, D2_OP_concat, parts, k, &b));
+    }
+    for (int64_t i = 0; x && i < n; i++) {
+        int64_t big = INT64_MAX;
+        d2_obj *hi = slice1(p, x, axis, 1, big, 1), *lo = slice1(p, x, axis, 0, -1, 1);
+        x = obj_type(x)->dtype == D2_BOOL ? B(p, D2_OP_logical_xor, hi, lo)
+                                          : B(p, D2_OP_subtract, hi, lo);
+    }
+    return done(p, x);
+}
+
+/* ======================================================================
+ * Linear-algebra composites
+ * ====================================================================== */
+
+/* outer(x, y): x flattened as a column times y flattened as a row. */
+D2_FN(f_outer)
+{
+    POOL("paddle.outer");
+    int64_t col[2] = {-1, 1}, row[2] = {1, -1};
+    return done(p, PB(p, D2_OP_multiply, reshape(p, T(p, a[0]), col, 2),
+                      reshape(p, T(p, a[1]), row, 2)));
+}
+
+/* inner(x, y): sum over the last dims; x.shape[:-1] + y.shape[:-1]. */
+D2_FN(f_inner)
+{
+    POOL("paddle.inner");
+    d2_obj *x = T(p, a[0]), *y = T(p, a[1]);
+    if (!x || !y)
+        return done(p, NULL);
+    const d2_shape *xs = shp(x), *ys = shp(y);
+    if (xs->ndim == 0 || ys->ndim == 0)
+        return done(p, PB(p, D2_OP_multiply, x, y));
+    int64_t k = ys->dims[ys->ndim - 1], flat[2] = {-1, k}, out[2 * D2_MAX_DIMS];
+    int n = 0;
+    for (int d = 0; d < xs->ndim - 1; d++)
+        out[n++] = xs->dims[d];
+    for (int d = 0; d < ys->ndim - 1; d++)
+        out[n++] = ys->dims[d];
+    for (int d = 0; d < n; d++)
+        if (out[d] < 0)
+            return fail_static_dims(p, "the dims of x and y") < 0 ? done(p, NULL) : NULL;
+    if (n > D2_MAX_DIMS)
+        return done(p, d2_raise(I, "ValueError", "%s: too many dims", p->fname));
+    d2_obj *m = matmul(p, x, reshape(p, y, flat, 2), false, true);
+    return done(p, reshape(p, m, out, n));
+}
+
+/* mv(x, vec) and addmm(input, x, y, beta=1.0, alpha=1.0). */
+D2_FN(f_mv)
+{
+    POOL("paddle.mv");
+    return done(p, matmul(p, T(p, a[0]), T(p, a[1]), false, false));
+}
+
+D2_FN(f_addmm)
+{
+    POOL("paddle.addmm");
+    double beta, alpha;
+    if (d2_pd_get_float(I, a[3], p->fname, "beta", &beta) < 0 ||
+        d2_pd_get_float(I, a[4], p->fname, "alpha", &alpha) < 0)
+        return NULL;
+    d2_obj *m = scale(p, matmul(p, T(p, a[1]), T(p, a[2]), false, false), alpha, 0);
+    return done(p, B(p, D2_OP_add, scale(p, T(p, a[0]), beta, 0), m));
+}
+
+/* kron(x, y): both padded to one rank; x as [x0,1,x1,1,..] times y as [1,y0,1,y1,..]. */
+D2_FN(f_kron)
+{
+    POOL("paddle.kron");
+    d2_obj *x = T(p, a[0]), *y = T(p, a[1]);
+    if (!x || !y)
+        return done(p, NULL);
+    const d2_shape *xs = shp(x), *ys = shp(y);
+    int nd = xs->ndim > ys->ndim ? xs->ndim : ys->ndim;
+    int64_t xd[2 * D2_MAX_DIMS], yd[2 * D2_MAX_DIMS], od[D2_MAX_DIMS];
+    if (2 * nd > D2_MAX_DIMS)
+        return done(p, d2_raise(I, "ValueError", "%s: at most %d dims", p->fname, D2_MAX_DIMS / 2));
+    for (int d = 0; d < nd; d++) {
+        int xi = d - (nd - xs->ndim), yi = d - (nd - ys->ndim);
+        int64_t a0 = xi >= 0 ? xs->dims[xi] : 1, b0 = yi >= 0 ? ys->dims[yi] : 1;
+        if (a0 < 0 || b0 < 0)
+            return fail_static_dims(p, "the dims of x and y") < 0 ? done(p, NULL) : NULL;
+        xd[2 * d] = a0;
+        xd[2 * d + 1] = 1;
+        yd[2 * d] = 1;
+        yd[2 * d + 1] = b0;
+        od[d] = a0 * b0;
+    }
+    d2_obj *m = PB(p, D2_OP_multiply, reshape(p, x, xd, 2 * nd), reshape(p, y, yd, 2 * nd));
+    return done(p, reshape(p, m, od, nd));
+}
+
+/* cross(x, y, axis=9): axis 9 (None) picks the first dim of size 3. */
+D2_FN(f_cross)
+{
+    POOL("paddle.cross");
+    d2_obj *x = T(p, a[0]), *y = T(p, a[1]);
+    int64_t axis = 9;
+    if (!x || !y || (!is_none(I, a[2]) && d2_pd_get_int(I, a[2], p->fname, "axis", &axis) < 0))
+        return done(p, NULL);
+    const d2_shape *xs = shp(x);
+    if (axis == 9) {
+        axis = -1;
+        for (int d = 0; d < xs->ndim && axis < 0; d++)
+            if (xs->dims[d] == 3)
+                axis = d;
+    }
+    if (axis < 0)
+        axis += xs->ndim;
+    if (axis < 0 || axis >= xs->ndim || xs->dims[axis] != 3)
+        return done(p, d2_raise(I, "ValueError", "%s: the size of the cross axis must be 3",
+                                p->fname));
+    d2_obj *xc[3], *yc[3], *r[3];
+    for (int i = 0; i < 3; i++) {
+        xc[i] = slice1(p, x, axis, i, i + 1, 1);
+        yc[i] = slice1(p, y, axis, i, i + 1, 1);
+    }
+    for (int i = 0; i < 3; i++) {
+        int j = (i + 1) % 3, k = (i + 2) % 3;
+        r[i] = B(p, D2_OP_subtract, B(p, D2_OP_multiply, xc[j], yc[k]),
+                 B(p, D2_OP_multiply, xc[k], yc[j]));
+        if (!r[i])
+            return done(p, NULL);
+    }
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_concat);
+    d2_ab_int(&b, "axis", axis);
+    return done(p, keep(p, d2_pd_opn(I, p->fname, D2_OP_concat, r, 3, &b)));
+}
+
+/* The diagonal of axes (a1, a2) with offset, as the last axis. */
+static d2_obj *diagonal_of(pool *p, d2_obj *x, int64_t off, int64_t a1, int64_t a2)
+{
+    if (!x)
+        return NULL;
+    const d2_shape *s = shp(x);
+    int nd = s->ndim;
+    if (nd < 2) {
+        d2_raise(p->I, "ValueError", "%s: x must have at least 2 dims", p->fname);
+        return NULL;
+    }
+    a1 = a1 < 0 ? a1 + nd : a1;
+    a2 = a2 < 0 ? a2 + nd : a2;
+    if (a1 < 0 || a1 >= nd || a2 < 0 || a2 >= nd || a1 == a2) {
+        d2_raise(p->I, "ValueError", "%s: axis1 and axis2 must be two different axes", p->fname);
+        return NULL;
+    }
+    int64_t perm[D2_MAX_DIMS], dims[D2_MAX_DIMS];
+    int k = 0;
+    for (int d = 0; d < nd; d++)
+        if (d != a1 && d != a2)
+            perm[k++] = d;
+    perm[k++] = a1;
+    perm[k++] = a2;
+    int64_t r = s->dims[a1], c = s->dims[a2];
+    if (r < 0 || c < 0) {
+        fail_static_dims(p, "the diagonal's dims");
+        return NULL;
+    }
+    for (int d = 0; d < nd - 2; d++)
+        dims[d] = s->dims[perm[d]] < 0 ? -1 : 0;
+    int unknown = 0;
+    for (int d = 0; d < nd - 2; d++)
+        unknown += dims[d] < 0;
+    if (unknown > 1) {
+        fail_static_dims(p, "the batch dims");
+        return NULL;
+    }
+    dims[nd - 2] = r * c;
+    int64_t len = off >= 0 ? (c - off < r ? c - off : r) : (r + off < c ? r + off : c);
+    if (len < 0)
+        len = 0;
+    int64_t start = off >= 0 ? off : -off * c;
+    int64_t end = len > 0 ? start + (len - 1) * (c + 1) + 1 : start;
+    if (len == 0)
+        start = end = 0;
+    d2_obj *t = transpose(p, x, perm, nd);
+    for (int d = 0; d < nd - 2; d++)
+        if (dims[d] == 0)
+            dims[d] = s->dims[perm[d]];
+    return slice1(p, reshape(p, t, dims, nd - 1), nd - 2, start, end, c + 1);
+}
+
+D2_FN(f_diagonal)
+{
+    POOL("paddle.diagonal");
+    int64_t off, a1, a2;
+    if (d2_pd_get_int(I, a[1], p->fname, "offset", &off) < 0 ||
+        d2_pd_get_int(I, a[2], p->fname, "axis1", &a1) < 0 ||
+        d2_pd_get_int(I, a[3], p->fname, "axis2", &a2) < 0)
+        return NULL;
+    return done(p, diagonal_of(p, T(p, a[0]), off, a1, a2));
+}
+
+D2_FN(f_trace)
+{
+    POOL("paddle.trace");
+    int64_t off, a1, a2, last = -1;
+    if (d2_pd_get_int(I, a[1], p->fname, "offset", &off) < 0 ||
+        d2_pd_get_int(I, a[2], p->fname, "axis1", &a1) < 0 ||
+        d2_pd_get_int(I, a[3], p->fname, "axis2", &a2) < 0)
+        return NULL;
+    return done(p, reduce(p, D2_OP_sum, diagonal_of(p, T(p, a[0]), off, a1, a2), &last, 1, false));
+}
+
+/* diag(x, offset=0, padding_value=0): a 1-D x becomes a matrix, a 2-D x gives its diagonal. */
+D2_FN(f_diag)
+{
+    POOL("paddle.diag");
+    int64_t off;
+    double pad;
+    if (d2_pd_get_int(I, a[1], p->fname, "offset", &off) < 0 ||
+        d2_pd_get_float(I, a[2], p->fname, "padding_value", &pad) < 0)
+        return NULL;
+    d2_obj *x = T(p, a[0]);
+    if (!x)
+        return done(p, NULL);
+    if (shp(x)->ndim == 2)
+        return done(p, diagonal_of(p, x, off, 0, 1));
+    if (shp(x)->ndim != 1)
+        return done(p, d2_raise(I, "ValueError", "%s: x must be 1-D or 2-D", p->fname));
+    int64_t n = shp(x)->dims[0];
+    if (n < 0)
+        return fail_static_dims(p, "the length of x") < 0 ? done(p, NULL) : NULL;
+    int64_t k = off < 0 ? -off : off, N = n + k;
+    /* v padded to N, as a column (offset >= 0: row i holds v[i]) or a row */
+    d2_obj *v = x;
+    if (k > 0) {
+        d2_ab fb;
+        d2_ab_init(&fb, D2_OP_full);
+        d2_ab_ints(&fb, "shape", &k, 1);
+        d2_ab_int(&fb, "dtype", obj_type(x)->dtype);
+        d2_obj *z = keep(p, d2_pd_opn(I, p->fname, D2_OP_full, NULL, 0, &fb));
+        d2_obj *parts[2] = {x, z};
+        d2_ab cb;
+        d2_ab_init(&cb, D2_OP_concat);
+        v = z ? keep(p, d2_pd_opn(I, p->fname, D2_OP_concat, parts, 2, &cb)) : NULL;
+    }
+    int64_t col[2] = {N, 1}, row[2] = {1, N}, sq[2] = {N, N};
+    d2_obj *vb = expand(p, reshape(p, v, off >= 0 ? col : row, 2), sq, 2);
+    d2_ab ab;
+    d2_ab_init(&ab, D2_OP_arange);
+    d2_ab_float(&ab, "end", (double)N);
+    d2_obj *ar = keep(p, d2_pd_opn(I, p->fname, D2_OP_arange, NULL, 0, &ab));
+    d2_obj *ri = reshape(p, ar, col, 2), *ci = reshape(p, ar, row, 2);
+    d2_obj *ofs = ar ? keep(p, d2_pd_const_tensor(I, 0, off, true, D2_I64)) : NULL;
+    d2_obj *mask = B(p, D2_OP_equal, B(p, D2_OP_subtract, ci, ri), ofs);
+    return done(p, where3(p, mask, vb, C(p, pad, x)));
+}
+
+/* ======================================================================
+ * Shapes: moveaxis, atleast_nd, meshgrid, broadcast_tensors, repeat_interleave
+ * ====================================================================== */
+
+D2_FN(f_moveaxis)
+{
+    POOL("paddle.moveaxis");
+    int64_t src[D2_MAX_DIMS], dst[D2_MAX_DIMS], perm[D2_MAX_DIMS];
+    int ns, nd_;
+    if (d2_pd_ints(I, a[1], p->fname, "source", src, &ns, D2_MAX_DIMS) < 0 ||
+        d2_pd_ints(I, a[2], p->fname, "destination", dst, &nd_, D2_MAX_DIMS) < 0)
+        return NULL;
+    d2_obj *x = T(p, a[0]);
+    if (!x)
+        return done(p, NULL);
+    int nd = shp(x)->ndim;
+    if (ns != nd_)
+        return done(p, d2_raise(I, "ValueError",
+                                "%s: source and destination must have the same number of axes",
+                                p->fname));
+    bool used[D2_MAX_DIMS] = {false}, placed[D2_MAX_DIMS] = {false};
+    for (int i = 0; i < ns; i++) {
+        src[i] = src[i] < 0 ? src[i] + nd : src[i];
+        dst[i] = dst[i] < 0 ? dst[i] + nd : dst[i];
+        if (src[i] < 0 || src[i] >= nd || dst[i] < 0 || dst[i] >= nd || used[src[i]] ||
+            placed[dst[i]])
+            return done(p, d2_raise(I, "ValueError", "%s: bad or repeated axis", p->fname));
+        used[src[i]] = placed[dst[i]] = true;
+        perm[dst[i]] = src[i];
+    }
+    int k = 0;
+    for (int d = 0; d < nd; d++) {
+        if (placed[d])
+            continue;
+        while (used[k])
+            k++;
+        perm[d] = k++;
+    }
+    return done(p, transpose(p, x, perm, nd));
+}
+
+/* atleast_1d/2d/3d(*inputs): one tensor, or a list for several. */
+static d2_obj *atleast(d2_interp *I, const char *fname, d2_obj *args, int want)
+{
+    POOL(fname);
+    size_t n = seq_len(args);
+    d2_obj *list = n == 1 ? NULL : keep(p, d2_list_new(I, 0));
+    for (size_t i = 0; i < n; i++) {
+        d2_obj *x = T(p, seq_item(args, i));
+        if (!x || (n != 1 && !list))
+            return done(p, NULL);
+        const d2_shape *s = shp(x);
+        if (s->ndim < want) {
+            int64_t dims[3];
+            int k = 0;
+            if (want == 3 && s->ndim <= 1)
+                dims[k++] = 1;
+            if (want >= 2 && s->ndim == 0)
+                dims[k++] = 1;
+            if (s->ndim == 0)
+                dims[k++] = 1;
+            for (int d = 0; d < s->ndim; d++)
+                dims[k++] = s->dims[d] < 0 ? 0 : s->dims[d];
+            if (want == 3 && s->ndim == 2)
+                dims[k++] = 1;
+            x = reshape(p, x, dims, k);
+        }
+        if (n == 1)
+            return done(p, x);
+        if (!x || d2_list_append(I, list, x) < 0)
+            return done(p, NULL);
+    }
+    return done(p, list);
+}
+
+D2_FN(f_atleast_1d) { return atleast(I, "paddle.atleast_1d", a[0], 1); }
+D2_FN(f_atleast_2d) { return atleast(I, "paddle.atleast_2d", a[0], 2); }
+D2_FN(f_atleast_3d) { return atleast(I, "paddle.atleast_3d", a[0], 3); }
+
+/* meshgrid(*args): each 1-D input reshaped along its own axis and expanded ('ij'). */
+D2_FN(f_meshgrid)
+{
+    POOL("paddle.meshgrid");
+    d2_obj *args = a[0];
+    if (seq_len(args) == 1 && is_seq(seq_item(args, 0)))
+        args = seq_item(args, 0);
+    size_t n = seq_len(args);
+    if (n == 0 || n > D2_MAX_DIMS)
+        return d2_raise(I, "ValueError", "%s: expected 1 to %d tensors", p->fname, D2_MAX_DIMS);
+    int64_t full[D2_MAX_DIMS];
+    d2_obj *xs[D2_MAX_DIMS];
+    for (size_t i = 0; i < n; i++) {
+        xs[i] = T(p, seq_item(args, i));
+        if (!xs[i])
+            return done(p, NULL);
+        if (shp(xs[i])->ndim > 1)
+            return done(p, d2_raise(I, "ValueError", "%s: every input must be 0-D or 1-D",
+                                    p->fname));
+        full[i] = shp(xs[i])->ndim ? shp(xs[i])->dims[0] : 1;
+        if (full[i] < 0)
+            return fail_static_dims(p, "the lengths of the inputs") < 0 ? done(p, NULL) : NULL;
+    }
+    d2_obj *list = keep(p, d2_list_new(I, 0));
+    for (size_t i = 0; list && i < n; i++) {
+        int64_t dims[D2_MAX_DIMS];
+        for (size_t d = 0; d < n; d++)
+            dims[d] = d == i ? full[i] : 1;
+        d2_obj *r = expand(p, reshape(p, xs[i], dims, (int)n), full, (int)n);
+        if (!r || d2_list_append(I, list, r) < 0)
+            return done(p, NULL);
+    }
+    return done(p, list);
+}
+
+/* broadcast_tensors(input): every tensor expanded to the common (static) shape. */
+D2_FN(f_broadcast_tensors)
+{
+    POOL("paddle.broadcast_tensors");
+    if (!is_seq(a[0]) || seq_len(a[0]) == 0)
+        return d2_raise(I, "TypeError", "%s: input must be a non-empty list of Tensors", p->fname);
+    size_t n = seq_len(a[0]);
+    d2_shape s = {0};
+    for (size_t i = 0; i < n; i++) {
+        d2_obj *x = T(p, seq_item(a[0], i));
+        if (!x)
+            return done(p, NULL);
+        const d2_shape *xs = shp(x);
+        d2_shape r = {0};
+        r.ndim = xs->ndim > s.ndim ? xs->ndim : s.ndim;
+        for (int d = 0; d < r.ndim; d++) {
+            int xi = d - (r.ndim - xs->ndim), si = d - (r.ndim - s.ndim);
+            int64_t u = xi >= 0 ? xs->dims[xi] : 1, v = si >= 0 ? s.dims[si] : 1;
+            if (u != v && u != 1 && v != 1)
+                return done(p, d2_raise(I, "ValueError", "%s: shapes cannot be broadcast together",
+                                        p->fname));
+            r.dims[d] = u == 1 ? v : u;
+        }
+        s = r;
+    }
+    d2_obj *list = keep(p, d2_list_new(I, 0));
+    for (size_t i = 0; list && i < n; i++) {
+        d2_obj *r = expand(p, T(p, seq_item(a[0], i)), s.dims, s.ndim);
+        if (!r || d2_list_append(I, list, r) < 0)
+            return done(p, NULL);
+    }
+    return done(p, list);
+}
+
+/* repeat_interleave(x, repeats, axis=None): an int repeats each element;
+ * a 1-D tensor of repeats (concrete) gives per-element counts. */
+D2_FN(f_repeat_interleave)
+{
+    POOL("paddle.repeat_interleave");
+    d2_obj *x = T(p, a[0]);
+    int64_t axis = 0;
+    if (!x || (!is_none(I, a[2]) && d2_pd_get_int(I, a[2], p->fname, "axis", &axis) < 0))
+        return done(p, NULL);
+    if (is_none(I, a[2])) {
+        int64_t m1 = -1;
+        x = reshape(p, x, &m1, 1);
+    }
+    if (!x)
+        return done(p, NULL);
+    const d2_shape *s = shp(x);
+    int nd = s->ndim;
+    axis = axis < 0 ? axis + nd : axis;
+    if (axis < 0 || axis >= nd)
+        return done(p, d2_raise(I, "ValueError", "%s: axis is out of range", p->fname));
+    if (is_tensor(a[1])) {
+        if (is_sym(a[1]))
+            return done(p, d2_raise(I, "TypeError",
+                                    "%s: repeats must be a concrete tensor here", p->fname));
+        d2_tensor *h = d2_pd_host(I, a[1], p->fname);
+        if (!h)
+            return done(p, NULL);
+        int64_t n = d2_tensor_numel(h), len = s->dims[axis], total = 0;
+        if (n != len && n != 1) {
+            d2_tensor_unref(h);
+            return done(p, d2_raise(I, "ValueError",
+                                    "%s: repeats must have one value per element of the axis",
+                                    p->fname));
+        }
+        for (int64_t i = 0; i < len; i++) {
+            int64_t r = d2_tensor_get_i64(h, n == 1 ? 0 : i);
+            if (r < 0 || !d2_add_i64(total, r, &total)) {
+                d2_tensor_unref(h);
+                return done(p, d2_raise(I, "ValueError", "%s: bad repeats", p->fname));
+            }
+        }
+        d2_err err = {0};
+        d2_tensor *idx = d2_tensor_new(NULL, D2_I64, 1, &total, &err);
+        if (!idx) {
+            d2_tensor_unref(h);
+            d2_raise_err(I, &err);
+            return done(p, NULL);
+        }
+        int64_t *iv = d2_tensor_data(idx), k = 0;
+        for (int64_t i = 0; i < len; i++)
+            for (int64_t r = d2_tensor_get_i64(h, n == 1 ? 0 : i); r > 0; r--)
+                iv[k++] = i;
+        d2_tensor_unref(h);
+        d2_obj *io = keep(p, d2_pd_wrap_host(I, idx));
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_index_select);
+        d2_ab_int(&b, "axis", axis);
+        return done(p, io ? keep(p, op2(I, p->fname, D2_OP_index_select, x, io, &b)) : NULL);
+    }
+    int64_t rep;
+    if (d2_pd_get_int(I, a[1], p->fname, "repeats", &rep) < 0)
+        return done(p, NULL);
+    if (rep < 0)
+        return done(p, d2_raise(I, "ValueError", "%s: repeats must not be negative", p->fname));
+    if (nd + 1 > D2_MAX_DIMS)
+        return done(p, d2_raise(I, "ValueError", "%s: too many dims", p->fname));
+    int64_t up[D2_MAX_DIMS], out[D2_MAX_DIMS];
+    for (int d = 0, k = 0; d < nd; d++) {
+        if (s->dims[d] < 0 && d != axis)
+            return fail_static_dims(p, "the dims of x outside axis") < 0 ? done(p, NULL) : NULL;
+        up[k++] = s->dims[d] < 0 ? -1 : s->dims[d];
+        if (d == axis)
+            up[k++] = 1;
+        out[d] = d == axis ? -1 : s->dims[d];
+    }
+    d2_obj *u = reshape(p, x, up, nd + 1);
+    int64_t rt[D2_MAX_DIMS];
+    for (int d = 0; d <= nd; d++)
+        rt[d] = d == axis + 1 ? rep : 1;
+    d2_ab tb;
+    d2_ab_init(&tb, D2_OP_tile);
+    d2_ab_ints(&tb, "repeat_times", rt, nd + 1);
+    d2_obj *t = u ? keep(p, op1(I, p->fname, D2_OP_tile, u, &tb)) : NULL;
+    return done(p, reshape(p, t, out, nd));
+}
+
+/* masked_select(x, mask): the elements where mask (broadcast) is true, 1-D; eager only. */
+D2_FN(f_masked_select)
+{
+    POOL("paddle.masked_select");
+    d2_obj *x = T(p, a[0]), *m = T(p, a[1]);
+    if (!x || !m)
+        return done(p, NULL);
+    if (is_sym(x) || is_sym(m))
+        return done(p, d2_raise(I, "TypeError",
+                                "%s: the result's size depends on the data, which a static "
+                                "Program cannot express; use paddle.where",
+                                p->fname));
+    d2_obj *pair = keep(p, d2_tuple_new(I, 2));
+    if (!pair)
+        return done(p, NULL);
+    D2_AS(d2_tuple, pair)->items[0] = d2_incref(x);
+    D2_AS(d2_tuple, pair)->items[1] = d2_incref(cast(p, m, D2_BOOL));
+    d2_obj *lst = keep(p, f_broadcast_tensors(I, NULL, &pair, def));
+    if (!lst)
+        return done(p, NULL);
+    int64_t m1 = -1;
+    d2_obj *fx = reshape(p, D2_AS(d2_list, lst)->items[0], &m1, 1);
+    d2_obj *fm = reshape(p, D2_AS(d2_list, lst)->items[1], &m1, 1);
+    d2_tensor *h = fm ? d2_pd_host(I, fm, p->fname) : NULL;
+    if (!h)
+        return done(p, NULL);
+    int64_t n = d2_tensor_numel(h), cnt = 0;
+    for (int64_t i = 0; i < n; i++)
+        cnt += d2_tensor_get_i64(h, i) != 0;
+    d2_err err = {0};
+    d2_tensor *idx = d2_tensor_new(NULL, D2_I64, 1, &cnt, &err);
+    if (!idx) {
+        d2_tensor_unref(h);
+        d2_raise_err(I, &err);
+        return done(p, NULL);
+    }
+    int64_t *iv = d2_tensor_data(idx), k = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (d2_tensor_get_i64(h, i))
+            iv[k++] = i;
+    d2_tensor_unref(h);
+    d2_obj *io = keep(p, d2_pd_wrap_host(I, idx));
+    return done(p, io ? keep(p, op2(I, p->fname, D2_OP_index_select, fx, io, NULL)) : NULL);
+}
+
+/* ======================================================================
+ * einsum: every operand's letters aligned on one list (transpose, then
+ * unsqueeze the missing ones), multiplied with broadcasting, summed over
+ * the letters not in the output, and transposed to the output's order.
+ * No ellipsis, no letter repeated within one operand.
+ * ====================================================================== */
+
+D2_FN(f_einsum)
+{
+    POOL("paddle.einsum");
+    const char *eq = d2_pd_get_str(I, a[0], p->fname, "equation");
+    if (!eq)
+        return NULL;
+    d2_obj *ops = a[1];
+    if (seq_len(ops) == 1 && is_seq(seq_item(ops, 0)))
+        ops = seq_item(ops, 0);
+    size_t nops = seq_len(ops);
+    char terms[D2_MAX_DIMS + 1][D2_MAX_DIMS + 1];
+    char out[D2_MAX_DIMS + 1] = {0};
+    size_t nt = 0, k = 0;
+    bool arrow = false;
+    int count[128] = {0};
+    for (const char *c = eq;; c++) {
+        if (*c == ' ')
+            continue;
+        if (*c == ',' || *c == 0 || (*c == '-' && c[1] == '>')) {
+            if (!arrow) {
+                if (nt >= D2_MAX_DIMS)
+                    return done(p, d2_raise(I, "ValueError", "%s: too many operands", p->fname));
+                terms[nt][k] = 0;
+                nt++;
+            } else {
+                out[k] = 0;
+            }
+            k = 0;
+            if (*c == 0)
+                break;
+            if (*c == '-') {
+                if (arrow)
+                    return done(p, d2_raise(I, "ValueError", "%s: bad equation", p->fname));
+                arrow = true;
+                c++;
+            }
+            continue;
+        }
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z')) || k >= D2_MAX_DIMS)
+            return done(p, d2_raise(I, "ValueError",
+                                    "%s: only letters are supported in the equation (no '...'), "
+                                    "at most %d per term",
+                                    p->fname, D2_MAX_DIMS));
+        if (arrow)
+            out[k++] = *c;
+        else {
+            terms[nt][k++] = *c;
+            count[(int)*c]++;
+        }
+    }
+    if (nt != nops)
+        return done(p, d2_raise(I, "ValueError",
+                                "%s: the equation has %zu operands but %zu were given", p->fname,
+                                nt, nops));
+    if (!arrow) {
+        for (int ch = 'A'; ch <= 'z'; ch++)
+            if (count[ch] == 1 && k < D2_MAX_DIMS)
+                out[k++] = (char)ch;
+        out[k] = 0;
+    }
+    /* all letters: the output's first, then the summed ones */
+    char all[2 * D2_MAX_DIMS + 1];
+    size_t na = 0;
+    for (const char *c = out; *c; c++)
+        all[na++] = *c;
+    for (int ch = 'A'; ch <= 'z'; ch++)
+        if (count[ch] && !strchr(out, ch)) {
+            if (na >= D2_MAX_DIMS)
+                return done(p, d2_raise(I, "ValueError", "%s: more than %d letters", p->fname,
+                                        D2_MAX_DIMS));
+            all[na++] = (char)ch;
+        }
+    all[na] = 0;
+    d2_obj *acc = NULL;
+    for (size_t i = 0; i < nt; i++) {
+        d2_obj *x = T(p, seq_item(ops, i));
+        if (!x)
+            return done(p, NULL);
+        size_t tl = strlen(terms[i]);
+        if ((int)tl != shp(x)->ndim)
+            return done(p, d2_raise(I, "ValueError",
+                                    "%s: operand %zu has %d dims but its term '%s' has %zu",
+                                    p->fname, i, shp(x)->ndim, terms[i], tl));
+        int64_t perm[D2_MAX_DIMS], dims[D2_MAX_DIMS];
+        size_t pk = 0;
+        for (size_t l = 0; l < na; l++) {
+            const char *at = strchr(terms[i], all[l]);
+            if (at) {
+                if (strchr(at + 1, all[l]))
+                    return done(p, d2_raise(I, "ValueError",
+                                            "%s: a letter repeated within one term is not "
+                                            "supported",
+                                            p->fname));
+                perm[pk++] = at - terms[i];
+            }
+        }
+        x = transpose(p, x, perm, (int)pk);
+        if (!x)
+            return done(p, NULL);
+        pk = 0;
+        for (size_t l = 0; l < na; l++)
+            dims[l] = strchr(terms[i], all[l]) ? shp(x)->dims[pk++] : 1;
+        for (size_t l = 0; l < na; l++)
+            if (dims[l] < 0) {
+                int unknown = 0;
+                for (size_t q = 0; q < na; q++)
+                    unknown += dims[q] < 0;
+                if (unknown > 1)
+                    return fail_static_dims(p, "the operands' dims") < 0 ? done(p, NULL) : NULL;
+            }
+        x = reshape(p, x, dims, (int)na);
+        acc = acc ? B(p, D2_OP_multiply, acc, x) : x;
+        if (!acc)
+            return done(p, NULL);
+    }
+    size_t no = strlen(out);
+    if (na > no) {
+        int64_t ax[D2_MAX_DIMS];
+        for (size_t l = no; l < na; l++)
+            ax[l - no] = (int64_t)l;
+        acc = reduce(p, D2_OP_sum, acc, ax, (int)(na - no), false);
+    }
+    return done(p, acc);
+}
+
+/* ======================================================================
+ * In-place variants: the functional form, then its result written back
+ * ====================================================================== */
+
+/* x takes r's value: eagerly its data is overwritten (views of it see the
+ * change) when shape and dtype agree, else x's tensor is replaced; while a
+ * Program is built x comes to stand for r's variable. */
+static int write_back(d2_interp *I, const char *fname, d2_obj *x, d2_obj *r)
+{
+    if (!is_tensor(x) || !is_tensor(r)) {
+        d2_raise(I, "TypeError", "%s: expected a Tensor", fname);
+        return -1;
+    }
+    if (is_sym(x) || is_sym(r)) {
+        if (!is_sym(x) || !is_sym(r) || !d2_pd_sym_in_current_block(I, x) ||
+            TOBJ(x)->builder != TOBJ(r)->builder) {
+            d2_raise(I, "TypeError",
+                     "%s: an in-place op on a tensor defined outside the current branch or "
+                     "loop body is not supported here; use the functional form",
+                     fname);
+            return -1;
+        }
+        d2_pd_sym_rebind(x, r);
+        return 0;
+    }
+    if (D2_MODE(I)->tracer)
+        trace_frozen(I, x, D2_FREEZE_SETITEM);
+    d2_tensor *xt = TOBJ(x)->t, *rt = TOBJ(r)->t;
+    d2_shape xs, rs;
+    d2_tensor_get_shape(xt, &xs);
+    d2_tensor_get_shape(rt, &rs);
+    if (xt->dtype == rt->dtype && d2_shape_equal(&xs, &rs) && d2_tensor_is_contiguous(xt) &&
+        xt->storage && rt->storage && xt->storage->backend == rt->storage->backend &&
+        d2_tensor_is_contiguous(rt)) {
+        size_t es = d2_dtype_size(xt->dtype), n = (size_t)d2_tensor_numel(xt) * es;
+        d2_err err = {0};
+        d2_backend *be = xt->storage->backend;
+        if (n && be->copy(be, xt->storage->data, (size_t)xt->offset * es, rt->storage->data,
+                          (size_t)rt->offset * es, n, &err) < 0) {
+            d2_raise_err(I, &err);
+            return -1;
+        }
+        return 0;
+    }
+    d2_tensor_unref(xt);
+    TOBJ(x)->t = d2_tensor_ref(rt);
+    TOBJ(x)->type = TOBJ(r)->type;
+    return 0;
+}
+
+/* Rows NAME_ forward to the function NAME of paddle (or of paddle.nn.functional
+ * for names listed with F), then write the result back into x; def->data is
+ * the functional name. */
+D2_FN(f_inplace)
+{
+    const char *base = def->data;
+    const char *fname = def->qualname;
+    pd_state *s = ST(I);
+    bool func = strncmp(fname, "paddle.nn.functional.", 21) == 0;
+    d2_obj *fn = d2_dict_get_str(I, (func ? s->F : s->paddle)->dict, base);
+    if (!fn)
+        return d2_raise(I, "AttributeError", "%s: no function %s", fname, base);
+    d2_obj *args = a[1];
+    size_t n = seq_len(args);
+    d2_obj *argv[16];
+    if (n + 1 > 16)
+        return d2_raise(I, "TypeError", "%s: too many arguments", fname);
+    argv[0] = a[0];
+    for (size_t i = 0; i < n; i++)
+        argv[i + 1] = seq_item(args, i);
+    d2_obj *r = d2_call(I, fn, argv, n + 1, D2_AS(d2_dict, a[2]));
+    if (!r)
+        return NULL;
+    int rc = write_back(I, fname, a[0], r);
+    d2_decref(r);
+    return rc < 0 ? NULL : d2_incref(a[0]);
+}
+
+/* fill_(value) and zero_(): Tensor methods. */
+static d2_obj *fill_with(d2_interp *I, const char *fname, d2_obj *x, d2_obj *value)
+{
+    POOL(fname);
+    if (!is_tensor(x))
+        return d2_raise(I, "TypeError", "%s: expected a Tensor", p->fname);
+    double v = 0;
+    if (value && d2_pd_get_float(I, value, p->fname, "value", &v) < 0)
+        return NULL;
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_full_like);
+    d2_ab_float(&b, "value", v);
+    d2_obj *r = keep(p, op1(I, p->fname, D2_OP_full_like, x, &b));
+    if (!r || write_back(I, p->fname, x, r) < 0)
+        return done(p, NULL);
+    done(p, NULL);
+    return d2_incref(x);
+}
+
+D2_FN(f_fill_) { return fill_with(I, "Tensor.fill_", a[0], a[1]); }
+D2_FN(f_zero_) { return fill_with(I, "Tensor.zero_", a[0], NULL); }
+
+#define INPLACE_P(X)                                                                               \
+    X(abs) X(acos) X(asin) X(atan) X(sinh) X(cosh) X(tan) X(sin) X(cos) X(exp) X(expm1) X(log)    \
+    X(log2) X(log10) X(log1p) X(sqrt) X(rsqrt) X(reciprocal) X(floor) X(ceil) X(round) X(trunc)    \
+    X(frac) X(neg) X(square) X(sigmoid) X(tanh) X(erf) X(erfinv) X(lgamma) X(digamma) X(logit)     \
+    X(add) X(subtract) X(multiply) X(divide) X(floor_divide) X(remainder) X(mod) X(floor_mod)      \
+    X(pow) X(scale) X(clip) X(cast) X(reshape) X(squeeze) X(unsqueeze) X(flatten) X(transpose)     \
+    X(tril) X(triu) X(cumsum) X(cumprod) X(masked_fill) X(scatter) X(put_along_axis)               \
+    X(nan_to_num) X(lerp) X(equal) X(not_equal) X(less_than) X(less_equal) X(greater_than)         \
+    X(greater_equal) X(logical_and) X(logical_or) X(logical_xor) X(logical_not) X(bitwise_and)     \
+    X(bitwise_or) X(bitwise_xor) X(bitwise_not) X(index_fill) X(index_add)
+#define INPLACE_F(X)                                                                               \
+    X(relu) X(elu) X(celu) X(selu) X(softmax) X(tanh) X(sigmoid) X(hardtanh) X(leaky_relu)        \
+    X(thresholded_relu)
+
+static const d2_def INPLACE_DEFS[] = {
+#define X(n) D2_DEF_DATA(#n "_", "x, *args, **kwargs", f_inplace, "paddle." #n "_", #n),
+    INPLACE_P(X)
+#undef X
+};
+
+static const d2_def INPLACE_F_DEFS[] = {
+#define X(n) D2_DEF_DATA(#n "_", "x, *args, **kwargs", f_inplace, "paddle.nn.functional." #n "_", #n),
+    INPLACE_F(X)
+#undef X
+};
+
+static const d2_def TENSOR_ONLY_DEFS[] = {
+    D2_DEF("fill_", "x, value", f_fill_, "Tensor.fill_"),
+    D2_DEF("zero_", "x", f_zero_, "Tensor.zero_"),
+};
+
+/* ======================================================================
+ * index_add / index_fill (composed of scatter over the moved axis)
+ * ====================================================================== */
+
+/* x with its axis moved to the front; *perm receives the permutation (its own inverse is computed by the caller). */
+static d2_obj *axis_front(pool *p, d2_obj *x, int64_t axis, int64_t *perm, int *nd)
+{
+    if (!x)
+        return NULL;
+    *nd = shp(x)->ndim;
+    axis = axis < 0 ? axis + *nd : axis;
+    if (axis < 0 || axis >= *nd) {
+        d2_raise(p->I, "ValueError", "%s: axis is out of range", p->fname);
+        return NULL;
+    }
+    int k = 0;
+    perm[k++] = axis;
+    for (int d = 0; d < *nd; d++)
+        if (d != axis)
+            perm[k++] = d;
+    return transpose(p, x, perm, *nd);
+}
+
+static d2_obj *axis_back(pool *p, d2_obj *x, const int64_t *perm, int nd)
+{
+    int64_t inv[D2_MAX_DIMS];
+    for (int d = 0; d < nd; d++)
+        inv[perm[d]] = d;
+    return transpose(p, x, inv, nd);
+}
+
+/* index_add(x, index, axis, value): rows of value added at index along axis. */
+D2_FN(f_index_add)
+{
+    POOL("paddle.index_add");
+    int64_t axis, perm[D2_MAX_DIMS];
+    int nd;
+    if (d2_pd_get_int(I, a[2], p->fname, "axis", &axis) < 0)
+        return NULL;
+    d2_obj *x = T(p, a[0]), *idx = T(p, a[1]), *v = T(p, a[3]);
+    d2_obj *xt = axis_front(p, x, axis, perm, &nd);
+    d2_obj *vt = xt && v ? transpose(p, cast(p, v, obj_type(x)->dtype), perm, nd) : NULL;
+    d2_obj *zero = xt ? keep(p, op1(I, p->fname, D2_OP_full_like, xt, NULL)) : NULL;
+    if (!vt || !zero || !idx)
+        return done(p, NULL);
+    /* scatter(overwrite=False) zeroes the picked rows before summing: start from zeros, add x */
+    d2_obj *in[3] = {zero, idx, vt};
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_scatter);
+    d2_ab_bool(&b, "overwrite", false);
+    d2_obj *acc = keep(p, d2_pd_opn(I, p->fname, D2_OP_scatter, in, 3, &b));
+    return done(p, axis_back(p, B(p, D2_OP_add, xt, acc), perm, nd));
+}
+
+/* index_fill(x, index, axis, value): rows at index along axis set to value. */
+D2_FN(f_index_fill)
+{
+    POOL("paddle.index_fill");
+    int64_t axis, perm[D2_MAX_DIMS];
+    int nd;
+    if (d2_pd_get_int(I, a[2], p->fname, "axis", &axis) < 0)
+        return NULL;
+    d2_obj *x = T(p, a[0]), *idx = T(p, a[1]);
+    d2_obj *xt = axis_front(p, x, axis, perm, &nd);
+    if (!xt || !idx)
+        return done(p, NULL);
+    int64_t m1 = -1;
+    idx = reshape(p, idx, &m1, 1);
+    d2_obj *rows = keep(p, op2(I, p->fname, D2_OP_gather, xt, idx, NULL));
+    d2_obj *val = is_tensor(a[3]) ? cast(p, a[3], obj_type(x)->dtype)
+                                  : keep(p, d2_pd_scalar_tensor(I, a[3], obj_type(x)->dtype));
+    d2_obj *upd = rows && val ? B(p, D2_OP_add, B(p, D2_OP_multiply, rows, C(p, 0, rows)), val)
+                              : NULL;
+    if (!upd)
+        return done(p, NULL);
+    d2_obj *in[3] = {xt, idx, upd};
+    d2_obj *r = keep(p, d2_pd_opn(I, p->fname, D2_OP_scatter, in, 3, NULL));
+    return done(p, axis_back(p, r, perm, nd));
+}
+
+/* ======================================================================
+ * Small queries: rank, is_empty
+ * ====================================================================== */
+
+D2_FN(f_rank)
+{
+    if (!is_tensor(a[0]))
+        return d2_raise(I, "TypeError", "paddle.rank: input must be a Tensor");
+    return d2_pd_const_tensor(I, 0, obj_type(a[0])->shape.ndim, true, D2_I32);
+}
+
+D2_FN(f_is_empty)
+{
+    POOL("paddle.is_empty");
+    d2_obj *x = T(p, a[0]);
+    d2_obj *n = U(p, D2_OP_numel, x);
+    return done(p, B(p, D2_OP_equal, n, C(p, 0, n)));
+}
+
+static const d2_def COMPOSITE_DEFS[] = {
+    D2_DEF("masked_fill", "x, mask, value, name=None", f_masked_fill, "paddle.masked_fill"),
+    D2_DEF("masked_select", "x, mask, name=None", f_masked_select, "paddle.masked_select"),
+    D2_DEF("logsumexp", "x, axis=None, keepdim=False, name=None", f_logsumexp, "paddle.logsumexp"),
+    D2_DEF("count_nonzero", "x, axis=None, keepdim=False, name=None", f_count_nonzero,
+           "paddle.count_nonzero"),
+    D2_DEF("nansum", "x, axis=None, dtype=None, keepdim=False, name=None", f_nansum,
+           "paddle.nansum"),
+    D2_DEF("nanmean", "x, axis=None, keepdim=False, name=None", f_nanmean, "paddle.nanmean"),
+    D2_DEF("nan_to_num", "x, nan=0.0, posinf=None, neginf=None, name=None", f_nan_to_num,
+           "paddle.nan_to_num"),
+    D2_DEF("isclose", "x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None", f_isclose,
+           "paddle.isclose"),
+    D2_DEF("lerp", "x, y, weight, name=None", f_lerp, "paddle.lerp"),
+    D2_DEF("heaviside", "x, y, name=None", f_heaviside, "paddle.heaviside"),
+    D2_DEF("fmax", "x, y, name=None", f_fmax, "paddle.fmax"),
+    D2_DEF("fmin", "x, y, name=None", f_fmin, "paddle.fmin"),
+    D2_DEF("frac", "x, name=None", f_frac, "paddle.frac"),
+    D2_DEF("diff", "x, n=1, axis=-1, prepend=None, append=None, name=None", f_diff, "paddle.diff"),
+    D2_DEF("outer", "x, y, name=None", f_outer, "paddle.outer"),
+    D2_DEF("inner", "x, y, name=None", f_inner, "paddle.inner"),
+    D2_DEF("mv", "x, vec, name=None", f_mv, "paddle.mv"),
+    D2_DEF("addmm", "input, x, y, beta=1.0, alpha=1.0, name=None", f_addmm, "paddle.addmm"),
+    D2_DEF("kron", "x, y, name=None", f_kron, "paddle.kron"),
+    D2_DEF("cross", "x, y, axis=9, name=None", f_cross, "paddle.cross"),
+    D2_DEF("diagonal", "x, offset=0, axis1=0, axis2=1, name=None", f_diagonal, "paddle.diagonal"),
+    D2_DEF("trace", "x, offset=0, axis1=0, axis2=1, name=None", f_trace, "paddle.trace"),
+    D2_DEF("diag", "x, offset=0, padding_value=0, name=None", f_diag, "paddle.diag"),
+    D2_DEF("moveaxis", "x, source, destination, name=None", f_moveaxis, "paddle.moveaxis"),
+    D2_DEF("atleast_1d", "*inputs, name=None", f_atleast_1d, "paddle.atleast_1d"),
+    D2_DEF("atleast_2d", "*inputs, name=None", f_atleast_2d, "paddle.atleast_2d"),
+    D2_DEF("atleast_3d", "*inputs, name=None", f_atleast_3d, "paddle.atleast_3d"),
+    D2_DEF("repeat_interleave", "x, repeats, axis=None, name=None", f_repeat_interleave,
+           "paddle.repeat_interleave"),
+    D2_DEF("index_add", "x, index, axis, value, name=None", f_index_add, "paddle.index_add"),
+    D2_DEF("index_fill", "x, index, axis, value, name=None", f_index_fill, "paddle.index_fill"),
+    D2_DEF("is_empty", "x, name=None", f_is_empty, "paddle.is_empty"),
+};
+
+/* Functions of paddle that are not Tensor methods. */
+static const d2_def PADDLE_ONLY_DEFS[] = {
+    D2_DEF("meshgrid", "*args, **kwargs", f_meshgrid, "paddle.meshgrid"),
+    D2_DEF("broadcast_tensors", "input, name=None", f_broadcast_tensors,
+           "paddle.broadcast_tensors"),
+    D2_DEF("einsum", "equation, *operands", f_einsum, "paddle.einsum"),
+};
+
+static const d2_def RANK_DEFS[] = {
+    D2_DEF("rank", "input", f_rank, "paddle.rank"),
+};
+
+int d2_pd_composite_add(d2_interp *I, pd_state *s)
+{
+    if (d2_pd_add_tensor_fns(I, s, COMPOSITE_DEFS, D2_COUNTOF(COMPOSITE_DEFS)) < 0 ||
+        d2_pd_add_tensor_fns(I, s, INPLACE_DEFS, D2_COUNTOF(INPLACE_DEFS)) < 0 ||
+        d2_pd_add_tensor_fns(I, s, RANK_DEFS, D2_COUNTOF(RANK_DEFS)) < 0 ||
+        d2_module_add_defs(I, s->paddle, PADDLE_ONLY_DEFS, D2_COUNTOF(PADDLE_ONLY_DEFS)) < 0 ||
+        d2_module_add_defs(I, s->F, INPLACE_F_DEFS, D2_COUNTOF(INPLACE_F_DEFS)) < 0 ||
+        d2_class_add_defs(I, s->tensor_cls, TENSOR_ONLY_DEFS, D2_COUNTOF(TENSOR_ONLY_DEFS),
+                          D2_DEF_SELF) < 0)
+        return -1;
+    return 0;
+}
