@@ -77,9 +77,9 @@
             r = p0 * a + p1;                                                                \
             r = r < 0 ? 0 : r > 1 ? 1 : r;                                                  \
             break;                                                                          \
-        case D2A_HARDSHRINK: r = (a > p0 || a < -p0) ? a : 0; break;                        \
+        case D2A_HARDSHRINK: r = a * (T)(a > p0 || a < -p0); break;                           \
         case D2A_SOFTSHRINK: r = a > p0 ? a - p0 : a < -p0 ? a + p0 : 0; break;             \
-        case D2A_THRESHOLDED_RELU: r = a > p0 ? a : 0; break;                               \
+        case D2A_THRESHOLDED_RELU: r = a * (T)(a > p0); break;                                \
         case D2A_STANH: r = p1 * tanh(p0 * a); break;                                       \
         case D2A_LOGIT: {                                                                   \
             T c = p0 > 0 ? (a < p0 ? p0 : a > 1 - p0 ? 1 - p0 : a) : a;                     \

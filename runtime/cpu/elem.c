@@ -117,9 +117,9 @@ static double softplus_d(double x, double beta, double thr)
     X(celu, a > 0 ? a : p[0] * expm1(a / p[0]))                                          \
     X(selu, p[0] * (a > 0 ? a : p[1] * expm1(a)))                                                  \
     X(hardsigmoid, clip01(p[0] * a + p[1]))                                              \
-    X(hardshrink, (a > p[0] || a < -p[0]) ? a : 0)                                                 \
+    X(hardshrink, a * (double)(a > p[0] || a < -p[0]))                                                 \
     X(softshrink, a > p[0] ? a - p[0] : a < -p[0] ? a + p[0] : 0)                                  \
-    X(thresholded_relu, a > p[0] ? a : 0)                                                          \
+    X(thresholded_relu, a * (double)(a > p[0]))                                                          \
     X(stanh, p[1] * tanh(p[0] * a))                                                                \
     X(logit, logit_d(a, p[0]))
 

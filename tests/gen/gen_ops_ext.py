@@ -136,10 +136,10 @@ UNARY = {
     "selu": (lambda x, scale=1.0507009873554805, alpha=1.6732632423543772:
              scale * np.where(x > 0, x, alpha * np.expm1(x)), -3, 3),
     "hardsigmoid": (lambda x, slope=0.1666667, offset=0.5: np.clip(slope * x + offset, 0, 1), -5, 5),
-    "hardshrink": (lambda x, threshold=0.5: np.where(np.abs(x) > threshold, x, 0), -2, 2),
+    "hardshrink": (lambda x, threshold=0.5: x * (np.abs(x) > threshold), -2, 2),
     "softshrink": (lambda x, threshold=0.5:
                    np.where(x > threshold, x - threshold, np.where(x < -threshold, x + threshold, 0)), -2, 2),
-    "thresholded_relu": (lambda x, threshold=1.0: np.where(x > threshold, x, 0), -3, 3),
+    "thresholded_relu": (lambda x, threshold=1.0: x * (x > threshold), -3, 3),
     "stanh": (lambda x, scale_a=0.67, scale_b=1.7159: scale_b * np.tanh(scale_a * x), -3, 3),
     "logit": (logit, 0.01, 0.99),
 }

@@ -179,7 +179,28 @@ D2_FN(F_rrelu)
     return r;
 }
 
+/* celu(x, alpha=1.0): alpha 0 is Paddle's ZeroDivisionError. */
+D2_FN(F_celu)
+{
+    const char *fname = "paddle.nn.functional.celu";
+    double alpha;
+    if (d2_pd_get_float(I, a[1], fname, "alpha", &alpha) < 0)
+        return NULL;
+    if (alpha == 0)
+        return d2_raise(I, "ZeroDivisionError", "alpha cannot be 0 for celu");
+    d2_obj *x = d2_pd_as_tensor(I, a[0], -1, fname);
+    if (!x)
+        return NULL;
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_celu);
+    d2_ab_float(&b, "alpha", alpha);
+    d2_obj *r = op1(I, fname, D2_OP_celu, x, &b);
+    d2_decref(x);
+    return r;
+}
+
 static const d2_def ACTIVATION_DEFS[] = {
+    D2_DEF("celu", "x, alpha=1.0, name=None", F_celu, "paddle.nn.functional.celu"),
     D2_DEF("prelu", "x, weight, data_format='NCHW', name=None", F_prelu,
            "paddle.nn.functional.prelu"),
     D2_DEF("glu", "x, axis=-1, name=None", F_glu, "paddle.nn.functional.glu"),

@@ -51,7 +51,6 @@
     UNARY(log_sigmoid, D2_OP_logsigmoid, W_F)                                                      \
     ACT1(softplus, D2_OP_softplus, "beta=1, threshold=20", "float:beta, float:threshold")          \
     ACT1(elu, D2_OP_elu, "alpha=1.0", "float:alpha")                                               \
-    ACT1(celu, D2_OP_celu, "alpha=1.0", "float:alpha")                                             \
     ACT1(selu, D2_OP_selu, "scale=1.0507009873554805, alpha=1.6732632423543772",                   \
          "float:scale, float:alpha")                                                               \
     ACT1(hardsigmoid, D2_OP_hardsigmoid, "slope=0.1666667, offset=0.5",                            \

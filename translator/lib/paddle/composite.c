@@ -687,18 +687,12 @@ static d2_obj *atleast(d2_interp *I, const char *fname, d2_obj *args, int want)
             return done(p, NULL);
         const d2_shape *s = shp(x);
         if (s->ndim < want) {
-            int64_t dims[3];
-            int k = 0;
-            if (want == 3 && s->ndim <= 1)
-                dims[k++] = 1;
-            if (want >= 2 && s->ndim == 0)
-                dims[k++] = 1;
-            if (s->ndim == 0)
-                dims[k++] = 1;
+            /* numpy's rules: 0-D -> [1]*want; 1-D [n] -> [1, n] (3-D: [1, n, 1]); 2-D -> [m, n, 1] */
+            int64_t dims[3] = {1, 1, 1};
+            int k = want;
             for (int d = 0; d < s->ndim; d++)
-                dims[k++] = s->dims[d] < 0 ? 0 : s->dims[d];
-            if (want == 3 && s->ndim == 2)
-                dims[k++] = 1;
+                dims[want == 3 && s->ndim == 2 ? d : s->ndim == 1 ? 1 : d] =
+                    s->dims[d] < 0 ? 0 : s->dims[d];
             x = reshape(p, x, dims, k);
         }
         if (n == 1)
@@ -732,6 +726,10 @@ D2_FN(f_meshgrid)
         if (shp(xs[i])->ndim > 1)
             return done(p, d2_raise(I, "ValueError", "%s: every input must be 0-D or 1-D",
                                     p->fname));
+        if (obj_type(xs[i])->dtype != obj_type(xs[0])->dtype)
+            return done(p, d2_raise(I, "ValueError",
+                                    "%s: the inputs must have one dtype, got %s and %s", p->fname,
+                                    dtname(obj_type(xs[0])->dtype), dtname(obj_type(xs[i])->dtype)));
         full[i] = shp(xs[i])->ndim ? shp(xs[i])->dims[0] : 1;
         if (full[i] < 0)
             return fail_static_dims(p, "the lengths of the inputs") < 0 ? done(p, NULL) : NULL;
@@ -880,7 +878,7 @@ D2_FN(f_masked_select)
                                 "%s: the result's size depends on the data, which a static "
                                 "Program cannot express; use paddle.where",
                                 p->fname));
-    d2_obj *pair = keep(p, d2_tuple_new(I, 2));
+    d2_obj *pair = keep(p, tuple_new(I, 2));
     if (!pair)
         return done(p, NULL);
     D2_AS(d2_tuple, pair)->items[0] = d2_incref(x);
@@ -1145,25 +1143,28 @@ static d2_obj *fill_with(d2_interp *I, const char *fname, d2_obj *x, d2_obj *val
 D2_FN(f_fill_) { return fill_with(I, "Tensor.fill_", a[0], a[1]); }
 D2_FN(f_zero_) { return fill_with(I, "Tensor.zero_", a[0], NULL); }
 
-#define INPLACE_P(X)                                                                               \
-    X(abs) X(acos) X(asin) X(atan) X(sinh) X(cosh) X(tan) X(sin) X(cos) X(exp) X(expm1) X(log)    \
-    X(log2) X(log10) X(log1p) X(sqrt) X(rsqrt) X(reciprocal) X(floor) X(ceil) X(round) X(trunc)    \
-    X(frac) X(neg) X(square) X(sigmoid) X(tanh) X(erf) X(erfinv) X(lgamma) X(digamma) X(logit)     \
-    X(add) X(subtract) X(multiply) X(divide) X(floor_divide) X(remainder) X(mod) X(floor_mod)      \
-    X(pow) X(scale) X(clip) X(cast) X(reshape) X(squeeze) X(unsqueeze) X(flatten) X(transpose)     \
-    X(tril) X(triu) X(cumsum) X(cumprod) X(masked_fill) X(scatter) X(put_along_axis)               \
-    X(nan_to_num) X(lerp) X(equal) X(not_equal) X(less_than) X(less_equal) X(greater_than)         \
+/* Paddle 2.6's in-place names: in paddle and as Tensor methods (BOTH), in
+ * paddle only, as Tensor methods only, in paddle.nn.functional. */
+#define INPLACE_BOTH(X)                                                                            \
+    X(abs) X(acos) X(asin) X(atan) X(sinh) X(cosh) X(tan) X(sin) X(cos) X(log) X(log2) X(log10)   \
+    X(log1p) X(trunc) X(frac) X(neg) X(tanh) X(lgamma) X(digamma) X(logit) X(multiply) X(divide)  \
+    X(floor_divide) X(remainder) X(mod) X(floor_mod) X(pow) X(cast) X(reshape) X(squeeze)          \
+    X(unsqueeze) X(transpose) X(tril) X(triu) X(cumsum) X(cumprod) X(masked_fill) X(scatter)       \
+    X(nan_to_num) X(equal) X(not_equal) X(less_than) X(less_equal) X(greater_than)                 \
     X(greater_equal) X(logical_and) X(logical_or) X(logical_xor) X(logical_not) X(bitwise_and)     \
     X(bitwise_or) X(bitwise_xor) X(bitwise_not) X(index_fill) X(index_add)
+#define INPLACE_P_ONLY(X) X(expm1) X(square) X(erf)
+#define INPLACE_M_ONLY(X)                                                                          \
+    X(exp) X(sqrt) X(rsqrt) X(reciprocal) X(floor) X(ceil) X(round) X(sigmoid) X(erfinv) X(add)    \
+    X(subtract) X(scale) X(clip) X(flatten) X(put_along_axis) X(lerp) X(acosh) X(asinh) X(atanh)
 #define INPLACE_F(X)                                                                               \
-    X(relu) X(elu) X(celu) X(selu) X(softmax) X(tanh) X(sigmoid) X(hardtanh) X(leaky_relu)        \
-    X(thresholded_relu)
+    X(relu) X(elu) X(softmax) X(tanh) X(hardtanh) X(leaky_relu) X(thresholded_relu)
 
-static const d2_def INPLACE_DEFS[] = {
-#define X(n) D2_DEF_DATA(#n "_", "x, *args, **kwargs", f_inplace, "paddle." #n "_", #n),
-    INPLACE_P(X)
-#undef X
-};
+#define INPLACE_ROW(n) D2_DEF_DATA(#n "_", "x, *args, **kwargs", f_inplace, "paddle." #n "_", #n),
+static const d2_def INPLACE_DEFS[] = {INPLACE_BOTH(INPLACE_ROW)};
+static const d2_def INPLACE_P_DEFS[] = {INPLACE_P_ONLY(INPLACE_ROW)};
+static const d2_def INPLACE_M_DEFS[] = {INPLACE_M_ONLY(INPLACE_ROW)};
+#undef INPLACE_ROW
 
 static const d2_def INPLACE_F_DEFS[] = {
 #define X(n) D2_DEF_DATA(#n "_", "x, *args, **kwargs", f_inplace, "paddle.nn.functional." #n "_", #n),
@@ -1330,6 +1331,9 @@ int d2_pd_composite_add(d2_interp *I, pd_state *s)
 {
     if (d2_pd_add_tensor_fns(I, s, COMPOSITE_DEFS, D2_COUNTOF(COMPOSITE_DEFS)) < 0 ||
         d2_pd_add_tensor_fns(I, s, INPLACE_DEFS, D2_COUNTOF(INPLACE_DEFS)) < 0 ||
+        d2_module_add_defs(I, s->paddle, INPLACE_P_DEFS, D2_COUNTOF(INPLACE_P_DEFS)) < 0 ||
+        d2_class_add_defs(I, s->tensor_cls, INPLACE_M_DEFS, D2_COUNTOF(INPLACE_M_DEFS),
+                          D2_DEF_SELF) < 0 ||
         d2_pd_add_tensor_fns(I, s, RANK_DEFS, D2_COUNTOF(RANK_DEFS)) < 0 ||
         d2_module_add_defs(I, s->paddle, PADDLE_ONLY_DEFS, D2_COUNTOF(PADDLE_ONLY_DEFS)) < 0 ||
         d2_module_add_defs(I, s->F, INPLACE_F_DEFS, D2_COUNTOF(INPLACE_F_DEFS)) < 0 ||
