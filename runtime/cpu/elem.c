@@ -88,7 +88,6 @@ static double softplus_d(double x, double beta, double thr)
  * attribute values p[0], p[1] (schema order) ---- */
 
 #define EXPRS(X)                                                                                   \
-    X(erf, erf(a))                                                                                 \
     X(erfinv, erfinv_d(a))                                                                         \
     X(lgamma, lgamma(a))                                                                           \
     X(digamma, digamma_d(a))                                                                       \
