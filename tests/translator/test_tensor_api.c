@@ -101,6 +101,7 @@ GOLDEN(math_ext)
 GOLDEN(search_ext)
 GOLDEN(composite_ext)
 GOLDEN(inplace_ext)
+GOLDEN(more_ext)
 GOLDEN(layerdict_accuracy)
 
 /* Imports `module` and returns its attribute (new reference). */
@@ -566,6 +567,7 @@ int main(void)
         cmocka_unit_test(test_golden_search_ext),
         cmocka_unit_test(test_golden_composite_ext),
         cmocka_unit_test(test_golden_inplace_ext),
+        cmocka_unit_test(test_golden_more_ext),
         cmocka_unit_test(test_golden_layerdict_accuracy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -161,6 +161,17 @@ static d2_obj *PB(pool *p, d2_op_id op, d2_obj *x, d2_obj *y)
 
 static const d2_shape *shp(d2_obj *x) { return &obj_type(x)->shape; }
 
+static d2_obj *unsqueeze_last(pool *p, d2_obj *x)
+{
+    if (!x)
+        return NULL;
+    int64_t ax = -1;
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_unsqueeze);
+    d2_ab_ints(&b, "axis", &ax, 1);
+    return keep(p, op1(p->I, p->fname, D2_OP_unsqueeze, x, &b));
+}
+
 static int fail_static_dims(pool *p, const char *what)
 {
     d2_raise(p->I, "ValueError", "%s: %s must be known (not -1) here", p->fname, what);
@@ -1276,6 +1287,952 @@ D2_FN(f_is_empty)
     return done(p, B(p, D2_OP_equal, n, C(p, 0, n)));
 }
 
+/* ======================================================================
+ * More composites: elementwise, shapes, statistics and searches
+ * ====================================================================== */
+
+/* paddle.NAME(args...) through the module (its own checks and messages). */
+static d2_obj *call_paddle(pool *p, const char *name, d2_obj **args, size_t n)
+{
+    d2_obj *fn = d2_dict_get_str(p->I, ST(p->I)->paddle->dict, name);
+    if (!fn) {
+        d2_raise(p->I, "RuntimeError", "internal: no paddle.%s", name);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!args[i])
+            return NULL;
+    return keep(p, d2_call(p->I, fn, args, n, NULL));
+}
+
+/* A float tensor: integers (and bool) cast to dt. */
+static d2_obj *as_float(pool *p, d2_obj *x, d2_dtype dt)
+{
+    return x && !d2_dtype_is_float(obj_type(x)->dtype) ? cast(p, x, dt) : x;
+}
+
+/* logaddexp(x, y) = max + log1p(exp(-|x - y|)) */
+D2_FN(f_logaddexp)
+{
+    POOL("paddle.logaddexp");
+    d2_obj *x = as_float(p, T(p, a[0]), D2_F32), *y = as_float(p, T(p, a[1]), D2_F32);
+    d2_obj *m = B(p, D2_OP_maximum, x, y);
+    d2_obj *d = U(p, D2_OP_neg, U(p, D2_OP_abs, B(p, D2_OP_subtract, x, y)));
+    return done(p, B(p, D2_OP_add, m, U(p, D2_OP_log1p, U(p, D2_OP_exp, d))));
+}
+
+/* hypot(x, y) = sqrt(x^2 + y^2) */
+D2_FN(f_hypot)
+{
+    POOL("paddle.hypot");
+    d2_obj *x = as_float(p, T(p, a[0]), D2_F32), *y = as_float(p, T(p, a[1]), D2_F32);
+    return done(p, U(p, D2_OP_sqrt, B(p, D2_OP_add, U(p, D2_OP_square, x), U(p, D2_OP_square, y))));
+}
+
+static d2_obj *scaled(d2_interp *I, const char *fname, d2_obj *xo, double s)
+{
+    POOL(fname);
+    return done(p, scale(p, as_float(p, T(p, xo), D2_F32), s, 0));
+}
+
+D2_FN(f_deg2rad) { return scaled(I, "paddle.deg2rad", a[0], M_PI / 180); }
+D2_FN(f_rad2deg) { return scaled(I, "paddle.rad2deg", a[0], 180 / M_PI); }
+
+/* sgn: sign for real tensors */
+D2_FN(f_sgn)
+{
+    POOL("paddle.sgn");
+    return done(p, U(p, D2_OP_sign, T(p, a[0])));
+}
+
+/* atan2(x, y): the angle of (y, x) as numpy's arctan2(x, y); integers in float64 */
+D2_FN(f_atan2)
+{
+    POOL("paddle.atan2");
+    d2_obj *y = as_float(p, T(p, a[0]), D2_F64), *x = as_float(p, T(p, a[1]), D2_F64);
+    d2_obj *base = U(p, D2_OP_atan, B(p, D2_OP_divide, y, x));
+    d2_obj *z = C(p, 0, x);
+    d2_obj *left = where3(p, B(p, D2_OP_greater_equal, y, z), scale(p, base, 1, M_PI),
+                          scale(p, base, 1, -M_PI));
+    d2_obj *axis = where3(p, B(p, D2_OP_greater_than, y, z), C(p, M_PI / 2, x),
+                          where3(p, B(p, D2_OP_less_than, y, z), C(p, -M_PI / 2, x), z));
+    d2_obj *r = where3(p, B(p, D2_OP_greater_than, x, z), base,
+                       where3(p, B(p, D2_OP_less_than, x, z), left, axis));
+    return done(p, r);
+}
+
+/* take(x, index, mode='raise'): elements of the flattened x; negative indices
+ * count from the end; 'wrap' wraps, 'clip' clamps. */
+D2_FN(f_take)
+{
+    POOL("paddle.take");
+    const char *mode = d2_pd_get_str(I, a[2], p->fname, "mode");
+    if (!mode)
+        return NULL;
+    if (strcmp(mode, "raise") && strcmp(mode, "wrap") && strcmp(mode, "clip"))
+        return d2_raise(I, "ValueError", "%s: mode must be 'raise', 'wrap' or 'clip', got '%s'",
+                        p->fname, mode);
+    d2_obj *x = T(p, a[0]), *idx = T(p, a[1]);
+    if (!x || !idx)
+        return done(p, NULL);
+    int64_t m1 = -1, n = 1;
+    for (int d = 0; d < shp(x)->ndim; d++)
+        n = shp(x)->dims[d] < 0 || n < 0 ? -1 : n * shp(x)->dims[d];
+    if (n < 0)
+        return fail_static_dims(p, "the dims of x") < 0 ? done(p, NULL) : NULL;
+    d2_obj *flat = reshape(p, x, &m1, 1);
+    idx = cast(p, idx, D2_I64);
+    d2_obj *nn = keep(p, d2_pd_const_tensor(I, 0, n, true, D2_I64));
+    if (strcmp(mode, "wrap") == 0) {
+        idx = B(p, D2_OP_remainder, idx, nn);
+    } else if (strcmp(mode, "clip") == 0) {
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_clip);
+        d2_ab_float(&b, "min", 0);
+        d2_ab_float(&b, "max", (double)(n - 1));
+        idx = idx ? keep(p, op1(I, p->fname, D2_OP_clip, idx, &b)) : NULL;
+    } else {
+        idx = where3(p, B(p, D2_OP_less_than, idx, C(p, 0, idx)), B(p, D2_OP_add, idx, nn), idx);
+    }
+    if (!idx)
+        return done(p, NULL);
+    const d2_shape *is = shp(idx);
+    d2_obj *fi = reshape(p, idx, &m1, 1);
+    d2_obj *g = fi ? keep(p, op2(I, p->fname, D2_OP_gather, flat, fi, NULL)) : NULL;
+    int64_t dims[D2_MAX_DIMS];
+    for (int d = 0; d < is->ndim; d++)
+        dims[d] = is->dims[d] < 0 ? 0 : is->dims[d];
+    return done(p, reshape(p, g, dims, is->ndim));
+}
+
+/* unstack(x, axis=0, num=None): unbind */
+D2_FN(f_unstack)
+{
+    POOL("paddle.unstack");
+    d2_obj *args[2] = {a[0], a[1]};
+    return done(p, call_paddle(p, "unbind", args, 2));
+}
+
+/* vsplit(x, num_or_sections): split along axis 0 of an at least 2-D tensor */
+D2_FN(f_vsplit)
+{
+    POOL("paddle.vsplit");
+    d2_obj *x = T(p, a[0]);
+    if (x && shp(x)->ndim < 2)
+        return done(p, d2_raise(I, "ValueError",
+                                "%s: the input must have at least 2 dims, got %d", p->fname,
+                                shp(x)->ndim));
+    d2_obj *zero = keep(p, d2_int_new(I, 0));
+    d2_obj *args[3] = {x, a[1], zero};
+    return done(p, call_paddle(p, "split", args, 3));
+}
+
+/* unflatten(x, axis, shape): axis replaced by the dims of shape (one may be -1) */
+D2_FN(f_unflatten)
+{
+    POOL("paddle.unflatten");
+    int64_t axis, sh[D2_MAX_DIMS];
+    int ns;
+    if (d2_pd_get_int(I, a[1], p->fname, "axis", &axis) < 0 ||
+        d2_pd_ints(I, a[2], p->fname, "shape", sh, &ns, D2_MAX_DIMS) < 0)
+        return NULL;
+    d2_obj *x = T(p, a[0]);
+    if (!x)
+        return done(p, NULL);
+    const d2_shape *s = shp(x);
+    int nd = s->ndim;
+    axis = axis < 0 ? axis + nd : axis;
+    if (axis < 0 || axis >= nd || nd - 1 + ns > D2_MAX_DIMS || ns == 0)
+        return done(p, d2_raise(I, "ValueError", "%s: bad axis or shape", p->fname));
+    int64_t dims[D2_MAX_DIMS];
+    int k = 0;
+    for (int d = 0; d < nd; d++) {
+        if (d == axis)
+            for (int i = 0; i < ns; i++)
+                dims[k++] = sh[i];
+        else if (s->dims[d] < 0)
+            return fail_static_dims(p, "the other dims of x") < 0 ? done(p, NULL) : NULL;
+        else
+            dims[k++] = s->dims[d];
+    }
+    return done(p, reshape(p, x, dims, k));
+}
+
+/* view(x, shape_or_dtype) (a shape only) and view_as(x, other): reshapes */
+D2_FN(f_view)
+{
+    POOL("paddle.view");
+    int64_t sh[D2_MAX_DIMS];
+    int ns;
+    if (!is_seq(a[1]))
+        return d2_raise(I, "TypeError", "%s: only a shape (list or tuple) is supported",
+                        p->fname);
+    if (d2_pd_ints(I, a[1], p->fname, "shape", sh, &ns, D2_MAX_DIMS) < 0)
+        return NULL;
+    return done(p, reshape(p, T(p, a[0]), sh, ns));
+}
+
+D2_FN(f_view_as)
+{
+    POOL("paddle.view_as");
+    d2_obj *o = T(p, a[1]);
+    if (!o)
+        return done(p, NULL);
+    int64_t sh[D2_MAX_DIMS];
+    for (int d = 0; d < shp(o)->ndim; d++)
+        sh[d] = shp(o)->dims[d];
+    return done(p, reshape(p, T(p, a[0]), sh, shp(o)->ndim));
+}
+
+/* diagflat(x, offset=0): diag of the flattened x */
+D2_FN(f_diagflat)
+{
+    POOL("paddle.diagflat");
+    int64_t m1 = -1;
+    d2_obj *flat = reshape(p, T(p, a[0]), &m1, 1);
+    d2_obj *args[2] = {flat, a[1]};
+    return done(p, call_paddle(p, "diag", args, 2));
+}
+
+/* index_sample(x, index): take_along_axis on axis 1 */
+D2_FN(f_index_sample)
+{
+    POOL("paddle.index_sample");
+    d2_obj *x = T(p, a[0]), *idx = T(p, a[1]);
+    if (!x || !idx)
+        return done(p, NULL);
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_take_along_axis);
+    d2_ab_int(&b, "axis", 1);
+    return done(p, keep(p, op2(I, p->fname, D2_OP_take_along_axis, x, idx, &b)));
+}
+
+/* slice(input, axes, starts, ends) and strided_slice(x, axes, starts, ends, strides) */
+static d2_obj *slice_call(d2_interp *I, const char *fname, d2_obj **a, bool strided)
+{
+    POOL(fname);
+    int64_t ax[D2_MAX_DIMS], st[D2_MAX_DIMS], en[D2_MAX_DIMS], sd[D2_MAX_DIMS];
+    int na, ns, ne, nsd = 0;
+    if (d2_pd_ints(I, a[1], fname, "axes", ax, &na, D2_MAX_DIMS) < 0 ||
+        d2_pd_ints(I, a[2], fname, "starts", st, &ns, D2_MAX_DIMS) < 0 ||
+        d2_pd_ints(I, a[3], fname, "ends", en, &ne, D2_MAX_DIMS) < 0 ||
+        (strided && d2_pd_ints(I, a[4], fname, "strides", sd, &nsd, D2_MAX_DIMS) < 0))
+        return NULL;
+    if (ns != na || ne != na || (strided && nsd != na))
+        return d2_raise(I, "ValueError", "%s: axes, starts, ends%s must have one length", fname,
+                        strided ? " and strides" : "");
+    d2_obj *x = T(p, a[0]);
+    if (!x)
+        return done(p, NULL);
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_slice);
+    d2_ab_ints(&b, "axes", ax, na);
+    d2_ab_ints(&b, "starts", st, na);
+    d2_ab_ints(&b, "ends", en, na);
+    if (strided)
+        d2_ab_ints(&b, "strides", sd, na);
+    return done(p, keep(p, op1(I, fname, D2_OP_slice, x, &b)));
+}
+
+D2_FN(f_slice) { return slice_call(I, "paddle.slice", a, false); }
+D2_FN(f_strided_slice) { return slice_call(I, "paddle.strided_slice", a, true); }
+
+/* is_floating_point / is_integer / is_complex: Python bools from the dtype */
+static d2_obj *dtype_is(d2_interp *I, d2_obj *x, const char *fname, int kind)
+{
+    if (!is_tensor(x))
+        return d2_raise(I, "TypeError", "%s: x must be a Tensor, got %s", fname, d2_type_name(x));
+    d2_dtype dt = obj_type(x)->dtype;
+    return d2_bool(I, kind == 0 ? d2_dtype_is_float(dt) : kind == 1 ? d2_dtype_is_int(dt) : false);
+}
+
+D2_FN(f_is_floating_point) { return dtype_is(I, a[0], "paddle.is_floating_point", 0); }
+D2_FN(f_is_integer) { return dtype_is(I, a[0], "paddle.is_integer", 1); }
+D2_FN(f_is_complex) { return dtype_is(I, a[0], "paddle.is_complex", 2); }
+
+/* broadcast_shape(x_shape, y_shape): numpy's broadcast of two shape lists */
+D2_FN(f_broadcast_shape)
+{
+    const char *fname = "paddle.broadcast_shape";
+    int64_t xs[D2_MAX_DIMS], ys[D2_MAX_DIMS];
+    int nx, ny;
+    if (d2_pd_ints(I, a[0], fname, "x_shape", xs, &nx, D2_MAX_DIMS) < 0 ||
+        d2_pd_ints(I, a[1], fname, "y_shape", ys, &ny, D2_MAX_DIMS) < 0)
+        return NULL;
+    int n = nx > ny ? nx : ny;
+    d2_obj *l = d2_list_new(I, 0);
+    for (int d = 0; l && d < n; d++) {
+        int xi = d - (n - nx), yi = d - (n - ny);
+        int64_t u = xi >= 0 ? xs[xi] : 1, v = yi >= 0 ? ys[yi] : 1;
+        if (u != v && u != 1 && v != 1) {
+            d2_decref(l);
+            return d2_raise(I, "ValueError", "%s: shapes cannot be broadcast together", fname);
+        }
+        d2_obj *e = d2_int_new(I, u == 1 ? v : u);
+        if (!e || d2_list_append(I, l, e) < 0)
+            d2_setref(&l, NULL);
+        d2_decref(e);
+    }
+    return l;
+}
+
+/* dist(x, y, p=2): the p-norm of x - y */
+D2_FN(f_dist)
+{
+    POOL("paddle.dist");
+    double pv;
+    if (d2_pd_get_float(I, a[2], p->fname, "p", &pv) < 0)
+        return NULL;
+    d2_obj *d = B(p, D2_OP_subtract, T(p, a[0]), T(p, a[1]));
+    return done(p, d ? keep(p, d2_pd_pnorm(I, p->fname, d, pv, NULL, 0, false)) : NULL);
+}
+
+/* logspace(start, stop, num, base=10.0, dtype=None): base ** linspace(start, stop, num) */
+D2_FN(f_logspace)
+{
+    POOL("paddle.logspace");
+    double base;
+    if (d2_pd_get_float(I, a[3], p->fname, "base", &base) < 0)
+        return NULL;
+    d2_obj *args[4] = {a[0], a[1], a[2], a[4]};
+    d2_obj *lin = call_paddle(p, "linspace", args, 4);
+    d2_obj *lin_f = as_float(p, lin, D2_F32);
+    d2_obj *r = lin_f ? B(p, D2_OP_pow, C(p, base, lin_f), lin_f) : NULL;
+    if (r && lin && obj_type(lin)->dtype != obj_type(r)->dtype)
+        r = cast(p, r, obj_type(lin)->dtype);
+    return done(p, r);
+}
+
+/* trapezoid / cumulative_trapezoid(y, x=None, dx=None, axis=-1) */
+static d2_obj *trapz(d2_interp *I, const char *fname, d2_obj **a, bool cumulative)
+{
+    POOL(fname);
+    int64_t axis;
+    if (d2_pd_get_int(I, a[3], fname, "axis", &axis) < 0)
+        return NULL;
+    if (!is_none(I, a[1]) && !is_none(I, a[2]))
+        return d2_raise(I, "ValueError", "%s: x and dx cannot both be given", fname);
+    d2_obj *y = as_float(p, T(p, a[0]), D2_F32);
+    int64_t big = INT64_MAX;
+    d2_obj *avg = scale(p, B(p, D2_OP_add, slice1(p, y, axis, 1, big, 1), slice1(p, y, axis, 0, -1, 1)),
+                        0.5, 0);
+    d2_obj *w;
+    if (!is_none(I, a[1])) {
+        d2_obj *x = cast(p, T(p, a[1]), y ? obj_type(y)->dtype : D2_F32);
+        int64_t xa = x && shp(x)->ndim == 1 ? 0 : axis;
+        d2_obj *dx = B(p, D2_OP_subtract, slice1(p, x, xa, 1, big, 1), slice1(p, x, xa, 0, -1, 1));
+        if (dx && y && shp(x)->ndim == 1 && shp(y)->ndim > 1) {
+            int nd = shp(y)->ndim;
+            int64_t ax = axis < 0 ? axis + nd : axis, dims[D2_MAX_DIMS];
+            for (int d = 0; d < nd; d++)
+                dims[d] = d == ax ? -1 : 1;
+            dx = reshape(p, dx, dims, nd);
+        }
+        w = B(p, D2_OP_multiply, avg, dx);
+    } else {
+        double dxv = 1;
+        if (!is_none(I, a[2]) && d2_pd_get_float(I, a[2], fname, "dx", &dxv) < 0)
+            return done(p, NULL);
+        w = scale(p, avg, dxv, 0);
+    }
+    if (!w)
+        return done(p, NULL);
+    d2_ab b;
+    d2_ab_init(&b, cumulative ? D2_OP_cumsum : D2_OP_sum);
+    if (cumulative) {
+        d2_ab_int(&b, "axis", axis);
+        return done(p, keep(p, op1(I, fname, D2_OP_cumsum, w, &b)));
+    }
+    d2_ab_ints(&b, "axis", &axis, 1);
+    return done(p, keep(p, op1(I, fname, D2_OP_sum, w, &b)));
+}
+
+D2_FN(f_trapezoid) { return trapz(I, "paddle.trapezoid", a, false); }
+D2_FN(f_cumulative_trapezoid) { return trapz(I, "paddle.cumulative_trapezoid", a, true); }
+
+/* vander(x, n=None, increasing=False): columns x^(n-1) .. x^0 (or ascending) */
+D2_FN(f_vander)
+{
+    POOL("paddle.vander");
+    bool inc;
+    if (d2_pd_get_bool(I, a[2], p->fname, "increasing", &inc) < 0)
+        return NULL;
+    d2_obj *x = T(p, a[0]);
+    if (!x || shp(x)->ndim != 1)
+        return done(p, x ? d2_raise(I, "ValueError", "%s: x must be 1-D", p->fname) : NULL);
+    int64_t n = shp(x)->dims[0];
+    if (!is_none(I, a[1]) && d2_pd_get_int(I, a[1], p->fname, "n", &n) < 0)
+        return done(p, NULL);
+    if (n < 0)
+        return done(p, d2_raise(I, "ValueError", "%s: n must be non-negative", p->fname));
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_arange);
+    d2_ab_float(&b, "start", inc ? 0 : (double)(n - 1));
+    d2_ab_float(&b, "end", inc ? (double)n : -1);
+    d2_ab_float(&b, "step", inc ? 1 : -1);
+    d2_ab_int(&b, "dtype", obj_type(x)->dtype);
+    d2_obj *pw = keep(p, d2_pd_opn(I, p->fname, D2_OP_arange, NULL, 0, &b));
+    int64_t col[2] = {-1, 1}, row[2] = {1, -1};
+    return done(p, B(p, D2_OP_pow, reshape(p, x, col, 2), reshape(p, pw, row, 2)));
+}
+
+/* tril_indices / triu_indices(row, col, offset=0, dtype='int64'): [2, n] coordinates */
+static d2_obj *tri_indices(d2_interp *I, const char *fname, d2_obj **a, bool lower)
+{
+    int64_t row, col, off;
+    int dt;
+    if (d2_pd_get_int(I, a[0], fname, "row", &row) < 0 ||
+        (is_none(I, a[1]) ? (col = row, 0) : d2_pd_get_int(I, a[1], fname, "col", &col)) < 0 ||
+        d2_pd_get_int(I, a[2], fname, "offset", &off) < 0 ||
+        d2_pd_dtype_arg(I, a[3], fname, D2_I64, &dt) < 0)
+        return NULL;
+    if (row < 0 || col < 0 || row > (1 << 20) || col > (1 << 20))
+        return d2_raise(I, "ValueError", "%s: row and col must be in [0, 2^20]", fname);
+    int64_t cnt = 0;
+    for (int64_t i = 0; i < row; i++)
+        for (int64_t j = 0; j < col; j++)
+            cnt += lower ? j - i <= off : j - i >= off;
+    int64_t shape[2] = {2, cnt};
+    d2_err err = {0};
+    d2_tensor *t = d2_tensor_new(NULL, D2_I64, 2, shape, &err);
+    if (!t) {
+        d2_raise_err(I, &err);
+        return NULL;
+    }
+    int64_t *v = d2_tensor_data(t), k = 0;
+    for (int64_t i = 0; i < row; i++)
+        for (int64_t j = 0; j < col; j++)
+            if (lower ? j - i <= off : j - i >= off) {
+                v[k] = i;
+                v[cnt + k] = j;
+                k++;
+            }
+    d2_obj *r = d2_pd_wrap_host(I, t);
+    if (r && dt != D2_I64) {
+        d2_obj *c = d2_pd_cast_to(I, fname, r, dt);
+        d2_decref(r);
+        r = c;
+    }
+    return r;
+}
+
+D2_FN(f_tril_indices) { return tri_indices(I, "paddle.tril_indices", a, true); }
+D2_FN(f_triu_indices) { return tri_indices(I, "paddle.triu_indices", a, false); }
+
+/* tensordot(x, y, axes=2): an int contracts the last axes of x with the first of y;
+ * a pair of lists names them */
+D2_FN(f_tensordot)
+{
+    POOL("paddle.tensordot");
+    d2_obj *x = T(p, a[0]), *y = T(p, a[1]);
+    if (!x || !y)
+        return done(p, NULL);
+    int nx = shp(x)->ndim, ny = shp(y)->ndim;
+    int64_t ax[D2_MAX_DIMS], ay[D2_MAX_DIMS];
+    int n = 0;
+    if (is_int(a[2]) || is_tensor(a[2])) {
+        int64_t k;
+        if (d2_pd_get_int(I, a[2], p->fname, "axes", &k) < 0)
+            return done(p, NULL);
+        if (k < 0 || k > nx || k > ny)
+            return done(p, d2_raise(I, "ValueError", "%s: axes is out of range", p->fname));
+        n = (int)k;
+        for (int i = 0; i < n; i++) {
+            ax[i] = nx - n + i;
+            ay[i] = i;
+        }
+    } else if (is_seq(a[2]) && seq_len(a[2]) == 2) {
+        int n2;
+        if (d2_pd_ints(I, seq_item(a[2], 0), p->fname, "axes", ax, &n, D2_MAX_DIMS) < 0 ||
+            d2_pd_ints(I, seq_item(a[2], 1), p->fname, "axes", ay, &n2, D2_MAX_DIMS) < 0)
+            return done(p, NULL);
+        if (n != n2)
+            return done(p, d2_raise(I, "ValueError", "%s: the two axes lists differ in length",
+                                    p->fname));
+    } else {
+        return done(p, d2_raise(I, "TypeError", "%s: axes must be an int or two lists",
+                                p->fname));
+    }
+    bool cx[D2_MAX_DIMS] = {false}, cy[D2_MAX_DIMS] = {false};
+    int64_t px[D2_MAX_DIMS], py[D2_MAX_DIMS], out[2 * D2_MAX_DIMS], kdim = 1;
+    int k = 0, no = 0;
+    for (int i = 0; i < n; i++) {
+        ax[i] = ax[i] < 0 ? ax[i] + nx : ax[i];
+        ay[i] = ay[i] < 0 ? ay[i] + ny : ay[i];
+        if (ax[i] < 0 || ax[i] >= nx || ay[i] < 0 || ay[i] >= ny || cx[ax[i]] || cy[ay[i]])
+            return done(p, d2_raise(I, "ValueError", "%s: bad axes", p->fname));
+        cx[ax[i]] = cy[ay[i]] = true;
+        kdim *= shp(x)->dims[ax[i]];
+    }
+    int64_t mx = 1, my = 1;
+    for (int d = 0; d < nx; d++)
+        if (!cx[d]) {
+            px[k++] = d;
+            out[no++] = shp(x)->dims[d];
+            mx *= shp(x)->dims[d];
+        }
+    for (int i = 0; i < n; i++)
+        px[k++] = ax[i];
+    k = 0;
+    for (int i = 0; i < n; i++)
+        py[k++] = ay[i];
+    for (int d = 0; d < ny; d++)
+        if (!cy[d]) {
+            py[k++] = d;
+            out[no++] = shp(y)->dims[d];
+            my *= shp(y)->dims[d];
+        }
+    for (int d = 0; d < no; d++)
+        if (out[d] < 0)
+            return fail_static_dims(p, "the dims of x and y") < 0 ? done(p, NULL) : NULL;
+    if (no > D2_MAX_DIMS)
+        return done(p, d2_raise(I, "ValueError", "%s: too many dims", p->fname));
+    int64_t xm[2] = {mx, kdim}, ym[2] = {kdim, my};
+    d2_obj *m = matmul(p, reshape(p, transpose(p, x, px, nx), xm, 2),
+                       reshape(p, transpose(p, y, py, ny), ym, 2), false, false);
+    return done(p, reshape(p, m, out, no));
+}
+
+/* median(x, axis=None, keepdim=False): the middle of the sorted values, the
+ * mean of the two middle ones for an even count; integers give float32 */
+D2_FN(f_median)
+{
+    POOL("paddle.median");
+    bool kd;
+    if (d2_pd_get_bool(I, a[2], p->fname, "keepdim", &kd) < 0)
+        return NULL;
+    d2_obj *x = as_float(p, T(p, a[0]), D2_F32);
+    if (!x)
+        return done(p, NULL);
+    int64_t axis = 0, m1 = -1;
+    bool all = is_none(I, a[1]);
+    int nd0 = shp(x)->ndim;
+    if (all)
+        x = reshape(p, x, &m1, 1);
+    else if (d2_pd_get_int(I, a[1], p->fname, "axis", &axis) < 0)
+        return done(p, NULL);
+    if (!x)
+        return done(p, NULL);
+    int nd = shp(x)->ndim;
+    axis = axis < 0 ? axis + nd : axis;
+    if (axis < 0 || axis >= nd)
+        return done(p, d2_raise(I, "ValueError", "%s: axis is out of range", p->fname));
+    int64_t n = shp(x)->dims[axis];
+    if (n <= 0)
+        return fail_static_dims(p, "the size of the axis") < 0 ? done(p, NULL) : NULL;
+    d2_obj *args[3] = {x, keep(p, d2_int_new(I, axis)), I->false_};
+    d2_obj *srt = call_paddle(p, "sort", args, 3);
+    d2_obj *r = slice1(p, srt, axis, (n - 1) / 2, (n - 1) / 2 + 1, 1);
+    if (n % 2 == 0)
+        r = scale(p, B(p, D2_OP_add, r, slice1(p, srt, axis, n / 2, n / 2 + 1, 1)), 0.5, 0);
+    if (!r)
+        return done(p, NULL);
+    if (all) {
+        int64_t ones[D2_MAX_DIMS];
+        for (int d = 0; d < nd0; d++)
+            ones[d] = 1;
+        return done(p, reshape(p, r, ones, kd ? nd0 : 0));
+    }
+    if (!kd) {
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_squeeze);
+        d2_ab_ints(&b, "axis", &axis, 1);
+        r = keep(p, op1(I, p->fname, D2_OP_squeeze, r, &b));
+    }
+    return done(p, r);
+}
+
+/* quantile(x, q, axis=None, keepdim=False): linear interpolation between the
+ * sorted values (float64 results, as Paddle); a list q stacks on a new axis 0 */
+D2_FN(f_quantile)
+{
+    POOL("paddle.quantile");
+    bool kd;
+    double qs[64];
+    int nq = 0;
+    bool qlist = is_seq(a[1]);
+    if (d2_pd_get_bool(I, a[3], p->fname, "keepdim", &kd) < 0)
+        return NULL;
+    if (qlist) {
+        if (seq_len(a[1]) == 0 || seq_len(a[1]) > 64)
+            return d2_raise(I, "ValueError", "%s: q must have 1 to 64 values", p->fname);
+        for (size_t i = 0; i < seq_len(a[1]); i++)
+            if (d2_pd_get_float(I, seq_item(a[1], i), p->fname, "q", &qs[nq++]) < 0)
+                return NULL;
+    } else if (d2_pd_get_float(I, a[1], p->fname, "q", &qs[nq++]) < 0) {
+        return NULL;
+    }
+    for (int i = 0; i < nq; i++)
+        if (!(qs[i] >= 0 && qs[i] <= 1))
+            return d2_raise(I, "ValueError", "%s: q should be in range [0, 1]", p->fname);
+    d2_obj *x = cast(p, T(p, a[0]), D2_F64);
+    if (!x)
+        return done(p, NULL);
+    int64_t axis = 0, m1 = -1;
+    bool all = is_none(I, a[2]);
+    int nd0 = shp(x)->ndim;
+    if (all)
+        x = reshape(p, x, &m1, 1);
+    else if (d2_pd_get_int(I, a[2], p->fname, "axis", &axis) < 0)
+        return done(p, NULL);
+    if (!x)
+        return done(p, NULL);
+    int nd = shp(x)->ndim;
+    axis = axis < 0 ? axis + nd : axis;
+    if (axis < 0 || axis >= nd)
+        return done(p, d2_raise(I, "ValueError", "%s: axis is out of range", p->fname));
+    int64_t n = shp(x)->dims[axis];
+    if (n <= 0)
+        return fail_static_dims(p, "the size of the axis") < 0 ? done(p, NULL) : NULL;
+    d2_obj *args[3] = {x, keep(p, d2_int_new(I, axis)), I->false_};
+    d2_obj *srt = call_paddle(p, "sort", args, 3);
+    d2_obj *parts[64];
+    for (int i = 0; i < nq; i++) {
+        double pos = qs[i] * (double)(n - 1);
+        int64_t lo = (int64_t)floor(pos), hi = lo + 1 < n ? lo + 1 : lo;
+        double w = pos - (double)lo;
+        d2_obj *vl = slice1(p, srt, axis, lo, lo + 1, 1), *vh = slice1(p, srt, axis, hi, hi + 1, 1);
+        d2_obj *r = B(p, D2_OP_add, vl, scale(p, B(p, D2_OP_subtract, vh, vl), w, 0));
+        if (!r)
+            return done(p, NULL);
+        if (all) {
+            int64_t ones[D2_MAX_DIMS];
+            for (int d = 0; d < nd0; d++)
+                ones[d] = 1;
+            r = reshape(p, r, ones, kd ? nd0 : 0);
+        } else if (!kd) {
+            d2_ab b;
+            d2_ab_init(&b, D2_OP_squeeze);
+            d2_ab_ints(&b, "axis", &axis, 1);
+            r = keep(p, op1(I, p->fname, D2_OP_squeeze, r, &b));
+        }
+        if (!r)
+            return done(p, NULL);
+        parts[i] = r;
+    }
+    if (!qlist)
+        return done(p, parts[0]);
+    d2_ab sb;
+    d2_ab_init(&sb, D2_OP_stack);
+    return done(p, keep(p, d2_pd_opn(I, p->fname, D2_OP_stack, parts, nq, &sb)));
+}
+
+/* searchsorted(sorted_sequence, values, out_int32=False, right=False): per value,
+ * the count of sequence entries below it (at most it with right), over the last axis */
+static d2_obj *search_count(pool *p, d2_obj *seq, d2_obj *v, d2_obj *i32o, d2_obj *righto)
+{
+    bool i32, right;
+    if (d2_pd_get_bool(p->I, i32o, p->fname, "out_int32", &i32) < 0 ||
+        d2_pd_get_bool(p->I, righto, p->fname, "right", &right) < 0 || !seq || !v)
+        return NULL;
+    if (obj_type(v)->dtype != obj_type(seq)->dtype)
+        v = cast(p, v, obj_type(seq)->dtype);
+    int64_t last = -1;
+    int ns = shp(seq)->ndim;
+    d2_obj *vv = v ? unsqueeze_last(p, v) : NULL;
+    d2_obj *ss = seq;
+    if (ns > 1) {
+        int64_t ax = ns - 1;
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_unsqueeze);
+        d2_ab_ints(&b, "axis", &ax, 1);
+        ss = keep(p, op1(p->I, p->fname, D2_OP_unsqueeze, seq, &b));
+        ss = ss ? ss : NULL;
+    }
+    d2_obj *cmp = B(p, right ? D2_OP_less_equal : D2_OP_less_than, ss, vv);
+    d2_obj *cnt = reduce(p, D2_OP_sum, cast(p, cmp, D2_I64), &last, 1, false);
+    return i32 ? cast(p, cnt, D2_I32) : cnt;
+}
+
+D2_FN(f_searchsorted)
+{
+    POOL("paddle.searchsorted");
+    return done(p, search_count(p, T(p, a[0]), T(p, a[1]), a[2], a[3]));
+}
+
+D2_FN(f_bucketize)
+{
+    POOL("paddle.bucketize");
+    d2_obj *seq = T(p, a[1]);
+    if (seq && shp(seq)->ndim != 1)
+        return done(p, d2_raise(I, "ValueError", "%s: sorted_sequence must be 1-D", p->fname));
+    return done(p, search_count(p, seq, T(p, a[0]), a[2], a[3]));
+}
+
+/* histogram(input, bins=100, min=0, max=0): int64 counts of equal-width bins over
+ * [min, max] (the data's range when both are 0); values outside are dropped */
+D2_FN(f_histogram)
+{
+    POOL("paddle.histogram");
+    int64_t bins;
+    double lo, hi;
+    if (d2_pd_get_int(I, a[1], p->fname, "bins", &bins) < 0 ||
+        d2_pd_get_float(I, a[2], p->fname, "min", &lo) < 0 ||
+        d2_pd_get_float(I, a[3], p->fname, "max", &hi) < 0)
+        return NULL;
+    if (bins < 1 || bins > (1 << 24))
+        return d2_raise(I, "ValueError", "%s: bins must be in [1, 2^24]", p->fname);
+    if (hi < lo)
+        return d2_raise(I, "ValueError", "%s: max must be larger or equal to min", p->fname);
+    int64_t m1 = -1, col[2] = {-1, 1};
+    d2_obj *x = reshape(p, cast(p, T(p, a[0]), D2_F64), &m1, 1);
+    if (!x)
+        return done(p, NULL);
+    d2_obj *lov, *hiv;
+    if (lo == 0 && hi == 0) {
+        lov = reduce(p, D2_OP_min, x, NULL, 0, false);
+        hiv = reduce(p, D2_OP_max, x, NULL, 0, false);
+    } else {
+        lov = C(p, lo, x);
+        hiv = C(p, hi, x);
+    }
+    /* equal bounds widen by 1 on each side, as Paddle */
+    d2_obj *same = B(p, D2_OP_equal, lov, hiv);
+    lov = where3(p, same, scale(p, lov, 1, -1), lov);
+    hiv = where3(p, same, scale(p, hiv, 1, 1), hiv);
+    d2_obj *pos = scale(p, B(p, D2_OP_divide, B(p, D2_OP_subtract, x, lov),
+                             B(p, D2_OP_subtract, hiv, lov)),
+                        (double)bins, 0);
+    d2_obj *idx = cast(p, U(p, D2_OP_floor, pos), D2_I64);
+    d2_obj *top = keep(p, d2_pd_const_tensor(I, 0, bins - 1, true, D2_I64));
+    idx = where3(p, B(p, D2_OP_greater_than, idx, top), top, idx);
+    d2_obj *in = B(p, D2_OP_logical_and, B(p, D2_OP_greater_equal, x, lov),
+                   B(p, D2_OP_less_equal, x, hiv));
+    idx = where3(p, in, idx, C(p, 0, idx));
+    d2_obj *ones = cast(p, in, D2_I64);
+    d2_ab fb;
+    d2_ab_init(&fb, D2_OP_full);
+    d2_ab_ints(&fb, "shape", &bins, 1);
+    d2_ab_int(&fb, "dtype", D2_I64);
+    d2_obj *z = keep(p, d2_pd_opn(I, p->fname, D2_OP_full, NULL, 0, &fb));
+    d2_obj *in3[3] = {z, reshape(p, idx, col, 2), ones};
+    if (!in3[0] || !in3[1] || !in3[2])
+        return done(p, NULL);
+    return done(p, keep(p, d2_pd_opn(I, p->fname, D2_OP_scatter_nd_add, in3, 3, NULL)));
+}
+
+/* bincount(x, weights=None, minlength=0): the size max(x) + 1 is read from the
+ * data, so x must be concrete */
+D2_FN(f_bincount)
+{
+    POOL("paddle.bincount");
+    int64_t minlen;
+    if (d2_pd_get_int(I, a[2], p->fname, "minlength", &minlen) < 0)
+        return NULL;
+    d2_obj *x = T(p, a[0]);
+    if (!x)
+        return done(p, NULL);
+    if (is_sym(x))
+        return done(p, d2_raise(I, "TypeError",
+                                "%s: the result's size depends on the data, which a static "
+                                "Program cannot express",
+                                p->fname));
+    if (!d2_dtype_is_int(obj_type(x)->dtype) || shp(x)->ndim != 1)
+        return done(p, d2_raise(I, "TypeError", "%s: x must be a 1-D integer tensor", p->fname));
+    d2_tensor *h = d2_pd_host(I, x, p->fname);
+    if (!h)
+        return done(p, NULL);
+    int64_t n = d2_tensor_numel(h), mx = -1;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t v = d2_tensor_get_i64(h, i);
+        if (v < 0) {
+            d2_tensor_unref(h);
+            return done(p, d2_raise(I, "ValueError",
+                                    "%s: the elements of x must be non-negative", p->fname));
+        }
+        mx = v > mx ? v : mx;
+    }
+    d2_tensor_unref(h);
+    int64_t size = mx + 1 > minlen ? mx + 1 : minlen, col[2] = {-1, 1};
+    if (size > (int64_t)1 << 30)
+        return done(p, d2_raise(I, "ValueError", "%s: the result is too large", p->fname));
+    d2_obj *w = is_none(I, a[1]) ? NULL : T(p, a[1]);
+    int dt = w ? (int)obj_type(w)->dtype : D2_I64;
+    d2_ab fb;
+    d2_ab_init(&fb, D2_OP_full);
+    d2_ab_ints(&fb, "shape", &size, 1);
+    d2_ab_int(&fb, "dtype", dt);
+    d2_obj *z = keep(p, d2_pd_opn(I, p->fname, D2_OP_full, NULL, 0, &fb));
+    d2_obj *upd = w ? w : (z ? keep(p, op1(I, p->fname, D2_OP_full_like, cast(p, x, D2_I64), NULL)) : NULL);
+    if (upd && !w) {
+        d2_ab ob;
+        d2_ab_init(&ob, D2_OP_full_like);
+        d2_ab_float(&ob, "value", 1);
+        upd = keep(p, op1(I, p->fname, D2_OP_full_like, upd, &ob));
+    }
+    d2_obj *in3[3] = {z, reshape(p, cast(p, x, D2_I64), col, 2), upd};
+    if (!in3[0] || !in3[1] || !in3[2])
+        return done(p, NULL);
+    return done(p, keep(p, d2_pd_opn(I, p->fname, D2_OP_scatter_nd_add, in3, 3, NULL)));
+}
+
+/* unique / unique_consecutive over the flattened x (axis None): the positions
+ * are computed from the concrete data, the values gathered by a registry op */
+static d2_obj *unique_impl(d2_interp *I, const char *fname, d2_obj *xo, bool ret_index,
+                           bool ret_inverse, bool ret_counts, d2_obj *axis, d2_obj *dto,
+                           bool consecutive)
+{
+    POOL(fname);
+    int dt;
+    if (d2_pd_dtype_arg(I, dto, fname, D2_I64, &dt) < 0)
+        return NULL;
+    if (!is_none(I, axis))
+        return d2_raise(I, "NotImplementedError", "%s: only axis=None is supported", fname);
+    d2_obj *x = T(p, xo);
+    if (!x)
+        return done(p, NULL);
+    if (is_sym(x))
+        return done(p, d2_raise(I, "TypeError",
+                                "%s: the result's size depends on the data, which a static "
+                                "Program cannot express",
+                                fname));
+    int64_t m1 = -1;
+    d2_obj *flat = reshape(p, x, &m1, 1);
+    d2_obj *args[1] = {flat};
+    d2_obj *order = consecutive ? NULL : call_paddle(p, "argsort", args, 1);
+    d2_tensor *h = flat ? d2_pd_host(I, flat, fname) : NULL;
+    d2_tensor *ho = order ? d2_pd_host(I, order, fname) : NULL;
+    if (!h || (!consecutive && !ho)) {
+        d2_tensor_unref(h);
+        d2_tensor_unref(ho);
+        return done(p, NULL);
+    }
+    int64_t n = d2_tensor_numel(h);
+    d2_err err = {0};
+    int64_t n1 = n > 0 ? n : 0;
+    d2_tensor *first = d2_tensor_new(NULL, D2_I64, 1, &n1, &err);
+    d2_tensor *inv = first ? d2_tensor_new(NULL, D2_I64, 1, &n1, &err) : NULL;
+    d2_tensor *cnt = inv ? d2_tensor_new(NULL, D2_I64, 1, &n1, &err) : NULL;
+    if (!cnt) {
+        d2_tensor_unref(h);
+        d2_tensor_unref(ho);
+        d2_tensor_unref(first);
+        d2_tensor_unref(inv);
+        d2_raise_err(I, &err);
+        return done(p, NULL);
+    }
+    int64_t *fv = d2_tensor_data(first), *iv = d2_tensor_data(inv), *cv = d2_tensor_data(cnt);
+    int64_t u = 0;
+    bool fl = d2_dtype_is_float(h->dtype);
+    for (int64_t k = 0; k < n; k++) {
+        int64_t i = consecutive ? k : d2_tensor_get_i64(ho, k);
+        int64_t prev = k == 0 ? -1 : consecutive ? k - 1 : d2_tensor_get_i64(ho, k - 1);
+        bool same = k > 0 && (fl ? d2_tensor_get_f64(h, i) == d2_tensor_get_f64(h, prev)
+                                 : d2_tensor_get_i64(h, i) == d2_tensor_get_i64(h, prev));
+        if (!same) {
+            fv[u] = i;
+            cv[u] = 0;
+            u++;
+        } else if (i < fv[u - 1]) {
+            fv[u - 1] = i;
+        }
+        cv[u - 1]++;
+        iv[i] = u - 1;
+    }
+    d2_tensor_unref(h);
+    d2_tensor_unref(ho);
+    first->shape[0] = cnt->shape[0] = u;
+    d2_obj *fo = keep(p, d2_pd_wrap_host(I, first));
+    d2_obj *io = keep(p, d2_pd_wrap_host(I, inv));
+    d2_obj *co = keep(p, d2_pd_wrap_host(I, cnt));
+    d2_obj *vals = fo ? keep(p, op2(I, fname, D2_OP_gather, flat, fo, NULL)) : NULL;
+    if (!vals || !io || !co)
+        return done(p, NULL);
+    if (!ret_index && !ret_inverse && !ret_counts)
+        return done(p, vals);
+    d2_obj *items[4] = {vals, NULL, NULL, NULL};
+    size_t k = 1;
+    if (ret_index && !consecutive)
+        items[k++] = cast(p, fo, dt);
+    if (ret_inverse)
+        items[k++] = cast(p, io, dt);
+    if (ret_counts)
+        items[k++] = cast(p, co, dt);
+    d2_obj *t = keep(p, tuple_new(I, k));
+    for (size_t i = 0; t && i < k; i++) {
+        if (!items[i])
+            return done(p, NULL);
+        D2_AS(d2_tuple, t)->items[i] = d2_incref(items[i]);
+    }
+    return done(p, t);
+}
+
+D2_FN(f_unique)
+{
+    bool ri, rv, rc;
+    const char *fname = "paddle.unique";
+    if (d2_pd_get_bool(I, a[1], fname, "return_index", &ri) < 0 ||
+        d2_pd_get_bool(I, a[2], fname, "return_inverse", &rv) < 0 ||
+        d2_pd_get_bool(I, a[3], fname, "return_counts", &rc) < 0)
+        return NULL;
+    return unique_impl(I, fname, a[0], ri, rv, rc, a[4], a[5], false);
+}
+
+D2_FN(f_unique_consecutive)
+{
+    bool rv, rc;
+    const char *fname = "paddle.unique_consecutive";
+    if (d2_pd_get_bool(I, a[1], fname, "return_inverse", &rv) < 0 ||
+        d2_pd_get_bool(I, a[2], fname, "return_counts", &rc) < 0)
+        return NULL;
+    return unique_impl(I, fname, a[0], false, rv, rc, a[3], a[4], true);
+}
+
+static const d2_def MORE_DEFS[] = {
+    D2_DEF("logaddexp", "x, y, name=None", f_logaddexp, "paddle.logaddexp"),
+    D2_DEF("hypot", "x, y, name=None", f_hypot, "paddle.hypot"),
+    D2_DEF("deg2rad", "x, name=None", f_deg2rad, "paddle.deg2rad"),
+    D2_DEF("rad2deg", "x, name=None", f_rad2deg, "paddle.rad2deg"),
+    D2_DEF("sgn", "x, name=None", f_sgn, "paddle.sgn"),
+    D2_DEF("atan2", "x, y, name=None", f_atan2, "paddle.atan2"),
+    D2_DEF("take", "x, index, mode='raise', name=None", f_take, "paddle.take"),
+    D2_DEF("unstack", "x, axis=0, num=None", f_unstack, "paddle.unstack"),
+    D2_DEF("vsplit", "x, num_or_sections, name=None", f_vsplit, "paddle.vsplit"),
+    D2_DEF("unflatten", "x, axis, shape, name=None", f_unflatten, "paddle.unflatten"),
+    D2_DEF("view", "x, shape_or_dtype, name=None", f_view, "paddle.view"),
+    D2_DEF("view_as", "x, other, name=None", f_view_as, "paddle.view_as"),
+    D2_DEF("diagflat", "x, offset=0, name=None", f_diagflat, "paddle.diagflat"),
+    D2_DEF("index_sample", "x, index", f_index_sample, "paddle.index_sample"),
+    D2_DEF("slice", "input, axes, starts, ends", f_slice, "paddle.slice"),
+    D2_DEF("strided_slice", "x, axes, starts, ends, strides, name=None", f_strided_slice,
+           "paddle.strided_slice"),
+    D2_DEF("is_floating_point", "x", f_is_floating_point, "paddle.is_floating_point"),
+    D2_DEF("is_integer", "x", f_is_integer, "paddle.is_integer"),
+    D2_DEF("is_complex", "x", f_is_complex, "paddle.is_complex"),
+    D2_DEF("dist", "x, y, p=2, name=None", f_dist, "paddle.dist"),
+    D2_DEF("trapezoid", "y, x=None, dx=None, axis=-1, name=None", f_trapezoid, "paddle.trapezoid"),
+    D2_DEF("cumulative_trapezoid", "y, x=None, dx=None, axis=-1, name=None", f_cumulative_trapezoid,
+           "paddle.cumulative_trapezoid"),
+    D2_DEF("vander", "x, n=None, increasing=False, name=None", f_vander, "paddle.vander"),
+    D2_DEF("tensordot", "x, y, axes=2, name=None", f_tensordot, "paddle.tensordot"),
+    D2_DEF("median", "x, axis=None, keepdim=False, name=None", f_median, "paddle.median"),
+    D2_DEF("quantile", "x, q, axis=None, keepdim=False", f_quantile, "paddle.quantile"),
+    D2_DEF("bucketize", "x, sorted_sequence, out_int32=False, right=False, name=None", f_bucketize,
+           "paddle.bucketize"),
+    D2_DEF("histogram", "input, bins=100, min=0, max=0, name=None", f_histogram,
+           "paddle.histogram"),
+    D2_DEF("bincount", "x, weights=None, minlength=0, name=None", f_bincount, "paddle.bincount"),
+    D2_DEF("unique",
+           "x, return_index=False, return_inverse=False, return_counts=False, axis=None, "
+           "dtype='int64', name=None",
+           f_unique, "paddle.unique"),
+    D2_DEF("unique_consecutive",
+           "x, return_inverse=False, return_counts=False, axis=None, dtype='int64', name=None",
+           f_unique_consecutive, "paddle.unique_consecutive"),
+};
+
+static const d2_def MORE_PADDLE_DEFS[] = {
+    D2_DEF("searchsorted", "sorted_sequence, values, out_int32=False, right=False, name=None",
+           f_searchsorted, "paddle.searchsorted"),
+    D2_DEF("logspace", "start, stop, num, base=10.0, dtype=None, name=None", f_logspace,
+           "paddle.logspace"),
+    D2_DEF("tril_indices", "row, col, offset=0, dtype='int64'", f_tril_indices,
+           "paddle.tril_indices"),
+    D2_DEF("triu_indices", "row, col=None, offset=0, dtype='int64'", f_triu_indices,
+           "paddle.triu_indices"),
+    D2_DEF("broadcast_shape", "x_shape, y_shape", f_broadcast_shape, "paddle.broadcast_shape"),
+};
+
 static const d2_def COMPOSITE_DEFS[] = {
     D2_DEF("masked_fill", "x, mask, value, name=None", f_masked_fill, "paddle.masked_fill"),
     D2_DEF("masked_select", "x, mask, name=None", f_masked_select, "paddle.masked_select"),
@@ -1335,6 +2292,8 @@ int d2_pd_composite_add(d2_interp *I, pd_state *s)
         d2_class_add_defs(I, s->tensor_cls, INPLACE_M_DEFS, D2_COUNTOF(INPLACE_M_DEFS),
                           D2_DEF_SELF) < 0 ||
         d2_pd_add_tensor_fns(I, s, RANK_DEFS, D2_COUNTOF(RANK_DEFS)) < 0 ||
+        d2_pd_add_tensor_fns(I, s, MORE_DEFS, D2_COUNTOF(MORE_DEFS)) < 0 ||
+        d2_module_add_defs(I, s->paddle, MORE_PADDLE_DEFS, D2_COUNTOF(MORE_PADDLE_DEFS)) < 0 ||
         d2_module_add_defs(I, s->paddle, PADDLE_ONLY_DEFS, D2_COUNTOF(PADDLE_ONLY_DEFS)) < 0 ||
         d2_module_add_defs(I, s->F, INPLACE_F_DEFS, D2_COUNTOF(INPLACE_F_DEFS)) < 0 ||
         d2_class_add_defs(I, s->tensor_cls, TENSOR_ONLY_DEFS, D2_COUNTOF(TENSOR_ONLY_DEFS),
