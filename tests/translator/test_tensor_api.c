@@ -102,6 +102,7 @@ GOLDEN(search_ext)
 GOLDEN(composite_ext)
 GOLDEN(inplace_ext)
 GOLDEN(more_ext)
+GOLDEN(more2_ext)
 GOLDEN(layerdict_accuracy)
 
 /* Imports `module` and returns its attribute (new reference). */
@@ -568,6 +569,7 @@ int main(void)
         cmocka_unit_test(test_golden_composite_ext),
         cmocka_unit_test(test_golden_inplace_ext),
         cmocka_unit_test(test_golden_more_ext),
+        cmocka_unit_test(test_golden_more2_ext),
         cmocka_unit_test(test_golden_layerdict_accuracy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1163,7 +1163,8 @@ D2_FN(f_zero_) { return fill_with(I, "Tensor.zero_", a[0], NULL); }
     X(unsqueeze) X(transpose) X(tril) X(triu) X(cumsum) X(cumprod) X(masked_fill) X(scatter)       \
     X(nan_to_num) X(equal) X(not_equal) X(less_than) X(less_equal) X(greater_than)                 \
     X(greater_equal) X(logical_and) X(logical_or) X(logical_xor) X(logical_not) X(bitwise_and)     \
-    X(bitwise_or) X(bitwise_xor) X(bitwise_not) X(index_fill) X(index_add)
+    X(bitwise_or) X(bitwise_xor) X(bitwise_not) X(index_fill) X(index_add) X(hypot) X(addmm) X(t)   \
+    X(index_put)
 #define INPLACE_P_ONLY(X) X(expm1) X(square) X(erf)
 #define INPLACE_M_ONLY(X)                                                                          \
     X(exp) X(sqrt) X(rsqrt) X(reciprocal) X(floor) X(ceil) X(round) X(sigmoid) X(erfinv) X(add)    \
@@ -2233,6 +2234,505 @@ static const d2_def MORE_PADDLE_DEFS[] = {
     D2_DEF("broadcast_shape", "x_shape, y_shape", f_broadcast_shape, "paddle.broadcast_shape"),
 };
 
+/* ======================================================================
+ * Rotations, scatters into zeros, mode, nanmedian, random helpers
+ * ====================================================================== */
+
+/* rot90(x, k=1, axes=[0, 1]): flips and a transpose of the two axes */
+D2_FN(f_rot90)
+{
+    POOL("paddle.rot90");
+    int64_t k, ax[D2_MAX_DIMS];
+    int na;
+    ax[0] = 0;
+    ax[1] = 1;
+    na = 2;
+    if (d2_pd_get_int(I, a[1], p->fname, "k", &k) < 0 ||
+        (!is_none(I, a[2]) && d2_pd_ints(I, a[2], p->fname, "axes", ax, &na, D2_MAX_DIMS) < 0))
+        return NULL;
+    d2_obj *x = T(p, a[0]);
+    if (!x)
+        return done(p, NULL);
+    int nd = shp(x)->ndim;
+    if (na != 2 || nd < 2)
+        return done(p, d2_raise(I, "ValueError", "%s: axes must name two axes of an at least 2-D x",
+                                p->fname));
+    int64_t a0 = ax[0] < 0 ? ax[0] + nd : ax[0], a1 = ax[1] < 0 ? ax[1] + nd : ax[1];
+    if (a0 < 0 || a0 >= nd || a1 < 0 || a1 >= nd || a0 == a1)
+        return done(p, d2_raise(I, "ValueError", "%s: bad axes", p->fname));
+    k = ((k % 4) + 4) % 4;
+    if (k == 0)
+        return done(p, x);
+    int64_t perm[D2_MAX_DIMS];
+    for (int d = 0; d < nd; d++)
+        perm[d] = d == a0 ? a1 : d == a1 ? a0 : d;
+    d2_ab b;
+    if (k == 2) {
+        int64_t both[2] = {a0, a1};
+        d2_ab_init(&b, D2_OP_flip);
+        d2_ab_ints(&b, "axis", both, 2);
+        return done(p, keep(p, op1(I, p->fname, D2_OP_flip, x, &b)));
+    }
+    int64_t fa = k == 1 ? a1 : a0;
+    d2_ab_init(&b, D2_OP_flip);
+    d2_ab_ints(&b, "axis", &fa, 1);
+    d2_obj *f = keep(p, op1(I, p->fname, D2_OP_flip, x, &b));
+    return done(p, transpose(p, f, perm, nd));
+}
+
+/* scatter_nd(index, updates, shape): updates added into zeros of shape */
+D2_FN(f_scatter_nd)
+{
+    POOL("paddle.scatter_nd");
+    int64_t sh[D2_MAX_DIMS];
+    int ns;
+    if (d2_pd_ints(I, a[2], p->fname, "shape", sh, &ns, D2_MAX_DIMS) < 0)
+        return NULL;
+    d2_obj *idx = T(p, a[0]), *upd = T(p, a[1]);
+    if (!idx || !upd)
+        return done(p, NULL);
+    d2_ab fb;
+    d2_ab_init(&fb, D2_OP_full);
+    d2_ab_ints(&fb, "shape", sh, ns);
+    d2_ab_int(&fb, "dtype", obj_type(upd)->dtype);
+    d2_obj *z = keep(p, d2_pd_opn(I, p->fname, D2_OP_full, NULL, 0, &fb));
+    d2_obj *in3[3] = {z, idx, upd};
+    return done(p, z ? keep(p, d2_pd_opn(I, p->fname, D2_OP_scatter_nd_add, in3, 3, NULL)) : NULL);
+}
+
+/* ldexp(x, y) = x * 2^y (float result) */
+D2_FN(f_ldexp)
+{
+    POOL("paddle.ldexp");
+    d2_obj *x = as_float(p, T(p, a[0]), D2_F32), *y = T(p, a[1]);
+    y = x ? cast(p, y, obj_type(x)->dtype) : NULL;
+    return done(p, B(p, D2_OP_multiply, x, B(p, D2_OP_pow, C(p, 2, y), y)));
+}
+
+/* The last axis of x compared with itself: [..., n, n] of x_i == x_j. */
+static d2_obj *pairwise_eq(pool *p, d2_obj *x)
+{
+    int64_t m2 = -2;
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_unsqueeze);
+    d2_ab_ints(&b, "axis", &m2, 1);
+    d2_obj *row = x ? keep(p, op1(p->I, p->fname, D2_OP_unsqueeze, x, &b)) : NULL;
+    return B(p, D2_OP_equal, unsqueeze_last(p, x), row);
+}
+
+/* mode(x, axis=-1, keepdim=False) -> (values, indices): the most frequent value
+ * (the smallest among equally frequent ones) and its last position */
+D2_FN(f_mode)
+{
+    POOL("paddle.mode");
+    int64_t axis, last = -1;
+    bool kd;
+    if (d2_pd_get_int(I, a[1], p->fname, "axis", &axis) < 0 ||
+        d2_pd_get_bool(I, a[2], p->fname, "keepdim", &kd) < 0)
+        return NULL;
+    d2_obj *x = T(p, a[0]);
+    if (!x)
+        return done(p, NULL);
+    int nd = shp(x)->ndim;
+    int64_t ax = axis < 0 ? axis + nd : axis;
+    if (nd == 0 || ax < 0 || ax >= nd)
+        return done(p, d2_raise(I, "ValueError", "%s: axis is out of range", p->fname));
+    int64_t perm[D2_MAX_DIMS];
+    int k = 0;
+    for (int d = 0; d < nd; d++)
+        if (d != ax)
+            perm[k++] = d;
+    perm[k] = ax;
+    d2_obj *xt = transpose(p, x, perm, nd);
+    d2_obj *args[1] = {xt};
+    d2_obj *srt = call_paddle(p, "sort", args, 1);
+    d2_obj *cnt = reduce(p, D2_OP_sum, cast(p, pairwise_eq(p, srt), D2_I64), &last, 1, false);
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_argmax);
+    d2_ab_int(&b, "axis", -1);
+    d2_ab_bool(&b, "keepdim", true);
+    d2_obj *best = cnt ? keep(p, op1(I, p->fname, D2_OP_argmax, cnt, &b)) : NULL;
+    d2_obj *val = NULL;
+    if (best) {
+        d2_ab tb;
+        d2_ab_init(&tb, D2_OP_take_along_axis);
+        d2_ab_int(&tb, "axis", -1);
+        val = keep(p, op2(I, p->fname, D2_OP_take_along_axis, srt, best, &tb));
+    }
+    /* the last position of val: max over j of j where x_j == val, else -1 */
+    d2_obj *n_ar = NULL;
+    if (val) {
+        d2_ab ab;
+        d2_ab_init(&ab, D2_OP_arange);
+        d2_ab_float(&ab, "end", (double)shp(xt)->dims[nd - 1]);
+        n_ar = keep(p, d2_pd_opn(I, p->fname, D2_OP_arange, NULL, 0, &ab));
+    }
+    d2_obj *hit = B(p, D2_OP_equal, xt, val);
+    d2_obj *pos = where3(p, hit, n_ar, keep(p, d2_pd_const_tensor(I, 0, -1, true, D2_I64)));
+    d2_obj *idx = reduce(p, D2_OP_max, pos, &last, 1, true);
+    d2_obj *outs[2] = {val, idx};
+    d2_obj *t = keep(p, tuple_new(I, 2));
+    for (int i = 0; t && i < 2; i++) {
+        d2_obj *o = outs[i];
+        if (!o)
+            return done(p, NULL);
+        /* back to x's axis order, then drop the reduced axis unless keepdim */
+        int64_t inv[D2_MAX_DIMS];
+        for (int d = 0; d < nd; d++)
+            inv[perm[d]] = d;
+        o = transpose(p, o, inv, nd);
+        if (o && !kd) {
+            d2_ab sb;
+            d2_ab_init(&sb, D2_OP_squeeze);
+            d2_ab_ints(&sb, "axis", &ax, 1);
+            o = keep(p, op1(I, p->fname, D2_OP_squeeze, o, &sb));
+        }
+        if (!o)
+            return done(p, NULL);
+        D2_AS(d2_tuple, t)->items[i] = d2_incref(o);
+    }
+    return done(p, t);
+}
+
+/* nanmedian(x, axis=None, keepdim=False): the median of the values that are
+ * not NaN (sorted first; NaN sorts last), NaN where every value is */
+D2_FN(f_nanmedian)
+{
+    POOL("paddle.nanmedian");
+    bool kd;
+    if (d2_pd_get_bool(I, a[2], p->fname, "keepdim", &kd) < 0)
+        return NULL;
+    d2_obj *x = as_float(p, T(p, a[0]), D2_F32);
+    if (!x)
+        return done(p, NULL);
+    int nd0 = shp(x)->ndim;
+    int64_t axis = -1, m1 = -1, last = -1;
+    bool all = is_none(I, a[1]);
+    if (all)
+        x = reshape(p, x, &m1, 1);
+    else if (d2_pd_get_int(I, a[1], p->fname, "axis", &axis) < 0)
+        return done(p, NULL);
+    if (!x)
+        return done(p, NULL);
+    int nd = shp(x)->ndim;
+    int64_t ax = axis < 0 ? axis + nd : axis;
+    if (ax < 0 || ax >= nd)
+        return done(p, d2_raise(I, "ValueError", "%s: axis is out of range", p->fname));
+    int64_t perm[D2_MAX_DIMS];
+    int k = 0;
+    for (int d = 0; d < nd; d++)
+        if (d != ax)
+            perm[k++] = d;
+    perm[k] = ax;
+    d2_obj *xt = transpose(p, x, perm, nd);
+    d2_obj *args[1] = {xt};
+    d2_obj *srt = call_paddle(p, "sort", args, 1);
+    d2_obj *cnt = reduce(p, D2_OP_sum, cast(p, U(p, D2_OP_logical_not, U(p, D2_OP_isnan, xt)),
+                                                D2_I64),
+                         &last, 1, true);
+    d2_obj *one = keep(p, d2_pd_const_tensor(I, 0, 1, true, D2_I64));
+    d2_obj *two = keep(p, d2_pd_const_tensor(I, 0, 2, true, D2_I64));
+    d2_obj *zero = keep(p, d2_pd_const_tensor(I, 0, 0, true, D2_I64));
+    d2_obj *lo = B(p, D2_OP_floor_divide, B(p, D2_OP_subtract, cnt, one), two);
+    d2_obj *hi = B(p, D2_OP_floor_divide, cnt, two);
+    lo = where3(p, B(p, D2_OP_less_than, lo, zero), zero, lo);
+    d2_ab tb;
+    d2_ab_init(&tb, D2_OP_take_along_axis);
+    d2_ab_int(&tb, "axis", -1);
+    d2_obj *vl = lo ? keep(p, op2(I, p->fname, D2_OP_take_along_axis, srt, lo, &tb)) : NULL;
+    d2_ab_init(&tb, D2_OP_take_along_axis);
+    d2_ab_int(&tb, "axis", -1);
+    d2_obj *vh = hi && vl ? keep(p, op2(I, p->fname, D2_OP_take_along_axis, srt, hi, &tb)) : NULL;
+    d2_obj *r = scale(p, B(p, D2_OP_add, vl, vh), 0.5, 0);
+    r = where3(p, B(p, D2_OP_equal, cnt, zero), C(p, NAN, r), r);
+    if (!r)
+        return done(p, NULL);
+    if (all) {
+        int64_t ones[D2_MAX_DIMS];
+        for (int d = 0; d < nd0; d++)
+            ones[d] = 1;
+        return done(p, reshape(p, r, ones, kd ? nd0 : 0));
+    }
+    int64_t inv[D2_MAX_DIMS];
+    for (int d = 0; d < nd; d++)
+        inv[perm[d]] = d;
+    r = transpose(p, r, inv, nd);
+    if (r && !kd) {
+        d2_ab sb;
+        d2_ab_init(&sb, D2_OP_squeeze);
+        d2_ab_ints(&sb, "axis", &ax, 1);
+        r = keep(p, op1(I, p->fname, D2_OP_squeeze, r, &sb));
+    }
+    return done(p, r);
+}
+
+/* multiplex(inputs, index): row i of the result is row i of inputs[index[i]] */
+D2_FN(f_multiplex)
+{
+    POOL("paddle.multiplex");
+    if (!is_seq(a[0]) || seq_len(a[0]) == 0 || seq_len(a[0]) > 256)
+        return d2_raise(I, "TypeError", "%s: inputs must be a list of 1 to 256 Tensors", p->fname);
+    size_t n = seq_len(a[0]);
+    d2_obj *xs[256];
+    for (size_t i = 0; i < n; i++)
+        if (!(xs[i] = T(p, seq_item(a[0], i))))
+            return done(p, NULL);
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_stack);
+    d2_ab_int(&b, "axis", 1);
+    d2_obj *st = keep(p, d2_pd_opn(I, p->fname, D2_OP_stack, xs, (int)n, &b));
+    d2_obj *idx = cast(p, T(p, a[1]), D2_I64);
+    if (!st || !idx)
+        return done(p, NULL);
+    int nd = shp(st)->ndim;
+    int64_t dims[D2_MAX_DIMS];
+    dims[0] = -1;
+    for (int d = 1; d < nd; d++)
+        dims[d] = 1;
+    d2_obj *ri = reshape(p, idx, dims, nd);
+    int64_t full[D2_MAX_DIMS];
+    for (int d = 0; d < nd; d++)
+        full[d] = d == 1 ? 1 : shp(st)->dims[d];
+    d2_obj *ei = expand(p, ri, full, nd);
+    d2_ab tb;
+    d2_ab_init(&tb, D2_OP_take_along_axis);
+    d2_ab_int(&tb, "axis", 1);
+    d2_obj *r = ei ? keep(p, op2(I, p->fname, D2_OP_take_along_axis, st, ei, &tb)) : NULL;
+    int64_t one = 1;
+    d2_ab sb;
+    d2_ab_init(&sb, D2_OP_squeeze);
+    d2_ab_ints(&sb, "axis", &one, 1);
+    return done(p, r ? keep(p, op1(I, p->fname, D2_OP_squeeze, r, &sb)) : NULL);
+}
+
+/* index_put(x, indices, value, accumulate=False): x[indices] = value (or +=) */
+D2_FN(f_index_put)
+{
+    POOL("paddle.index_put");
+    bool acc;
+    if (d2_pd_get_bool(I, a[3], p->fname, "accumulate", &acc) < 0)
+        return NULL;
+    if (!is_seq(a[1]) || seq_len(a[1]) == 0 || seq_len(a[1]) > D2_MAX_DIMS)
+        return d2_raise(I, "TypeError", "%s: indices must be a tuple of 1 to %d Tensors",
+                        p->fname, D2_MAX_DIMS);
+    d2_obj *x = T(p, a[0]);
+    if (!x)
+        return done(p, NULL);
+    size_t n = seq_len(a[1]);
+    d2_obj *in[D2_MAX_DIMS + 2];
+    in[0] = x;
+    in[1] = is_tensor(a[2]) ? cast(p, a[2], obj_type(x)->dtype)
+                            : keep(p, d2_pd_scalar_tensor(I, a[2], obj_type(x)->dtype));
+    for (size_t i = 0; i < n; i++)
+        if (!(in[2 + i] = T(p, seq_item(a[1], i))))
+            return done(p, NULL);
+    if (!in[1])
+        return done(p, NULL);
+    if (n == 1 && obj_type(in[2])->dtype == D2_BOOL) {
+        d2_obj *m = in[2];
+        return done(p, where3(p, m, B(p, D2_OP_add, in[1], B(p, D2_OP_multiply, x, C(p, acc, x))), x));
+    }
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_index_put);
+    d2_ab_bool(&b, "accumulate", acc);
+    return done(p, keep(p, d2_pd_opn(I, p->fname, D2_OP_index_put, in, (int)n + 2, &b)));
+}
+
+/* Random helpers over paddle's own random functions and registry ops. */
+D2_FN(f_standard_normal)
+{
+    POOL("paddle.standard_normal");
+    d2_obj *args[2] = {a[0], a[1]};
+    return done(p, call_paddle(p, "randn", args, 2));
+}
+
+D2_FN(f_randint_like)
+{
+    POOL("paddle.randint_like");
+    d2_obj *x = T(p, a[0]);
+    if (!x)
+        return done(p, NULL);
+    d2_obj *shape = keep(p, d2_pd_shape_pylist(I, shp(x)));
+    d2_obj *dt = is_none(I, a[3]) ? keep(p, d2_pd_dtype_obj_new(I, obj_type(x)->dtype, false)) : a[3];
+    d2_obj *args[4] = {a[1], a[2], shape, dt};
+    return done(p, call_paddle(p, "randint", args, 4));
+}
+
+/* randperm(n, dtype='int64'): the order that sorts n uniform samples */
+D2_FN(f_randperm)
+{
+    POOL("paddle.randperm");
+    int64_t n;
+    int dt;
+    if (d2_pd_get_int(I, a[0], p->fname, "n", &n) < 0 ||
+        d2_pd_dtype_arg(I, a[1], p->fname, D2_I64, &dt) < 0)
+        return NULL;
+    if (n < 0)
+        return d2_raise(I, "ValueError", "%s: n must be non-negative", p->fname);
+    d2_obj *shape = keep(p, d2_list_new(I, 0));
+    d2_obj *no = keep(p, d2_int_new(I, n));
+    if (!shape || !no || d2_list_append(I, shape, no) < 0)
+        return done(p, NULL);
+    d2_obj *args[1] = {shape};
+    d2_obj *u = call_paddle(p, "rand", args, 1);
+    d2_obj *a2[1] = {u};
+    return done(p, cast(p, call_paddle(p, "argsort", a2, 1), dt));
+}
+
+/* bernoulli(x): 1 with probability x */
+D2_FN(f_bernoulli)
+{
+    POOL("paddle.bernoulli");
+    d2_obj *x = T(p, a[0]);
+    if (!x)
+        return done(p, NULL);
+    d2_obj *shape = keep(p, d2_pd_shape_pylist(I, shp(x)));
+    d2_obj *dt = keep(p, d2_pd_dtype_obj_new(I, obj_type(x)->dtype, false));
+    d2_obj *args[2] = {shape, dt};
+    d2_obj *u = call_paddle(p, "rand", args, 2);
+    return done(p, cast(p, B(p, D2_OP_less_than, u, x), obj_type(x)->dtype));
+}
+
+D2_FN(f_get_default_dtype) { return d2_str_from(I, "float32"); }
+
+/* uniform_ / normal_ / exponential_: x refilled with samples, in place */
+static d2_obj *refill(d2_interp *I, const char *fname, d2_obj *x, const char *gen, double p0,
+                      double p1, bool expo)
+{
+    POOL(fname);
+    if (!is_tensor(x))
+        return d2_raise(I, "TypeError", "%s: expected a Tensor", fname);
+    d2_obj *shape = keep(p, d2_pd_shape_pylist(I, shp(x)));
+    d2_obj *dt = keep(p, d2_pd_dtype_obj_new(I, obj_type(x)->dtype, false));
+    d2_obj *v0 = keep(p, d2_float_new(I, p0)), *v1 = keep(p, d2_float_new(I, expo ? 1 : p1));
+    d2_obj *r;
+    if (strcmp(gen, "normal") == 0) {
+        d2_obj *args[3] = {v0, v1, shape};
+        r = cast(p, call_paddle(p, gen, args, 3), obj_type(x)->dtype);
+    } else {
+        d2_obj *args[4] = {shape, dt, v0, v1};
+        r = call_paddle(p, gen, args, 4);
+    }
+    if (expo) /* -log(1 - u) / lam, u in [0, 1) */
+        r = scale(p, U(p, D2_OP_log1p, U(p, D2_OP_neg, r)), -1 / p1, 0);
+    if (!r || write_back(I, fname, x, r) < 0)
+        return done(p, NULL);
+    done(p, NULL);
+    return d2_incref(x);
+}
+
+D2_FN(f_uniform_)
+{
+    double lo, hi;
+    if (d2_pd_get_float(I, a[1], "Tensor.uniform_", "min", &lo) < 0 ||
+        d2_pd_get_float(I, a[2], "Tensor.uniform_", "max", &hi) < 0)
+        return NULL;
+    return refill(I, "Tensor.uniform_", a[0], "uniform", lo, hi, false);
+}
+
+D2_FN(f_normal_)
+{
+    double m, sd;
+    if (d2_pd_get_float(I, a[1], "Tensor.normal_", "mean", &m) < 0 ||
+        d2_pd_get_float(I, a[2], "Tensor.normal_", "std", &sd) < 0)
+        return NULL;
+    return refill(I, "Tensor.normal_", a[0], "normal", m, sd, false);
+}
+
+D2_FN(f_exponential_)
+{
+    double lam;
+    if (d2_pd_get_float(I, a[1], "Tensor.exponential_", "lam", &lam) < 0)
+        return NULL;
+    if (!(lam > 0))
+        return d2_raise(I, "ValueError", "Tensor.exponential_: lam must be positive");
+    return refill(I, "Tensor.exponential_", a[0], "uniform", 0, lam, true);
+}
+
+/* fill_diagonal_(x, value, offset=0, wrap=False): the diagonal of a 2-D x set, in place */
+D2_FN(f_fill_diagonal_)
+{
+    POOL("Tensor.fill_diagonal_");
+    int64_t off;
+    if (d2_pd_get_int(I, a[2], p->fname, "offset", &off) < 0)
+        return NULL;
+    d2_obj *x = a[0];
+    if (!is_tensor(x) || shp(x)->ndim != 2 || shp(x)->dims[0] < 0 || shp(x)->dims[1] < 0)
+        return d2_raise(I, "ValueError", "%s: x must be a 2-D Tensor of known shape", p->fname);
+    int64_t r = shp(x)->dims[0], c = shp(x)->dims[1], col[2] = {-1, 1}, row[2] = {1, -1};
+    d2_ab ab;
+    d2_ab_init(&ab, D2_OP_arange);
+    d2_ab_float(&ab, "end", (double)r);
+    d2_obj *ri = reshape(p, keep(p, d2_pd_opn(I, p->fname, D2_OP_arange, NULL, 0, &ab)), col, 2);
+    d2_ab_init(&ab, D2_OP_arange);
+    d2_ab_float(&ab, "end", (double)c);
+    d2_obj *ci = reshape(p, keep(p, d2_pd_opn(I, p->fname, D2_OP_arange, NULL, 0, &ab)), row, 2);
+    d2_obj *ofs = keep(p, d2_pd_const_tensor(I, 0, off, true, D2_I64));
+    d2_obj *m = B(p, D2_OP_equal, B(p, D2_OP_subtract, ci, ri), ofs);
+    d2_obj *v = keep(p, d2_pd_scalar_tensor(I, a[1], obj_type(x)->dtype));
+    d2_obj *res = where3(p, m, v, x);
+    if (!res || write_back(I, p->fname, x, res) < 0)
+        return done(p, NULL);
+    done(p, NULL);
+    return d2_incref(x);
+}
+
+/* Tensor methods that are paddle functions taking the tensor first. */
+D2_FN(f_forward)
+{
+    const char *base = def->data;
+    d2_obj *fn = d2_dict_get_str(I, ST(I)->paddle->dict, base);
+    if (!fn)
+        return d2_raise(I, "AttributeError", "Tensor.%s: no function paddle.%s", base, base);
+    d2_obj *args = a[1];
+    size_t n = seq_len(args);
+    d2_obj *argv[16];
+    if (n + 1 > 16)
+        return d2_raise(I, "TypeError", "Tensor.%s: too many arguments", base);
+    argv[0] = a[0];
+    for (size_t i = 0; i < n; i++)
+        argv[i + 1] = seq_item(args, i);
+    return d2_call(I, fn, argv, n + 1, D2_AS(d2_dict, a[2]));
+}
+
+#define FORWARD_METHODS(X)                                                                         \
+    X(add_n) X(allclose) X(broadcast_shape) X(broadcast_tensors) X(concat) X(equal_all)            \
+    X(increment) X(stack) X(where) X(is_tensor)
+static const d2_def FORWARD_DEFS[] = {
+#define X(n) D2_DEF_DATA(#n, "x, *args, **kwargs", f_forward, "Tensor." #n, #n),
+    FORWARD_METHODS(X)
+#undef X
+};
+
+static const d2_def RANDOM_DEFS[] = {
+    D2_DEF("standard_normal", "shape, dtype=None, name=None", f_standard_normal,
+           "paddle.standard_normal"),
+    D2_DEF("randint_like", "x, low=0, high=None, dtype=None, name=None", f_randint_like,
+           "paddle.randint_like"),
+    D2_DEF("randperm", "n, dtype='int64', name=None", f_randperm, "paddle.randperm"),
+    D2_DEF("bernoulli", "x, name=None", f_bernoulli, "paddle.bernoulli"),
+    D2_DEF("get_default_dtype", "", f_get_default_dtype, "paddle.get_default_dtype"),
+};
+
+static const d2_def TENSOR_FILL_DEFS[] = {
+    D2_DEF("uniform_", "x, min=-1.0, max=1.0, seed=0, name=None", f_uniform_, "Tensor.uniform_"),
+    D2_DEF("normal_", "x, mean=0.0, std=1.0, name=None", f_normal_, "Tensor.normal_"),
+    D2_DEF("exponential_", "x, lam=1.0, name=None", f_exponential_, "Tensor.exponential_"),
+    D2_DEF("fill_diagonal_", "x, value, offset=0, wrap=False, name=None", f_fill_diagonal_,
+           "Tensor.fill_diagonal_"),
+};
+
+static const d2_def MORE2_DEFS[] = {
+    D2_DEF("rot90", "x, k=1, axes=None, name=None", f_rot90, "paddle.rot90"),
+    D2_DEF("scatter_nd", "index, updates, shape, name=None", f_scatter_nd, "paddle.scatter_nd"),
+    D2_DEF("ldexp", "x, y, name=None", f_ldexp, "paddle.ldexp"),
+    D2_DEF("mode", "x, axis=-1, keepdim=False, name=None", f_mode, "paddle.mode"),
+    D2_DEF("nanmedian", "x, axis=None, keepdim=False, name=None", f_nanmedian, "paddle.nanmedian"),
+    D2_DEF("multiplex", "inputs, index, name=None", f_multiplex, "paddle.multiplex"),
+    D2_DEF("index_put", "x, indices, value, accumulate=False, name=None", f_index_put,
+           "paddle.index_put"),
+};
+
 static const d2_def COMPOSITE_DEFS[] = {
     D2_DEF("masked_fill", "x, mask, value, name=None", f_masked_fill, "paddle.masked_fill"),
     D2_DEF("masked_select", "x, mask, name=None", f_masked_select, "paddle.masked_select"),
@@ -2293,6 +2793,11 @@ int d2_pd_composite_add(d2_interp *I, pd_state *s)
                           D2_DEF_SELF) < 0 ||
         d2_pd_add_tensor_fns(I, s, RANK_DEFS, D2_COUNTOF(RANK_DEFS)) < 0 ||
         d2_pd_add_tensor_fns(I, s, MORE_DEFS, D2_COUNTOF(MORE_DEFS)) < 0 ||
+        d2_pd_add_tensor_fns(I, s, MORE2_DEFS, D2_COUNTOF(MORE2_DEFS)) < 0 ||
+        d2_module_add_defs(I, s->paddle, RANDOM_DEFS, D2_COUNTOF(RANDOM_DEFS)) < 0 ||
+        d2_class_add_defs(I, s->tensor_cls, FORWARD_DEFS, D2_COUNTOF(FORWARD_DEFS), D2_DEF_SELF) < 0 ||
+        d2_class_add_defs(I, s->tensor_cls, TENSOR_FILL_DEFS, D2_COUNTOF(TENSOR_FILL_DEFS),
+                          D2_DEF_SELF) < 0 ||
         d2_module_add_defs(I, s->paddle, MORE_PADDLE_DEFS, D2_COUNTOF(MORE_PADDLE_DEFS)) < 0 ||
         d2_module_add_defs(I, s->paddle, PADDLE_ONLY_DEFS, D2_COUNTOF(PADDLE_ONLY_DEFS)) < 0 ||
         d2_module_add_defs(I, s->F, INPLACE_F_DEFS, D2_COUNTOF(INPLACE_F_DEFS)) < 0 ||
