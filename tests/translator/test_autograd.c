@@ -155,36 +155,6 @@ static void test_tape_memory_flat(void **state)
     d2_interp_free(I);
 }
 
-/* Runs src and returns the message of the exception it raised. */
-static const char *run_error(const char *src)
-{
-    static char msg[2048];
-    d2_interp *I = new_interp(NULL);
-    assert_int_equal(d2_interp_run_source(I, "e.py", src, strlen(src)), 0);
-    d2_obj *main = d2_dict_get_str(I, I->modules, "__main__");
-    d2_obj *fn = d2_getattr(I, main, "f");
-    assert_non_null(fn);
-    d2_obj *r = d2_call(I, fn, NULL, 0, NULL);
-    assert_null(r);
-    snprintf(msg, sizeof msg, "%s", exc_message(I));
-    d2_decref(fn);
-    d2_interp_free(I);
-    return msg;
-}
-
-/* An op without a gradient rule is named at backward time, not before. */
-static void test_missing_rule(void **state)
-{
-    (void)state;
-    const char *m = run_error("import paddle\n"
-                              "def f():\n"
-                              "    x = paddle.rand([1, 1, 4, 4])\n"
-                              "    conv = paddle.nn.Conv2D(1, 2, 3)\n"
-                              "    y = conv(x).sum()\n"
-                              "    y.backward()\n");
-    assert_string_equal(m, "NotImplementedError: no gradient rule for op conv2d");
-}
-
 /* Symbolic tensors are never taped; the tape of eager tensors does not
  * leak into to_static Programs and tracing still works. */
 static void test_static_not_taped(void **state)
@@ -226,7 +196,6 @@ static void test_static_not_taped(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_missing_rule),
         cmocka_unit_test(test_static_not_taped),
         cmocka_unit_test(test_tape_memory_flat),
         cmocka_unit_test(test_golden_autograd_basic),
