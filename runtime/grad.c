@@ -1167,7 +1167,11 @@ static int g_reduce_as(R *r)
 #define AI(name) d2_attr_int(r->g->def, r->g->attrs, name)
 #define AB(name) d2_attr_bool(r->g->def, r->g->attrs, name)
 
-static d2_gval cst_like(R *r, d2_gval like, double v) { return cst(r, dtype_of(r, like), v); }
+/* A 0-d constant of like's dtype; NULL after a failure (like may be NULL then). */
+static d2_gval cst_like(R *r, d2_gval like, double v)
+{
+    return r->rc < 0 || !like ? NULL : cst(r, dtype_of(r, like), v);
+}
 
 /* dout * f where cond, 0 elsewhere */
 static int give_masked(R *r, d2_gval cond, d2_gval f)
