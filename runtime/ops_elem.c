@@ -72,7 +72,7 @@ int infer_act(d2_infer_ctx *ic)
 }
 
 /* bitwise_and/or/xor (broadcasting) and bitwise_not: int32, int64 or bool,
- * both operands of one dtype, same dtype out. */
+ * both operands of one dtype, same dtype out; gcd and lcm the same without bool. */
 int infer_bitwise(d2_infer_ctx *ic)
 {
     int n = ic->def->id == D2_OP_bitwise_not ? 1 : 2;
@@ -80,10 +80,10 @@ int infer_bitwise(d2_infer_ctx *ic)
     for (int i = 0; i < n; i++) {
         if (check_tensor_in(ic, i) < 0)
             return -1;
-        if (d2_dtype_is_float(ic->in[i].dtype))
-            return d2_err_set(ic->err, D2_ERR_DTYPE,
-                              "%s: expected integer or bool inputs, got %s", OPN(ic),
-                              d2_dtype_name(ic->in[i].dtype));
+        bool int_only = ic->def->id == D2_OP_gcd || ic->def->id == D2_OP_lcm;
+        if (d2_dtype_is_float(ic->in[i].dtype) || (int_only && ic->in[i].dtype == D2_BOOL))
+            return d2_err_set(ic->err, D2_ERR_DTYPE, "%s: expected integer%s inputs, got %s",
+                              OPN(ic), int_only ? "" : " or bool", d2_dtype_name(ic->in[i].dtype));
     }
     if (n == 2) {
         if (ic->in[0].dtype != ic->in[1].dtype)

@@ -1,4 +1,4 @@
-/* elem.c - CPU kernels for special functions, parameterised activations, isnan/isinf/isfinite and bitwise ops. */
+/* elem.c - CPU kernels for special functions, parameterised activations, isnan/isinf/isfinite, bitwise ops, gcd and lcm. */
 #include "../ops.h"
 
 #include <math.h>
@@ -226,6 +226,22 @@ static void put_int(d2_tensor *t, int64_t i, int64_t v)
     }
 }
 
+/* gcd (or lcm) of |a| and |b| in unsigned arithmetic (so INT64_MIN does not
+ * overflow); the result wraps to the output dtype like Paddle's. */
+static int64_t gcd_lcm(int64_t a, int64_t b, bool lcm)
+{
+    uint64_t x = a < 0 ? 0 - (uint64_t)a : (uint64_t)a, y = b < 0 ? 0 - (uint64_t)b : (uint64_t)b;
+    uint64_t p = x, q = y;
+    while (q) {
+        uint64_t t = p % q;
+        p = q;
+        q = t;
+    }
+    if (!lcm)
+        return (int64_t)p;
+    return p == 0 ? 0 : (int64_t)(x / p * y);
+}
+
 static int bitwise(d2_kctx *k, int op)
 {
     d2_tensor *out = k->out[0];
@@ -244,7 +260,7 @@ static int bitwise(d2_kctx *k, int op)
     int64_t ox = 0, oy = 0;
     for (int64_t i = 0; i < n; i++) {
         int64_t a = get_int(k->in[0], ox), b = get_int(k->in[1], oy);
-        put_int(out, i, op == 0 ? (a & b) : op == 1 ? (a | b) : (a ^ b));
+        put_int(out, i, op == 0 ? (a & b) : op == 1 ? (a | b) : op == 2 ? (a ^ b) : gcd_lcm(a, b, op == 5));
         for (int d = out->ndim - 1; d >= 0; d--) {
             ox += sx[d];
             oy += sy[d];
@@ -262,3 +278,5 @@ int cpu_bitwise_and(d2_kctx *k) { return bitwise(k, 0); }
 int cpu_bitwise_or(d2_kctx *k) { return bitwise(k, 1); }
 int cpu_bitwise_xor(d2_kctx *k) { return bitwise(k, 2); }
 int cpu_bitwise_not(d2_kctx *k) { return bitwise(k, 3); }
+int cpu_gcd(d2_kctx *k) { return bitwise(k, 4); }
+int cpu_lcm(d2_kctx *k) { return bitwise(k, 5); }

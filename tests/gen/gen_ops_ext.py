@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """gen_ops_ext.py - writes tests/golden/ops_ext.txt, golden cases for the special functions,
-parameterised activations, isnan/isinf/isfinite, bitwise ops, scans, sorting, top-k,
+parameterised activations, isnan/isinf/isfinite, bitwise ops, gcd/lcm, scans, sorting, top-k,
 tril/triu, flip, roll, gather_nd, the scatters and take/put_along_axis. Expected values
 come from NumPy and Python's math module; erfinv and digamma, which neither has, from
 real Paddle (the oracle environment) in float64. Deterministic: fixed seed, re-runnable.
@@ -219,6 +219,15 @@ def gen_bitwise():
         x = rand((2, 5), dt, -100, 100)
         case("bitwise_not_" + dt, "bitwise_not", [(x, dt)], [(np.invert(x), dt)])
     case("bitwise_not_float", "bitwise_not", [(rand((2,), F64), F64)], error="expected integer or bool")
+    for op, f in (("gcd", np.gcd), ("lcm", np.lcm)):
+        for dt in INTS:
+            x, y = rand((3, 4), dt, -30, 30), rand((4,), dt, -30, 30)
+            case("%s_%s" % (op, dt), op, [(x, dt), (y, dt)], [(f(x.astype(np.int64), y.astype(np.int64)), dt)])
+        z = np.array([0, 0, 5, -7, 12], np.int64)
+        w = np.array([0, 3, 0, -21, -18], np.int64)
+        case(op + "_zeros", op, [(z, I64), (w, I64)], [(f(z, w), I64)])
+        case(op + "_bool", op, [(rand((2,), BOOL), BOOL), (rand((2,), BOOL), BOOL)], error="expected integer inputs")
+        case(op + "_float", op, [(rand((2,), F32), F32), (rand((2,), F32), F32)], error="expected integer inputs")
 
 
 def cum_np(x, op, axis, flatten, exclusive, reverse):

@@ -397,6 +397,10 @@ static void build_ext_cases(void)
     for (int d = 2; d < 5; d++)
         add_case("bitwise_not", "", fmt("%s[33]:ints1000", DT[d]), EXACT);
     add_error_case("bitwise_and", "", "f32[3] f32[3]", "expected integer or bool inputs");
+    for (int d = 2; d < 4; d++) {
+        add_case("gcd", "", fmt("%s[3,7]:ints50 %s[7]:ints50", DT[d], DT[d]), EXACT);
+        add_case("lcm", "", fmt("%s[3,7]:ints50 %s[7]:ints50", DT[d], DT[d]), EXACT);
+    }
 
     static const char *cum[] = {"cumsum", "cumprod", "logcumsumexp", "cummax", "cummin"};
     static const char *cum_attrs[] = {"", "axis = 0", "flatten = true",

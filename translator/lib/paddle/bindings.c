@@ -70,6 +70,8 @@
       W_P | W_M)                                                                                   \
     X(bitwise_not, "bitwise_not", D2_OP_bitwise_not, "x, out=None, name=None", "x, -, -",          \
       W_P | W_M)                                                                                   \
+    X(gcd, "gcd", D2_OP_gcd, "x, y, name=None", "x, x, -", W_P | W_M)                              \
+    X(lcm, "lcm", D2_OP_lcm, "x, y, name=None", "x, x, -", W_P | W_M)                              \
     X(reverse, "reverse", D2_OP_flip, "x, axis, name=None", "x, axes:axis, -", W_P | W_M)          \
     X(gather_nd, "gather_nd", D2_OP_gather_nd, "x, index, name=None", "x, idx, -", W_P | W_M)      \
     X(scatter, "scatter", D2_OP_scatter, "x, index, updates, overwrite=True, name=None",           \

@@ -1164,6 +1164,7 @@ D2_FN(f_zero_) { return fill_with(I, "Tensor.zero_", a[0], NULL); }
     X(nan_to_num) X(equal) X(not_equal) X(less_than) X(less_equal) X(greater_than)                 \
     X(greater_equal) X(logical_and) X(logical_or) X(logical_xor) X(logical_not) X(bitwise_and)     \
     X(bitwise_or) X(bitwise_xor) X(bitwise_not) X(index_fill) X(index_add) X(hypot) X(addmm) X(t)   \
+    X(gcd) X(lcm)                                                                                  \
     X(index_put)
 #define INPLACE_P_ONLY(X) X(expm1) X(square) X(erf)
 #define INPLACE_M_ONLY(X)                                                                          \
