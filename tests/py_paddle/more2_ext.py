@@ -36,6 +36,13 @@ nn_ = paddle.to_tensor([[1.0, float("nan"), 3.0, 0.5], [2.0, 5.0, float("nan"), 
 show("nanmedian", paddle.nanmedian(nn_, axis=1))
 show("nanmedian_kd", paddle.nanmedian(nn_, axis=-1, keepdim=True))
 show("nanmedian_all", paddle.nanmedian(paddle.to_tensor([3.0, float("nan"), 1.0, 2.0])))
+show("nanquantile", paddle.nanquantile(nn_, 0.3, axis=1))
+show("nanquantile_list", paddle.nanquantile(nn_, [0.5, 0.9], axis=1, keepdim=True))
+show("nanquantile_all", paddle.nanquantile(paddle.to_tensor([3.0, float("nan"), 1.0, 2.0]), 0.25))
+show("diag_embed", paddle.diag_embed(paddle.to_tensor([[1.0, 2.0], [3.0, 4.0]])))
+show("diag_embed_off", paddle.diag_embed(paddle.to_tensor([1.0, 2.0]), offset=1))
+show("diag_embed_neg", paddle.diag_embed(paddle.to_tensor([1, 2]), offset=-1))
+show("diag_embed_dims", paddle.diag_embed(paddle.to_tensor([[1.0, 2.0], [3.0, 4.0]]), offset=-1, dim1=0, dim2=2))
 show("multiplex", paddle.multiplex([paddle.to_tensor([[1.0, 2.0], [3.0, 4.0]]),
                                     paddle.to_tensor([[5.0, 6.0], [7.0, 8.0]])],
                                    paddle.to_tensor([[1], [0]], dtype="int32")))

@@ -2467,6 +2467,182 @@ D2_FN(f_nanmedian)
     return done(p, r);
 }
 
+/* nanquantile(x, q, axis=None, keepdim=False): quantile over the values that
+ * are not NaN (NaN sorts last; the interpolation position comes from their
+ * count), NaN where every value is; float64 as quantile */
+D2_FN(f_nanquantile)
+{
+    POOL("paddle.nanquantile");
+    bool kd;
+    double qs[64];
+    int nq = 0;
+    bool qlist = is_seq(a[1]);
+    if (d2_pd_get_bool(I, a[3], p->fname, "keepdim", &kd) < 0)
+        return NULL;
+    if (qlist) {
+        if (seq_len(a[1]) == 0 || seq_len(a[1]) > 64)
+            return d2_raise(I, "ValueError", "%s: q must have 1 to 64 values", p->fname);
+        for (size_t i = 0; i < seq_len(a[1]); i++)
+            if (d2_pd_get_float(I, seq_item(a[1], i), p->fname, "q", &qs[nq++]) < 0)
+                return NULL;
+    } else if (d2_pd_get_float(I, a[1], p->fname, "q", &qs[nq++]) < 0) {
+        return NULL;
+    }
+    for (int i = 0; i < nq; i++)
+        if (!(qs[i] >= 0 && qs[i] <= 1))
+            return d2_raise(I, "ValueError", "%s: q should be in range [0, 1]", p->fname);
+    d2_obj *x = cast(p, T(p, a[0]), D2_F64);
+    if (!x)
+        return done(p, NULL);
+    int nd0 = shp(x)->ndim;
+    int64_t axis = -1, m1 = -1, last = -1;
+    bool all = is_none(I, a[2]);
+    if (all)
+        x = reshape(p, x, &m1, 1);
+    else if (d2_pd_get_int(I, a[2], p->fname, "axis", &axis) < 0)
+        return done(p, NULL);
+    if (!x)
+        return done(p, NULL);
+    int nd = shp(x)->ndim;
+    int64_t ax = axis < 0 ? axis + nd : axis;
+    if (ax < 0 || ax >= nd)
+        return done(p, d2_raise(I, "ValueError", "%s: axis is out of range", p->fname));
+    int64_t perm[D2_MAX_DIMS], inv[D2_MAX_DIMS];
+    int k = 0;
+    for (int d = 0; d < nd; d++)
+        if (d != ax)
+            perm[k++] = d;
+    perm[k] = ax;
+    for (int d = 0; d < nd; d++)
+        inv[perm[d]] = d;
+    d2_obj *xt = transpose(p, x, perm, nd);
+    d2_obj *args[1] = {xt};
+    d2_obj *srt = call_paddle(p, "sort", args, 1);
+    d2_obj *cnt = reduce(p, D2_OP_sum, cast(p, U(p, D2_OP_logical_not, U(p, D2_OP_isnan, xt)),
+                                                D2_F64),
+                         &last, 1, true);
+    d2_obj *top = scale(p, cnt, 1, -1);
+    d2_obj *zero = C(p, 0, cnt);
+    top = where3(p, B(p, D2_OP_less_than, top, zero), zero, top);
+    d2_obj *parts[64];
+    for (int i = 0; i < nq; i++) {
+        d2_obj *pos = scale(p, top, qs[i], 0);
+        d2_obj *lo = U(p, D2_OP_floor, pos);
+        d2_obj *hi = B(p, D2_OP_minimum, scale(p, lo, 1, 1), top);
+        d2_obj *w = B(p, D2_OP_subtract, pos, lo);
+        d2_ab tb;
+        d2_ab_init(&tb, D2_OP_take_along_axis);
+        d2_ab_int(&tb, "axis", -1);
+        d2_obj *li = cast(p, lo, D2_I64), *hi_i = cast(p, hi, D2_I64);
+        d2_obj *vl = li ? keep(p, op2(I, p->fname, D2_OP_take_along_axis, srt, li, &tb)) : NULL;
+        d2_ab_init(&tb, D2_OP_take_along_axis);
+        d2_ab_int(&tb, "axis", -1);
+        d2_obj *vh = hi_i && vl ? keep(p, op2(I, p->fname, D2_OP_take_along_axis, srt, hi_i, &tb))
+                                : NULL;
+        d2_obj *r = B(p, D2_OP_add, vl, B(p, D2_OP_multiply, B(p, D2_OP_subtract, vh, vl), w));
+        r = where3(p, B(p, D2_OP_equal, cnt, zero), C(p, NAN, r), r);
+        if (!r)
+            return done(p, NULL);
+        if (all) {
+            int64_t ones[D2_MAX_DIMS];
+            for (int d = 0; d < nd0; d++)
+                ones[d] = 1;
+            r = reshape(p, r, ones, kd ? nd0 : 0);
+        } else {
+            r = transpose(p, r, inv, nd);
+            if (r && !kd) {
+                d2_ab sb;
+                d2_ab_init(&sb, D2_OP_squeeze);
+                d2_ab_ints(&sb, "axis", &ax, 1);
+                r = keep(p, op1(I, p->fname, D2_OP_squeeze, r, &sb));
+            }
+        }
+        if (!r)
+            return done(p, NULL);
+        parts[i] = r;
+    }
+    if (!qlist)
+        return done(p, parts[0]);
+    d2_ab sb;
+    d2_ab_init(&sb, D2_OP_stack);
+    return done(p, keep(p, d2_pd_opn(I, p->fname, D2_OP_stack, parts, nq, &sb)));
+}
+
+/* diag_embed(input, offset=0, dim1=-2, dim2=-1): the last axis of input laid
+ * on the diagonal `offset` of new axes dim1 and dim2 (zeros elsewhere) */
+D2_FN(f_diag_embed)
+{
+    POOL("paddle.diag_embed");
+    int64_t off, d1, d2;
+    if (d2_pd_get_int(I, a[1], p->fname, "offset", &off) < 0 ||
+        d2_pd_get_int(I, a[2], p->fname, "dim1", &d1) < 0 ||
+        d2_pd_get_int(I, a[3], p->fname, "dim2", &d2) < 0)
+        return NULL;
+    d2_obj *x = T(p, a[0]);
+    if (!x)
+        return done(p, NULL);
+    int nd = shp(x)->ndim, on = nd + 1;
+    if (nd < 1 || on > D2_MAX_DIMS)
+        return done(p, d2_raise(I, "ValueError", "%s: input must have 1 to %d dims", p->fname,
+                                D2_MAX_DIMS - 1));
+    d1 = d1 < 0 ? d1 + on : d1;
+    d2 = d2 < 0 ? d2 + on : d2;
+    if (d1 < 0 || d1 >= on || d2 < 0 || d2 >= on || d1 == d2)
+        return done(p, d2_raise(I, "ValueError", "%s: dim1 and dim2 must be two different dims",
+                                p->fname));
+    int64_t n = shp(x)->dims[nd - 1];
+    if (n < 0)
+        return fail_static_dims(p, "the last dim of input") < 0 ? done(p, NULL) : NULL;
+    int64_t kk = off < 0 ? -off : off, N = n + kk;
+    d2_obj *v = x;
+    if (kk > 0) {
+        int64_t zs[D2_MAX_DIMS];
+        for (int d = 0; d < nd; d++)
+            zs[d] = d == nd - 1 ? kk : shp(x)->dims[d];
+        d2_ab fb;
+        d2_ab_init(&fb, D2_OP_full);
+        d2_ab_ints(&fb, "shape", zs, nd);
+        d2_ab_int(&fb, "dtype", obj_type(x)->dtype);
+        d2_obj *z = keep(p, d2_pd_opn(I, p->fname, D2_OP_full, NULL, 0, &fb));
+        d2_obj *parts[2] = {x, z};
+        d2_ab cb;
+        d2_ab_init(&cb, D2_OP_concat);
+        d2_ab_int(&cb, "axis", -1);
+        v = z ? keep(p, d2_pd_opn(I, p->fname, D2_OP_concat, parts, 2, &cb)) : NULL;
+    }
+    /* [..., N, N]: row i holds v[i] (offset >= 0) or column j holds v[j] */
+    d2_obj *vb = off >= 0 ? unsqueeze_last(p, v) : NULL;
+    if (off < 0 && v) {
+        int64_t m2 = -2;
+        d2_ab ub;
+        d2_ab_init(&ub, D2_OP_unsqueeze);
+        d2_ab_ints(&ub, "axis", &m2, 1);
+        vb = keep(p, op1(I, p->fname, D2_OP_unsqueeze, v, &ub));
+    }
+    d2_ab ab;
+    d2_ab_init(&ab, D2_OP_arange);
+    d2_ab_float(&ab, "end", (double)N);
+    d2_obj *ar = keep(p, d2_pd_opn(I, p->fname, D2_OP_arange, NULL, 0, &ab));
+    int64_t col[2] = {-1, 1}, row[2] = {1, -1};
+    d2_obj *ofs = keep(p, d2_pd_const_tensor(I, 0, off, true, D2_I64));
+    d2_obj *mask = B(p, D2_OP_equal, B(p, D2_OP_subtract, reshape(p, ar, row, 2), reshape(p, ar, col, 2)), ofs);
+    d2_obj *r = where3(p, mask, vb, C(p, 0, x));
+    if (!r)
+        return done(p, NULL);
+    /* the two new axes from the end to dim1 and dim2 */
+    int64_t perm[D2_MAX_DIMS];
+    int k = 0;
+    for (int d = 0; d < on; d++) {
+        if (d == d1)
+            perm[d] = on - 2;
+        else if (d == d2)
+            perm[d] = on - 1;
+        else
+            perm[d] = k++;
+    }
+    return done(p, transpose(p, r, perm, on));
+}
+
 /* multiplex(inputs, index): row i of the result is row i of inputs[index[i]] */
 D2_FN(f_multiplex)
 {
@@ -2730,6 +2906,8 @@ static const d2_def MORE2_DEFS[] = {
     D2_DEF("mode", "x, axis=-1, keepdim=False, name=None", f_mode, "paddle.mode"),
     D2_DEF("nanmedian", "x, axis=None, keepdim=False, name=None", f_nanmedian, "paddle.nanmedian"),
     D2_DEF("multiplex", "inputs, index, name=None", f_multiplex, "paddle.multiplex"),
+    D2_DEF("nanquantile", "x, q, axis=None, keepdim=False", f_nanquantile, "paddle.nanquantile"),
+    D2_DEF("diag_embed", "input, offset=0, dim1=-2, dim2=-1", f_diag_embed, "paddle.diag_embed"),
     D2_DEF("index_put", "x, indices, value, accumulate=False, name=None", f_index_put,
            "paddle.index_put"),
 };
