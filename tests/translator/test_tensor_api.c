@@ -104,6 +104,9 @@ GOLDEN(inplace_ext)
 GOLDEN(more_ext)
 GOLDEN(more2_ext)
 GOLDEN(layerdict_accuracy)
+GOLDEN(losses)
+GOLDEN(optimizers)
+GOLDEN(lr_schedulers)
 
 /* Imports `module` and returns its attribute (new reference). */
 static d2_obj *attr(d2_interp *I, const char *module, const char *name)
@@ -571,6 +574,9 @@ int main(void)
         cmocka_unit_test(test_golden_more_ext),
         cmocka_unit_test(test_golden_more2_ext),
         cmocka_unit_test(test_golden_layerdict_accuracy),
+        cmocka_unit_test(test_golden_losses),
+        cmocka_unit_test(test_golden_optimizers),
+        cmocka_unit_test(test_golden_lr_schedulers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
