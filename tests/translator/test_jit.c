@@ -111,6 +111,7 @@ GOLDEN(conv_static)
 GOLDEN(norm_static)
 GOLDEN(common_static)
 GOLDEN(interp_static)
+GOLDEN(api_ext_static)
 
 /* ---- the samples: dy2st save with Paddle's weights, then the saved model on
  * Paddle's inputs must give Paddle's to_static outputs ---- */
@@ -382,6 +383,56 @@ static void test_error_goldens(void **state)
  * values on stdout when the Program runs (the fields of Paddle 2.6.2's Print
  * op: shape, dtype, data); eagerly, Paddle's Tensor repr. Both return the
  * same values. */
+/* In-place ops inside to_static rebind the converted variable, as eagerly
+ * they overwrite the tensor (real Paddle's to_static disagrees with its own
+ * eager mode here, so the expected values are worked out by hand):
+ * [1, -2] * 2 = [2, -4]; + 1 = [3, -3]; clipped to [-1, 2]: [2, -1]; tanh:
+ * [0.9640, -0.7616]; the sum is positive, so scaled by 2 (inside the
+ * converted branch the method call rebinds y, as x[k] = v does). The
+ * function form on a tensor of the enclosing block is refused there. */
+static void test_inplace_static(void **state)
+{
+    (void)state;
+    static const char body[] = "import paddle\n"
+                               "@paddle.jit.to_static\n"
+                               "def f(x):\n"
+                               "    y = x * 2\n"
+                               "    y.add_(paddle.ones([2]))\n"
+                               "    y.clip_(-1.0, 2.0)\n"
+                               "    r = paddle.tanh_(y) is y\n"
+                               "    if paddle.sum(y) > 0:\n"
+                               "        y.scale_(2.0)\n"
+                               "    return y, r\n"
+                               "y, r = f(paddle.to_tensor([1.0, -2.0]))\n"
+                               "print([round(v, 4) for v in y.numpy().tolist()])\n"
+                               "print(r)\n";
+    static const char want[] = "[1.9281, -1.5232]\nTrue\n";
+    for (int eager = 0; eager < 2; eager++) {
+        char src[1024];
+        snprintf(src, sizeof src, "%s%s", eager ? "import paddle; paddle.jit.enable_to_static(False)\n" : "",
+                 body);
+        int rc;
+        char *o = run_source("inplace.py", src, &rc);
+        assert_int_equal(rc, 0);
+        assert_string_equal(o, want);
+        free(o);
+    }
+    /* the function form cannot update a tensor of the enclosing block in a branch */
+    static const char bad[] = "import paddle\n"
+                              "@paddle.jit.to_static\n"
+                              "def g(x):\n"
+                              "    y = x * 2\n"
+                              "    if paddle.sum(x) > 0:\n"
+                              "        paddle.tanh_(y)\n"
+                              "    return y\n"
+                              "g(paddle.to_tensor([1.0, 2.0]))\n";
+    int rc;
+    char *o = run_source("inplace_bad.py", bad, &rc);
+    assert_int_not_equal(rc, 0);
+    assert_non_null(strstr(o, "in-place op on a tensor defined outside the current branch"));
+    free(o);
+}
+
 static void test_static_print(void **state)
 {
     (void)state;
@@ -680,6 +731,8 @@ int main(void)
         cmocka_unit_test(test_golden_norm_static),
         cmocka_unit_test(test_golden_common_static),
         cmocka_unit_test(test_golden_interp_static),
+        cmocka_unit_test(test_golden_api_ext_static),
+        cmocka_unit_test(test_inplace_static),
         cmocka_unit_test(test_error_goldens),
         cmocka_unit_test(test_static_print),
         cmocka_unit_test(test_diagnostics),

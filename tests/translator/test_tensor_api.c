@@ -96,6 +96,13 @@ GOLDEN(numpy_format)
 GOLDEN(tensor_print)
 GOLDEN(extra_api)
 GOLDEN(hand_control_flow)
+GOLDEN(activations_ext)
+GOLDEN(math_ext)
+GOLDEN(search_ext)
+GOLDEN(composite_ext)
+GOLDEN(inplace_ext)
+GOLDEN(more_ext)
+GOLDEN(more2_ext)
 GOLDEN(layerdict_accuracy)
 GOLDEN(losses)
 GOLDEN(optimizers)
@@ -565,6 +572,13 @@ int main(void)
         cmocka_unit_test(test_golden_tensor_print),
         cmocka_unit_test(test_golden_extra_api),
         cmocka_unit_test(test_golden_hand_control_flow),
+        cmocka_unit_test(test_golden_activations_ext),
+        cmocka_unit_test(test_golden_math_ext),
+        cmocka_unit_test(test_golden_search_ext),
+        cmocka_unit_test(test_golden_composite_ext),
+        cmocka_unit_test(test_golden_inplace_ext),
+        cmocka_unit_test(test_golden_more_ext),
+        cmocka_unit_test(test_golden_more2_ext),
         cmocka_unit_test(test_golden_layerdict_accuracy),
         cmocka_unit_test(test_golden_losses),
         cmocka_unit_test(test_golden_optimizers),

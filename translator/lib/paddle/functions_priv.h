@@ -24,6 +24,15 @@ int d2_pd_dtype_arg(d2_interp *I, d2_obj *o, const char *fname, int def, int *dt
 int d2_pd_shape_list(d2_interp *I, d2_obj *o, const char *fname, int64_t *shape, int *n);
 int d2_pd_creation_add(d2_interp *I, pd_state *s);
 
+/* ---- search.c: scans, sorting, top-k, triangles, rolls, along-axis ---- */
+int d2_pd_search_add(d2_interp *I, pd_state *s);
+
+/* ---- composite.c: functions composed of registry ops, and in-place variants ---- */
+int d2_pd_composite_add(d2_interp *I, pd_state *s);
+
+/* ---- activation.c: activation functions beyond the one-op rows ---- */
+int d2_pd_activation_add(d2_interp *I, pd_state *s);
+
 /* ---- manipulation.c ---- */
 int d2_pd_manipulation_add(d2_interp *I, pd_state *s);
 

@@ -1032,6 +1032,40 @@ D2_FN(JST_SetItem)
     return d2_incref(x);
 }
 
+/* x.name_(args) as converted code writes it, x = _jst.Inplace(x, 'name_', args):
+ * the value to rebind x to. While a Program is built, a tensor of an
+ * enclosing block is not changed: the functional form x.name(args) gives the
+ * new value, which cond and while_loop carry; otherwise the method runs as
+ * written and x stays x. */
+D2_FN(JST_Inplace)
+{
+    d2_obj *x = a[0];
+    if (is_undef(I, x))
+        return d2_jit_raise_undef(I, x);
+    const char *name = cstr(a[1]);
+    if (!name)
+        return d2_raise(I, "TypeError", "_jst.Inplace: the method name must be a str");
+    d2_obj *args = a[2];
+    d2_dict *kw = a[3] ? D2_AS(d2_dict, a[3]) : NULL;
+    size_t n = D2_AS(d2_tuple, args)->n;
+    bool functional = is_tensor(x) && D2_MODE(I)->builder && !d2_pd_sym_in_current_block(I, x);
+    char base[128];
+    size_t len = strlen(name);
+    if (functional && len < sizeof base) {
+        memcpy(base, name, len - 1);
+        base[len - 1] = 0;
+    }
+    d2_obj *m = d2_getattr(I, x, functional && len < sizeof base ? base : name);
+    if (!m)
+        return NULL;
+    d2_obj *r = d2_call(I, m, D2_AS(d2_tuple, args)->items, n, kw);
+    d2_decref(m);
+    if (!r || functional)
+        return r;
+    d2_decref(r);
+    return d2_incref(x);
+}
+
 /* obj.attr for carrying it through an if or loop; an UndefinedVar when obj
  * has no such attribute yet. */
 D2_FN(JST_GetAttr)
@@ -1134,6 +1168,7 @@ int d2_jit_runtime_init(d2_interp *I, jit_state *s)
         D2_DEF("Len", "x", JST_Len, "_jst.Len"),
         D2_DEF("Call", "f", JST_Call, "_jst.Call"),
         D2_DEF("SetItem", "x, key, value", JST_SetItem, "_jst.SetItem"),
+        D2_DEF("Inplace", "x, name, *args, **kwargs", JST_Inplace, "_jst.Inplace"),
         D2_DEF("GetAttr", "obj, name", JST_GetAttr, "_jst.GetAttr"),
         D2_DEF("SetAttr", "obj, name, value", JST_SetAttr, "_jst.SetAttr"),
     };
