@@ -106,6 +106,7 @@ GOLDEN(grown_lists_static)
 GOLDEN(for_forms_static)
 GOLDEN(globals_static)
 GOLDEN(print_static)
+GOLDEN(shape_spec_static)
 
 /* ---- the samples: dy2st save with Paddle's weights, then the saved model on
  * Paddle's inputs must give Paddle's to_static outputs ---- */
@@ -668,6 +669,7 @@ int main(void)
         cmocka_unit_test(test_golden_for_forms_static),
         cmocka_unit_test(test_golden_globals_static),
         cmocka_unit_test(test_golden_print_static),
+        cmocka_unit_test(test_golden_shape_spec_static),
         cmocka_unit_test(test_error_goldens),
         cmocka_unit_test(test_static_print),
         cmocka_unit_test(test_diagnostics),
