@@ -107,6 +107,7 @@ GOLDEN(for_forms_static)
 GOLDEN(globals_static)
 GOLDEN(print_static)
 GOLDEN(shape_spec_static)
+GOLDEN(setitem_forms_static)
 
 /* ---- the samples: dy2st save with Paddle's weights, then the saved model on
  * Paddle's inputs must give Paddle's to_static outputs ---- */
@@ -670,6 +671,7 @@ int main(void)
         cmocka_unit_test(test_golden_globals_static),
         cmocka_unit_test(test_golden_print_static),
         cmocka_unit_test(test_golden_shape_spec_static),
+        cmocka_unit_test(test_golden_setitem_forms_static),
         cmocka_unit_test(test_error_goldens),
         cmocka_unit_test(test_static_print),
         cmocka_unit_test(test_diagnostics),

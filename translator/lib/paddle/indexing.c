@@ -160,10 +160,11 @@ static int ix_parse(d2_interp *I, const d2_shape *xs, d2_obj *key, ix_plan *p, c
     return 0;
 }
 
-/* A boolean mask key of exactly x's shape (tensor, ndarray or nested list of
- * bools); *m receives a host copy. 1 when it is one, 0 when not, -1 on error. */
-static int bool_mask(d2_interp *I, d2_obj *key, const d2_shape *xs, const char *fname,
-                     d2_tensor **m)
+/* A boolean mask key of exactly x's shape, or of its leading dims when
+ * leading is true (tensor or ndarray); *m receives a host copy. 1 when it is
+ * one, 0 when not, -1 on error. */
+static int bool_mask(d2_interp *I, d2_obj *key, const d2_shape *xs, bool leading,
+                     const char *fname, d2_tensor **m)
 {
     *m = NULL;
     bool is_mask = (is_tensor(key) && obj_type(key)->dtype == D2_BOOL) ||
@@ -182,7 +183,10 @@ static int bool_mask(d2_interp *I, d2_obj *key, const d2_shape *xs, const char *
         return -1;
     d2_shape ms;
     d2_tensor_get_shape(h, &ms);
-    if (!d2_shape_equal(&ms, xs)) {
+    bool ok = leading ? ms.ndim <= xs->ndim : ms.ndim == xs->ndim;
+    for (int d = 0; ok && d < ms.ndim; d++)
+        ok = ms.dims[d] == xs->dims[d];
+    if (!ok) {
         char a[128], b[128];
         d2_shape_str(&ms, a, sizeof a);
         d2_shape_str(xs, b, sizeof b);
@@ -220,8 +224,10 @@ static d2_obj *mask_select(d2_interp *I, d2_obj *x, d2_tensor *m, const char *fn
     return d2_pd_wrap_host(I, r);
 }
 
-/* x[mask] = v on the host: v is a scalar / one element, or one value per
- * selected element. Replaces x's data. */
+/* x[mask] = v on the host for a mask over x's leading dims, as Paddle 2.6's
+ * index_put: v is expanded to [selected rows, trailing dims...] and row j
+ * of it goes to the j-th selected row; a mask of x's whole shape with one
+ * value fills the selected elements. Replaces x's data. */
 static int mask_assign(d2_interp *I, d2_obj *x, d2_tensor *m, d2_obj *v, const char *fname)
 {
     d2_tensor *h = d2_pd_host(I, x, fname);
@@ -234,46 +240,62 @@ static int mask_assign(d2_interp *I, d2_obj *x, d2_tensor *m, d2_obj *v, const c
         d2_raise_err(I, &err);
         return -1;
     }
-    d2_tensor *val = d2_pd_from_py(I, v, w->dtype, D2_F32, fname);
-    if (!val) {
-        d2_tensor_unref(w);
-        return -1;
-    }
-    int64_t n = d2_tensor_numel(w), nv = d2_tensor_numel(val), cnt = 0;
-    for (int64_t i = 0; i < n; i++)
+    d2_shape xs;
+    d2_tensor_get_shape(w, &xs);
+    int mnd = m->ndim, rest = xs.ndim - mnd;
+    int64_t nm = d2_tensor_numel(m), cnt = 0, row = 1;
+    for (int64_t i = 0; i < nm; i++)
         cnt += d2_tensor_get_i64(m, i) != 0;
+    for (int d = mnd; d < xs.ndim; d++)
+        row *= xs.dims[d];
+    d2_obj *val = NULL, *big = NULL;
+    d2_tensor *vh = NULL;
     int rc = -1;
-    if (nv != 1 && nv != cnt) {
-        d2_raise(I, "ValueError",
-                 "%s: cannot assign %lld values to the %lld elements the mask selects", fname,
-                 (long long)nv, (long long)cnt);
-    } else {
-        size_t es = d2_dtype_size(w->dtype);
-        char *dst = d2_tensor_data(w);
-        const char *src = d2_tensor_data(val);
-        for (int64_t i = 0, j = 0; i < n; i++)
-            if (d2_tensor_get_i64(m, i)) {
-                memcpy(dst + es * (size_t)i, src + es * (size_t)(nv == 1 ? 0 : j), es);
-                j++;
-            }
-        d2_tensor *nt = d2_pd_to_backend(I, w);
-        w = NULL;
-        if (nt) {
-            d2_tensor_unref(TOBJ(x)->t);
-            TOBJ(x)->t = nt;
-            rc = 0;
-        }
+    d2_obj *vt = d2_pd_as_tensor(I, v, w->dtype, fname);
+    if (!vt)
+        goto done;
+    val = d2_pd_cast_to(I, fname, vt, w->dtype);
+    d2_decref(vt);
+    if (!val)
+        goto done;
+    int64_t shape[D2_MAX_DIMS + 1];
+    shape[0] = cnt;
+    for (int d = 0; d < rest; d++)
+        shape[1 + d] = xs.dims[mnd + d];
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_expand);
+    d2_ab_ints(&b, "shape", shape, rest + 1);
+    big = op1(I, fname, D2_OP_expand, val, &b);
+    vh = big ? d2_pd_host(I, big, fname) : NULL;
+    if (!vh)
+        goto done;
+    size_t es = d2_dtype_size(w->dtype), rb = es * (size_t)row;
+    char *dst = d2_tensor_data(w);
+    const char *src = d2_tensor_data(vh);
+    for (int64_t i = 0, j = 0; i < nm; i++)
+        if (d2_tensor_get_i64(m, i))
+            memcpy(dst + rb * (size_t)i, src + rb * (size_t)j++, rb);
+    d2_tensor *nt = d2_pd_to_backend(I, w);
+    w = NULL;
+    if (nt) {
+        d2_tensor_unref(TOBJ(x)->t);
+        TOBJ(x)->t = nt;
+        rc = 0;
     }
+done:
     if (w)
         d2_tensor_unref(w);
-    d2_tensor_unref(val);
+    if (vh)
+        d2_tensor_unref(vh);
+    d2_decref(val);
+    d2_decref(big);
     return rc;
 }
 
 static d2_obj *getitem_impl(d2_interp *I, d2_obj *x, d2_obj *key, const char *fname)
 {
     d2_tensor *mask;
-    int mk = bool_mask(I, key, &obj_type(x)->shape, fname, &mask);
+    int mk = bool_mask(I, key, &obj_type(x)->shape, false, fname, &mask);
     if (mk != 0) {
         d2_obj *r = mk > 0 ? mask_select(I, x, mask, fname) : NULL;
         if (mask)
@@ -363,17 +385,20 @@ static d2_obj *getitem_impl(d2_interp *I, d2_obj *x, d2_obj *key, const char *fn
 
 static int setitem_static(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v, const char *fname);
 
-/* Whether key is a tuple with more than one list, ndarray or tensor index. */
+/* Whether key is a tuple with more than one list, ndarray or tensor index, or
+ * one with an int beside it. */
 static bool several_index_arrays(d2_obj *key)
 {
     if (key->kind != D2_OBJ_TUPLE)
         return false;
-    int n = 0;
+    int n = 0, ints = 0;
     for (size_t i = 0; i < D2_AS(d2_tuple, key)->n; i++) {
         d2_obj *o = D2_AS(d2_tuple, key)->items[i];
         n += is_tensor(o) || is_ndarray(o) || is_seq(o);
+        ints += is_int(o);
     }
-    return n > 1;
+    /* an int beside an index array is an index array too (numpy) */
+    return n > 1 || (n == 1 && ints > 0);
 }
 
 /* Host-side x[key] = v for int/slice/ellipsis/None keys and one int tensor
@@ -382,12 +407,13 @@ static int setitem_impl(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v, const c
 {
     if (is_sym(x) || (is_tensor(v) && is_sym(v)) || D2_MODE(I)->builder)
         return setitem_static(I, x, key, v, fname);
-    if ((is_tensor(key) && obj_type(key)->dtype == D2_BOOL &&
-         obj_type(key)->shape.ndim < obj_type(x)->shape.ndim) ||
-        (is_ndarray(key) && NDA(key)->t->dtype == D2_BOOL &&
-         NDA(key)->t->ndim < obj_type(x)->shape.ndim) || several_index_arrays(key)) {
-        /* a mask over leading dims, or index arrays zipped together (numpy): the
-         * functional form, run now */
+    bool full_mask = (is_tensor(key) && obj_type(key)->dtype == D2_BOOL &&
+                      obj_type(key)->shape.ndim == obj_type(x)->shape.ndim) ||
+                     (is_ndarray(key) && NDA(key)->t->dtype == D2_BOOL &&
+                      NDA(key)->t->ndim == obj_type(x)->shape.ndim);
+    if (full_mask || several_index_arrays(key)) {
+        /* a mask of x's shape (Paddle expands v to x's shape), or index arrays
+         * zipped together (numpy): the functional form, run now */
         d2_obj *r = d2_pd_setitem_functional(I, x, key, v);
         if (!r)
             return -1;
@@ -397,7 +423,7 @@ static int setitem_impl(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v, const c
         return 0;
     }
     d2_tensor *mask;
-    int mk = bool_mask(I, key, &obj_type(x)->shape, fname, &mask);
+    int mk = bool_mask(I, key, &obj_type(x)->shape, true, fname, &mask);
     if (mk != 0) {
         int r = mk > 0 ? mask_assign(I, x, mask, v, fname) : -1;
         if (mask)
@@ -643,6 +669,57 @@ static bool all_full(const ix_item *const *it, int n)
     return true;
 }
 
+static d2_obj *assign_items(d2_interp *I, d2_obj *x, const ix_item *const *it, int n, d2_obj *v,
+                            const char *fname);
+
+/* x[T1, :, T2] = v, tensor (or int) indices separated by full slices → the
+ * indexed dims moved to the front (transpose), y[T1, T2] = v there, and the
+ * dims moved back: numpy's and Paddle's order, where the broadcast index dims
+ * come first in the shape v must fit. */
+static d2_obj *assign_separated(d2_interp *I, d2_obj *x, const ix_item *const *it, int n,
+                                d2_obj *v, const char *fname)
+{
+    int nd = obj_type(x)->shape.ndim;
+    int64_t perm[D2_MAX_DIMS], inv[D2_MAX_DIMS];
+    const ix_item *moved[2 * D2_MAX_DIMS + 2];
+    ix_item full = {IX_FULL, 0, 0, 0, NULL};
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        if (it[i]->kind == IX_TENSOR || it[i]->kind == IX_INT) {
+            moved[k] = it[i];
+            perm[k++] = i;
+        } else if (it[i]->kind != IX_FULL) {
+            d2_raise(I, "IndexError",
+                     "%s: tensor indices separated by a partial slice cannot be assigned into "
+                     "inside to_static; assign through one index group at a time",
+                     fname);
+            return NULL;
+        }
+    }
+    int nt = k;
+    for (int i = 0; i < nd; i++)
+        if (i >= n || it[i]->kind == IX_FULL)
+            perm[k++] = i;
+    for (int i = nt; i < nd; i++)
+        moved[i] = &full;
+    for (int i = 0; i < nd; i++)
+        inv[perm[i]] = i;
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_transpose);
+    d2_ab_ints(&b, "perm", perm, nd);
+    d2_obj *y = op1(I, fname, D2_OP_transpose, x, &b);
+    d2_obj *y2 = y ? assign_items(I, y, moved, nd, v, fname) : NULL;
+    d2_obj *r = NULL;
+    if (y2) {
+        d2_ab_init(&b, D2_OP_transpose);
+        d2_ab_ints(&b, "perm", inv, nd);
+        r = op1(I, fname, D2_OP_transpose, y2, &b);
+    }
+    d2_decref(y);
+    d2_decref(y2);
+    return r;
+}
+
 /* x with the selection of items it[0..n) (no None) replaced by v. */
 static d2_obj *assign_items(d2_interp *I, d2_obj *x, const ix_item *const *it, int n, d2_obj *v,
                             const char *fname)
@@ -668,13 +745,8 @@ static d2_obj *assign_items(d2_interp *I, d2_obj *x, const ix_item *const *it, i
     for (int i = 0; i < n; i++) {
         bool inside = i >= ft && i <= lt;
         if ((inside && it[i]->kind != IX_TENSOR && it[i]->kind != IX_INT) ||
-            (!inside && (it[i]->kind == IX_INT || it[i]->kind == IX_TENSOR))) {
-            d2_raise(I, "IndexError",
-                     "%s: tensor indices separated by a slice cannot be assigned into inside "
-                     "to_static; assign through one index group at a time",
-                     fname);
-            return NULL;
-        }
+            (!inside && (it[i]->kind == IX_INT || it[i]->kind == IX_TENSOR)))
+            return assign_separated(I, x, it, n, v, fname);
     }
     int nt = lt - ft + 1;
     ix_item conv[D2_MAX_DIMS];
@@ -742,7 +814,10 @@ done:
     return r;
 }
 
-/* x[mask] = v: where(mask, v, x); v is one value, or broadcasts to x's dims after the mask's. */
+/* x[mask] = v: where(mask, v, x), as Paddle 2.6 assigns: a mask of x's shape
+ * takes v expanded to x's shape (so a v with one value per selected element
+ * is not taken one by one); a mask over leading dims takes one v, or one per
+ * trailing sub-tensor, for all the selected rows. */
 static d2_obj *assign_mask(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v, const char *fname)
 {
     const d2_shape *xs = &obj_type(x)->shape;
@@ -766,14 +841,46 @@ static d2_obj *assign_mask(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v, cons
     if (!val)
         goto done;
     const d2_shape *vs = &obj_type(val)->shape;
-    for (int d = 0; d < vs->ndim - (xs->ndim - ms->ndim); d++)
-        if (vs->dims[d] != 1) {
-            d2_raise(I, "ValueError",
-                     "%s: assigning one value per element a boolean mask selects is not supported "
-                     "inside to_static; assign one value, or use paddle.where",
-                     fname);
+    if (ms->ndim == xs->ndim) {
+        /* Paddle expands v to x's shape */
+        bool fits = vs->ndim <= xs->ndim;
+        int bad = -1;
+        for (int d = 0; fits && d < vs->ndim; d++) {
+            int64_t a = vs->dims[vs->ndim - 1 - d], b = xs->dims[xs->ndim - 1 - d];
+            if (a != 1 && a >= 0 && b >= 0 && a != b) {
+                fits = false;
+                bad = d;
+            }
+        }
+        if (!fits) {
+            char a[128], b[128];
+            d2_shape_str(vs, a, sizeof a);
+            d2_shape_str(xs, b, sizeof b);
+            if (bad >= 0)
+                d2_raise(I, "ValueError",
+                         "%s: the value's shape %s cannot be expanded to the tensor's %s (the "
+                         "value (%lld) of a non-singleton dimension does not match the "
+                         "corresponding value (%lld)); with a boolean mask of the tensor's shape "
+                         "the value is expanded to the tensor's shape, not taken one per "
+                         "selected element",
+                         fname, a, b, (long long)vs->dims[vs->ndim - 1 - bad],
+                         (long long)xs->dims[xs->ndim - 1 - bad]);
+            else
+                d2_raise(I, "ValueError", "%s: the value's shape %s cannot be expanded to the "
+                         "tensor's %s", fname, a, b);
             goto done;
         }
+    } else {
+        for (int d = 0; d < vs->ndim - (xs->ndim - ms->ndim); d++)
+            if (vs->dims[d] != 1) {
+                d2_raise(I, "ValueError",
+                         "%s: one value per row a boolean mask over leading dims selects is not "
+                         "supported inside to_static (how many rows it selects depends on the "
+                         "data); assign one value for all rows, or use paddle.where",
+                         fname);
+                goto done;
+            }
+    }
     if (ms->ndim < xs->ndim) {
         int64_t ax[D2_MAX_DIMS];
         int na = 0;
