@@ -108,6 +108,9 @@ GOLDEN(globals_static)
 GOLDEN(print_static)
 GOLDEN(shape_spec_static)
 GOLDEN(setitem_forms_static)
+GOLDEN(corpus_control)
+GOLDEN(corpus_calls)
+GOLDEN(corpus_models)
 
 /* ---- the samples: dy2st save with Paddle's weights, then the saved model on
  * Paddle's inputs must give Paddle's to_static outputs ---- */
@@ -672,6 +675,9 @@ int main(void)
         cmocka_unit_test(test_golden_print_static),
         cmocka_unit_test(test_golden_shape_spec_static),
         cmocka_unit_test(test_golden_setitem_forms_static),
+        cmocka_unit_test(test_golden_corpus_control),
+        cmocka_unit_test(test_golden_corpus_calls),
+        cmocka_unit_test(test_golden_corpus_models),
         cmocka_unit_test(test_error_goldens),
         cmocka_unit_test(test_static_print),
         cmocka_unit_test(test_diagnostics),

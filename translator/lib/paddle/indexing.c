@@ -27,6 +27,89 @@ static void ix_free(ix_plan *p)
     p->n = 0;
 }
 
+/* A symbolic slice bound b (None: dflt) of a dim of size dim (an int64 0-D
+ * tensor) as Python normalises it: negative counts from the end, then
+ * clamped to [0, dim]. New reference. */
+static d2_obj *norm_bound(d2_interp *I, d2_obj *b, d2_obj *dflt, d2_obj *dim, const char *fname)
+{
+    if (is_none(I, b))
+        return d2_incref(dflt);
+    d2_obj *t = d2_pd_as_tensor(I, b, D2_I64, fname);
+    d2_obj *c = t ? d2_pd_cast_to(I, fname, t, D2_I64) : NULL;
+    d2_decref(t);
+    if (!c)
+        return NULL;
+    if (obj_type(c)->shape.ndim != 0) {
+        d2_ab rb;
+        d2_ab_init(&rb, D2_OP_reshape);
+        d2_ab_ints(&rb, "shape", NULL, 0);
+        d2_setref(&c, op1(I, fname, D2_OP_reshape, c, &rb));
+        if (!c)
+            return NULL;
+    }
+    d2_obj *zero = d2_pd_const_tensor(I, 0, 0, true, D2_I64);
+    d2_obj *neg = zero ? op2(I, fname, D2_OP_less_than, c, zero, NULL) : NULL;
+    d2_obj *negi = neg ? d2_pd_cast_to(I, fname, neg, D2_I64) : NULL;
+    d2_obj *off = negi ? op2(I, fname, D2_OP_multiply, negi, dim, NULL) : NULL;
+    d2_obj *r = off ? op2(I, fname, D2_OP_add, c, off, NULL) : NULL;
+    if (r)
+        d2_setref(&r, op2(I, fname, D2_OP_maximum, r, zero, NULL));
+    if (r)
+        d2_setref(&r, op2(I, fname, D2_OP_minimum, r, dim, NULL));
+    d2_decref(c);
+    d2_decref(zero);
+    d2_decref(neg);
+    d2_decref(negi);
+    d2_decref(off);
+    return r;
+}
+
+/* x[a:b:k] on dim d with a symbolic bound a or b (k a positive int) → the
+ * int64 index arange(a', max(b', a'), k), gathered like a tensor index (the
+ * selected dim keeps its place: one tensor index only). New reference. */
+static d2_obj *dyn_slice_index(d2_interp *I, d2_obj *x, int d, d2_slice *sl, int64_t step,
+                               const char *fname)
+{
+    int64_t n = obj_type(x)->shape.dims[d];
+    d2_obj *dim = NULL;
+    if (n >= 0) {
+        dim = d2_pd_const_tensor(I, 0, n, true, D2_I64);
+    } else {
+        d2_obj *sh = op1(I, fname, D2_OP_shape, x, NULL);
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_slice);
+        int64_t ax = 0, st = d, en = d + 1;
+        d2_ab_ints(&b, "axes", &ax, 1);
+        d2_ab_ints(&b, "starts", &st, 1);
+        d2_ab_ints(&b, "ends", &en, 1);
+        d2_ab_ints(&b, "decrease_axis", &ax, 1);
+        d2_obj *d0 = sh ? op1(I, fname, D2_OP_slice, sh, &b) : NULL;
+        dim = d0 ? d2_pd_cast_to(I, fname, d0, D2_I64) : NULL;
+        d2_decref(sh);
+        d2_decref(d0);
+    }
+    d2_obj *zero = dim ? d2_pd_const_tensor(I, 0, 0, true, D2_I64) : NULL;
+    d2_obj *a = zero ? norm_bound(I, sl->start, zero, dim, fname) : NULL;
+    d2_obj *e = a ? norm_bound(I, sl->stop, dim, dim, fname) : NULL;
+    d2_obj *e2 = e ? op2(I, fname, D2_OP_maximum, e, a, NULL) : NULL;
+    d2_obj *k = e2 ? d2_pd_const_tensor(I, 0, step, true, D2_I64) : NULL;
+    d2_obj *r = NULL;
+    if (k) {
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_arange);
+        d2_ab_int(&b, "dtype", D2_I64);
+        d2_obj *in[3] = {a, e2, k};
+        r = d2_pd_opn(I, fname, D2_OP_arange, in, 3, &b);
+    }
+    d2_decref(dim);
+    d2_decref(zero);
+    d2_decref(a);
+    d2_decref(e);
+    d2_decref(e2);
+    d2_decref(k);
+    return r;
+}
+
 /* Reads a slice bound: None, an int, or a one-element concrete int tensor. */
 static int slice_bound(d2_interp *I, d2_obj *o, bool *none, int64_t *v)
 {
@@ -43,7 +126,10 @@ static int slice_bound(d2_interp *I, d2_obj *o, bool *none, int64_t *v)
 }
 
 /* Turns key into a list of index items over x's dims (Ellipsis expanded). */
-static int ix_parse(d2_interp *I, const d2_shape *xs, d2_obj *key, ix_plan *p, const char *fname)
+/* x (may be NULL) is the indexed tensor: a slice with a symbolic bound
+ * becomes a tensor index over it. */
+static int ix_parse(d2_interp *I, d2_obj *x, const d2_shape *xs, d2_obj *key, ix_plan *p,
+                    const char *fname)
 {
     p->n = 0;
     d2_obj *single[1] = {key};
@@ -111,6 +197,24 @@ static int ix_parse(d2_interp *I, const d2_shape *xs, d2_obj *key, ix_plan *p, c
             d2_slice *sl = D2_AS(d2_slice, o);
             bool n0, n1, n2;
             int64_t a = 0, b = 0, st = 1;
+            if (x && (is_sym(sl->start) || is_sym(sl->stop)) && !is_sym(sl->step)) {
+                if (slice_bound(I, sl->step, &n2, &st) < 0)
+                    return -1;
+                if (n2)
+                    st = 1;
+                if (st <= 0) {
+                    d2_raise(I, "IndexError",
+                             "%s: a slice with a tensor bound must have a positive step", fname);
+                    return -1;
+                }
+                it->index = dyn_slice_index(I, x, d, sl, st, fname);
+                if (!it->index)
+                    return -1;
+                it->kind = IX_TENSOR;
+                p->n++;
+                d++;
+                continue;
+            }
             if (slice_bound(I, sl->step, &n2, &st) < 0 || slice_bound(I, sl->start, &n0, &a) < 0 ||
                 slice_bound(I, sl->stop, &n1, &b) < 0)
                 return -1;
@@ -306,7 +410,7 @@ static d2_obj *getitem_impl(d2_interp *I, d2_obj *x, d2_obj *key, const char *fn
     if (xs->ndim == 0 && !(key->kind == D2_OBJ_ELLIPSIS || is_none(I, key)))
         return d2_raise(I, "IndexError", "%s: a 0-D tensor cannot be indexed", fname);
     ix_plan p;
-    if (ix_parse(I, xs, key, &p, fname) < 0) {
+    if (ix_parse(I, x, xs, key, &p, fname) < 0) {
         ix_free(&p);
         return NULL;
     }
@@ -446,7 +550,7 @@ static int setitem_impl(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v, const c
     int rc = -1;
     d2_tensor *val = NULL;
     d2_tensor *list[D2_MAX_DIMS] = {NULL}; /* explicit index lists per dim (owned) */
-    if (ix_parse(I, &xs, key, &p, fname) < 0)
+    if (ix_parse(I, NULL, &xs, key, &p, fname) < 0)
         goto done;
     /* per input dim: start, step, count, or an explicit index list */
     int64_t start[D2_MAX_DIMS], step[D2_MAX_DIMS], count[D2_MAX_DIMS];
@@ -912,7 +1016,7 @@ d2_obj *d2_pd_setitem_functional(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v
                            (key->kind == D2_OBJ_TUPLE && D2_AS(d2_tuple, key)->n == 0)))
         return d2_raise(I, "IndexError", "%s: a 0-D tensor cannot be indexed", fname);
     ix_plan p;
-    if (ix_parse(I, xs, key, &p, fname) < 0) {
+    if (ix_parse(I, x, xs, key, &p, fname) < 0) {
         ix_free(&p);
         return NULL;
     }
