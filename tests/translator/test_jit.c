@@ -111,6 +111,7 @@ GOLDEN(setitem_forms_static)
 GOLDEN(corpus_control)
 GOLDEN(corpus_calls)
 GOLDEN(corpus_models)
+GOLDEN(corpus_more)
 
 /* ---- the samples: dy2st save with Paddle's weights, then the saved model on
  * Paddle's inputs must give Paddle's to_static outputs ---- */
@@ -678,6 +679,7 @@ int main(void)
         cmocka_unit_test(test_golden_corpus_control),
         cmocka_unit_test(test_golden_corpus_calls),
         cmocka_unit_test(test_golden_corpus_models),
+        cmocka_unit_test(test_golden_corpus_more),
         cmocka_unit_test(test_error_goldens),
         cmocka_unit_test(test_static_print),
         cmocka_unit_test(test_diagnostics),
