@@ -396,6 +396,105 @@ done:
     return rc;
 }
 
+/* x[..., T1, ..., Tk, ...] for k > 1 tensor indices (0-D or 1-D) at dims
+ * ax[0..k) of x → the indexed dims moved to the front (transpose) and merged
+ * (reshape), gathered with the broadcast linear index
+ * ((T1 * D2) + T2) * D3 + ..., where the indexed dims' sizes must be static.
+ * As numpy and Paddle: the index's dim goes where the first indexed dim was
+ * when the indexed dims are adjacent, else first. New reference. */
+static d2_obj *gather_several(d2_interp *I, d2_obj *x, d2_obj *const *idx, const int *ax, int k,
+                              const char *fname)
+{
+    const d2_shape *xs = &obj_type(x)->shape;
+    int nd = xs->ndim;
+    if (k > nd)
+        return d2_raise(I, "IndexError", "%s: too many tensor indices", fname);
+    int64_t perm[D2_MAX_DIMS], shape[D2_MAX_DIMS];
+    bool used[D2_MAX_DIMS] = {false};
+    int64_t merged = 1;
+    bool adjacent = true;
+    for (int j = 0; j < k; j++) {
+        if (xs->dims[ax[j]] < 0)
+            return d2_raise(I, "IndexError",
+                            "%s: several tensor indices over a dynamic dim are not supported",
+                            fname);
+        merged *= xs->dims[ax[j]];
+        perm[j] = ax[j];
+        used[ax[j]] = true;
+        adjacent &= j == 0 || ax[j] == ax[j - 1] + 1;
+    }
+    int m = k, dyn = 0;
+    shape[0] = merged;
+    for (int d = 0; d < nd; d++)
+        if (!used[d]) {
+            shape[1 + m - k] = xs->dims[d];
+            dyn += xs->dims[d] < 0;
+            perm[m++] = d;
+        }
+    if (dyn > 1)
+        return d2_raise(I, "IndexError",
+                        "%s: several tensor indices beside more than one dynamic dim are not "
+                        "supported",
+                        fname);
+    d2_obj *lin = NULL, *y = NULL, *r = NULL;
+    for (int j = 0; j < k; j++) {
+        d2_obj *t = d2_pd_cast_to(I, fname, idx[j], D2_I64);
+        d2_obj *dim = t ? d2_pd_const_tensor(I, 0, xs->dims[ax[j]], true, D2_I64) : NULL;
+        d2_obj *zero = dim ? d2_pd_const_tensor(I, 0, 0, true, D2_I64) : NULL;
+        d2_obj *neg = zero ? op2(I, fname, D2_OP_less_than, t, zero, NULL) : NULL;
+        d2_obj *negi = neg ? d2_pd_cast_to(I, fname, neg, D2_I64) : NULL;
+        d2_obj *off = negi ? op2(I, fname, D2_OP_multiply, negi, dim, NULL) : NULL;
+        d2_obj *tn = off ? op2(I, fname, D2_OP_add, t, off, NULL) : NULL;
+        if (tn && lin) {
+            d2_obj *sc = op2(I, fname, D2_OP_multiply, lin, dim, NULL);
+            d2_setref(&lin, sc ? op2(I, fname, D2_OP_add, sc, tn, NULL) : NULL);
+            d2_decref(sc);
+        } else if (tn) {
+            lin = d2_incref(tn);
+        }
+        bool bad = !tn;
+        d2_decref(t);
+        d2_decref(dim);
+        d2_decref(zero);
+        d2_decref(neg);
+        d2_decref(negi);
+        d2_decref(off);
+        d2_decref(tn);
+        if (bad || !lin)
+            goto done;
+    }
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_transpose);
+    d2_ab_ints(&b, "perm", perm, nd);
+    y = op1(I, fname, D2_OP_transpose, x, &b);
+    if (!y)
+        goto done;
+    d2_ab_init(&b, D2_OP_reshape);
+    d2_ab_ints(&b, "shape", shape, nd - k + 1);
+    d2_setref(&y, op1(I, fname, D2_OP_reshape, y, &b));
+    if (!y)
+        goto done;
+    d2_ab_init(&b, D2_OP_gather);
+    d2_ab_int(&b, "axis", 0);
+    r = op2(I, fname, D2_OP_gather, y, lin, &b);
+    if (r && adjacent && ax[0] > 0 && obj_type(lin)->shape.ndim == 1) {
+        int64_t back[D2_MAX_DIMS];
+        int n = 0, rn = obj_type(r)->shape.ndim;
+        for (int d = 1; d <= ax[0]; d++)
+            back[n++] = d;
+        back[n++] = 0;
+        for (int d = ax[0] + 1; d < rn; d++)
+            back[n++] = d;
+        d2_ab_init(&b, D2_OP_transpose);
+        d2_ab_ints(&b, "perm", back, rn);
+        d2_setref(&r, op1(I, fname, D2_OP_transpose, r, &b));
+    }
+done:
+    d2_decref(lin);
+    d2_decref(y);
+    return r;
+}
+
 static d2_obj *getitem_impl(d2_interp *I, d2_obj *x, d2_obj *key, const char *fname)
 {
     d2_tensor *mask;
@@ -417,7 +516,8 @@ static d2_obj *getitem_impl(d2_interp *I, d2_obj *x, d2_obj *key, const char *fn
     int64_t axes[D2_MAX_DIMS], starts[D2_MAX_DIMS], ends[D2_MAX_DIMS], strides[D2_MAX_DIMS],
         dec[D2_MAX_DIMS], unsq[D2_MAX_DIMS * 2];
     int na = 0, nd = 0, nu = 0, d = 0, outpos = 0, n_tidx = 0, tidx_axis = 0;
-    d2_obj *tidx = NULL;
+    d2_obj *tidx = NULL, *tix[D2_MAX_DIMS];
+    int tax[D2_MAX_DIMS];
     for (int i = 0; i < p.n; i++) {
         ix_item *it = &p.it[i];
         switch (it->kind) {
@@ -438,6 +538,10 @@ static d2_obj *getitem_impl(d2_interp *I, d2_obj *x, d2_obj *key, const char *fn
             outpos++;
             break;
         case IX_TENSOR:
+            if (n_tidx < D2_MAX_DIMS) {
+                tix[n_tidx] = it->index;
+                tax[n_tidx] = d - nd;
+            }
             n_tidx++;
             tidx = it->index;
             tidx_axis = d - nd; /* position after the decreased dims are gone */
@@ -448,12 +552,11 @@ static d2_obj *getitem_impl(d2_interp *I, d2_obj *x, d2_obj *key, const char *fn
         d++;
     }
     d2_obj *cur = d2_incref(x);
-    if (n_tidx > 1) {
+    if (n_tidx > 1 && nu > 0) {
         ix_free(&p);
         d2_decref(cur);
         return d2_raise(I, "IndexError",
-                        "%s: only one tensor index per subscript is supported (got %d)", fname,
-                        n_tidx);
+                        "%s: None together with several tensor indices is not supported", fname);
     }
     if (na > 0) {
         d2_ab b;
@@ -467,7 +570,11 @@ static d2_obj *getitem_impl(d2_interp *I, d2_obj *x, d2_obj *key, const char *fn
         d2_decref(cur);
         cur = r;
     }
-    if (cur && tidx) {
+    if (cur && n_tidx > 1) {
+        d2_obj *r = gather_several(I, cur, tix, tax, n_tidx, fname);
+        d2_decref(cur);
+        cur = r;
+    } else if (cur && tidx) {
         d2_ab b;
         d2_ab_init(&b, D2_OP_gather);
         d2_ab_int(&b, "axis", tidx_axis);
