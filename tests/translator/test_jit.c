@@ -116,6 +116,7 @@ GOLDEN(getitem_indices_static)
 GOLDEN(corpus_sequences)
 GOLDEN(corpus_builtins)
 GOLDEN(branch_shapes_static)
+GOLDEN(print_branches_static)
 
 /* ---- the samples: dy2st save with Paddle's weights, then the saved model on
  * Paddle's inputs must give Paddle's to_static outputs ---- */
@@ -688,6 +689,7 @@ int main(void)
         cmocka_unit_test(test_golden_corpus_sequences),
         cmocka_unit_test(test_golden_corpus_builtins),
         cmocka_unit_test(test_golden_branch_shapes_static),
+        cmocka_unit_test(test_golden_print_branches_static),
         cmocka_unit_test(test_error_goldens),
         cmocka_unit_test(test_static_print),
         cmocka_unit_test(test_diagnostics),

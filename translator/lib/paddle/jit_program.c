@@ -954,6 +954,8 @@ static entry *compile(d2_interp *I, sfn *s, d2_obj **args, size_t nargs, d2_dict
         }
     }
     D2_MODE(I)->builder = &B;
+    bool run_prints = JS(I)->run_prints;
+    JS(I)->run_prints = prepare;
     int k = 0;
     for (size_t i = 0; i < nargs; i++) {
         sym[i] = symbolic_args(I, args[i], vars, &k, 0);
@@ -978,6 +980,7 @@ static entry *compile(d2_interp *I, sfn *s, d2_obj **args, size_t nargs, d2_dict
     }
 built:
     D2_MODE(I)->builder = B.outer;
+    JS(I)->run_prints = run_prints;
     /* symbolic tensors of the finished build that Python code kept (say in a
      * Layer attribute) must not pass for values of a later build: they are
      * detached from the builder, whose memory is reused */
