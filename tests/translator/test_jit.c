@@ -85,6 +85,17 @@ static void run_golden(const char *name)
         (void)state;                                                                               \
         run_golden(#name);                                                                         \
     }
+GOLDEN(shape_spec_static)
+GOLDEN(setitem_forms_static)
+GOLDEN(corpus_control)
+GOLDEN(corpus_calls)
+GOLDEN(corpus_models)
+GOLDEN(corpus_more)
+GOLDEN(getitem_indices_static)
+GOLDEN(corpus_sequences)
+GOLDEN(corpus_builtins)
+GOLDEN(branch_shapes_static)
+GOLDEN(print_branches_static)
 GOLDEN(if_else)
 GOLDEN(while_loops)
 GOLDEN(for_loops)
@@ -106,17 +117,6 @@ GOLDEN(grown_lists_static)
 GOLDEN(for_forms_static)
 GOLDEN(globals_static)
 GOLDEN(print_static)
-GOLDEN(shape_spec_static)
-GOLDEN(setitem_forms_static)
-GOLDEN(corpus_control)
-GOLDEN(corpus_calls)
-GOLDEN(corpus_models)
-GOLDEN(corpus_more)
-GOLDEN(getitem_indices_static)
-GOLDEN(corpus_sequences)
-GOLDEN(corpus_builtins)
-GOLDEN(branch_shapes_static)
-GOLDEN(print_branches_static)
 
 /* ---- the samples: dy2st save with Paddle's weights, then the saved model on
  * Paddle's inputs must give Paddle's to_static outputs ---- */
@@ -658,6 +658,17 @@ int main(void)
         cmocka_unit_test(test_parse_input),
         cmocka_unit_test(test_npz),
         cmocka_unit_test(test_input_spec),
+        cmocka_unit_test(test_golden_shape_spec_static),
+        cmocka_unit_test(test_golden_setitem_forms_static),
+        cmocka_unit_test(test_golden_corpus_control),
+        cmocka_unit_test(test_golden_corpus_calls),
+        cmocka_unit_test(test_golden_corpus_models),
+        cmocka_unit_test(test_golden_corpus_more),
+        cmocka_unit_test(test_golden_getitem_indices_static),
+        cmocka_unit_test(test_golden_corpus_sequences),
+        cmocka_unit_test(test_golden_corpus_builtins),
+        cmocka_unit_test(test_golden_branch_shapes_static),
+        cmocka_unit_test(test_golden_print_branches_static),
         cmocka_unit_test(test_golden_if_else),
         cmocka_unit_test(test_golden_while_loops),
         cmocka_unit_test(test_golden_for_loops),
@@ -679,17 +690,6 @@ int main(void)
         cmocka_unit_test(test_golden_for_forms_static),
         cmocka_unit_test(test_golden_globals_static),
         cmocka_unit_test(test_golden_print_static),
-        cmocka_unit_test(test_golden_shape_spec_static),
-        cmocka_unit_test(test_golden_setitem_forms_static),
-        cmocka_unit_test(test_golden_corpus_control),
-        cmocka_unit_test(test_golden_corpus_calls),
-        cmocka_unit_test(test_golden_corpus_models),
-        cmocka_unit_test(test_golden_corpus_more),
-        cmocka_unit_test(test_golden_getitem_indices_static),
-        cmocka_unit_test(test_golden_corpus_sequences),
-        cmocka_unit_test(test_golden_corpus_builtins),
-        cmocka_unit_test(test_golden_branch_shapes_static),
-        cmocka_unit_test(test_golden_print_branches_static),
         cmocka_unit_test(test_error_goldens),
         cmocka_unit_test(test_static_print),
         cmocka_unit_test(test_diagnostics),
