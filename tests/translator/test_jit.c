@@ -85,6 +85,17 @@ static void run_golden(const char *name)
         (void)state;                                                                               \
         run_golden(#name);                                                                         \
     }
+GOLDEN(shape_spec_static)
+GOLDEN(setitem_forms_static)
+GOLDEN(corpus_control)
+GOLDEN(corpus_calls)
+GOLDEN(corpus_models)
+GOLDEN(corpus_more)
+GOLDEN(getitem_indices_static)
+GOLDEN(corpus_sequences)
+GOLDEN(corpus_builtins)
+GOLDEN(branch_shapes_static)
+GOLDEN(print_branches_static)
 GOLDEN(if_else)
 GOLDEN(while_loops)
 GOLDEN(for_loops)
@@ -705,6 +716,17 @@ int main(void)
         cmocka_unit_test(test_parse_input),
         cmocka_unit_test(test_npz),
         cmocka_unit_test(test_input_spec),
+        cmocka_unit_test(test_golden_shape_spec_static),
+        cmocka_unit_test(test_golden_setitem_forms_static),
+        cmocka_unit_test(test_golden_corpus_control),
+        cmocka_unit_test(test_golden_corpus_calls),
+        cmocka_unit_test(test_golden_corpus_models),
+        cmocka_unit_test(test_golden_corpus_more),
+        cmocka_unit_test(test_golden_getitem_indices_static),
+        cmocka_unit_test(test_golden_corpus_sequences),
+        cmocka_unit_test(test_golden_corpus_builtins),
+        cmocka_unit_test(test_golden_branch_shapes_static),
+        cmocka_unit_test(test_golden_print_branches_static),
         cmocka_unit_test(test_golden_if_else),
         cmocka_unit_test(test_golden_while_loops),
         cmocka_unit_test(test_golden_for_loops),
