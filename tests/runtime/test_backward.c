@@ -547,6 +547,43 @@ static void test_while_in_cond(void **state)
         }
 }
 
+/* Replaces every occurrence of `from` in s (malloc'd) by `to`; a new string. */
+static char *replace_all(const char *s, const char *from, const char *to)
+{
+    size_t lf = strlen(from), lt = strlen(to), n = 0;
+    for (const char *q = strstr(s, from); q; q = strstr(q + lf, from))
+        n++;
+    char *r = malloc(strlen(s) + n * lt + 1), *o = r;
+    for (const char *q; (q = strstr(s, from)); s = q + lf) {
+        memcpy(o, s, (size_t)(q - s));
+        o += q - s;
+        memcpy(o, to, lt);
+        o += lt;
+    }
+    strcpy(o, s);
+    return r;
+}
+
+/* The sample Program (an MLP refined by a while_loop of relu steps) in float64 with the mean of
+ * its logits as the loss. */
+static void test_sample_program(void **state)
+{
+    (void)state;
+    char *text = tu_load_file(D2_SRCDIR "/samples/programs/mlp_loop.d2p", NULL);
+    char *t64 = replace_all(text, "float32", "float64");
+    char *src = replace_all(t64, "  return logits, steps, positive\n",
+                            "  loss : float64[] = mean(logits)\n  return loss\n");
+    assert_non_null(strstr(src, "return loss"));
+    double x[8] = {0.3, -0.7, 1.1, 0.45, -0.2, 0.9, 0.65, -1.3};
+    d2_tensor *in[1] = {f64(2, (int64_t[]){2, 4}, x)};
+    const char *wrt[] = {"x", "fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"};
+    d2_program_free(check_grads(src, wrt, 5, in, 1));
+    unref_all(in, 1);
+    free(text);
+    free(t64);
+    free(src);
+}
+
 /* ---- the text form ---- */
 
 /* Appends the backward of loss with respect to wrt (the gradients yielded after the loss) and
@@ -685,6 +722,7 @@ int main(void)
         cmocka_unit_test(test_while_swap),
         cmocka_unit_test(test_nested_while),
         cmocka_unit_test(test_while_in_cond),
+        cmocka_unit_test(test_sample_program),
         cmocka_unit_test(test_unreached_and_no_grad),
         cmocka_unit_test(test_missing_rule),
         cmocka_unit_test(test_out_of_memory),
