@@ -646,6 +646,27 @@ static void test_unreached_and_no_grad(void **state)
     assert_int_equal(d2_program_verify(p, &err), 0);
     d2_program_free(p);
 
+    /* a given target gradient: d(x*y)/dx seeded by y is y*y; an integer seed is refused */
+    p = parse(text);
+    int tgt = var_of(p, "a"), seed = var_of(p, "y"), x = var_of(p, "x");
+    assert_int_equal(d2_gradients(p, 0, &tgt, &seed, 1, &x, 1, NULL, 0, g, &err), 0);
+    assert_int_equal(d2_block_add_yield(p, 0, g[0], &err), 0);
+    assert_int_equal(d2_program_verify(p, &err), 0);
+    double xv[3] = {1, 2, 3}, yv[3] = {0.5, -1, 4};
+    d2_tensor *in[3] = {f64(1, (int64_t[]){3}, xv), f64(1, (int64_t[]){3}, yv),
+                        d2_tensor_zeros(D2_I64, 1, (int64_t[]){3}, &err)};
+    d2_tensor *out[3] = {0};
+    run(p, in, 3, out, 3);
+    for (int i = 0; i < 3; i++)
+        assert_true(d2_tensor_get_f64(out[2], i) == yv[i] * yv[i]);
+    unref_all(out, 3);
+    unref_all(in, 3);
+    int bad = var_of(p, "n");
+    assert_int_equal(d2_gradients(p, 0, &tgt, &bad, 1, &x, 1, NULL, 0, g, &err), -1);
+    assert_string_equal(err.msg, "append_backward: the gradient given for target 'a' is int64, "
+                                 "the target is float64");
+    d2_program_free(p);
+
     p = parse(text);
     int w2[2] = {var_of(p, "y"), var_of(p, "x")};
     assert_int_equal(d2_append_backward(p, 0, var_of(p, "b"), w2, 2, g, &err), 0);
