@@ -1125,6 +1125,17 @@ static int g_pool2d(R *r)
     return r->rc;
 }
 
+/* Average pooling's gradient spreads dout with the divisors of the forward op,
+ * so its transpose is that average pooling itself. Max pooling's routing has
+ * no registry op yet. */
+static int g_pool2d_grad(R *r)
+{
+    if (strcmp(d2_attr_str(r->g->def, r->g->attrs, "pooling_type"), "avg") != 0)
+        return fail(r, "the second derivative of max pooling is not supported");
+    give(r, 2, E(r, pool2d, same_attrs(r, D2_OP_pool2d), DOUT(r)));
+    return r->rc;
+}
+
 /* Inference batch norm, y = (x - mean) s rstd + bias per channel (axis 1),
  * rstd = (var + eps)^-1/2: dx = dout s rstd, dscale = sum(dout (x - mean) rstd),
  * dbias = sum(dout). The running mean and variance get no gradient (Paddle). */
@@ -1243,6 +1254,7 @@ static const rule_t rules[D2_NUM_OPS] = {
     [D2_OP_reduce_as] = {g_reduce_as, 1u << 1},
     [D2_OP_conv2d_grad_input] = {g_conv2d_grad_input, 1u << 0},
     [D2_OP_conv2d_grad_filter] = {g_conv2d_grad_filter, 1u << 1},
+    [D2_OP_pool2d_grad] = {g_pool2d_grad, 1u << 0 | 1u << 1},
 };
 
 /* Every op's rule is reached through this one entry, which finds the rule
