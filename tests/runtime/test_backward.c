@@ -12,6 +12,9 @@
 
 #include "backward.h"
 #include "exec.h"
+#ifdef DY2ST_HAVE_OPENCL
+#include "opencl/opencl.h"
+#endif
 #include "../testutil.h"
 
 #define GOLDEN D2_SRCDIR "/tests/golden/backward"
@@ -621,6 +624,64 @@ static void test_golden(void **state)
     check_golden("while.prog", LOOP, lw, 2);
 }
 
+/* The backward of the cond and while_loop programs (in float32) on the OpenCL backend gives
+ * the CPU's results within 1e-5 (relative and absolute); skipped without a device. */
+static void test_opencl(void **state)
+{
+    (void)state;
+#ifdef DY2ST_HAVE_OPENCL
+    d2_err err = {0};
+    d2_backend *be = d2_opencl_backend(0, &err);
+    if (!be)
+        skip();
+    const char *texts[2] = {COND, LOOP};
+    const char *wrt[2][3] = {{"x", "w", "c"}, {"x", "w"}};
+    int n_wrt[2] = {3, 2};
+    for (int t = 0; t < 2; t++) {
+        char *src = replace_all(texts[t], "float64", "float32");
+        d2_program *p = parse(src);
+        free(src);
+        int w[3], g[3];
+        for (int i = 0; i < n_wrt[t]; i++)
+            w[i] = var_of(p, wrt[t][i]);
+        assert_int_equal(d2_append_backward(p, 0, var_of(p, "loss"), w, n_wrt[t], g, &err), 0);
+        for (int i = 0; i < n_wrt[t]; i++)
+            assert_int_equal(d2_block_add_yield(p, 0, g[i], &err), 0);
+        float x[6] = {0.3f, -0.5f, 0.8f, 1.1f, 0.2f, -0.4f};
+        d2_tensor *in[2];
+        if (t == 0) {
+            in[0] = d2_tensor_from_data(D2_F32, 1, (int64_t[]){3}, x, &err);
+            in[1] = d2_tensor_from_data(D2_F32, 1, (int64_t[]){3}, x + 3, &err);
+        } else {
+            in[0] = d2_tensor_from_data(D2_F32, 2, (int64_t[]){2, 3}, x, &err);
+            in[1] = i64(3);
+        }
+        d2_prepared *pc = d2_exec_prepare(p, NULL, &err), *po = d2_exec_prepare(p, be, &err);
+        if (!pc || !po)
+            fail_msg("prepare: %s", err.msg);
+        d2_tensor *oc[4] = {0}, *oo[4] = {0};
+        int n_out = 1 + n_wrt[t];
+        if (d2_exec_run(pc, in, 2, oc, n_out, &err) < 0 ||
+            d2_exec_run(po, in, 2, oo, n_out, &err) < 0)
+            fail_msg("run: %s", err.msg);
+        for (int k = 0; k < n_out; k++) {
+            d2_tensor *h = d2_tensor_copy_to(oo[k], NULL, &err);
+            assert_non_null(h);
+            tu_expect_close("opencl", h, oc[k], 1e-5, 1e-5, "the CPU backend");
+            d2_tensor_unref(h);
+        }
+        unref_all(oc, n_out);
+        unref_all(oo, n_out);
+        unref_all(in, 2);
+        d2_exec_free(pc);
+        d2_exec_free(po);
+        d2_program_free(p);
+    }
+#else
+    skip();
+#endif
+}
+
 /* ---- what gets no gradient, and errors ---- */
 
 /* A wanted variable the loss does not depend on gets -1; no_grad stops a path. */
@@ -744,6 +805,7 @@ int main(void)
         cmocka_unit_test(test_nested_while),
         cmocka_unit_test(test_while_in_cond),
         cmocka_unit_test(test_sample_program),
+        cmocka_unit_test(test_opencl),
         cmocka_unit_test(test_unreached_and_no_grad),
         cmocka_unit_test(test_missing_rule),
         cmocka_unit_test(test_out_of_memory),
