@@ -100,6 +100,7 @@ GOLDEN(layerdict_accuracy)
 GOLDEN(losses)
 GOLDEN(optimizers)
 GOLDEN(lr_schedulers)
+GOLDEN(io_data)
 
 /* Imports `module` and returns its attribute (new reference). */
 static d2_obj *attr(d2_interp *I, const char *module, const char *name)
@@ -563,6 +564,7 @@ int main(void)
         cmocka_unit_test(test_golden_losses),
         cmocka_unit_test(test_golden_optimizers),
         cmocka_unit_test(test_golden_lr_schedulers),
+        cmocka_unit_test(test_golden_io_data),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
