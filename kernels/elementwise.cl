@@ -208,6 +208,7 @@ D2_ALL_TYPES(D2_COMPARE_KERNEL)
 #define D2_CLIP 22
 #define D2_ISCALE 23
 #define D2_ISCALE_AFTER 24
+#define D2_ERF 25
 
 #define D2_UNARY_FLOAT(T, S)                                                                    \
     __kernel void unary_##S(int op, long n, __global const T *x, long xo, __global T *out,       \
@@ -235,6 +236,7 @@ D2_ALL_TYPES(D2_COMPARE_KERNEL)
         case D2_SIGMOID: r = 1 / (1 + exp(-v)); break;                                          \
         case D2_RELU: r = v < 0 ? 0 : v; break;                                                 \
         case D2_SILU: r = v / (1 + exp(-v)); break;                                             \
+        case D2_ERF: r = erf(v); break;                                                         \
         case D2_GELU: r = (T)0.5 * v * (1 + erf(v * (T)M_SQRT1_2)); break;                     \
         case D2_GELU_TANH:                                                                      \
             r = (T)0.5 * v *                                                                    \

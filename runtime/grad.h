@@ -12,6 +12,12 @@
  *     to a block).
  * A backward op is itself a registry op, so a rule's output is differentiable
  * wherever the ops it emits have rules.
+ *
+ * Every non-control op has a rule or D2_OPF_NO_GRAD, except these, which the
+ * callers differentiate: cond and while_loop (from their blocks, see
+ * DESIGN.md) and the tensor-array ops (array_create/write/read/stack/concat,
+ * whose gradients are arrays of gradients). Backward ops without a second
+ * derivative yet carry D2_OPF_NO_GRAD (pool2d_grad).
  */
 #ifndef DY2ST_GRAD_H
 #define DY2ST_GRAD_H
@@ -62,11 +68,18 @@ typedef struct d2_gctx {
 typedef int (*d2_grad_fn)(d2_gctx *g);
 
 /* The rule of op id; NULL when the op has none (D2_OPF_NO_GRAD ops, control
- * ops handled by the callers, or an op still without a rule). */
+ * ops handled by the callers, or an op still without a rule). The function
+ * returned serves every op and finds the rule from g->def: call it with
+ * g->def == d2_op_def(id). A rule may leave din[i] NULL for a zero gradient
+ * (sign, floor, ceil). */
 d2_grad_fn d2_op_grad(d2_op_id id);
 /* Whether a gradient flows into input i of op id (index and shape inputs,
  * integer and bool tensors do not). */
 bool d2_op_input_differentiable(d2_op_id id, int i);
+
+/* Whether gradients of dtype dt exist (float32, float64): the caller stops
+ * gradients at integer and bool values. */
+bool d2_dtype_differentiable(d2_dtype dt);
 
 /* Runs op id's rule: checks that it has one (an error naming the op
  * otherwise), calls it, and on failure releases whatever it stored in din. */

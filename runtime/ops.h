@@ -18,6 +18,7 @@ enum {
     D2_OPF_SHAPE_INPUTS = 1 << 1,   /* optional tensor inputs carry shape values read on the host */
     D2_OPF_ALLOCS_OUTPUTS = 1 << 2, /* the kernel creates its outputs (views, arrays) */
     D2_OPF_SIDE_EFFECT = 1 << 3,    /* never removed by dead-code elimination */
+    D2_OPF_NO_GRAD = 1 << 4,        /* not differentiable: no gradient flows through it */
 };
 
 typedef enum {
@@ -217,6 +218,7 @@ int infer_softmax(d2_infer_ctx *ic);
 int infer_cast(d2_infer_ctx *ic);
 int infer_where(d2_infer_ctx *ic);
 int infer_reduce(d2_infer_ctx *ic);
+int infer_reduce_as(d2_infer_ctx *ic);
 int infer_argminmax(d2_infer_ctx *ic);
 int infer_reshape(d2_infer_ctx *ic);
 int infer_flatten(d2_infer_ctx *ic);
@@ -238,10 +240,14 @@ int infer_numel(d2_infer_ctx *ic);
 int infer_assign(d2_infer_ctx *ic);
 int infer_set_value(d2_infer_ctx *ic);
 int infer_index_put(d2_infer_ctx *ic);
+int infer_index_get(d2_infer_ctx *ic);
 int infer_matmul(d2_infer_ctx *ic);
 int infer_linear(d2_infer_ctx *ic);
 int infer_conv2d(d2_infer_ctx *ic);
 int infer_pool2d(d2_infer_ctx *ic);
+int infer_conv2d_grad_input(d2_infer_ctx *ic);
+int infer_conv2d_grad_filter(d2_infer_ctx *ic);
+int infer_pool2d_grad(d2_infer_ctx *ic);
 int infer_batch_norm(d2_infer_ctx *ic);
 int infer_layer_norm(d2_infer_ctx *ic);
 int infer_embedding(d2_infer_ctx *ic);

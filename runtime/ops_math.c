@@ -265,3 +265,27 @@ int infer_argminmax(d2_infer_ctx *ic)
     set_out(ic, (d2_dtype)dt, &s);
     return 0;
 }
+
+/* reduce_as(x, target): target's shape must broadcast to x's (numpy rules,
+ * dynamic dims pass); the result has x's dtype and target's shape. */
+int infer_reduce_as(d2_infer_ctx *ic)
+{
+    if (check_input(ic, 0) < 0 || check_input(ic, 1) < 0 || reject_bool(ic, 0) < 0)
+        return -1;
+    const d2_shape *xs = &ic->in[0].shape, *ts = &ic->in[1].shape;
+    bool ok = ts->ndim <= xs->ndim;
+    for (int i = 0; ok && i < ts->ndim; i++) {
+        int64_t t = ts->dims[i], x = xs->dims[i + xs->ndim - ts->ndim];
+        ok = t == 1 || t == x || t < 0 || x < 0;
+    }
+    if (!ok) {
+        char a[160], b[160];
+        d2_shape_str(xs, a, sizeof a);
+        d2_shape_str(ts, b, sizeof b);
+        return d2_err_set(ic->err, D2_ERR_SHAPE,
+                          "%s: target shape %s does not broadcast to x's shape %s", ic->def->name,
+                          b, a);
+    }
+    set_out(ic, ic->in[0].dtype, ts);
+    return 0;
+}

@@ -398,6 +398,7 @@ UN_FLOAT(cos, cos(a))
 UN_FLOAT(tanh, tanh(a))
 UN_FLOAT(sigmoid, 1 / (1 + exp(-a)))
 UN_FLOAT(silu, a / (1 + exp(-a)))
+UN_FLOAT(erf, erf(a))
 
 /* gelu: exact x/2 (1 + erf(x/sqrt 2)), or the tanh approximation
  * x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). */
@@ -1130,4 +1131,62 @@ int cpu_argmin(d2_kctx *k)
 {
     static const argfn tab[NDT] = {argmin_f32, argmin_f64, argmin_i32, argmin_i64, NULL};
     return argminmax(k, tab);
+}
+
+/* ---- reduce_as: out[j] = sum of x[i] over the i that broadcast to j ---- */
+
+#define DEF_REDUCE_AS(S, T, ADD)                                                                   \
+    static void reduce_as_##S(const T *x, T *o, int nd, const int64_t *shape, const int64_t *ost,  \
+                              int64_t n, int64_t nout)                                             \
+    {                                                                                              \
+        int64_t idx[D2_MAX_DIMS] = {0}, j = 0;                                                     \
+        for (int64_t i = 0; i < nout; i++)                                                         \
+            o[i] = 0;                                                                              \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            o[j] = ADD(o[j], x[i]);                                                                \
+            for (int d = nd - 1; d >= 0; d--) {                                                    \
+                j += ost[d];                                                                       \
+                if (++idx[d] < shape[d])                                                           \
+                    break;                                                                         \
+                j -= ost[d] * shape[d];                                                            \
+                idx[d] = 0;                                                                        \
+            }                                                                                      \
+        }                                                                                          \
+    }
+#define FADD(a, b) ((a) + (b))
+DEF_REDUCE_AS(f32, float, FADD)
+DEF_REDUCE_AS(f64, double, FADD)
+DEF_REDUCE_AS(i32, int32_t, i32_add)
+DEF_REDUCE_AS(i64, int64_t, i64_add)
+
+int cpu_reduce_as(d2_kctx *k)
+{
+    d2_tensor *x = k->in[0], *out = k->out[0];
+    int nd = x->ndim, off = x->ndim - out->ndim;
+    if (off < 0)
+        return d2_err_set(k->err, D2_ERR_SHAPE, "reduce_as: target has more dims than x");
+    int64_t ost[D2_MAX_DIMS], cst[D2_MAX_DIMS];
+    d2_contiguous_strides(out->ndim, out->shape, cst);
+    for (int d = 0; d < nd; d++) {
+        int64_t t = d >= off ? out->shape[d - off] : 1;
+        if (t != 1 && t != x->shape[d])
+            return d2_err_set(k->err, D2_ERR_SHAPE,
+                              "reduce_as: target dim %d (%lld) does not broadcast to x's %lld",
+                              d - off, (long long)t, (long long)x->shape[d]);
+        ost[d] = d >= off && t != 1 ? cst[d - off] : 0;
+    }
+    int64_t n = d2_tensor_numel(x), nout = d2_tensor_numel(out);
+    if (nout == 0)
+        return 0;
+    if (n == 0)
+        return d2_err_set(k->err, D2_ERR_SHAPE, "reduce_as: x is empty but the target is not");
+    void *xd = d2_tensor_data(x), *od = d2_tensor_data(out);
+    switch (x->dtype) {
+    case D2_F32: reduce_as_f32(xd, od, nd, x->shape, ost, n, nout); break;
+    case D2_F64: reduce_as_f64(xd, od, nd, x->shape, ost, n, nout); break;
+    case D2_I32: reduce_as_i32(xd, od, nd, x->shape, ost, n, nout); break;
+    case D2_I64: reduce_as_i64(xd, od, nd, x->shape, ost, n, nout); break;
+    default: return dtype_error(k, x->dtype);
+    }
+    return 0;
 }

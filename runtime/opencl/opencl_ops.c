@@ -15,7 +15,7 @@ enum cmp_op { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_AND, CMP_OR, C
 enum un_op {
     UN_NEG, UN_ABS, UN_SIGN, UN_SQUARE, UN_EXP, UN_LOG, UN_SQRT, UN_RSQRT, UN_RECIP, UN_FLOOR,
     UN_CEIL, UN_SIN, UN_COS, UN_TANH, UN_SIGMOID, UN_RELU, UN_SILU, UN_GELU, UN_GELU_TANH,
-    UN_LEAKY, UN_SCALE, UN_SCALE_AFTER, UN_CLIP, UN_ISCALE, UN_ISCALE_AFTER
+    UN_LEAKY, UN_SCALE, UN_SCALE_AFTER, UN_CLIP, UN_ISCALE, UN_ISCALE_AFTER, UN_ERF
 };
 enum red_op { RED_SUM, RED_MEAN, RED_MAX, RED_MIN, RED_PROD, RED_ANY, RED_ALL };
 /* clang-format on */
@@ -575,6 +575,7 @@ int ocl_tanh(d2_kctx *k) { return unary(k, UN_TANH, true, 0, 0); }
 int ocl_sigmoid(d2_kctx *k) { return unary(k, UN_SIGMOID, true, 0, 0); }
 int ocl_relu(d2_kctx *k) { return unary(k, UN_RELU, false, 0, 0); }
 int ocl_silu(d2_kctx *k) { return unary(k, UN_SILU, true, 0, 0); }
+int ocl_erf(d2_kctx *k) { return unary(k, UN_ERF, true, 0, 0); }
 
 int ocl_gelu(d2_kctx *k)
 {
@@ -2045,6 +2046,14 @@ static int via_host(d2_kctx *k, d2_kernel_fn cpu_fn)
 
 int ocl_set_value(d2_kctx *k) { return via_host(k, cpu_set_value); }
 int ocl_index_put(d2_kctx *k) { return via_host(k, cpu_index_put); }
+int ocl_index_get(d2_kctx *k) { return via_host(k, cpu_index_get); }
+
+/* ---- gradient helpers without a device kernel yet: computed on host copies ---- */
+
+int ocl_reduce_as(d2_kctx *k) { return via_host(k, cpu_reduce_as); }
+int ocl_conv2d_grad_input(d2_kctx *k) { return via_host(k, cpu_conv2d_grad_input); }
+int ocl_conv2d_grad_filter(d2_kctx *k) { return via_host(k, cpu_conv2d_grad_filter); }
+int ocl_pool2d_grad(d2_kctx *k) { return via_host(k, cpu_pool2d_grad); }
 
 /* ---- optimizer updates: run on host copies, every result uploaded into its output ---- */
 

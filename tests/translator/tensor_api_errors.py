@@ -62,7 +62,7 @@ cases = [
     lambda: bool(x),
     lambda: len(paddle.to_tensor(1.0)),
     lambda: x.set_value(np.ones((3, 3))),
-    lambda: x.backward(),
+    lambda: paddle.to_tensor([1.0], stop_gradient=False).backward(paddle.ones([3])),
     lambda: x + "a",
     lambda: x @ 3,
     lambda: ~x,

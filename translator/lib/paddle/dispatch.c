@@ -114,6 +114,154 @@ done:
     return rc;
 }
 
+/* ======================================================================
+ * The autograd tape: nodes recorded by eager ops
+ * ====================================================================== */
+
+void d2_pd_gnode_ref(d2_gnode *n) { n->refs++; }
+
+void d2_pd_gnode_release(d2_gnode *n)
+{
+    for (int i = 0; i < n->n_in; i++)
+        d2_setref(&n->in[i], NULL);
+    for (int i = 0; i < n->n_out; i++) {
+        d2_tensor_unref(n->out[i]);
+        n->out[i] = NULL;
+    }
+    n->released = true;
+}
+
+/* Nodes whose last reference went while another node was being freed: freed
+ * by the outermost unref, so a chain of thousands of ops does not recurse. */
+static _Thread_local d2_gnode **dead;
+static _Thread_local size_t n_dead, cap_dead;
+static _Thread_local bool freeing;
+
+static void gnode_free(d2_gnode *n)
+{
+    for (int i = 0; i < n->n_out; i++)
+        if (n->acc[i])
+            d2_decref(n->acc[i]);
+    d2_pd_gnode_release(n);
+    d2_attrs_free(&n->attrs);
+    d2_free(n);
+}
+
+void d2_pd_gnode_unref(d2_gnode *n)
+{
+    if (!n || --n->refs > 0)
+        return;
+    if (freeing) {
+        if (n_dead == cap_dead) {
+            size_t cap = cap_dead ? cap_dead * 2 : 64;
+            d2_gnode **d = d2_realloc(dead, cap * sizeof *d);
+            if (!d) { /* out of memory: free it here, recursing */
+                gnode_free(n);
+                return;
+            }
+            dead = d;
+            cap_dead = cap;
+        }
+        dead[n_dead++] = n;
+        return;
+    }
+    freeing = true;
+    gnode_free(n);
+    while (n_dead > 0)
+        gnode_free(dead[--n_dead]);
+    freeing = false;
+    d2_free(dead);
+    dead = NULL;
+    cap_dead = 0;
+}
+
+void d2_pd_grad_clear(d2_tensor_obj *t)
+{
+    d2_gnode *n = t->grad_node;
+    if (n && t->grad_slot < n->n_out && n->watch[t->grad_slot] == t)
+        n->watch[t->grad_slot] = NULL;
+    t->grad_node = NULL;
+    t->grad_slot = 0;
+    t->retain_grads = false;
+    d2_obj *g = t->grad, *h = t->grad_hooks;
+    t->grad = t->grad_hooks = NULL;
+    if (g)
+        d2_decref(g);
+    if (h)
+        d2_decref(h);
+    d2_pd_gnode_unref(n);
+}
+
+/* Whether a gradient flows from an output of dtype dt: floats always;
+ * integers when an input that wants a gradient is an integer too (Paddle
+ * differentiates integer arithmetic); bools never. */
+static bool output_differentiable(d2_dtype dt, bool int_input)
+{
+    if (d2_dtype_is_float(dt))
+        return true;
+    return dt != D2_BOOL && int_input;
+}
+
+/* Tapes an eager op: a node over its inputs and outputs' data; the outputs
+ * that carry a gradient point at it. 0, or -1 with MemoryError. */
+static int tape_record(d2_interp *I, d2_op_id op, d2_obj **inputs, int n_in,
+                       const d2_attrs *attrs, d2_obj **outs, int n_out)
+{
+    bool int_input = false;
+    for (int i = 0; i < n_in; i++)
+        if (inputs[i] && !TOBJ(inputs[i])->stop_gradient &&
+            !d2_dtype_is_float(obj_type(inputs[i])->dtype))
+            int_input = true;
+    bool any = false;
+    for (int i = 0; i < n_out; i++) {
+        d2_tensor_obj *o = TOBJ(outs[i]);
+        bool diff = o->type.kind == D2_VALUE_TENSOR &&
+                    output_differentiable(o->type.dtype, int_input);
+        o->stop_gradient = !diff;
+        any |= diff;
+    }
+    if (!any)
+        return 0;
+    size_t sz = sizeof(d2_gnode) + (size_t)n_in * sizeof(d2_obj *) +
+                (size_t)n_out * (sizeof(d2_tensor *) + sizeof(d2_tensor_obj *) +
+                                 sizeof(d2_obj *) + sizeof(bool));
+    d2_gnode *n = d2_calloc(1, sz);
+    if (!n || (attrs && d2_attrs_copy(&n->attrs, attrs, &(d2_err){0}) < 0)) {
+        d2_free(n);
+        nomem(I);
+        return -1;
+    }
+    if (!attrs) {
+        d2_attrs_init_default(d2_op_def(op), &n->attrs);
+        if (n->attrs.n != d2_op_def(op)->n_attrs) {
+            d2_free(n);
+            nomem(I);
+            return -1;
+        }
+    }
+    n->op = op;
+    n->n_in = n_in;
+    n->n_out = n_out;
+    n->in = (d2_obj **)(n + 1);
+    n->out = (d2_tensor **)(n->in + n_in);
+    n->watch = (d2_tensor_obj **)(n->out + n_out);
+    n->acc = (d2_obj **)(n->watch + n_out);
+    n->out_diff = (bool *)(n->acc + n_out);
+    for (int i = 0; i < n_in; i++)
+        n->in[i] = inputs[i] ? d2_incref(inputs[i]) : NULL;
+    for (int i = 0; i < n_out; i++) {
+        d2_tensor_obj *o = TOBJ(outs[i]);
+        n->out[i] = d2_tensor_ref(o->t);
+        n->out_diff[i] = !o->stop_gradient;
+        if (n->out_diff[i]) {
+            o->grad_node = n;
+            o->grad_slot = i;
+            n->refs++;
+        }
+    }
+    return 0;
+}
+
 /* d2_apply_op with the Python function's name for error messages. */
 int d2_pd_apply_named(d2_interp *I, const char *fname, d2_op_id op, d2_obj **inputs, int n_in,
                       const d2_attrs *attrs, d2_obj **outs, int n_out)
@@ -131,7 +279,7 @@ int d2_pd_apply_named(d2_interp *I, const char *fname, d2_op_id op, d2_obj **inp
         }
         sg &= TOBJ(inputs[i])->stop_gradient;
     }
-    if (ST(I)->no_grad)
+    if (!d2_pd_grad_enabled(I))
         sg = true;
     int rc;
     /* outside of a build, an op on a symbolic tensor of a static Program
@@ -194,6 +342,12 @@ int d2_pd_apply_named(d2_interp *I, const char *fname, d2_op_id op, d2_obj **inp
     if (rc == 0)
         for (int i = 0; i < n_out; i++)
             TOBJ(outs[i])->stop_gradient = sg;
+    /* eager ops that need a gradient are taped; symbolic ones never */
+    if (rc == 0 && !sg && !owner && tape_record(I, op, inputs, n_in, attrs, outs, n_out) < 0) {
+        for (int i = 0; i < n_out; i++)
+            d2_setref(&outs[i], NULL);
+        rc = -1;
+    }
     return rc;
 }
 

@@ -65,6 +65,13 @@ int d2_pd_functional_add(d2_interp *I, pd_state *s);
 /* ---- framework.c ---- */
 int d2_pd_framework_add(d2_interp *I, pd_state *s);
 
+/* ---- autograd.c ---- */
+/* Tensor.grad: the accumulated gradient or None. New reference. */
+d2_obj *d2_pd_tensor_grad(d2_interp *I, d2_obj *o);
+/* Tensor.clear_grad: zeros in place (set_to_zero) or no gradient. 0 or -1. */
+int d2_pd_clear_grad(d2_interp *I, d2_obj *o, bool set_to_zero);
+int d2_pd_autograd_add(d2_interp *I, pd_state *s);
+
 /* ---- tensor_methods.c ---- */
 /* x with all its dims reversed (Tensor.T). */
 d2_obj *d2_pd_transpose_all(d2_interp *I, d2_obj *x);

@@ -464,6 +464,26 @@ D2_FN(L_parameters)
     return seconds(I, named_members(I, self, "_parameters", "", inc));
 }
 
+/* Layer.clear_gradients: every parameter's gradient zeroed (set_to_zero) or dropped. */
+D2_FN(L_clear_gradients)
+{
+    bool z;
+    if (d2_pd_get_bool(I, a[0], "Layer.clear_gradients", "set_to_zero", &z) < 0)
+        return NULL;
+    d2_obj *ps = seconds(I, named_members(I, self, "_parameters", "", true));
+    if (!ps)
+        return NULL;
+    for (size_t i = 0; i < D2_AS(d2_list, ps)->n; i++) {
+        d2_obj *p = D2_AS(d2_list, ps)->items[i];
+        if (is_tensor(p) && d2_pd_clear_grad(I, p, z) < 0) {
+            d2_decref(ps);
+            return NULL;
+        }
+    }
+    d2_decref(ps);
+    return d2_none(I);
+}
+
 D2_FN(L_named_buffers)
 {
     bool inc;
@@ -909,6 +929,7 @@ static const d2_def LAYER_DEFS[] = {
     D2_DEF("parameters", "include_sublayers=True", L_parameters, "Layer.parameters"),
     D2_DEF("named_parameters", "prefix='', include_sublayers=True", L_named_parameters,
            "Layer.named_parameters"),
+    D2_DEF("clear_gradients", "set_to_zero=True", L_clear_gradients, "Layer.clear_gradients"),
     D2_DEF("buffers", "include_sublayers=True", L_buffers, "Layer.buffers"),
     D2_DEF("named_buffers", "prefix='', include_sublayers=True", L_named_buffers,
            "Layer.named_buffers"),

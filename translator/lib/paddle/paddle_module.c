@@ -15,12 +15,13 @@ static d2_module *new_module(d2_interp *I, const char *name, d2_module *parent, 
     return m;
 }
 
-/* What a tensor or ndarray object owns: its storage, and (symbolic) its
- * place in a builder's list. */
+/* What a tensor or ndarray object owns: its storage, (symbolic) its place
+ * in a builder's list, and its autograd state. */
 static void tensor_obj_free(d2_obj *o)
 {
     d2_tensor_obj *t = D2_AS(d2_tensor_obj, o);
     d2_pd_sym_unlink(t);
+    d2_pd_grad_clear(t);
     if (t->t)
         d2_tensor_unref(t->t);
 }
@@ -86,6 +87,7 @@ int d2_tensor_api_init(d2_interp *I)
     if (d2_pd_bindings_add(I, s) < 0 || d2_pd_creation_add(I, s) < 0 ||
         d2_pd_manipulation_add(I, s) < 0 || d2_pd_math_add(I, s) < 0 ||
         d2_pd_functional_add(I, s) < 0 || d2_pd_framework_add(I, s) < 0 ||
+        d2_pd_autograd_add(I, s) < 0 ||
         set_attr(I, la, "matmul", d2_dict_get_str(I, pd->dict, "matmul")) < 0 ||
         set_attr(I, fw, "no_grad", (d2_obj *)s->ctx_cls) < 0)
         return -1;

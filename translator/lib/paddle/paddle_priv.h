@@ -15,12 +15,15 @@
  * are borrowed: classes and modules live until teardown. */
 typedef struct pd_state {
     d2_class *tensor_cls, *dtype_cls, *layer_cls, *param_attr_cls, *init_cls, *place_cls, *ctx_cls,
-        *hook_cls;
+        *hook_cls, *tensor_hook_cls;
     d2_module *paddle, *nn, *F, *init, *fluid, *dygraph, *linalg;
     d2_obj *dtypes[2][D2_NUM_DTYPES]; /* [np_style][dt] */
     d2_dict *name_counters;           /* unique_name: prefix -> next index */
     d2_mt19937 rng;                   /* paddle.seed / rand / randn / dropout */
-    int no_grad;                      /* depth of no_grad() blocks */
+    int no_grad;                      /* gradients are off (no_grad, set_grad_enabled) when > 0 */
+    int64_t hook_ids;                 /* ids of register_hook's handles */
+    unsigned grad_epoch;              /* the current backward traversal (autograd.c) */
+    bool in_backward;                 /* a backward is running */
     int64_t lifted_count;             /* names of lifted constants */
 } pd_state;
 
@@ -235,6 +238,42 @@ d2_obj *d2_pd_as_tensor(d2_interp *I, d2_obj *o, int dt, const char *fname);
 d2_obj *d2_pd_binary(d2_interp *I, const char *fname, d2_op_id op, d2_obj *a, d2_obj *b,
                      bool strict);
 /* The op of a Python binary operator (d2_ast_operator); *ok false when none. */
+
+/* ---- the autograd tape (dispatch.c records, autograd.c runs backward) ----
+ * An eager op that runs while gradients are on, with an input that does not
+ * stop gradients, leaves a node: the op, its attributes, references to its
+ * input tensor objects and to its outputs' data (not the output objects, so
+ * that no cycle forms: an output object references its node). Nodes are
+ * refcounted by the objects that point at them (grad_node) and by backward
+ * while it runs; a node frees its saved values with it. */
+typedef struct d2_gnode {
+    int refs;
+    d2_op_id op;
+    d2_attrs attrs;
+    int n_in, n_out;
+    d2_obj **in;          /* input objects (references); NULL when absent or released */
+    d2_tensor **out;      /* output data (references); NULL when released */
+    bool *out_diff;       /* whether a gradient flows from output i */
+    d2_tensor_obj **watch; /* per output: the object with hooks or retain_grads (weak) */
+    bool released;        /* backward without retain_graph freed the saved values */
+    /* backward's scratch, valid while mark == the running traversal's epoch */
+    unsigned mark;
+    bool needed;          /* this node's rule, or a gradient at its outputs, is wanted */
+    int pending;          /* consumers whose gradients have not arrived yet */
+    d2_obj **acc;         /* the gradient summed so far at each output (references) */
+} d2_gnode;
+
+/* Whether ops run now are taped (not under no_grad / set_grad_enabled(False)). */
+static inline bool d2_pd_grad_enabled(d2_interp *I) { return ST(I)->no_grad <= 0; }
+void d2_pd_gnode_ref(d2_gnode *n);
+/* Drops a reference; the last frees the node (iteratively: freeing a long
+ * chain does not recurse). */
+void d2_pd_gnode_unref(d2_gnode *n);
+/* Drops what node n saved for backward (inputs and outputs). */
+void d2_pd_gnode_release(d2_gnode *n);
+/* A tensor object whose grad_node/grad_slot or hooks go away: its node
+ * reference and its gradient state (tensor_obj_free, detach). */
+void d2_pd_grad_clear(d2_tensor_obj *t);
 
 /* ---- printing (print.c) ---- */
 

@@ -827,37 +827,6 @@ static int share_namespace(d2_interp *I, const char *name, const char *of)
     return 0;
 }
 
-/* ======================================================================
- * Training: not supported (paddle.optimizer.*.minimize, append_backward)
- * ====================================================================== */
-
-static d2_obj *not_training(d2_interp *I, const char *what)
-{
-    return d2_raise(I, "NotImplementedError",
-                    "%s: static-graph training (backward passes appended to a Program) is "
-                    "not supported; train in dygraph mode",
-                    what);
-}
-
-static d2_obj *S_append_backward(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                 d2_dict *kw)
-{
-    D2_UNUSED(self);
-    D2_UNUSED(args);
-    D2_UNUSED(nargs);
-    D2_UNUSED(kw);
-    return not_training(I, "paddle.static.append_backward");
-}
-
-static d2_obj *S_gradients(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
-{
-    D2_UNUSED(self);
-    D2_UNUSED(args);
-    D2_UNUSED(nargs);
-    D2_UNUSED(kw);
-    return not_training(I, "paddle.static.gradients");
-}
-
 int d2_static_api_init(d2_interp *I)
 {
     D2_MODE(I)->up.static_var_text = d2_static_var_text;
@@ -937,9 +906,7 @@ int d2_static_api_init(d2_interp *I)
                "activation=None, name=None",
                SN_fc, "paddle.static.nn.fc"),
     };
-    static const d2_fn_entry train_fns[] = {{"append_backward", S_append_backward},
-                                            {"gradients", S_gradients}};
-    if (d2_jit_add_fns(I, s->statics, train_fns, D2_COUNTOF(train_fns)) < 0)
+    if (d2_static_grad_init(I, s) < 0)
         return -1;
     static const d2_def gd_defs[] = {
         D2_DEF("__init__", "main_program, startup_program=None", GD_init,

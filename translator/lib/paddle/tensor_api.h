@@ -40,6 +40,10 @@ typedef struct d2_tensor_obj {
     struct d2_gnode *grad_node;
     int grad_slot;
     d2_obj *grad;
+    /* register_hook's hooks (a dict: handle id -> callable) or NULL, and
+     * retain_grads(): a non-leaf that keeps its gradient in grad */
+    d2_obj *grad_hooks;
+    bool retain_grads;
 } d2_tensor_obj;
 
 /* A numpy.ndarray: a concrete CPU tensor with NumPy semantics. */

@@ -68,11 +68,11 @@ static d2_obj *tensor_getattr(d2_interp *I, d2_obj *o, const char *name)
         break;
     case 'g':
         if (strcmp(name, "grad") == 0)
-            return d2_none(I);
+            return d2_pd_tensor_grad(I, o);
         break;
     case 'i':
         if (strcmp(name, "is_leaf") == 0)
-            return d2_bool(I, true);
+            return d2_bool(I, t->grad_node == NULL);
         break;
     case 't':
         if (strcmp(name, "trainable") == 0)
@@ -343,29 +343,12 @@ static d2_obj *m_detach(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
     return r;
 }
 
-static d2_obj *m_self(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
-{
-    SELF_ARG("Tensor");
-    D2_UNUSED(args);
-    D2_UNUSED(kw);
-    return d2_incref(self);
-}
-
 static d2_obj *m_dim(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
 {
     SELF_ARG("Tensor.dim");
     D2_UNUSED(args);
     D2_UNUSED(kw);
     return d2_int_new(I, obj_type(self)->shape.ndim);
-}
-
-static d2_obj *m_backward(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
-{
-    SELF_ARG("Tensor.backward");
-    D2_UNUSED(args);
-    D2_UNUSED(kw);
-    return d2_raise(I, "NotImplementedError",
-                    "Tensor.backward: dy2st runs inference only; gradients are not supported");
 }
 
 static d2_obj *m_repr(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
@@ -458,8 +441,6 @@ int d2_pd_tensor_class_init(d2_interp *I, pd_state *s)
         {"to", m_cpu},
         {"dim", m_dim},
         {"ndimension", m_dim},
-        {"backward", m_backward},
-        {"clear_gradient", m_self},
         {"__repr__", m_repr},
         {"__str__", m_repr},
         {"__getitem__", m_getitem},

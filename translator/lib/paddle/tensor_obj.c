@@ -11,9 +11,18 @@
  * State
  * ====================================================================== */
 
+/* Teardown frees every object without regard to references, so the tape
+ * must be gone before: each tensor is pinned (the teardown frees it anyway)
+ * and drops its node, whose references to other tensors are then harmless. */
 static void state_fini(d2_interp *I, void *p)
 {
-    D2_UNUSED(I);
+    d2_obj *head = &I->gc_head;
+    for (d2_obj *o = head->gc_next; o != head; o = o->gc_next)
+        if (o->kind == D2_OBJ_TENSOR)
+            o->rc++;
+    for (d2_obj *o = head->gc_next; o != head; o = o->gc_next)
+        if (o->kind == D2_OBJ_TENSOR)
+            d2_pd_grad_clear(TOBJ(o));
     d2_free(p);
 }
 
