@@ -101,6 +101,7 @@ GOLDEN(losses)
 GOLDEN(optimizers)
 GOLDEN(lr_schedulers)
 GOLDEN(io_data)
+GOLDEN(training)
 
 /* Imports `module` and returns its attribute (new reference). */
 static d2_obj *attr(d2_interp *I, const char *module, const char *name)
@@ -565,6 +566,7 @@ int main(void)
         cmocka_unit_test(test_golden_optimizers),
         cmocka_unit_test(test_golden_lr_schedulers),
         cmocka_unit_test(test_golden_io_data),
+        cmocka_unit_test(test_golden_training),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
