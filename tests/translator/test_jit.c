@@ -100,6 +100,7 @@ GOLDEN(tensor_arrays)
 GOLDEN(setitem_static)
 GOLDEN(logic_static)
 GOLDEN(attrs_static)
+GOLDEN(losses_static)
 GOLDEN(size_static)
 GOLDEN(values_static)
 GOLDEN(grown_lists_static)
@@ -662,6 +663,7 @@ int main(void)
         cmocka_unit_test(test_golden_setitem_static),
         cmocka_unit_test(test_golden_logic_static),
         cmocka_unit_test(test_golden_attrs_static),
+        cmocka_unit_test(test_golden_losses_static),
         cmocka_unit_test(test_golden_size_static),
         cmocka_unit_test(test_golden_values_static),
         cmocka_unit_test(test_golden_grown_lists_static),
