@@ -102,6 +102,7 @@ GOLDEN(optimizers)
 GOLDEN(lr_schedulers)
 GOLDEN(io_data)
 GOLDEN(training)
+GOLDEN(loss_grads)
 
 /* Imports `module` and returns its attribute (new reference). */
 static d2_obj *attr(d2_interp *I, const char *module, const char *name)
@@ -567,6 +568,7 @@ int main(void)
         cmocka_unit_test(test_golden_lr_schedulers),
         cmocka_unit_test(test_golden_io_data),
         cmocka_unit_test(test_golden_training),
+        cmocka_unit_test(test_golden_loss_grads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
