@@ -132,3 +132,14 @@ err("sampler and dataset", lambda: BatchSampler(ds, sampler=SequenceSampler(ds))
 err("RandomSampler num_samples", lambda: RandomSampler(ds, num_samples=3))
 err("TensorDataset", lambda: TensorDataset([paddle.ones([3]), paddle.ones([4])]))
 err("random_split", lambda: paddle.io.random_split(ds, [3, 3]))
+
+# DistributedBatchSampler: one process, or a rank of several given explicitly
+dbs = paddle.io.DistributedBatchSampler(ds, batch_size=2)
+print("dbs", list(dbs), len(dbs))
+dbs = paddle.io.DistributedBatchSampler(ds, batch_size=2, shuffle=True, drop_last=True)
+print("dbs shuffle", list(dbs), list(dbs), len(dbs))
+dbs.set_epoch(5)
+print("dbs epoch", list(dbs))
+for r in range(3):
+    print("dbs rank", r, list(paddle.io.DistributedBatchSampler(Numbers(), batch_size=2, num_replicas=3, rank=r)))
+show("dbs loader", DataLoader(Numbers(), batch_sampler=paddle.io.DistributedBatchSampler(Numbers(), batch_size=3, shuffle=True)))
