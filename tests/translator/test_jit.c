@@ -111,6 +111,7 @@ GOLDEN(tensor_arrays)
 GOLDEN(setitem_static)
 GOLDEN(logic_static)
 GOLDEN(attrs_static)
+GOLDEN(losses_static)
 GOLDEN(size_static)
 GOLDEN(values_static)
 GOLDEN(grown_lists_static)
@@ -742,6 +743,7 @@ int main(void)
         cmocka_unit_test(test_golden_setitem_static),
         cmocka_unit_test(test_golden_logic_static),
         cmocka_unit_test(test_golden_attrs_static),
+        cmocka_unit_test(test_golden_losses_static),
         cmocka_unit_test(test_golden_size_static),
         cmocka_unit_test(test_golden_values_static),
         cmocka_unit_test(test_golden_grown_lists_static),

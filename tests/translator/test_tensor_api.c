@@ -113,6 +113,9 @@ GOLDEN(norm_layers)
 GOLDEN(common_layers)
 GOLDEN(layers_grad)
 GOLDEN(misc_layers)
+GOLDEN(io_data)
+GOLDEN(training)
+GOLDEN(loss_grads)
 
 /* Imports `module` and returns its attribute (new reference). */
 static d2_obj *attr(d2_interp *I, const char *module, const char *name)
@@ -589,6 +592,9 @@ int main(void)
         cmocka_unit_test(test_golden_common_layers),
         cmocka_unit_test(test_golden_layers_grad),
         cmocka_unit_test(test_golden_misc_layers),
+        cmocka_unit_test(test_golden_io_data),
+        cmocka_unit_test(test_golden_training),
+        cmocka_unit_test(test_golden_loss_grads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
