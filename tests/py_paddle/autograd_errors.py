@@ -56,3 +56,9 @@ print(i.grad.dtype, i.grad.numpy().tolist())
 # an op with no gradient: indices stop gradients
 f = paddle.to_tensor([1.5, 2.5], stop_gradient=False)
 print("argmax", paddle.argmax(f).stop_gradient)
+
+# in-place assignment into a leaf that requires a gradient
+try:
+    p[0] = 5.0
+except Exception as e:
+    print(type(e).__name__, "can't use inplace strategy" in str(e))
