@@ -63,7 +63,7 @@ static d2_attrs *attrs_of(R *r, d2_op_id id)
 #define SET(r, a, id, kind, name, ...)                                                             \
     do {                                                                                           \
         if ((a) && d2_attr_set_##kind(d2_op_def(id), (a), name, __VA_ARGS__) < 0)                 \
-            fail(r, "cannot set attribute " name);                                                 \
+            fail(r, "cannot set an attribute");                                                      \
     } while (0)
 
 /* Emits op id with n_out outputs into outs (kept by r). */
@@ -669,6 +669,479 @@ static int g_transpose(R *r)
     return r->rc;
 }
 
+/* Splits dout along axis into pieces shaped like the inputs: split when their
+ * sizes along axis are static, else index_select over run-time ranges. */
+static int g_concat(R *r)
+{
+    d2_gctx *g = r->g;
+    int n = g->n_in, nd = ndim_of(r, g->in[0]);
+    if (n > 64)
+        return fail(r, "too many inputs");
+    int64_t axis = d2_attr_int(g->def, g->attrs, "axis");
+    axis = axis < 0 ? axis + nd : axis;
+    if (axis < 0 || axis >= nd)
+        return fail(r, "bad axis");
+    int64_t sec[64];
+    bool known = true;
+    for (int i = 0; i < n; i++) {
+        d2_type t;
+        type_of(r, g->in[i], &t);
+        sec[i] = t.shape.dims[axis];
+        known = known && sec[i] >= 0;
+    }
+    if (known) {
+        d2_attrs *a = attrs_of(r, D2_OP_split);
+        SET(r, a, D2_OP_split, ints, "sections", sec, n);
+        SET(r, a, D2_OP_split, int, "axis", axis);
+        d2_gval parts[64];
+        if (emitm(r, D2_OP_split, a, &DOUT(r), 1, parts, n) < 0)
+            return -1;
+        for (int i = 0; i < n; i++)
+            give(r, i, parts[i]);
+        return r->rc;
+    }
+    d2_attrs *sl = attrs_of(r, D2_OP_slice);
+    int64_t z = 0, e = axis + 1;
+    SET(r, sl, D2_OP_slice, ints, "axes", &z, 1);
+    SET(r, sl, D2_OP_slice, ints, "starts", &axis, 1);
+    SET(r, sl, D2_OP_slice, ints, "ends", &e, 1);
+    d2_attrs *sel = attrs_of(r, D2_OP_index_select);
+    SET(r, sel, D2_OP_index_select, int, "axis", axis);
+    d2_gval start = NULL;
+    for (int i = 0; i < n; i++) {
+        d2_gval len = cast(r, E(r, slice, sl, E(r, shape, NULL, g->in[i])), D2_I64);
+        d2_gval end = start ? E(r, add, NULL, start, len) : len;
+        if (NEED(r, i)) {
+            d2_gval lo = start ? start : cst(r, D2_I64, 0);
+            d2_gval idx = E(r, arange, NULL, lo, end, NULL);
+            give(r, i, E(r, index_select, sel, DOUT(r), idx));
+        }
+        start = end;
+    }
+    return r->rc;
+}
+
+/* the slices of dout along axis, each without that axis */
+static int g_stack(R *r)
+{
+    d2_gctx *g = r->g;
+    int n = g->n_in;
+    if (n > 64)
+        return fail(r, "too many inputs");
+    int64_t axis = d2_attr_int(g->def, g->attrs, "axis");
+    int nd = ndim_of(r, DOUT(r));
+    axis = axis < 0 ? axis + nd : axis;
+    d2_attrs *a = attrs_of(r, D2_OP_split);
+    SET(r, a, D2_OP_split, int, "num", n);
+    SET(r, a, D2_OP_split, int, "axis", axis);
+    d2_attrs *sq = attrs_of(r, D2_OP_squeeze);
+    SET(r, sq, D2_OP_squeeze, ints, "axis", &axis, 1);
+    d2_gval parts[64];
+    if (emitm(r, D2_OP_split, a, &DOUT(r), 1, parts, n) < 0)
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (NEED(r, i))
+            give(r, i, E(r, squeeze, sq, parts[i]));
+    return r->rc;
+}
+
+/* concat of the outputs' gradients, zeros where none flows */
+static int g_split(R *r)
+{
+    d2_gctx *g = r->g;
+    if (g->n_out > 64)
+        return fail(r, "too many outputs");
+    d2_gval parts[64];
+    for (int k = 0; k < g->n_out; k++) {
+        parts[k] = g->dout[k];
+        if (!parts[k]) {
+            d2_attrs *a = attrs_of(r, D2_OP_full_like);
+            SET(r, a, D2_OP_full_like, float, "value", 0.0);
+            parts[k] = E(r, full_like, a, g->out[k]);
+        }
+    }
+    d2_attrs *a = attrs_of(r, D2_OP_concat);
+    SET(r, a, D2_OP_concat, int, "axis", d2_attr_int(g->def, g->attrs, "axis"));
+    if (r->rc == 0)
+        give(r, 0, emit1(r, D2_OP_concat, a, parts, g->n_out));
+    return r->rc;
+}
+
+static d2_gval zeros_like(R *r, d2_gval x)
+{
+    d2_attrs *a = attrs_of(r, D2_OP_full_like);
+    SET(r, a, D2_OP_full_like, float, "value", 0.0);
+    return E(r, full_like, a, x);
+}
+
+/* Copies the slice attributes of the forward op into set_value's or slice's. */
+static d2_attrs *slice_attrs(R *r, d2_op_id id)
+{
+    static const char *names[] = {"axes", "starts", "ends", "strides", "decrease_axis"};
+    d2_attrs *a = attrs_of(r, id);
+    for (int i = 0; i < 5; i++) {
+        int n;
+        const int64_t *v = d2_attr_ints(r->g->def, r->g->attrs, names[i], &n);
+        SET(r, a, id, ints, names[i], v, n);
+    }
+    return a;
+}
+
+/* dout with the dims slice's decrease_axis removed put back */
+static d2_gval undecrease(R *r, d2_gval d, int nd)
+{
+    int n;
+    const int64_t *dec = d2_attr_ints(r->g->def, r->g->attrs, "decrease_axis", &n);
+    bool drop[D2_MAX_DIMS] = {false};
+    for (int i = 0; i < n; i++) {
+        int64_t a = dec[i] < 0 ? dec[i] + nd : dec[i];
+        if (a >= 0 && a < nd)
+            drop[a] = true;
+    }
+    int64_t axes[D2_MAX_DIMS];
+    int k = 0;
+    for (int i = 0; i < nd; i++)
+        if (drop[i])
+            axes[k++] = i;
+    return unsqueeze(r, d, axes, k);
+}
+
+/* dx = zeros with dout written into the slice */
+static int g_slice(R *r)
+{
+    d2_gval d = undecrease(r, DOUT(r), ndim_of(r, X(r)));
+    give(r, 0, E(r, set_value, slice_attrs(r, D2_OP_set_value), zeros_like(r, X(r)), d));
+    return r->rc;
+}
+
+/* dx = dout with the slice zeroed; dvalue = the slice of dout summed to value's shape */
+static int g_set_value(R *r)
+{
+    if (NEED(r, 0))
+        give(r, 0, E(r, set_value, slice_attrs(r, D2_OP_set_value), DOUT(r),
+                     cst(r, dtype_of(r, DOUT(r)), 0)));
+    if (NEED(r, 1))
+        give(r, 1, sum_to(r, E(r, slice, slice_attrs(r, D2_OP_slice), DOUT(r)), Y(r)));
+    return r->rc;
+}
+
+/* index_put with accumulate into zeros shaped like x */
+static d2_gval scatter_add(R *r, d2_gval x, d2_gval v, d2_gval *idx, int n, int64_t axis)
+{
+    d2_attrs *a = attrs_of(r, D2_OP_index_put);
+    SET(r, a, D2_OP_index_put, int, "axis", axis);
+    SET(r, a, D2_OP_index_put, bool, "accumulate", true);
+    if (r->rc < 0 || n > D2_MAX_DIMS)
+        return NULL;
+    d2_gval ins[2 + D2_MAX_DIMS] = {zeros_like(r, x), v};
+    for (int i = 0; i < n; i++)
+        ins[2 + i] = idx[i];
+    return emit1(r, D2_OP_index_put, a, ins, 2 + n);
+}
+
+/* gather / index_select: dout added at the picked positions (repeats add up) */
+static int g_gather(R *r)
+{
+    int nd = ndim_of(r, X(r));
+    int64_t axis = d2_attr_int(r->g->def, r->g->attrs, "axis");
+    axis = axis < 0 ? axis + nd : axis;
+    d2_gval idx = Y(r), d = DOUT(r);
+    if (ndim_of(r, idx) == 0) {
+        int64_t z = 0;
+        idx = unsqueeze(r, idx, &z, 1);
+        d = unsqueeze(r, d, &axis, 1);
+    }
+    give(r, 0, scatter_add(r, X(r), d, &idx, 1, axis));
+    return r->rc;
+}
+
+/* index_put: dx = dout, zeroed where values were written (unless accumulating);
+ * dvalue = the written elements of dout summed to value's shape. With repeated
+ * indices and no accumulation only the last write is live in the forward op,
+ * but every repeat gets its gradient here. */
+static int g_index_put(R *r)
+{
+    d2_gctx *g = r->g;
+    int n = g->n_in - 2;
+    if (n < 1 || n > D2_MAX_DIMS)
+        return fail(r, "bad index count");
+    int64_t axis = d2_attr_int(g->def, g->attrs, "axis");
+    d2_gval ins[2 + D2_MAX_DIMS];
+    if (NEED(r, 0)) {
+        if (d2_attr_bool(g->def, g->attrs, "accumulate")) {
+            give(r, 0, DOUT(r));
+        } else {
+            d2_attrs *a = attrs_of(r, D2_OP_index_put);
+            SET(r, a, D2_OP_index_put, int, "axis", axis);
+            ins[0] = DOUT(r);
+            ins[1] = cst(r, dtype_of(r, DOUT(r)), 0);
+            for (int i = 0; i < n; i++)
+                ins[2 + i] = g->in[2 + i];
+            if (r->rc == 0)
+                give(r, 0, emit1(r, D2_OP_index_put, a, ins, 2 + n));
+        }
+    }
+    if (NEED(r, 1)) {
+        d2_attrs *a = attrs_of(r, D2_OP_index_get);
+        SET(r, a, D2_OP_index_get, int, "axis", axis);
+        ins[0] = DOUT(r);
+        for (int i = 0; i < n; i++)
+            ins[1 + i] = g->in[2 + i];
+        if (r->rc == 0)
+            give(r, 1, sum_to(r, emit1(r, D2_OP_index_get, a, ins, 1 + n), Y(r)));
+    }
+    return r->rc;
+}
+
+static int g_index_get(R *r)
+{
+    d2_gctx *g = r->g;
+    give(r, 0, scatter_add(r, X(r), DOUT(r), g->in + 1, g->n_in - 1,
+                           d2_attr_int(g->def, g->attrs, "axis")));
+    return r->rc;
+}
+
+static int g_expand(R *r)
+{
+    give(r, 0, sum_to(r, DOUT(r), X(r)));
+    return r->rc;
+}
+
+/* dout viewed as [r0, d0, r1, d1, ...] (x padded with leading 1s to the rank of
+ * the result) summed over the repeat dims; the shape is built at run time
+ * unless x's dims are static. */
+static int g_tile(R *r)
+{
+    int nr, nx = ndim_of(r, X(r));
+    const int64_t *rep = d2_attr_ints(r->g->def, r->g->attrs, "repeat_times", &nr);
+    int n = nr > nx ? nr : nx;
+    if (n > D2_MAX_DIMS / 2) {
+        /* more than 4 dims: the [r, d] view would exceed the rank limit */
+        return fail(r, "tile of more than 4 dims has no gradient");
+    }
+    d2_type tx;
+    type_of(r, X(r), &tx);
+    int64_t reps[D2_MAX_DIMS], view[D2_MAX_DIMS], axes[D2_MAX_DIMS];
+    for (int k = 0; k < n; k++) {
+        int ri = k - (n - nr);
+        reps[k] = ri >= 0 ? rep[ri] : 1;
+        axes[k] = 2 * k;
+    }
+    d2_gval v;
+    if (d2_shape_is_static(&tx.shape)) {
+        for (int k = 0; k < n; k++) {
+            int xi = k - (n - nx);
+            view[2 * k] = reps[k];
+            view[2 * k + 1] = xi >= 0 ? tx.shape.dims[xi] : 1;
+        }
+        d2_attrs *a = attrs_of(r, D2_OP_reshape);
+        SET(r, a, D2_OP_reshape, ints, "shape", view, 2 * n);
+        v = E(r, reshape, a, DOUT(r));
+    } else {
+        d2_gval dims = E(r, shape, NULL, X(r));
+        d2_gval cols[2] = {NULL, dims};
+        if (n > nx) {
+            d2_attrs *a = attrs_of(r, D2_OP_full);
+            int64_t pad = n - nx;
+            SET(r, a, D2_OP_full, ints, "shape", &pad, 1);
+            SET(r, a, D2_OP_full, float, "value", 1.0);
+            SET(r, a, D2_OP_full, int, "dtype", (int64_t)D2_I32);
+            d2_gval ones = emit1(r, D2_OP_full, a, NULL, 0);
+            d2_gval two[2] = {ones, dims};
+            cols[1] = emit1(r, D2_OP_concat, NULL, two, 2);
+        }
+        d2_gval rv[D2_MAX_DIMS];
+        for (int k = 0; k < n; k++) {
+            d2_attrs *a = attrs_of(r, D2_OP_full);
+            int64_t one = 1;
+            SET(r, a, D2_OP_full, ints, "shape", &one, 1);
+            SET(r, a, D2_OP_full, float, "value", (double)reps[k]);
+            SET(r, a, D2_OP_full, int, "dtype", (int64_t)D2_I32);
+            rv[k] = emit1(r, D2_OP_full, a, NULL, 0);
+        }
+        cols[0] = emit1(r, D2_OP_concat, NULL, rv, n);
+        d2_attrs *st = attrs_of(r, D2_OP_stack);
+        SET(r, st, D2_OP_stack, int, "axis", 1);
+        d2_gval pairs = emit1(r, D2_OP_stack, st, cols, 2);
+        d2_attrs *fl = attrs_of(r, D2_OP_reshape);
+        int64_t m1 = -1;
+        SET(r, fl, D2_OP_reshape, ints, "shape", &m1, 1);
+        v = E(r, reshape, NULL, DOUT(r), E(r, reshape, fl, pairs));
+    }
+    give(r, 0, reshape_to(r, reduce(r, D2_OP_sum, v, axes, n, false), X(r)));
+    return r->rc;
+}
+
+/* dweight: dout rows added at the ids' rows, except where ids == padding_idx */
+static int g_embedding(R *r)
+{
+    d2_gval ids = X(r), w = Y(r), d = DOUT(r);
+    int64_t pad = d2_attr_int(r->g->def, r->g->attrs, "padding_idx");
+    if (pad != -1) {
+        if (pad < 0) {
+            d2_type tw;
+            type_of(r, w, &tw);
+            if (tw.shape.dims[0] < 0)
+                return fail(r, "a negative padding_idx needs a static vocabulary size");
+            pad += tw.shape.dims[0];
+        }
+        d2_gval keep = E(r, not_equal, NULL, ids, cst(r, dtype_of(r, ids), (double)pad));
+        int64_t last = ndim_of(r, ids);
+        d = mask(r, unsqueeze(r, keep, &last, 1), d);
+    }
+    give(r, 1, scatter_add(r, w, d, &ids, 1, 0));
+    return r->rc;
+}
+
+/* Normalisation over axes [b, nd): x^ = (x - mean) rstd, y = x^ scale + bias;
+ * dx = rstd (g - mean(g) - x^ mean(g x^)) with g = dout scale. Everything in
+ * registry ops, so the rule is differentiable again. */
+static int g_layer_norm(R *r)
+{
+    d2_gctx *gc = r->g;
+    d2_gval x = X(r), sc = gc->n_in > 1 ? gc->in[1] : NULL, bi = gc->n_in > 2 ? gc->in[2] : NULL;
+    int nd = ndim_of(r, x);
+    int64_t b = d2_attr_int(gc->def, gc->attrs, "begin_norm_axis");
+    b = b < 0 ? b + nd : b;
+    if (b < 0 || b >= nd)
+        return fail(r, "bad begin_norm_axis");
+    double eps = d2_attr_float(gc->def, gc->attrs, "epsilon");
+    int64_t nax[D2_MAX_DIMS], lax[D2_MAX_DIMS];
+    int nn = 0, nl = 0;
+    for (int i = 0; i < nd; i++) {
+        if (i >= b)
+            nax[nn++] = i;
+        else
+            lax[nl++] = i;
+    }
+    d2_gval mu = reduce(r, D2_OP_mean, x, nax, nn, true);
+    d2_gval xc = E(r, subtract, NULL, x, mu);
+    d2_gval var = reduce(r, D2_OP_mean, E(r, square, NULL, xc), nax, nn, true);
+    d2_gval rstd = E(r, rsqrt, NULL, scale(r, var, 1, eps));
+    d2_gval xh = E(r, multiply, NULL, xc, rstd);
+    d2_gval d = DOUT(r);
+    if (NEED(r, 0)) {
+        d2_gval g = d;
+        if (sc) {
+            /* scale is flat over the normalised dims: give it their shape */
+            int64_t z = 0, end = nd;
+            d2_attrs *sl = attrs_of(r, D2_OP_slice);
+            SET(r, sl, D2_OP_slice, ints, "axes", &z, 1);
+            SET(r, sl, D2_OP_slice, ints, "starts", &b, 1);
+            SET(r, sl, D2_OP_slice, ints, "ends", &end, 1);
+            d2_gval shp = E(r, slice, sl, E(r, shape, NULL, x));
+            g = E(r, multiply, NULL, d, E(r, reshape, NULL, sc, shp));
+        }
+        d2_gval m1 = reduce(r, D2_OP_mean, g, nax, nn, true);
+        d2_gval m2 = reduce(r, D2_OP_mean, E(r, multiply, NULL, g, xh), nax, nn, true);
+        d2_gval t = E(r, subtract, NULL, E(r, subtract, NULL, g, m1),
+                      E(r, multiply, NULL, xh, m2));
+        give(r, 0, E(r, multiply, NULL, rstd, t));
+    }
+    if (sc && NEED(r, 1)) {
+        d2_gval t = E(r, multiply, NULL, d, xh);
+        give(r, 1, reshape_to(r, nl ? reduce(r, D2_OP_sum, t, lax, nl, false) : t, sc));
+    }
+    if (bi && NEED(r, 2))
+        give(r, 2, reshape_to(r, nl ? reduce(r, D2_OP_sum, d, lax, nl, false) : d, bi));
+    return r->rc;
+}
+
+/* ---- convolution, pooling, batch norm ---- */
+
+/* The attributes of the forward op copied onto op id (same schema names). */
+static d2_attrs *same_attrs(R *r, d2_op_id id)
+{
+    d2_attrs *a = attrs_of(r, id);
+    if (!a)
+        return NULL;
+    const d2_opdef *def = d2_op_def(id);
+    for (int i = 0; i < def->n_attrs; i++) {
+        int j = d2_attr_index(r->g->def, def->attrs[i].name);
+        if (j < 0 || j >= r->g->attrs->n)
+            continue;
+        d2_attrs one = {1, &r->g->attrs->v[j]}, copy;
+        if (d2_attrs_copy(&copy, &one, r->g->err) < 0) {
+            fail(r, "out of memory");
+            return NULL;
+        }
+        d2_attr_value_free(&a->v[i]);
+        a->v[i] = copy.v[0];
+        d2_free(copy.v);
+    }
+    return a;
+}
+
+static int g_conv2d(R *r)
+{
+    d2_gctx *g = r->g;
+    d2_gval x = X(r), w = Y(r), d = DOUT(r);
+    if (NEED(r, 0))
+        give(r, 0, E(r, conv2d_grad_input, same_attrs(r, D2_OP_conv2d_grad_input), x, w, d));
+    if (NEED(r, 1))
+        give(r, 1, E(r, conv2d_grad_filter, same_attrs(r, D2_OP_conv2d_grad_filter), x, w, d));
+    if (g->n_in > 2 && NEED(r, 2)) {
+        int64_t axes[3] = {0, 2, 3};
+        give(r, 2, reduce(r, D2_OP_sum, d, axes, 3, false));
+    }
+    return r->rc;
+}
+
+/* dx = conv2d_grad_input(x, w, dout) is linear in w and dout */
+static int g_conv2d_grad_input(R *r)
+{
+    d2_gval w = Y(r), dy = r->g->in[2], gg = DOUT(r);
+    if (NEED(r, 1))
+        give(r, 1, E(r, conv2d_grad_filter, same_attrs(r, D2_OP_conv2d_grad_filter), gg, w, dy));
+    if (NEED(r, 2))
+        give(r, 2, E(r, conv2d, same_attrs(r, D2_OP_conv2d), gg, w));
+    return r->rc;
+}
+
+/* dw = conv2d_grad_filter(x, w, dout) is linear in x and dout */
+static int g_conv2d_grad_filter(R *r)
+{
+    d2_gval x = X(r), dy = r->g->in[2], gg = DOUT(r);
+    if (NEED(r, 0))
+        give(r, 0, E(r, conv2d_grad_input, same_attrs(r, D2_OP_conv2d_grad_input), x, gg, dy));
+    if (NEED(r, 2))
+        give(r, 2, E(r, conv2d, same_attrs(r, D2_OP_conv2d), x, gg));
+    return r->rc;
+}
+
+static int g_pool2d(R *r)
+{
+    give(r, 0, E(r, pool2d_grad, same_attrs(r, D2_OP_pool2d_grad), X(r), OUT(r), DOUT(r)));
+    return r->rc;
+}
+
+/* Inference batch norm, y = (x - mean) s rstd + bias per channel (axis 1),
+ * rstd = (var + eps)^-1/2: dx = dout s rstd, dscale = sum(dout (x - mean) rstd),
+ * dbias = sum(dout). The running mean and variance get no gradient (Paddle). */
+static int g_batch_norm(R *r)
+{
+    d2_gctx *g = r->g;
+    d2_gval x = X(r), mean = g->in[1], var = g->in[2], sc = g->in[3], d = DOUT(r);
+    int nd = ndim_of(r, x);
+    int64_t bax[D2_MAX_DIMS];
+    int nb = 0;
+    for (int i = 0; i < nd; i++)
+        if (i != 1)
+            bax[nb++] = i;
+    double eps = d2_attr_float(g->def, g->attrs, "epsilon");
+    d2_gval rstd = E(r, rsqrt, NULL, scale(r, var, 1, eps));
+    if (NEED(r, 0))
+        give(r, 0, E(r, multiply, NULL, d, unsqueeze(r, E(r, multiply, NULL, sc, rstd), bax, nb)));
+    if (NEED(r, 3)) {
+        d2_gval xc = E(r, subtract, NULL, x, unsqueeze(r, mean, bax, nb));
+        d2_gval t = E(r, multiply, NULL, E(r, multiply, NULL, d, xc), unsqueeze(r, rstd, bax, nb));
+        give(r, 3, reduce(r, D2_OP_sum, t, bax, nb, false));
+    }
+    if (NEED(r, 4))
+        give(r, 4, reduce(r, D2_OP_sum, d, bax, nb, false));
+    return r->rc;
+}
+
 /* ---- gradient helpers ---- */
 
 static int g_reduce_as(R *r)
@@ -737,11 +1210,29 @@ static const rule_t rules[D2_NUM_OPS] = {
     [D2_OP_unsqueeze] = {g_reshape_like, 0},
     [D2_OP_transpose] = {g_transpose, 0},
     [D2_OP_assign] = {g_assign, 0},
+    [D2_OP_concat] = {g_concat, 0},
+    [D2_OP_stack] = {g_stack, 0},
+    [D2_OP_split] = {g_split, 0},
+    [D2_OP_slice] = {g_slice, 0},
+    [D2_OP_set_value] = {g_set_value, 0},
+    [D2_OP_gather] = {g_gather, 1u << 1},
+    [D2_OP_index_select] = {g_gather, 1u << 1},
+    [D2_OP_index_put] = {g_index_put, 1u << 2},
+    [D2_OP_index_get] = {g_index_get, 1u << 1},
+    [D2_OP_expand] = {g_expand, 1u << 1},
+    [D2_OP_tile] = {g_tile, 0},
     /* neural-network ops */
     [D2_OP_matmul] = {g_matmul, 0},
     [D2_OP_linear] = {g_linear, 0},
+    [D2_OP_conv2d] = {g_conv2d, 0},
+    [D2_OP_pool2d] = {g_pool2d, 0},
+    [D2_OP_batch_norm] = {g_batch_norm, 1u << 1 | 1u << 2},
+    [D2_OP_layer_norm] = {g_layer_norm, 0},
+    [D2_OP_embedding] = {g_embedding, 1u << 0},
     /* gradient helpers */
     [D2_OP_reduce_as] = {g_reduce_as, 1u << 1},
+    [D2_OP_conv2d_grad_input] = {g_conv2d_grad_input, 1u << 0},
+    [D2_OP_conv2d_grad_filter] = {g_conv2d_grad_filter, 1u << 1},
 };
 
 /* Every op's rule is reached through this one entry, which finds the rule

@@ -279,6 +279,36 @@ int infer_conv2d(d2_infer_ctx *ic)
     return 0;
 }
 
+/* ---- conv2d_grad_input / conv2d_grad_filter(x, weight, dout): the result has
+ * the type of x / weight; dout must be what conv2d(x, weight) gives ---- */
+static int infer_conv2d_grad(d2_infer_ctx *ic, int like)
+{
+    if (need_float(ic, 0) < 0 || need_same_dtype(ic, 1) < 0 || need_same_dtype(ic, 2) < 0 ||
+        need_ndim(ic, 2, 4) < 0)
+        return -1;
+    d2_type fwd;
+    d2_infer_ctx fc = *ic;
+    fc.n_in = 2;
+    fc.n_out = 1;
+    fc.out = &fwd;
+    if (infer_conv2d(&fc) < 0)
+        return -1;
+    const d2_shape *d = &ic->in[2].shape;
+    for (int i = 0; i < 4; i++)
+        if (d->dims[i] >= 0 && fwd.shape.dims[i] >= 0 && d->dims[i] != fwd.shape.dims[i]) {
+            char a[160], b[160];
+            d2_shape_str(d, a, sizeof a);
+            d2_shape_str(&fwd.shape, b, sizeof b);
+            return d2_err_set(ic->err, D2_ERR_SHAPE,
+                              "%s: dout has shape %s but conv2d gives %s", NAME(ic), a, b);
+        }
+    ic->out[0] = ic->in[like];
+    return 0;
+}
+
+int infer_conv2d_grad_input(d2_infer_ctx *ic) { return infer_conv2d_grad(ic, 0); }
+int infer_conv2d_grad_filter(d2_infer_ctx *ic) { return infer_conv2d_grad(ic, 1); }
+
 /* ---- pool2d: NCHW max/avg pooling with Paddle's global, adaptive and ceil_mode rules ---- */
 int infer_pool2d(d2_infer_ctx *ic)
 {
@@ -338,6 +368,35 @@ int infer_pool2d(d2_infer_ctx *ic)
                               (long long)ks[i], (long long)p, (long long)st[i]);
         o->shape.dims[2 + i] = osz;
     }
+    return 0;
+}
+
+/* ---- pool2d_grad(x, out, dout): dx has x's type; out and dout pool2d's ---- */
+int infer_pool2d_grad(d2_infer_ctx *ic)
+{
+    if (need_float(ic, 0) < 0 || need_same_dtype(ic, 1) < 0 || need_same_dtype(ic, 2) < 0)
+        return -1;
+    d2_type fwd;
+    d2_infer_ctx fc = *ic;
+    fc.n_in = 1;
+    fc.n_out = 1;
+    fc.out = &fwd;
+    if (infer_pool2d(&fc) < 0)
+        return -1;
+    for (int i = 1; i < 3; i++) {
+        const d2_shape *s = &ic->in[i].shape;
+        bool ok = s->ndim == 4;
+        for (int d = 0; ok && d < 4; d++)
+            ok = s->dims[d] < 0 || fwd.shape.dims[d] < 0 || s->dims[d] == fwd.shape.dims[d];
+        if (!ok) {
+            char a[160], b[160];
+            d2_shape_str(s, a, sizeof a);
+            d2_shape_str(&fwd.shape, b, sizeof b);
+            return d2_err_set(ic->err, D2_ERR_SHAPE, "pool2d_grad: %s has shape %s but pool2d gives %s",
+                              ic->def->in_names[i], a, b);
+        }
+    }
+    ic->out[0] = ic->in[0];
     return 0;
 }
 

@@ -1116,27 +1116,48 @@ int infer_set_value(d2_infer_ctx *ic)
     return d2_value_fits(ic->def, &ic->in[1].shape, &region, ic->err);
 }
 
-int infer_index_put(d2_infer_ctx *ic)
+/* Checks the index tensors from port `first` on and computes the region they pick. */
+static int index_region(d2_infer_ctx *ic, int first, d2_shape *region)
 {
-    if (set_value_common(ic) < 0)
-        return -1;
-    int n = ic->n_in - 2;
+    int n = ic->n_in - first;
     const d2_shape *idx[D2_MAX_DIMS];
     if (n > D2_MAX_DIMS)
         return d2_err_set(ic->err, D2_ERR_SHAPE, "%s: too many index tensors (%d)", OPN(ic), n);
     for (int i = 0; i < n; i++) {
-        if (want_tensor(ic, 2 + i) < 0)
+        if (want_tensor(ic, first + i) < 0)
             return -1;
-        if (!d2_dtype_is_int(ic->in[2 + i].dtype))
+        if (!d2_dtype_is_int(ic->in[first + i].dtype))
             return d2_err_set(ic->err, D2_ERR_DTYPE,
                               "%s: index tensors must be int32 or int64, got %s", OPN(ic),
-                              d2_dtype_name(ic->in[2 + i].dtype));
-        idx[i] = &ic->in[2 + i].shape;
+                              d2_dtype_name(ic->in[first + i].dtype));
+        idx[i] = &ic->in[first + i].shape;
     }
-    int first;
-    d2_shape b, region;
-    if (d2_index_put_region(ic->def, ATTR_INT(ic, "axis"), &ic->in[0].shape, idx, n, &first, &b,
-                            &region, ic->err) < 0)
+    int first_axis;
+    d2_shape b;
+    return d2_index_put_region(ic->def, ATTR_INT(ic, "axis"), &ic->in[0].shape, idx, n,
+                               &first_axis, &b, region, ic->err);
+}
+
+int infer_index_put(d2_infer_ctx *ic)
+{
+    if (set_value_common(ic) < 0)
+        return -1;
+    if (ATTR_BOOL(ic, "accumulate") && ic->in[0].dtype == D2_BOOL)
+        return d2_err_set(ic->err, D2_ERR_DTYPE, "%s: cannot accumulate bool values", OPN(ic));
+    d2_shape region;
+    if (index_region(ic, 2, &region) < 0)
         return -1;
     return d2_value_fits(ic->def, &ic->in[1].shape, &region, ic->err);
+}
+
+/* index_get(x, indices*, axis): the elements index_put with the same indices writes. */
+int infer_index_get(d2_infer_ctx *ic)
+{
+    if (want_tensor(ic, 0) < 0)
+        return -1;
+    d2_shape region;
+    if (index_region(ic, 1, &region) < 0)
+        return -1;
+    set_tensor_out(ic, 0, ic->in[0].dtype, &region);
+    return 0;
 }

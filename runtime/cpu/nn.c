@@ -317,6 +317,109 @@ int cpu_conv2d(d2_kctx *k)
     return rc;
 }
 
+/* ---- conv2d gradients: conv2d_grad_filter(x, weight, dout) = dweight via im2col
+ * and dout @ col^T; conv2d_grad_input(x, weight, dout) = dx via weight^T @ dout
+ * folded back by col2im. x and weight give the shapes (and x the data for the
+ * filter gradient). */
+
+/* Adds col [C*KH*KW, OH*OW] back into one image's channels [C, H, W]. */
+#define DEFINE_COL2IM(T)                                                                          \
+    static void col2im_##T(const T *col, int64_t c_n, int64_t h, int64_t w, int64_t kh_n,        \
+                           int64_t kw_n, const conv_geom *g, int64_t oh_n, int64_t ow_n, T *x)    \
+    {                                                                                             \
+        for (int64_t c = 0; c < c_n; c++)                                                         \
+            for (int64_t kh = 0; kh < kh_n; kh++)                                                 \
+                for (int64_t kw = 0; kw < kw_n; kw++) {                                           \
+                    const T *row = col + ((c * kh_n + kh) * kw_n + kw) * oh_n * ow_n;             \
+                    T *xc = x + c * h * w;                                                        \
+                    for (int64_t oh = 0; oh < oh_n; oh++) {                                       \
+                        int64_t ih = oh * g->sh - g->pt + kh * g->dh;                             \
+                        if (ih < 0 || ih >= h)                                                    \
+                            continue;                                                             \
+                        for (int64_t ow = 0; ow < ow_n; ow++) {                                   \
+                            int64_t iw = ow * g->sw - g->pl + kw * g->dw;                         \
+                            if (iw >= 0 && iw < w)                                                \
+                                xc[ih * w + iw] += row[oh * ow_n + ow];                           \
+                        }                                                                         \
+                    }                                                                             \
+                }                                                                                 \
+    }
+DEFINE_COL2IM(float)
+DEFINE_COL2IM(double)
+
+static int conv_grad(d2_kctx *k, bool filter)
+{
+    d2_tensor *x = k->in[0], *wt = k->in[1], *dy = k->in[2], *out = k->out[0];
+    if (need_float(k, x) < 0)
+        return -1;
+    if (wt->dtype != x->dtype || dy->dtype != x->dtype)
+        return d2_err_set(k->err, D2_ERR_DTYPE, "%s: x, weight and dout must share a dtype",
+                          k->def->name);
+    if (x->ndim != 4 || wt->ndim != 4 || dy->ndim != 4)
+        return d2_err_set(k->err, D2_ERR_SHAPE, "%s: x, weight and dout must be 4-D",
+                          k->def->name);
+    int64_t nn = x->shape[0], c = x->shape[1], h = x->shape[2], w = x->shape[3];
+    int64_t oc = wt->shape[0], cg = wt->shape[1], kh = wt->shape[2], kw = wt->shape[3];
+    int64_t oh = dy->shape[2], ow = dy->shape[3], groups = ATTR_INT(k, "groups");
+    int64_t cgg = 0;
+    if (groups < 1 || !d2_mul_i64(cg, groups, &cgg) || c != cgg || oc % groups != 0 ||
+        dy->shape[0] != nn || dy->shape[1] != oc)
+        return d2_err_set(k->err, D2_ERR_SHAPE, "%s: shapes of x, weight and dout do not match",
+                          k->def->name);
+    d2_dtype dt = x->dtype;
+    size_t es = d2_dtype_size(dt);
+    int64_t ocg = oc / groups, kdim = cg * kh * kw, ohw = oh * ow;
+    char *od = d2_tensor_data(out);
+    const char *xd = d2_tensor_data(x), *wd = d2_tensor_data(wt), *dd = d2_tensor_data(dy);
+    int64_t total = d2_tensor_numel(out);
+    if (total == 0)
+        return 0;
+    memset(od, 0, (size_t)total * es);
+    if (kdim == 0 || ohw == 0 || nn == 0)
+        return 0;
+    conv_geom g;
+    conv_resolve(k, h, w, kh, kw, &g);
+    int64_t ncol;
+    size_t col_bytes = 0;
+    if (!d2_mul_i64(kdim, ohw, &ncol) || (uint64_t)ncol > SIZE_MAX ||
+        !d2_mul_size((size_t)ncol, es, &col_bytes) || col_bytes > d2_tensor_max_bytes())
+        return d2_err_set(k->err, D2_ERR_NOMEM,
+                          "%s: the im2col buffer of %lld x %lld elements is too large",
+                          k->def->name, (long long)kdim, (long long)ohw);
+    void *col = d2_malloc(col_bytes);
+    if (!col)
+        return d2_err_set(k->err, D2_ERR_NOMEM, "%s: out of memory for the im2col buffer",
+                          k->def->name);
+    int rc = 0;
+    for (int64_t i = 0; i < nn && rc == 0; i++)
+        for (int64_t gi = 0; gi < groups && rc == 0; gi++) {
+            const char *dyg = dd + (size_t)((i * oc + gi * ocg) * ohw) * es;
+            size_t xoff = (size_t)((i * c + gi * cg) * h * w) * es;
+            if (filter) {
+                if (dt == D2_F32)
+                    im2col_float((const float *)(xd + xoff), cg, h, w, kh, kw, &g, oh, ow, col);
+                else
+                    im2col_double((const double *)(xd + xoff), cg, h, w, kh, kw, &g, oh, ow,
+                                  col);
+                rc = d2_gemm(dt, false, true, ocg, kdim, ohw, 1.0, dyg, ld(ohw), col, ld(ohw),
+                             1.0, od + (size_t)(gi * ocg * kdim) * es, ld(kdim), k->err);
+            } else {
+                rc = d2_gemm(dt, true, false, kdim, ohw, ocg, 1.0,
+                             wd + (size_t)(gi * ocg * kdim) * es, ld(kdim), dyg, ld(ohw), 0.0,
+                             col, ld(ohw), k->err);
+                if (rc == 0 && dt == D2_F32)
+                    col2im_float(col, cg, h, w, kh, kw, &g, oh, ow, (float *)(od + xoff));
+                else if (rc == 0)
+                    col2im_double(col, cg, h, w, kh, kw, &g, oh, ow, (double *)(od + xoff));
+            }
+        }
+    d2_free(col);
+    return rc;
+}
+
+int cpu_conv2d_grad_input(d2_kctx *k) { return conv_grad(k, false); }
+int cpu_conv2d_grad_filter(d2_kctx *k) { return conv_grad(k, true); }
+
 /* ---- pool2d ----
  * Paddle's CPU pooling: windows start at o*stride - pad_top/left; the
  * non-exclusive average divides by the window clipped to the padded input
@@ -399,6 +502,91 @@ int cpu_pool2d(d2_kctx *k)
     else
         pool_double(d2_tensor_data(x), d2_tensor_data(out), planes, h, w, out->shape[2],
                     out->shape[3], &g);
+    return 0;
+}
+
+/* ---- pool2d_grad(x, out, dout): dx. Max sends each dout to the first element
+ * of its window equal to the pooled value (Paddle's rule); average spreads it
+ * over the window's in-bounds elements, divided as the forward op divides. */
+#define DEFINE_POOL_GRAD(T)                                                                       \
+    static void pool_grad_##T(const T *x, const T *y, const T *dy, T *dx, int64_t planes,        \
+                              int64_t h, int64_t w, int64_t oh_n, int64_t ow_n,                   \
+                              const pool_geom *g)                                                 \
+    {                                                                                             \
+        for (int64_t p = 0; p < planes; p++, x += h * w, dx += h * w)                             \
+            for (int64_t oh = 0; oh < oh_n; oh++)                                                 \
+                for (int64_t ow = 0; ow < ow_n; ow++, y++, dy++) {                                \
+                    int64_t hs, he, ws, we, size;                                                 \
+                    if (g->adaptive) {                                                            \
+                        hs = oh * h / oh_n;                                                       \
+                        he = ((oh + 1) * h + oh_n - 1) / oh_n;                                    \
+                        ws = ow * w / ow_n;                                                       \
+                        we = ((ow + 1) * w + ow_n - 1) / ow_n;                                    \
+                        size = (he - hs) * (we - ws);                                             \
+                    } else {                                                                      \
+                        hs = oh * g->sh - g->pt;                                                  \
+                        ws = ow * g->sw - g->pl;                                                  \
+                        he = hs + g->kh < h + g->pt ? hs + g->kh : h + g->pt;                     \
+                        we = ws + g->kw < w + g->pl ? ws + g->kw : w + g->pl;                     \
+                        size = (he - hs) * (we - ws);                                             \
+                        hs = hs > 0 ? hs : 0;                                                     \
+                        ws = ws > 0 ? ws : 0;                                                     \
+                        he = he < h ? he : h;                                                     \
+                        we = we < w ? we : w;                                                     \
+                        if (g->exclusive)                                                         \
+                            size = (he - hs) * (we - ws);                                         \
+                    }                                                                             \
+                    bool done = false;                                                            \
+                    for (int64_t ih = hs; ih < he && !done; ih++)                                 \
+                        for (int64_t iw = ws; iw < we && !done; iw++) {                           \
+                            if (!g->is_max) {                                                     \
+                                dx[ih * w + iw] += *dy / (T)size;                                 \
+                            } else if (x[ih * w + iw] == *y) {                                    \
+                                dx[ih * w + iw] += *dy;                                           \
+                                done = true;                                                      \
+                            }                                                                     \
+                        }                                                                         \
+                }                                                                                 \
+    }
+DEFINE_POOL_GRAD(float)
+DEFINE_POOL_GRAD(double)
+
+int cpu_pool2d_grad(d2_kctx *k)
+{
+    d2_tensor *x = k->in[0], *y = k->in[1], *dy = k->in[2], *dx = k->out[0];
+    if (need_float(k, x) < 0)
+        return -1;
+    if (y->dtype != x->dtype || dy->dtype != x->dtype)
+        return d2_err_set(k->err, D2_ERR_DTYPE, "pool2d_grad: x, out and dout must share a dtype");
+    if (x->ndim != 4 || y->ndim != 4 || dy->ndim != 4 || y->shape[0] != x->shape[0] ||
+        y->shape[1] != x->shape[1])
+        return d2_err_set(k->err, D2_ERR_SHAPE, "pool2d_grad: x, out and dout must be 4-D");
+    for (int d = 0; d < 4; d++)
+        if (dy->shape[d] != y->shape[d])
+            return d2_err_set(k->err, D2_ERR_SHAPE, "pool2d_grad: dout must have out's shape");
+    int64_t h = x->shape[2], w = x->shape[3];
+    int n;
+    const int64_t *ks = ATTR_INTS(k, "ksize", &n);
+    const int64_t *st = ATTR_INTS(k, "strides", &n);
+    const int64_t *pd = ATTR_INTS(k, "paddings", &n);
+    bool global = ATTR_BOOL(k, "global_pooling");
+    pool_geom g = {global ? h : ks[0], global ? w : ks[1], st[0], st[1], pd[0],
+                   n == 4 ? pd[2] : pd[1], ATTR_BOOL(k, "adaptive"), ATTR_BOOL(k, "exclusive"),
+                   strcmp(ATTR_STR(k, "pooling_type"), "max") == 0};
+    if (global || g.adaptive)
+        g.pt = g.pl = 0;
+    int64_t planes = x->shape[0] * x->shape[1], nx = d2_tensor_numel(x);
+    if (nx == 0)
+        return 0;
+    memset(d2_tensor_data(dx), 0, (size_t)nx * d2_dtype_size(x->dtype));
+    if (d2_tensor_numel(y) == 0)
+        return 0;
+    if (x->dtype == D2_F32)
+        pool_grad_float(d2_tensor_data(x), d2_tensor_data(y), d2_tensor_data(dy),
+                        d2_tensor_data(dx), planes, h, w, y->shape[2], y->shape[3], &g);
+    else
+        pool_grad_double(d2_tensor_data(x), d2_tensor_data(y), d2_tensor_data(dy),
+                         d2_tensor_data(dx), planes, h, w, y->shape[2], y->shape[3], &g);
     return 0;
 }
 

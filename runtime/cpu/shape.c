@@ -884,6 +884,45 @@ int cpu_set_value(d2_kctx *k)
     return 0;
 }
 
+/* *dst += *src for one element of a numeric dtype (integers wrap). */
+static void add_elem(d2_dtype dt, char *dst, const char *src)
+{
+    switch (dt) {
+    case D2_F32: {
+        float a, b;
+        memcpy(&a, dst, 4);
+        memcpy(&b, src, 4);
+        a += b;
+        memcpy(dst, &a, 4);
+        break;
+    }
+    case D2_F64: {
+        double a, b;
+        memcpy(&a, dst, 8);
+        memcpy(&b, src, 8);
+        a += b;
+        memcpy(dst, &a, 8);
+        break;
+    }
+    case D2_I32: {
+        uint32_t a, b;
+        memcpy(&a, dst, 4);
+        memcpy(&b, src, 4);
+        a += b;
+        memcpy(dst, &a, 4);
+        break;
+    }
+    default: {
+        uint64_t a, b;
+        memcpy(&a, dst, 8);
+        memcpy(&b, src, 8);
+        a += b;
+        memcpy(dst, &a, 8);
+        break;
+    }
+    }
+}
+
 static int64_t read_index_at(const d2_tensor *t, int64_t off)
 {
     const char *p = (const char *)d2_tensor_data(t);
@@ -897,21 +936,28 @@ static int64_t read_index_at(const d2_tensor *t, int64_t off)
     return v;
 }
 
-int cpu_index_put(d2_kctx *k)
+/* The walk shared by index_put (a copy of x with the picked elements replaced by,
+ * or with accumulate increased by, value) and index_get (the picked elements).
+ * Ports: x, then value unless get, then the index tensors. */
+static int index_walk(d2_kctx *k, bool get)
 {
-    d2_tensor *x = k->in[0], *v = k->in[1], *out = k->out[0];
-    int n = k->n_in - 2;
-    if (want_host(k, x, "x") < 0 || want_host(k, v, "value") < 0)
+    int first = get ? 1 : 2;
+    d2_tensor *x = k->in[0], *v = get ? NULL : k->in[1], *out = k->out[0];
+    int n = k->n_in - first;
+    bool acc = !get && ATTR_BOOL(k, "accumulate");
+    if (want_host(k, x, "x") < 0 || (v && want_host(k, v, "value") < 0))
         return -1;
-    if (v->dtype != x->dtype)
+    if (v && v->dtype != x->dtype)
         return d2_err_set(k->err, D2_ERR_DTYPE, "%s: value must have x's dtype", KN(k));
+    if (acc && x->dtype == D2_BOOL)
+        return d2_err_set(k->err, D2_ERR_DTYPE, "%s: cannot accumulate bool values", KN(k));
     if (n < 1 || n > D2_MAX_DIMS)
         return d2_err_set(k->err, D2_ERR_INVALID, "%s: bad number of index tensors", KN(k));
     d2_shape xs, ishape[D2_MAX_DIMS], b, region;
     const d2_shape *ip[D2_MAX_DIMS];
     d2_tensor_get_shape(x, &xs);
     for (int i = 0; i < n; i++) {
-        d2_tensor *t = k->in[2 + i];
+        d2_tensor *t = k->in[first + i];
         if (want_host(k, t, "index") < 0)
             return -1;
         if (!d2_dtype_is_int(t->dtype))
@@ -922,42 +968,56 @@ int cpu_index_put(d2_kctx *k)
     }
     int axis;
     if (d2_index_put_region(k->def, ATTR_INT(k, "axis"), &xs, ip, n, &axis, &b, &region,
-                            k->err) < 0 ||
-        value_fits(k, v, region.ndim, region.dims) < 0 || copy_x_into_out(k, x, out) < 0)
+                            k->err) < 0)
         return -1;
+    if (get) {
+        if (out->dtype != x->dtype || out->ndim != region.ndim)
+            return bad_out(k);
+    } else if (value_fits(k, v, region.ndim, region.dims) < 0 || copy_x_into_out(k, x, out) < 0) {
+        return -1;
+    }
     int64_t total = d2_shape_numel(&region);
     if (total <= 0)
         return 0;
-    int64_t vst[D2_MAX_DIMS], ost[D2_MAX_DIMS], ist[D2_MAX_DIMS][D2_MAX_DIMS];
-    bcast_strides(v, region.ndim, vst);
+    int64_t vst[D2_MAX_DIMS], xst[D2_MAX_DIMS], ist[D2_MAX_DIMS][D2_MAX_DIMS];
+    if (v)
+        bcast_strides(v, region.ndim, vst);
     for (int i = 0; i < n; i++)
-        bcast_strides(k->in[2 + i], b.ndim, ist[i]);
-    d2_contiguous_strides(xs.ndim, xs.dims, ost);
+        bcast_strides(k->in[first + i], b.ndim, ist[i]);
+    d2_contiguous_strides(xs.ndim, xs.dims, xst);
     size_t es = esize(x);
     char *od = d2_tensor_data(out);
-    const char *vd = d2_tensor_data(v);
+    const char *xd = d2_tensor_data(x), *vd = v ? d2_tensor_data(v) : NULL;
     int64_t idx[D2_MAX_DIMS] = {0};
     for (int64_t e = 0; e < total; e++) {
-        int64_t oo = 0, vo = 0;
-        for (int r = 0; r < region.ndim; r++)
+        int64_t xo = 0, vo = 0;
+        for (int r = 0; v && r < region.ndim; r++)
             vo += idx[r] * vst[r];
         for (int d = 0; d < axis; d++)
-            oo += idx[d] * ost[d];
+            xo += idx[d] * xst[d];
         for (int i = 0; i < n; i++) {
             int64_t io = 0;
             for (int r = 0; r < b.ndim; r++)
                 io += idx[axis + r] * ist[i][r];
-            int64_t pos = read_index_at(k->in[2 + i], io), dim = xs.dims[axis + i];
+            int64_t pos = read_index_at(k->in[first + i], io), dim = xs.dims[axis + i];
             if (pos < -dim || pos >= dim)
                 return d2_err_set(k->err, D2_ERR_RUNTIME,
                                   "%s: index %lld is out of bounds for axis %d with size %lld",
                                   KN(k), (long long)pos, axis + i, (long long)dim);
-            oo += (pos < 0 ? pos + dim : pos) * ost[axis + i];
+            xo += (pos < 0 ? pos + dim : pos) * xst[axis + i];
         }
         for (int d = axis + n, r = axis + b.ndim; d < xs.ndim; d++, r++)
-            oo += idx[r] * ost[d];
-        memcpy(od + (size_t)oo * es, vd + (size_t)vo * es, es);
+            xo += idx[r] * xst[d];
+        if (get)
+            memcpy(od + (size_t)e * es, xd + (size_t)xo * es, es);
+        else if (!acc)
+            memcpy(od + (size_t)xo * es, vd + (size_t)vo * es, es);
+        else
+            add_elem(x->dtype, od + (size_t)xo * es, vd + (size_t)vo * es);
         next_index(idx, region.dims, region.ndim);
     }
     return 0;
 }
+
+int cpu_index_put(d2_kctx *k) { return index_walk(k, false); }
+int cpu_index_get(d2_kctx *k) { return index_walk(k, true); }

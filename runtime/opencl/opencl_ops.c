@@ -2046,7 +2046,11 @@ static int via_host(d2_kctx *k, d2_kernel_fn cpu_fn)
 
 int ocl_set_value(d2_kctx *k) { return via_host(k, cpu_set_value); }
 int ocl_index_put(d2_kctx *k) { return via_host(k, cpu_index_put); }
+int ocl_index_get(d2_kctx *k) { return via_host(k, cpu_index_get); }
 
 /* ---- gradient helpers without a device kernel yet: computed on host copies ---- */
 
 int ocl_reduce_as(d2_kctx *k) { return via_host(k, cpu_reduce_as); }
+int ocl_conv2d_grad_input(d2_kctx *k) { return via_host(k, cpu_conv2d_grad_input); }
+int ocl_conv2d_grad_filter(d2_kctx *k) { return via_host(k, cpu_conv2d_grad_filter); }
+int ocl_pool2d_grad(d2_kctx *k) { return via_host(k, cpu_pool2d_grad); }

@@ -577,6 +577,11 @@ static void build_cases(void)
         add_case("index_put", "axis = 0", fmt("%s[7,3] %s[3] i64[4]:idx7", t, t), EXACT);
         add_case("index_put", "axis = 1", fmt("%s[2,9,3] %s[2,4,1] i32[4]:idx9", t, t), EXACT);
         add_case("index_put", "axis = 0", fmt("%s[5,6] %s[] i64[3]:idx5 i64[3]:idx6", t, t), EXACT);
+        if (d != 4)
+            add_case("index_put", "axis = 0, accumulate = true",
+                     fmt("%s[5,3] %s[9,3] i64[9]:idx5", t, t), d < 2 ? MATH : EXACT);
+        add_case("index_get", "axis = 1", fmt("%s[2,9,3] i32[4]:idx9", t), EXACT);
+        add_case("index_get", "axis = 0", fmt("%s[5,6] i64[3]:idx5 i64[2,1]:idx6", t), EXACT);
         add_case("expand", "shape = [3, 7, 33]", fmt("%s[7,1]", t), EXACT);
         add_case("expand", "shape = [4, -1]", fmt("%s[1,5]", t), EXACT);
         add_case("expand", "", fmt("%s[] i64[2]:val3", t), EXACT);
@@ -693,6 +698,17 @@ static void build_cases(void)
             if (s < 2)
                 add_case("pool2d", pl[s], fmt("%s[1,2,33,1]", DT[d]), MATH);
         }
+    /* the backward ops of conv2d and pool2d */
+    for (int d = 0; d < 2; d++) {
+        add_case("conv2d_grad_input", "strides = [2, 1], paddings = [1, 1]",
+                 fmt("%s[2,2,5,4] %s[3,2,2,2]:unit %s[2,3,3,5]:unit", DT[d], DT[d], DT[d]), GEMM);
+        add_case("conv2d_grad_filter", "groups = 2, dilations = [2, 1]",
+                 fmt("%s[2,4,6,3]:unit %s[2,2,2,2] %s[2,2,4,2]:unit", DT[d], DT[d], DT[d]), GEMM);
+        add_case("pool2d_grad", "ksize = [2, 2], strides = [2, 2]",
+                 fmt("%s[1,2,4,4] %s[1,2,2,2] %s[1,2,2,2]", DT[d], DT[d], DT[d]), MATH);
+        add_case("pool2d_grad", "pooling_type = \"avg\", ksize = [3, 3], paddings = [1, 1]",
+                 fmt("%s[2,1,5,4] %s[2,1,5,4] %s[2,1,5,4]", DT[d], DT[d], DT[d]), MATH);
+    }
     for (int d = 0; d < 2; d++) {
         const char *t = DT[d];
         add_case("batch_norm", "", fmt("%s[2,3,5,7] %s[3] %s[3]:pos %s[3] %s[3]", t, t, t, t, t),

@@ -1,0 +1,512 @@
+/* test_grad.c - every gradient rule of the registry against central finite differences.
+ *
+ * In the spirit of Paddle's OpTest.check_grad. For each sample of GRAD_CASES:
+ * float64 inputs, a random upstream gradient dout per output, the analytic
+ * gradients from d2_grad_run with the eager CPU builder, and for every element
+ * of every differentiable input the central difference of
+ * L(x) = sum_k <dout_k, out_k(x)> with eps = 1e-6. They must agree within
+ * |analytic - numeric| <= 1e-7 + 1e-5 * |numeric| (float64 throughout).
+ * Ops with a float32 output (casts) use eps = 1e-3 and 1e-4 + 1e-3 * |numeric|.
+ * Each gradient must have its input's dtype and shape. Every op with a rule
+ * needs a sample (so a new op cannot skip the check); D2_OPF_NO_GRAD ops must
+ * have no rule; only control and tensor-array ops may have neither.
+ *
+ * The rules also run on input types whose dims are all -1 (a builder over
+ * static types, as append_backward sees them): inference of every op they
+ * emit must pass, giving each input's rank and dtype. On OpenCL (when a
+ * device is present) the analytic gradients must match the CPU's within
+ * rtol 1e-9, atol 1e-12 in float64, or rtol 1e-4, atol 1e-5 in float32 on
+ * devices without cl_khr_fp64. Double grad: a small tape differentiates the
+ * ops a rule emitted again, checked against finite differences of the first
+ * gradient. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "grad.h"
+#include "opencl/opencl.h"
+#include "ops.h"
+
+#define EPS 1e-6
+#define RTOL 1e-5
+#define ATOL 1e-7
+
+/* C(op, attrs, inputs, outputs): inputs are "f64[2,3]" specs with an optional kind:
+ * :pos values in [0.5, 2), :idxN int64 in [0, N), :i32idxN int32 in [0, N), :bool,
+ * :nz magnitudes in [0.5, 1.5), :valN all N, :listA/B/C those values, "none" an absent
+ * optional input. outputs is the number of outputs (variadic ops). */
+#define GRAD_CASES(C)                                                                              \
+    /* elementwise binary, with broadcasting both ways and 0-d operands */                         \
+    C("add", "", "f64[2,3] f64[2,3]", 1)                                                           \
+    C("add", "", "f64[2,3] f64[3]", 1)                                                             \
+    C("add", "", "f64[2,1,4] f64[3,1]", 1)                                                         \
+    C("subtract", "", "f64[2,3] f64[2,1]", 1)                                                      \
+    C("subtract", "", "f64[] f64[4]", 1)                                                           \
+    C("multiply", "", "f64[2,3] f64[3]", 1)                                                        \
+    C("multiply", "", "f64[3,1] f64[1,4]", 1)                                                      \
+    C("divide", "", "f64[2,3] f64[3]:nz", 1)                                                       \
+    C("divide", "", "f64[] f64[2,2]:nz", 1)                                                        \
+    C("remainder", "", "f64[2,3]:pos f64[3]:pos", 1)                                               \
+    C("pow", "", "f64[2,3]:pos f64[3]", 1)                                                         \
+    C("pow", "", "f64[4]:pos f64[]", 1)                                                            \
+    C("maximum", "", "f64[2,3] f64[3]", 1)                                                         \
+    C("minimum", "", "f64[2,3] f64[2,1]", 1)                                                       \
+    /* elementwise unary and activations */                                                        \
+    C("neg", "", "f64[2,3]", 1)                                                                    \
+    C("abs", "", "f64[2,3]:nz", 1)                                                                 \
+    C("sign", "", "f64[2,3]:nz", 1)                                                                \
+    C("floor", "", "f64[5]", 1)                                                                    \
+    C("ceil", "", "f64[5]", 1)                                                                     \
+    C("square", "", "f64[2,3]", 1)                                                                 \
+    C("exp", "", "f64[2,3]", 1)                                                                    \
+    C("log", "", "f64[2,3]:pos", 1)                                                                \
+    C("sqrt", "", "f64[2,3]:pos", 1)                                                               \
+    C("rsqrt", "", "f64[2,3]:pos", 1)                                                              \
+    C("reciprocal", "", "f64[2,3]:nz", 1)                                                          \
+    C("sin", "", "f64[2,3]", 1)                                                                    \
+    C("cos", "", "f64[2,3]", 1)                                                                    \
+    C("tanh", "", "f64[2,3]", 1)                                                                   \
+    C("sigmoid", "", "f64[2,3]", 1)                                                                \
+    C("erf", "", "f64[2,3]", 1)                                                                    \
+    C("relu", "", "f64[2,3]:nz", 1)                                                                \
+    C("silu", "", "f64[2,3]", 1)                                                                   \
+    C("gelu", "", "f64[2,3]", 1)                                                                   \
+    C("gelu", "approximate = true", "f64[2,3]", 1)                                                 \
+    C("leaky_relu", "negative_slope = 0.2", "f64[2,3]:nz", 1)                                      \
+    C("scale", "scale = 2.5, bias = -1", "f64[2,3]", 1)                                            \
+    C("scale", "scale = -0.5, bias = 3, bias_after_scale = false", "f64[4]", 1)                    \
+    C("clip", "min = -0.3, max = 0.4", "f64[3,4]", 1)                                              \
+    C("clip", "min = -0.3", "f64[6]", 1)                                                           \
+    C("softmax", "", "f64[2,3]", 1)                                                                \
+    C("softmax", "axis = 0", "f64[3,2,2]", 1)                                                      \
+    C("log_softmax", "axis = 1", "f64[2,3,2]", 1)                                                  \
+    C("cast", "dtype = float32", "f64[2,3]", 1)                                                    \
+    C("cast", "dtype = float64", "f64[3]", 1)                                                      \
+    C("where", "", "bool[2,3] f64[2,3] f64[3]", 1)                                              \
+    C("where", "", "bool[2,1] f64[] f64[2,3]", 1)                                               \
+    C("dropout", "p = 0.3", "f64[2,3]", 1)                                                         \
+    C("dropout", "p = 0.3, mode = \"downscale_in_infer\"", "f64[2,3]", 1)                          \
+    C("assign", "", "f64[2,3]", 1)                                                                 \
+    /* reductions */                                                                               \
+    C("sum", "", "f64[2,3]", 1)                                                                    \
+    C("sum", "axis = [1]", "f64[2,3,2]", 1)                                                        \
+    C("sum", "axis = [0, -1], keepdim = true", "f64[2,3,2]", 1)                                    \
+    C("sum", "axis = [1], dtype = float32", "f64[2,3]", 1)                                         \
+    C("mean", "", "f64[2,3]", 1)                                                                   \
+    C("mean", "axis = [-1]", "f64[2,3,4]", 1)                                                      \
+    C("max", "axis = [1]", "f64[2,3,2]", 1)                                                        \
+    C("max", "", "f64[2,3]", 1)                                                                    \
+    C("min", "axis = [0], keepdim = true", "f64[3,2]", 1)                                          \
+    C("prod", "axis = [1]", "f64[2,3]:pos", 1)                                                     \
+    C("prod", "", "f64[2,2]:nz", 1)                                                                \
+    /* matmul and linear: transpose flags, 1-D operands, batch broadcasting */                     \
+    C("matmul", "", "f64[2,3] f64[3,4]", 1)                                                        \
+    C("matmul", "transpose_x = true", "f64[3,2] f64[3,4]", 1)                                      \
+    C("matmul", "transpose_y = true", "f64[2,3] f64[4,3]", 1)                                      \
+    C("matmul", "transpose_x = true, transpose_y = true", "f64[3,2] f64[4,3]", 1)                  \
+    C("matmul", "", "f64[2,2,3] f64[3,2]", 1)                                                      \
+    C("matmul", "", "f64[2,1,2,3] f64[3,3,2]", 1)                                                  \
+    C("matmul", "", "f64[3] f64[3,2]", 1)                                                          \
+    C("matmul", "", "f64[2,3] f64[3]", 1)                                                          \
+    C("matmul", "", "f64[3] f64[3]", 1)                                                            \
+    C("matmul", "transpose_y = true", "f64[3] f64[2,2,3]", 1)                                      \
+    C("linear", "", "f64[2,3] f64[3,4] f64[4]", 1)                                                 \
+    C("linear", "", "f64[2,2,3] f64[3,2] none", 1)                                                 \
+    C("linear", "", "f64[3] f64[3,2] f64[2]", 1)                                                   \
+    /* shape manipulation */                                                                       \
+    C("reshape", "shape = [3, 2]", "f64[2,3]", 1)                                                  \
+    C("reshape", "", "f64[2,3] i64[1]:val6", 1)                                                    \
+    C("flatten", "start_axis = 1", "f64[2,3,2]", 1)                                                \
+    C("squeeze", "", "f64[2,1,3]", 1)                                                              \
+    C("unsqueeze", "axis = [0, 2]", "f64[2,3]", 1)                                                 \
+    C("transpose", "perm = [2, 0, 1]", "f64[2,3,2]", 1)                                            \
+    C("concat", "axis = 1", "f64[2,3] f64[2,1] f64[2,2]", 1)                                       \
+    C("concat", "axis = -1", "f64[3] f64[2]", 1)                                                   \
+    C("stack", "axis = 1", "f64[2,3] f64[2,3]", 1)                                                 \
+    C("stack", "", "f64[] f64[] f64[]", 1)                                                         \
+    C("split", "num = 3, axis = 1", "f64[2,6]", 3)                                                 \
+    C("split", "sections = [1, 3], axis = 0", "f64[4,2]", 2)                                       \
+    C("slice", "axes = [1], starts = [1], ends = [3]", "f64[2,4]", 1)                              \
+    C("slice", "axes = [0, 1], starts = [-1, 0], ends = [-4, 4], strides = [-2, 3]", "f64[4,5]", 1) \
+    C("slice", "axes = [0], starts = [1], ends = [2], decrease_axis = [0]", "f64[3,2]", 1)         \
+    C("set_value", "axes = [1], starts = [1], ends = [3]", "f64[2,4] f64[2]", 1)                   \
+    C("set_value", "axes = [0], starts = [2], ends = [3], decrease_axis = [0]", "f64[3,2] f64[2]", 1) \
+    C("gather", "axis = 1", "f64[2,4] i64[5]:idx4", 1)                                             \
+    C("gather", "", "f64[3,2] i32[]:val1", 1)                                                      \
+    C("index_select", "axis = 0", "f64[3,2] i64[4]:idx3", 1)                                       \
+    C("index_put", "axis = 0", "f64[4,2] f64[2] i64[2]:list3/1", 1)                                   \
+    C("index_put", "axis = 1", "f64[2,5] f64[2,3] i64[3]:list0/3/4", 1)                            \
+    C("index_put", "axis = 0, accumulate = true", "f64[3,2] f64[4,2] i64[4]:idx3", 1)             \
+    C("index_get", "axis = 0", "f64[3,4] i64[2]:idx3 i32[2,1]:idx4", 1)                            \
+    C("expand", "shape = [2, 3, 4]", "f64[3,1]", 1)                                                \
+    C("expand", "", "f64[1,3] i64[2]:list4/-1", 1)                                                     \
+    C("tile", "repeat_times = [2, 3]", "f64[2,2]", 1)                                              \
+    C("tile", "repeat_times = [2, 1, 2]", "f64[3]", 1)                                             \
+    C("layer_norm", "", "f64[2,3] f64[3] f64[3]", 1)                                               \
+    C("layer_norm", "begin_norm_axis = 1, epsilon = 0.001", "f64[2,2,3] f64[6] none", 1)           \
+    C("layer_norm", "begin_norm_axis = -1", "f64[3,4] none none", 1)                               \
+    C("embedding", "", "i64[2,3]:idx4 f64[4,3]", 1)                                                \
+    C("embedding", "padding_idx = 1", "i32[5]:idx3 f64[3,2]", 1)                                   \
+    C("embedding", "padding_idx = -2", "i64[]:val2 f64[4,2]", 1)                                   \
+    /* convolution, pooling, normalisation */                                                      \
+    C("conv2d", "", "f64[1,2,4,4] f64[3,2,2,2] f64[3]", 1)                                         \
+    C("conv2d", "strides = [2, 1], paddings = [1, 0, 1, 2], dilations = [1, 2]",                   \
+      "f64[2,2,5,5] f64[2,2,3,2] none", 1)                                                         \
+    C("conv2d", "groups = 2, paddings = [1, 1]", "f64[1,4,3,3] f64[2,2,2,2] f64[2]", 1)           \
+    C("conv2d", "strides = [2, 2], padding_algorithm = \"SAME\"", "f64[1,1,5,4] f64[2,1,3,3] none", 1) \
+    C("pool2d", "ksize = [2, 2], strides = [2, 2]", "f64[1,2,4,4]", 1)                            \
+    C("pool2d", "pooling_type = \"avg\", ksize = [3, 3], strides = [2, 2], paddings = [1, 1]",    \
+      "f64[2,1,5,5]", 1)                                                                           \
+    C("pool2d", "pooling_type = \"avg\", ksize = [3, 3], paddings = [1, 1], exclusive = false",   \
+      "f64[1,1,4,3]", 1)                                                                           \
+    C("pool2d", "ksize = [3, 2], strides = [2, 2], paddings = [1, 0], ceil_mode = true",          \
+      "f64[1,2,5,4]", 1)                                                                           \
+    C("pool2d", "pooling_type = \"avg\", ksize = [2, 3], adaptive = true", "f64[1,2,5,7]", 1)     \
+    C("pool2d", "ksize = [2, 2], adaptive = true", "f64[1,1,5,3]", 1)                             \
+    C("pool2d", "pooling_type = \"avg\", global_pooling = true", "f64[2,3,3,2]", 1)              \
+    C("batch_norm", "", "f64[2,3,2,2] f64[3] f64[3]:pos f64[3] f64[3]", 1)                         \
+    C("batch_norm", "epsilon = 0.01", "f64[4,2] f64[2] f64[2]:pos f64[2] f64[2]", 1)               \
+    /* gradient helpers */                                                                         \
+    C("conv2d_grad_input", "strides = [2, 1], paddings = [1, 1]",                                  \
+      "f64[1,2,4,3] f64[3,2,2,2] f64[1,3,3,4]", 1)                                                 \
+    C("conv2d_grad_filter", "groups = 2, dilations = [2, 1]",                                      \
+      "f64[2,4,4,3] f64[2,2,2,2] f64[2,2,2,2]", 1)                                                 \
+    C("reduce_as", "", "f64[2,3,4] f64[3,1]", 1)
+
+typedef struct {
+    const char *op, *attrs, *ins;
+    int n_out;
+} gcase;
+
+static const gcase cases[] = {
+#define C(op, attrs, ins, n) {op, attrs, ins, n},
+    GRAD_CASES(C)
+#undef C
+};
+
+/* Ops that have neither a rule nor D2_OPF_NO_GRAD: control ops (their callers
+ * build cond/while_loop gradients from the blocks) and tensor arrays. */
+static bool exempt(const d2_opdef *def)
+{
+    return (def->flags & D2_OPF_CONTROL) || strncmp(def->name, "array_", 6) == 0;
+}
+
+/* ---- inputs ---- */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15u;
+
+static double urand(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (double)(rng_state >> 11) / 9007199254740992.0;
+}
+
+/* Item i (cyclically) of "a/b/c". */
+static double list_item(const char *s, int64_t i)
+{
+    int n = 1;
+    for (const char *p = s; *p; p++)
+        n += *p == '/';
+    const char *p = s;
+    for (int64_t k = i % n; k > 0; k--)
+        p = strchr(p, '/') + 1;
+    return strtod(p, NULL);
+}
+
+/* Parses one input spec into a new CPU tensor (NULL for "none"). */
+static d2_tensor *make_input(const char *spec, size_t len, bool *absent)
+{
+    char buf[128];
+    assert_true(len < sizeof buf);
+    memcpy(buf, spec, len);
+    buf[len] = 0;
+    *absent = strcmp(buf, "none") == 0;
+    if (*absent)
+        return NULL;
+    char *br = strchr(buf, '[');
+    assert_non_null(br);
+    int dt = d2_dtype_parse(buf, (size_t)(br - buf));
+    assert_true(dt >= 0);
+    int64_t dims[D2_MAX_DIMS];
+    int nd = 0;
+    char *p = br + 1;
+    while (*p && *p != ']') {
+        dims[nd++] = strtoll(p, &p, 10);
+        if (*p == ',')
+            p++;
+    }
+    const char *kind = strchr(p, ':') ? strchr(p, ':') + 1 : "";
+    d2_err err = {0};
+    d2_tensor *t = d2_tensor_new(NULL, (d2_dtype)dt, nd, dims, &err);
+    assert_non_null(t);
+    int64_t n = d2_tensor_numel(t);
+    void *d = d2_tensor_data(t);
+    long lim = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double v = urand() * 2 - 1;
+        if (strcmp(kind, "pos") == 0)
+            v = 0.5 + 1.5 * urand();
+        else if (strcmp(kind, "nz") == 0)
+            v = (urand() < 0.5 ? -1 : 1) * (0.5 + urand());
+        else if (sscanf(kind, "idx%ld", &lim) == 1 || sscanf(kind, "i32idx%ld", &lim) == 1)
+            v = (double)(int64_t)(urand() * (double)lim);
+        else if (sscanf(kind, "val%ld", &lim) == 1)
+            v = (double)lim;
+        else if (strncmp(kind, "list", 4) == 0)
+            v = list_item(kind + 4, i);
+        switch (t->dtype) {
+        case D2_F64: ((double *)d)[i] = v; break;
+        case D2_F32: ((float *)d)[i] = (float)v; break;
+        case D2_I64: ((int64_t *)d)[i] = (int64_t)v; break;
+        case D2_I32: ((int32_t *)d)[i] = (int32_t)v; break;
+        case D2_BOOL: ((uint8_t *)d)[i] = urand() < 0.5; break;
+        default: fail_msg("bad dtype in spec %s", buf);
+        }
+    }
+    return t;
+}
+
+typedef struct {
+    const gcase *c;
+    const d2_opdef *def;
+    d2_attrs attrs;
+    int n_in, n_out;
+    d2_tensor *in[D2_MAX_PORTS * 2];
+    d2_tensor *out[D2_MAX_PORTS * 2];
+    d2_tensor *dout[D2_MAX_PORTS * 2];
+    bool need[D2_MAX_PORTS * 2];
+} prepared;
+
+static void prepare(const gcase *c, prepared *p)
+{
+    memset(p, 0, sizeof *p);
+    p->c = c;
+    p->def = d2_op_lookup(c->op, strlen(c->op));
+    assert_non_null(p->def);
+    d2_err err = {0};
+    if (d2_attrs_parse(p->def, c->attrs, &p->attrs, &err) < 0)
+        fail_msg("%s {%s}: %s", c->op, c->attrs, err.msg);
+    const char *s = c->ins;
+    while (*s) {
+        while (*s == ' ')
+            s++;
+        size_t len = strcspn(s, " ");
+        if (!len)
+            break;
+        bool absent;
+        p->in[p->n_in] = make_input(s, len, &absent);
+        p->need[p->n_in] = !absent && d2_op_input_differentiable(p->def->id, p->n_in) &&
+                           d2_dtype_differentiable(p->in[p->n_in]->dtype);
+        p->n_in++;
+        s += len;
+    }
+    p->n_out = c->n_out;
+    if (d2_op_run(NULL, p->def->id, &p->attrs, p->in, p->n_in, p->out, p->n_out, &err) < 0)
+        fail_msg("%s {%s} (%s): forward: %s", c->op, c->attrs, c->ins, err.msg);
+    for (int k = 0; k < p->n_out; k++) {
+        if (!d2_dtype_differentiable(p->out[k]->dtype))
+            continue;
+        p->dout[k] = d2_tensor_new(NULL, p->out[k]->dtype, p->out[k]->ndim, p->out[k]->shape, &err);
+        assert_non_null(p->dout[k]);
+        int64_t n = d2_tensor_numel(p->dout[k]);
+        for (int64_t i = 0; i < n; i++) {
+            double v = urand() * 2 - 1;
+            if (p->dout[k]->dtype == D2_F64)
+                ((double *)d2_tensor_data(p->dout[k]))[i] = v;
+            else
+                ((float *)d2_tensor_data(p->dout[k]))[i] = (float)v;
+        }
+    }
+}
+
+static void unprepare(prepared *p)
+{
+    for (int i = 0; i < D2_MAX_PORTS * 2; i++) {
+        d2_tensor_unref(p->in[i]);
+        d2_tensor_unref(p->out[i]);
+        d2_tensor_unref(p->dout[i]);
+    }
+    d2_attrs_free(&p->attrs);
+}
+
+/* Runs the rule through builder b; din[] receives new handles (or NULL). */
+static int run_rule(prepared *p, d2_gbuilder *b, void **in, void **out, void **dout, void **din,
+                    d2_err *err)
+{
+    d2_gctx g = {b,       p->def, &p->attrs, p->n_in, in, p->n_out, out, dout, p->need, din,
+                 err};
+    return d2_grad_run(&g);
+}
+
+static int analytic(prepared *p, d2_backend *be, d2_tensor **din, d2_err *err)
+{
+    d2_grad_eager eb;
+    d2_grad_eager_init(&eb, be);
+    return run_rule(p, &eb.base, (void **)p->in, (void **)p->out, (void **)p->dout, (void **)din,
+                    err);
+}
+
+/* L(x) = sum_k <dout_k, out_k(x)> with input i replaced by xi. */
+static double loss(prepared *p, int i, d2_tensor *xi)
+{
+    d2_tensor *in[D2_MAX_PORTS * 2], *out[D2_MAX_PORTS * 2] = {0};
+    memcpy(in, p->in, sizeof in);
+    in[i] = xi;
+    d2_err err = {0};
+    if (d2_op_run(NULL, p->def->id, &p->attrs, in, p->n_in, out, p->n_out, &err) < 0)
+        fail_msg("%s: forward: %s", p->c->op, err.msg);
+    double l = 0;
+    for (int k = 0; k < p->n_out; k++) {
+        if (p->dout[k]) {
+            d2_tensor *o = d2_tensor_contiguous(out[k], &err);
+            int64_t n = d2_tensor_numel(o);
+            for (int64_t j = 0; j < n; j++)
+                l += d2_tensor_get_f64(o, j) * d2_tensor_get_f64(p->dout[k], j);
+            d2_tensor_unref(o);
+        }
+        d2_tensor_unref(out[k]);
+    }
+    return l;
+}
+
+static bool same_type(const d2_tensor *a, const d2_tensor *b)
+{
+    if (a->dtype != b->dtype || a->ndim != b->ndim)
+        return false;
+    for (int d = 0; d < a->ndim; d++)
+        if (a->shape[d] != b->shape[d])
+            return false;
+    return true;
+}
+
+static const char *case_name(const gcase *c)
+{
+    static char buf[256];
+    snprintf(buf, sizeof buf, "%s {%s} (%s)", c->op, c->attrs, c->ins);
+    return buf;
+}
+
+/* Checks one case against finite differences; prints and counts failures. */
+static int check_case(const gcase *c)
+{
+    prepared p;
+    prepare(c, &p);
+    d2_tensor *din[D2_MAX_PORTS * 2] = {0};
+    d2_err err = {0};
+    int bad = 0;
+    if (analytic(&p, NULL, din, &err) < 0) {
+        fprintf(stderr, "%s: rule failed: %s\n", case_name(c), err.msg);
+        unprepare(&p);
+        return 1;
+    }
+    for (int i = 0; i < p.n_in; i++) {
+        if (!p.need[i]) {
+            if (din[i]) {
+                fprintf(stderr, "%s: input %d gets a gradient it did not ask for\n",
+                        case_name(c), i);
+                bad++;
+            }
+            continue;
+        }
+        d2_tensor *g = din[i] ? d2_tensor_contiguous(din[i], &err) : NULL;
+        if (g && !same_type(g, p.in[i])) {
+            fprintf(stderr, "%s: gradient %d has the wrong dtype or shape\n", case_name(c), i);
+            bad++;
+            d2_tensor_unref(g);
+            continue;
+        }
+        bool f32 = false;
+        for (int k = 0; k < p.n_out; k++)
+            f32 = f32 || (p.dout[k] && p.dout[k]->dtype == D2_F32);
+        double eps = f32 ? 1e-3 : EPS, rtol = f32 ? 1e-3 : RTOL, atol = f32 ? 1e-4 : ATOL;
+        d2_tensor *x = d2_tensor_copy_to(p.in[i], NULL, &err);
+        double *xd = d2_tensor_data(x);
+        int64_t n = d2_tensor_numel(x);
+        for (int64_t j = 0; j < n; j++) {
+            double keep = xd[j];
+            xd[j] = keep + eps;
+            double lp = loss(&p, i, x);
+            xd[j] = keep - eps;
+            double lm = loss(&p, i, x);
+            xd[j] = keep;
+            double num = (lp - lm) / (2 * eps), ana = g ? d2_tensor_get_f64(g, j) : 0;
+            if (!(fabs(ana - num) <= atol + rtol * fabs(num))) {
+                if (bad < 8)
+                    fprintf(stderr, "%s: d/d input %d [%lld]: analytic %.10g, numeric %.10g\n",
+                            case_name(c), i, (long long)j, ana, num);
+                bad++;
+            }
+        }
+        d2_tensor_unref(x);
+        d2_tensor_unref(g);
+    }
+    for (int i = 0; i < p.n_in; i++)
+        d2_tensor_unref(din[i]);
+    unprepare(&p);
+    return bad ? 1 : 0;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    d2_err err = {0};
+    return d2_ops_init(&err);
+}
+
+static void test_every_op_covered(void **state)
+{
+    (void)state;
+    int missing = 0;
+    for (int id = 0; id < D2_NUM_OPS; id++) {
+        const d2_opdef *def = d2_op_def((d2_op_id)id);
+        bool rule = d2_op_grad((d2_op_id)id) != NULL;
+        bool sample = false;
+        for (size_t c = 0; c < sizeof cases / sizeof *cases && !sample; c++)
+            sample = strcmp(cases[c].op, def->name) == 0;
+        if ((def->flags & D2_OPF_NO_GRAD) && rule) {
+            fprintf(stderr, "op %s is marked NO_GRAD but has a rule\n", def->name);
+            missing++;
+        }
+        if (!(def->flags & D2_OPF_NO_GRAD) && !rule && !exempt(def)) {
+            fprintf(stderr, "op %s has neither a gradient rule nor D2_OPF_NO_GRAD\n", def->name);
+            missing++;
+        }
+        if (rule && !sample) {
+            fprintf(stderr, "op %s has a gradient rule but no sample in GRAD_CASES\n", def->name);
+            missing++;
+        }
+        if (!rule && sample) {
+            fprintf(stderr, "op %s has a sample but no rule\n", def->name);
+            missing++;
+        }
+    }
+    assert_int_equal(missing, 0);
+}
+
+static void test_finite_differences(void **state)
+{
+    (void)state;
+    int failed = 0, n = (int)(sizeof cases / sizeof *cases);
+    for (int c = 0; c < n; c++)
+        failed += check_case(&cases[c]);
+    if (failed)
+        fail_msg("%d of %d gradient cases failed", failed, n);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_op_covered),
+        cmocka_unit_test(test_finite_differences),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
