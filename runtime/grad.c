@@ -62,8 +62,8 @@ static d2_attrs *attrs_of(R *r, d2_op_id id)
 
 #define SET(r, a, id, kind, name, ...)                                                             \
     do {                                                                                           \
-        if ((a) && d2_attr_set_##kind(d2_op_def(id), (a), name, __VA_ARGS__) < 0)                 \
-            fail(r, "cannot set an attribute");                                                      \
+        if ((a) && d2_attr_set_##kind(d2_op_def(id), (a), name, __VA_ARGS__) < 0)                  \
+            fail(r, "cannot set an attribute");                                                    \
     } while (0)
 
 /* Emits op id with n_out outputs into outs (kept by r). */
@@ -289,8 +289,7 @@ static int g_pow(R *r)
 {
     if (NEED(r, 0)) {
         d2_gval p = E(r, pow, NULL, X(r), scale(r, Y(r), 1, -1));
-        give(r, 0,
-             sum_to(r, E(r, multiply, NULL, DOUT(r), E(r, multiply, NULL, Y(r), p)), X(r)));
+        give(r, 0, sum_to(r, E(r, multiply, NULL, DOUT(r), E(r, multiply, NULL, Y(r), p)), X(r)));
     }
     if (NEED(r, 1)) {
         d2_gval l = E(r, multiply, NULL, OUT(r), E(r, log, NULL, X(r)));
@@ -818,8 +817,9 @@ static int g_slice(R *r)
 static int g_set_value(R *r)
 {
     if (NEED(r, 0))
-        give(r, 0, E(r, set_value, slice_attrs(r, D2_OP_set_value), DOUT(r),
-                     cst(r, dtype_of(r, DOUT(r)), 0)));
+        give(r, 0,
+             E(r, set_value, slice_attrs(r, D2_OP_set_value), DOUT(r),
+               cst(r, dtype_of(r, DOUT(r)), 0)));
     if (NEED(r, 1))
         give(r, 1, sum_to(r, E(r, slice, slice_attrs(r, D2_OP_slice), DOUT(r)), Y(r)));
     return r->rc;
@@ -896,8 +896,9 @@ static int g_index_put(R *r)
 static int g_index_get(R *r)
 {
     d2_gctx *g = r->g;
-    give(r, 0, scatter_add(r, X(r), DOUT(r), g->in + 1, g->n_in - 1,
-                           d2_attr_int(g->def, g->attrs, "axis")));
+    give(r, 0,
+         scatter_add(r, X(r), DOUT(r), g->in + 1, g->n_in - 1,
+                     d2_attr_int(g->def, g->attrs, "axis")));
     return r->rc;
 }
 
@@ -978,14 +979,24 @@ static int g_embedding(R *r)
     d2_gval ids = X(r), w = Y(r), d = DOUT(r);
     int64_t pad = d2_attr_int(r->g->def, r->g->attrs, "padding_idx");
     if (pad != -1) {
-        if (pad < 0) {
-            d2_type tw;
-            type_of(r, w, &tw);
-            if (tw.shape.dims[0] < 0)
-                return fail(r, "a negative padding_idx needs a static vocabulary size");
-            pad += tw.shape.dims[0];
+        d2_type tw;
+        type_of(r, w, &tw);
+        d2_dtype it = dtype_of(r, ids);
+        d2_gval pv;
+        if (pad >= 0 || tw.shape.dims[0] >= 0) {
+            pv = cst(r, it, (double)(pad >= 0 ? pad : pad + tw.shape.dims[0]));
+        } else {
+            /* counted from the run-time vocabulary size */
+            int64_t z = 0, one = 1;
+            d2_attrs *sl = attrs_of(r, D2_OP_slice);
+            SET(r, sl, D2_OP_slice, ints, "axes", &z, 1);
+            SET(r, sl, D2_OP_slice, ints, "starts", &z, 1);
+            SET(r, sl, D2_OP_slice, ints, "ends", &one, 1);
+            SET(r, sl, D2_OP_slice, ints, "decrease_axis", &z, 1);
+            d2_gval v = cast(r, E(r, slice, sl, E(r, shape, NULL, w)), it);
+            pv = E(r, add, NULL, v, cst(r, it, (double)pad));
         }
-        d2_gval keep = E(r, not_equal, NULL, ids, cst(r, dtype_of(r, ids), (double)pad));
+        d2_gval keep = E(r, not_equal, NULL, ids, pv);
         int64_t last = ndim_of(r, ids);
         d = mask(r, unsqueeze(r, keep, &last, 1), d);
     }
@@ -1034,8 +1045,7 @@ static int g_layer_norm(R *r)
         }
         d2_gval m1 = reduce(r, D2_OP_mean, g, nax, nn, true);
         d2_gval m2 = reduce(r, D2_OP_mean, E(r, multiply, NULL, g, xh), nax, nn, true);
-        d2_gval t = E(r, subtract, NULL, E(r, subtract, NULL, g, m1),
-                      E(r, multiply, NULL, xh, m2));
+        d2_gval t = E(r, subtract, NULL, E(r, subtract, NULL, g, m1), E(r, multiply, NULL, xh, m2));
         give(r, 0, E(r, multiply, NULL, rstd, t));
     }
     if (sc && NEED(r, 1)) {

@@ -392,7 +392,8 @@ int infer_pool2d_grad(d2_infer_ctx *ic)
             char a[160], b[160];
             d2_shape_str(s, a, sizeof a);
             d2_shape_str(&fwd.shape, b, sizeof b);
-            return d2_err_set(ic->err, D2_ERR_SHAPE, "pool2d_grad: %s has shape %s but pool2d gives %s",
+            return d2_err_set(ic->err, D2_ERR_SHAPE,
+                              "pool2d_grad: %s has shape %s but pool2d gives %s",
                               ic->def->in_names[i], a, b);
         }
     }

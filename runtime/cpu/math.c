@@ -1135,7 +1135,7 @@ int cpu_argmin(d2_kctx *k)
 
 /* ---- reduce_as: out[j] = sum of x[i] over the i that broadcast to j ---- */
 
-#define DEF_REDUCE_AS(S, T, ADD)                                                                      \
+#define DEF_REDUCE_AS(S, T, ADD)                                                                   \
     static void reduce_as_##S(const T *x, T *o, int nd, const int64_t *shape, const int64_t *ost,  \
                               int64_t n, int64_t nout)                                             \
     {                                                                                              \

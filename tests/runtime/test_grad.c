@@ -89,8 +89,8 @@
     C("log_softmax", "axis = 1", "f64[2,3,2]", 1)                                                  \
     C("cast", "dtype = float32", "f64[2,3]", 1)                                                    \
     C("cast", "dtype = float64", "f64[3]", 1)                                                      \
-    C("where", "", "bool[2,3] f64[2,3] f64[3]", 1)                                              \
-    C("where", "", "bool[2,1] f64[] f64[2,3]", 1)                                               \
+    C("where", "", "bool[2,3] f64[2,3] f64[3]", 1)                                                 \
+    C("where", "", "bool[2,1] f64[] f64[2,3]", 1)                                                  \
     C("dropout", "p = 0.3", "f64[2,3]", 1)                                                         \
     C("dropout", "p = 0.3, mode = \"downscale_in_infer\"", "f64[2,3]", 1)                          \
     C("assign", "", "f64[2,3]", 1)                                                                 \
@@ -134,19 +134,21 @@
     C("split", "num = 3, axis = 1", "f64[2,6]", 3)                                                 \
     C("split", "sections = [1, 3], axis = 0", "f64[4,2]", 2)                                       \
     C("slice", "axes = [1], starts = [1], ends = [3]", "f64[2,4]", 1)                              \
-    C("slice", "axes = [0, 1], starts = [-1, 0], ends = [-4, 4], strides = [-2, 3]", "f64[4,5]", 1) \
+    C("slice", "axes = [0, 1], starts = [-1, 0], ends = [-4, 4], strides = [-2, 3]", "f64[4,5]",   \
+      1)                                                                                           \
     C("slice", "axes = [0], starts = [1], ends = [2], decrease_axis = [0]", "f64[3,2]", 1)         \
     C("set_value", "axes = [1], starts = [1], ends = [3]", "f64[2,4] f64[2]", 1)                   \
-    C("set_value", "axes = [0], starts = [2], ends = [3], decrease_axis = [0]", "f64[3,2] f64[2]", 1) \
+    C("set_value", "axes = [0], starts = [2], ends = [3], decrease_axis = [0]", "f64[3,2] f64[2]", \
+      1)                                                                                           \
     C("gather", "axis = 1", "f64[2,4] i64[5]:idx4", 1)                                             \
     C("gather", "", "f64[3,2] i32[]:val1", 1)                                                      \
     C("index_select", "axis = 0", "f64[3,2] i64[4]:idx3", 1)                                       \
-    C("index_put", "axis = 0", "f64[4,2] f64[2] i64[2]:list3/1", 1)                                   \
+    C("index_put", "axis = 0", "f64[4,2] f64[2] i64[2]:list3/1", 1)                                \
     C("index_put", "axis = 1", "f64[2,5] f64[2,3] i64[3]:list0/3/4", 1)                            \
-    C("index_put", "axis = 0, accumulate = true", "f64[3,2] f64[4,2] i64[4]:idx3", 1)             \
+    C("index_put", "axis = 0, accumulate = true", "f64[3,2] f64[4,2] i64[4]:idx3", 1)              \
     C("index_get", "axis = 0", "f64[3,4] i64[2]:idx3 i32[2,1]:idx4", 1)                            \
     C("expand", "shape = [2, 3, 4]", "f64[3,1]", 1)                                                \
-    C("expand", "", "f64[1,3] i64[2]:list4/-1", 1)                                                     \
+    C("expand", "", "f64[1,3] i64[2]:list4/-1", 1)                                                 \
     C("tile", "repeat_times = [2, 3]", "f64[2,2]", 1)                                              \
     C("tile", "repeat_times = [2, 1, 2]", "f64[3]", 1)                                             \
     C("layer_norm", "", "f64[2,3] f64[3] f64[3]", 1)                                               \
@@ -159,18 +161,19 @@
     C("conv2d", "", "f64[1,2,4,4] f64[3,2,2,2] f64[3]", 1)                                         \
     C("conv2d", "strides = [2, 1], paddings = [1, 0, 1, 2], dilations = [1, 2]",                   \
       "f64[2,2,5,5] f64[2,2,3,2] none", 1)                                                         \
-    C("conv2d", "groups = 2, paddings = [1, 1]", "f64[1,4,3,3] f64[2,2,2,2] f64[2]", 1)           \
-    C("conv2d", "strides = [2, 2], padding_algorithm = \"SAME\"", "f64[1,1,5,4] f64[2,1,3,3] none", 1) \
-    C("pool2d", "ksize = [2, 2], strides = [2, 2]", "f64[1,2,4,4]", 1)                            \
-    C("pool2d", "pooling_type = \"avg\", ksize = [3, 3], strides = [2, 2], paddings = [1, 1]",    \
+    C("conv2d", "groups = 2, paddings = [1, 1]", "f64[1,4,3,3] f64[2,2,2,2] f64[2]", 1)            \
+    C("conv2d", "strides = [2, 2], padding_algorithm = \"SAME\"",                                  \
+      "f64[1,1,5,4] f64[2,1,3,3] none", 1)                                                         \
+    C("pool2d", "ksize = [2, 2], strides = [2, 2]", "f64[1,2,4,4]", 1)                             \
+    C("pool2d", "pooling_type = \"avg\", ksize = [3, 3], strides = [2, 2], paddings = [1, 1]",     \
       "f64[2,1,5,5]", 1)                                                                           \
-    C("pool2d", "pooling_type = \"avg\", ksize = [3, 3], paddings = [1, 1], exclusive = false",   \
+    C("pool2d", "pooling_type = \"avg\", ksize = [3, 3], paddings = [1, 1], exclusive = false",    \
       "f64[1,1,4,3]", 1)                                                                           \
-    C("pool2d", "ksize = [3, 2], strides = [2, 2], paddings = [1, 0], ceil_mode = true",          \
+    C("pool2d", "ksize = [3, 2], strides = [2, 2], paddings = [1, 0], ceil_mode = true",           \
       "f64[1,2,5,4]", 1)                                                                           \
-    C("pool2d", "pooling_type = \"avg\", ksize = [2, 3], adaptive = true", "f64[1,2,5,7]", 1)     \
-    C("pool2d", "ksize = [2, 2], adaptive = true", "f64[1,1,5,3]", 1)                             \
-    C("pool2d", "pooling_type = \"avg\", global_pooling = true", "f64[2,3,3,2]", 1)              \
+    C("pool2d", "pooling_type = \"avg\", ksize = [2, 3], adaptive = true", "f64[1,2,5,7]", 1)      \
+    C("pool2d", "ksize = [2, 2], adaptive = true", "f64[1,1,5,3]", 1)                              \
+    C("pool2d", "pooling_type = \"avg\", global_pooling = true", "f64[2,3,3,2]", 1)                \
     C("batch_norm", "", "f64[2,3,2,2] f64[3] f64[3]:pos f64[3] f64[3]", 1)                         \
     C("batch_norm", "epsilon = 0.01", "f64[4,2] f64[2] f64[2]:pos f64[2] f64[2]", 1)               \
     /* gradient helpers */                                                                         \
@@ -342,8 +345,7 @@ static void unprepare(prepared *p)
 static int run_rule(prepared *p, d2_gbuilder *b, void **in, void **out, void **dout, void **din,
                     d2_err *err)
 {
-    d2_gctx g = {b,       p->def, &p->attrs, p->n_in, in, p->n_out, out, dout, p->need, din,
-                 err};
+    d2_gctx g = {b, p->def, &p->attrs, p->n_in, in, p->n_out, out, dout, p->need, din, err};
     return d2_grad_run(&g);
 }
 
@@ -411,8 +413,8 @@ static int check_case(const gcase *c)
     for (int i = 0; i < p.n_in; i++) {
         if (!p.need[i]) {
             if (din[i]) {
-                fprintf(stderr, "%s: input %d gets a gradient it did not ask for\n",
-                        case_name(c), i);
+                fprintf(stderr, "%s: input %d gets a gradient it did not ask for\n", case_name(c),
+                        i);
                 bad++;
             }
             continue;
@@ -455,11 +457,16 @@ static int check_case(const gcase *c)
     return bad ? 1 : 0;
 }
 
+static d2_backend *obe;
+
 static int setup(void **state)
 {
     (void)state;
     d2_err err = {0};
-    return d2_ops_init(&err);
+    if (d2_ops_init(&err) < 0)
+        return -1;
+    obe = d2_opencl_backend(0, &err); /* NULL without a device: those checks skip */
+    return 0;
 }
 
 static void test_every_op_covered(void **state)
@@ -502,11 +509,534 @@ static void test_finite_differences(void **state)
         fail_msg("%d of %d gradient cases failed", failed, n);
 }
 
+/* ---- rules on static types with dynamic dims ---- */
+
+/* A builder whose values are types only: emit runs shape inference with no
+ * known values, as when a rule appends to a static Program. */
+typedef struct {
+    long rc;
+    d2_type t;
+} tval;
+
+static int ty_emit(d2_gbuilder *b, d2_op_id id, const d2_attrs *attrs, d2_gval *ins, int n_in,
+                   d2_gval *outs, int n_out, d2_err *err)
+{
+    (void)b;
+    const d2_opdef *def = d2_op_def(id);
+    d2_type in[32], out[32];
+    assert_true(n_in <= 32 && n_out <= 32);
+    for (int i = 0; i < n_in; i++) {
+        if (ins[i]) {
+            in[i] = ((tval *)ins[i])->t;
+        } else {
+            memset(&in[i], 0, sizeof in[i]);
+            in[i].dtype = (d2_dtype)-1;
+        }
+    }
+    d2_attrs defaults = {0, NULL};
+    if (!attrs) {
+        d2_attrs_init_default(def, &defaults);
+        attrs = &defaults;
+    }
+    int rc = d2_op_infer(def, attrs, in, NULL, n_in, out, n_out, err);
+    d2_attrs_free(&defaults);
+    if (rc < 0)
+        return -1;
+    for (int i = 0; i < n_out; i++) {
+        tval *v = malloc(sizeof *v);
+        assert_non_null(v);
+        v->rc = 1;
+        v->t = out[i];
+        outs[i] = v;
+    }
+    return 0;
+}
+
+static void ty_type_of(d2_gbuilder *b, d2_gval v, d2_type *out)
+{
+    (void)b;
+    *out = ((tval *)v)->t;
+}
+
+static d2_gval ty_ref(d2_gbuilder *b, d2_gval v)
+{
+    (void)b;
+    ((tval *)v)->rc++;
+    return v;
+}
+
+static void ty_release(d2_gbuilder *b, d2_gval v)
+{
+    (void)b;
+    if (v && --((tval *)v)->rc == 0)
+        free(v);
+}
+
+static const d2_gbuilder_vt ty_vt = {ty_emit, ty_type_of, ty_ref, ty_release};
+
+static tval *tval_new(const d2_type *t)
+{
+    tval *v = malloc(sizeof *v);
+    assert_non_null(v);
+    v->rc = 1;
+    v->t = *t;
+    return v;
+}
+
+/* Float inputs get all dims -1 (integer inputs keep theirs: they are indices
+ * and shape operands); every op a rule emits must infer, and each gradient
+ * must have its input's rank and dtype. */
+static int check_dynamic(const gcase *c)
+{
+    prepared p;
+    prepare(c, &p);
+    d2_gbuilder tb = {&ty_vt};
+    d2_gval in[32] = {0}, out[32] = {0}, dout[32] = {0}, din[32] = {0};
+    d2_type it[32], ot[32];
+    int bad = 0;
+    for (int i = 0; i < p.n_in; i++) {
+        if (!p.in[i]) {
+            memset(&it[i], 0, sizeof it[i]);
+            it[i].dtype = (d2_dtype)-1;
+            continue;
+        }
+        it[i].kind = D2_VALUE_TENSOR;
+        it[i].dtype = p.in[i]->dtype;
+        d2_tensor_get_shape(p.in[i], &it[i].shape);
+        if (d2_dtype_is_float(it[i].dtype))
+            for (int d = 0; d < it[i].shape.ndim; d++)
+                it[i].shape.dims[d] = -1;
+        in[i] = tval_new(&it[i]);
+    }
+    d2_err err = {0};
+    if (d2_op_infer(p.def, &p.attrs, it, NULL, p.n_in, ot, p.n_out, &err) < 0) {
+        fprintf(stderr, "%s: forward inference with dynamic dims: %s\n", case_name(c), err.msg);
+        bad = 1;
+    } else {
+        for (int k = 0; k < p.n_out; k++) {
+            out[k] = tval_new(&ot[k]);
+            if (p.dout[k])
+                dout[k] = tval_new(&ot[k]);
+        }
+        if (run_rule(&p, &tb, in, out, dout, din, &err) < 0) {
+            fprintf(stderr, "%s: rule with dynamic dims: %s\n", case_name(c), err.msg);
+            bad = 1;
+        }
+        for (int i = 0; i < p.n_in && !bad; i++) {
+            if (!din[i])
+                continue;
+            const d2_type *g = &((tval *)din[i])->t;
+            bool ok = g->dtype == it[i].dtype && g->shape.ndim == it[i].shape.ndim;
+            for (int d = 0; ok && d < g->shape.ndim; d++)
+                ok = g->shape.dims[d] == -1 || it[i].shape.dims[d] == -1 ||
+                     g->shape.dims[d] == it[i].shape.dims[d];
+            if (!ok) {
+                char a[160], b2[160];
+                d2_type_str(g, a, sizeof a);
+                d2_type_str(&it[i], b2, sizeof b2);
+                fprintf(stderr, "%s: dynamic gradient %d is %s, input is %s\n", case_name(c), i, a,
+                        b2);
+                bad = 1;
+            }
+        }
+    }
+    for (int i = 0; i < 32; i++) {
+        ty_release(&tb, in[i]);
+        ty_release(&tb, out[i]);
+        ty_release(&tb, dout[i]);
+        ty_release(&tb, din[i]);
+    }
+    unprepare(&p);
+    return bad;
+}
+
+static void test_dynamic_dims(void **state)
+{
+    (void)state;
+    int failed = 0, n = (int)(sizeof cases / sizeof *cases);
+    for (int c = 0; c < n; c++)
+        failed += check_dynamic(&cases[c]);
+    if (failed)
+        fail_msg("%d of %d cases failed with dynamic dims", failed, n);
+}
+
+/* ---- OpenCL: the same rules on the device agree with the CPU ---- */
+
+static d2_tensor *to_dtype(d2_tensor *t, d2_dtype dt)
+{
+    if (!t || t->dtype != D2_F64)
+        return t ? d2_tensor_ref(t) : NULL;
+    const d2_opdef *def = d2_op_def(D2_OP_cast);
+    d2_attrs a;
+    d2_attrs_init_default(def, &a);
+    d2_attr_set_int(def, &a, "dtype", dt);
+    d2_tensor *o = NULL;
+    d2_err err = {0};
+    assert_int_equal(d2_op_run(NULL, D2_OP_cast, &a, &t, 1, &o, 1, &err), 0);
+    d2_attrs_free(&a);
+    return o;
+}
+
+/* Replaces every float64 tensor of p by a float32 copy. */
+static void prepared_to_f32(prepared *p)
+{
+    d2_tensor **sets[3] = {p->in, p->out, p->dout};
+    for (int s = 0; s < 3; s++)
+        for (int i = 0; i < D2_MAX_PORTS * 2; i++) {
+            d2_tensor *o = to_dtype(sets[s][i], D2_F32);
+            d2_tensor_unref(sets[s][i]);
+            sets[s][i] = o;
+        }
+}
+
+static int check_opencl(const gcase *c, bool f32)
+{
+    prepared p;
+    prepare(c, &p);
+    if (f32)
+        prepared_to_f32(&p);
+    d2_tensor *cg[32] = {0}, *og[32] = {0};
+    d2_err err = {0};
+    int bad = 0;
+    if (analytic(&p, NULL, cg, &err) < 0) {
+        fprintf(stderr, "%s: CPU rule failed: %s\n", case_name(c), err.msg);
+        unprepare(&p);
+        return 1;
+    }
+    prepared dp = p;
+    for (int i = 0; i < D2_MAX_PORTS * 2; i++) {
+        dp.in[i] = p.in[i] ? d2_tensor_copy_to(p.in[i], obe, &err) : NULL;
+        dp.out[i] = p.out[i] ? d2_tensor_copy_to(p.out[i], obe, &err) : NULL;
+        dp.dout[i] = p.dout[i] ? d2_tensor_copy_to(p.dout[i], obe, &err) : NULL;
+    }
+    if (analytic(&dp, obe, og, &err) < 0) {
+        fprintf(stderr, "%s: OpenCL rule failed: %s\n", case_name(c), err.msg);
+        bad = 1;
+    }
+    double rtol = f32 ? 1e-4 : 1e-9, atol = f32 ? 1e-5 : 1e-12;
+    for (int i = 0; i < p.n_in && !bad; i++) {
+        if (!cg[i] != !og[i]) {
+            fprintf(stderr, "%s: gradient %d is present on one backend only\n", case_name(c), i);
+            bad = 1;
+            continue;
+        }
+        if (!cg[i])
+            continue;
+        d2_tensor *h = d2_tensor_copy_to(og[i], NULL, &err),
+                  *ch = d2_tensor_contiguous(cg[i], &err);
+        assert_non_null(h);
+        if (!same_type(h, ch)) {
+            fprintf(stderr, "%s: OpenCL gradient %d has another dtype or shape\n", case_name(c), i);
+            bad = 1;
+        }
+        int64_t n = bad ? 0 : d2_tensor_numel(h);
+        for (int64_t j = 0; j < n && !bad; j++) {
+            double a = d2_tensor_get_f64(h, j), e = d2_tensor_get_f64(ch, j);
+            if (!(fabs(a - e) <= atol + rtol * fabs(e))) {
+                fprintf(stderr, "%s: gradient %d [%lld]: OpenCL %.12g, CPU %.12g\n", case_name(c),
+                        i, (long long)j, a, e);
+                bad = 1;
+            }
+        }
+        d2_tensor_unref(h);
+        d2_tensor_unref(ch);
+    }
+    for (int i = 0; i < 32; i++) {
+        d2_tensor_unref(cg[i]);
+        d2_tensor_unref(og[i]);
+    }
+    for (int i = 0; i < D2_MAX_PORTS * 2; i++) {
+        d2_tensor_unref(dp.in[i]);
+        d2_tensor_unref(dp.out[i]);
+        d2_tensor_unref(dp.dout[i]);
+    }
+    unprepare(&p);
+    return bad;
+}
+
+static void test_opencl(void **state)
+{
+    (void)state;
+    if (!obe)
+        skip();
+    /* float64 where the device has cl_khr_fp64 */
+    d2_err err = {0};
+    d2_tensor *t = d2_tensor_zeros(D2_F64, 0, NULL, &err), *dt = NULL, *o = NULL;
+    dt = d2_tensor_copy_to(t, obe, &err);
+    bool f32 = !dt || d2_op_run(obe, D2_OP_neg, NULL, &dt, 1, &o, 1, &err) < 0;
+    d2_tensor_unref(t);
+    d2_tensor_unref(dt);
+    d2_tensor_unref(o);
+    int failed = 0, n = (int)(sizeof cases / sizeof *cases);
+    for (int c = 0; c < n; c++)
+        failed += check_opencl(&cases[c], f32);
+    if (failed)
+        fail_msg("%d of %d cases differ on OpenCL (%s)", failed, n, f32 ? "float32" : "float64");
+}
+
+/* ---- double grad: the ops a rule emits are differentiated again ----
+ * A tape builder records every op it runs (the forward op and the rule's ops);
+ * reverse-mode over that tape gives the gradient of S(x) = sum_i <v_i, dx_i(x)>,
+ * checked against central differences of S with the first-order tolerance. */
+
+typedef struct {
+    d2_op_id id;
+    d2_attrs attrs;
+    int n_in, n_out;
+    d2_tensor *in[16], *out[16];
+} tape_op;
+
+typedef struct {
+    d2_gbuilder base;
+    tape_op ops[512];
+    int n;
+} tape;
+
+static int tape_emit(d2_gbuilder *b, d2_op_id id, const d2_attrs *attrs, d2_gval *ins, int n_in,
+                     d2_gval *outs, int n_out, d2_err *err)
+{
+    tape *tp = (tape *)b;
+    assert_true(tp->n < 512 && n_in <= 16 && n_out <= 16);
+    if (d2_op_run(NULL, id, attrs, (d2_tensor **)ins, n_in, (d2_tensor **)outs, n_out, err) < 0)
+        return -1;
+    tape_op *op = &tp->ops[tp->n++];
+    op->id = id;
+    if (attrs)
+        assert_int_equal(d2_attrs_copy(&op->attrs, attrs, err), 0);
+    else
+        d2_attrs_init_default(d2_op_def(id), &op->attrs);
+    op->n_in = n_in;
+    op->n_out = n_out;
+    for (int i = 0; i < n_in; i++)
+        op->in[i] = ins[i] ? d2_tensor_ref(ins[i]) : NULL;
+    for (int i = 0; i < n_out; i++)
+        op->out[i] = d2_tensor_ref(outs[i]);
+    return 0;
+}
+
+static d2_gval tape_ref(d2_gbuilder *b, d2_gval v)
+{
+    (void)b;
+    return d2_tensor_ref(v);
+}
+
+static void tape_release(d2_gbuilder *b, d2_gval v)
+{
+    (void)b;
+    d2_tensor_unref(v);
+}
+
+static void tape_type_of(d2_gbuilder *b, d2_gval v, d2_type *out)
+{
+    (void)b;
+    const d2_tensor *t = v;
+    out->kind = t->kind;
+    out->dtype = t->dtype;
+    d2_tensor_get_shape(t, &out->shape);
+}
+
+static const d2_gbuilder_vt tape_vt = {tape_emit, tape_type_of, tape_ref, tape_release};
+
+/* Gradients by tensor identity. */
+typedef struct {
+    int n;
+    d2_tensor *key[1024], *grad[1024];
+} gmap;
+
+static d2_tensor **gmap_slot(gmap *m, d2_tensor *k)
+{
+    for (int i = 0; i < m->n; i++)
+        if (m->key[i] == k)
+            return &m->grad[i];
+    assert_true(m->n < 1024);
+    m->key[m->n] = k;
+    m->grad[m->n] = NULL;
+    return &m->grad[m->n++];
+}
+
+static void gmap_add(gmap *m, d2_tensor *k, d2_tensor *g)
+{
+    d2_tensor **s = gmap_slot(m, k);
+    if (!*s) {
+        *s = d2_tensor_ref(g);
+        return;
+    }
+    d2_tensor *in[2] = {*s, g}, *sum = NULL;
+    d2_err err = {0};
+    assert_int_equal(d2_op_run(NULL, D2_OP_add, NULL, in, 2, &sum, 1, &err), 0);
+    d2_tensor_unref(*s);
+    *s = sum;
+}
+
+/* S(x) with input i replaced by xi, or (xi NULL) its tape-derived gradients into grads. */
+static double second(prepared *p, d2_tensor **v, int i, d2_tensor *xi, d2_tensor **grads)
+{
+    d2_tensor *ins[32];
+    memcpy(ins, p->in, sizeof(d2_tensor *) * 32 > sizeof p->in ? sizeof p->in : sizeof ins);
+    if (xi)
+        ins[i] = xi;
+    tape *tp = calloc(1, sizeof *tp);
+    assert_non_null(tp);
+    tp->base.vt = &tape_vt;
+    d2_err err = {0};
+    d2_tensor *outs[16] = {0}, *din[32] = {0};
+    if (tape_emit(&tp->base, p->def->id, &p->attrs, (d2_gval *)ins, p->n_in, (d2_gval *)outs,
+                  p->n_out, &err) < 0)
+        fail_msg("%s: forward: %s", p->c->op, err.msg);
+    d2_gctx g = {&tp->base,     p->def,           &p->attrs, p->n_in,      (void **)ins, p->n_out,
+                 (void **)outs, (void **)p->dout, p->need,   (void **)din, &err};
+    if (d2_grad_run(&g) < 0)
+        fail_msg("%s: rule: %s", p->c->op, err.msg);
+    double s = 0;
+    for (int k = 0; k < p->n_in; k++)
+        if (din[k] && v[k]) {
+            int64_t n = d2_tensor_numel(din[k]);
+            for (int64_t j = 0; j < n; j++)
+                s += d2_tensor_get_f64(din[k], j) * d2_tensor_get_f64(v[k], j);
+        }
+    if (grads) {
+        gmap *m = calloc(1, sizeof *m);
+        assert_non_null(m);
+        for (int k = 0; k < p->n_in; k++)
+            if (din[k] && v[k])
+                gmap_add(m, din[k], v[k]);
+        for (int o = tp->n - 1; o >= 0; o--) {
+            tape_op *op = &tp->ops[o];
+            const d2_opdef *def = d2_op_def(op->id);
+            d2_tensor *od[16] = {0}, *id[16] = {0};
+            bool any = false, need[16];
+            for (int k = 0; k < op->n_out; k++) {
+                d2_tensor **sl = gmap_slot(m, op->out[k]);
+                od[k] = *sl;
+                any = any || od[k];
+            }
+            if (!any || !d2_op_grad(op->id))
+                continue;
+            for (int k = 0; k < op->n_in; k++)
+                need[k] = op->in[k] && d2_op_input_differentiable(op->id, k) &&
+                          d2_dtype_differentiable(op->in[k]->dtype);
+            d2_grad_eager eb;
+            d2_grad_eager_init(&eb, NULL);
+            d2_gctx gg = {&eb.base,
+                          def,
+                          &op->attrs,
+                          op->n_in,
+                          (void **)op->in,
+                          op->n_out,
+                          (void **)op->out,
+                          (void **)od,
+                          need,
+                          (void **)id,
+                          &err};
+            if (d2_grad_run(&gg) < 0)
+                fail_msg("%s: gradient of %s on the tape: %s", p->c->op, def->name, err.msg);
+            for (int k = 0; k < op->n_in; k++)
+                if (id[k]) {
+                    gmap_add(m, op->in[k], id[k]);
+                    d2_tensor_unref(id[k]);
+                }
+        }
+        for (int k = 0; k < p->n_in; k++) {
+            d2_tensor **sl = p->in[k] ? gmap_slot(m, p->in[k]) : NULL;
+            grads[k] = sl && *sl ? d2_tensor_ref(*sl) : NULL;
+        }
+        for (int k = 0; k < m->n; k++)
+            d2_tensor_unref(m->grad[k]);
+        free(m);
+    }
+    for (int o = 0; o < tp->n; o++) {
+        for (int k = 0; k < tp->ops[o].n_in; k++)
+            d2_tensor_unref(tp->ops[o].in[k]);
+        for (int k = 0; k < tp->ops[o].n_out; k++)
+            d2_tensor_unref(tp->ops[o].out[k]);
+        d2_attrs_free(&tp->ops[o].attrs);
+    }
+    free(tp);
+    for (int k = 0; k < 16; k++)
+        d2_tensor_unref(outs[k]);
+    for (int k = 0; k < 32; k++)
+        d2_tensor_unref(din[k]);
+    return s;
+}
+
+static const gcase double_cases[] = {
+    {"tanh", "", "f64[2,3]", 1},
+    {"exp", "", "f64[4]", 1},
+    {"multiply", "", "f64[2,3] f64[3]", 1},
+    {"matmul", "", "f64[2,3] f64[3,2]", 1},
+    {"matmul", "transpose_y = true", "f64[2,2,3] f64[4,3]", 1},
+    {"sigmoid", "", "f64[5]", 1},
+    {"gelu", "", "f64[5]", 1},
+    {"divide", "", "f64[2,3] f64[3]:nz", 1},
+    {"softmax", "", "f64[2,3]", 1},
+    {"layer_norm", "", "f64[2,3] f64[3] f64[3]", 1},
+    {"conv2d", "paddings = [1, 1]", "f64[1,2,3,3] f64[2,2,2,2] none", 1},
+};
+
+static int check_double(const gcase *c)
+{
+    prepared p;
+    prepare(c, &p);
+    d2_tensor *v[32] = {0}, *ana[32] = {0};
+    d2_err err = {0};
+    for (int i = 0; i < p.n_in; i++)
+        if (p.need[i]) {
+            v[i] = d2_tensor_copy_to(p.in[i], NULL, &err);
+            int64_t n = d2_tensor_numel(v[i]);
+            for (int64_t j = 0; j < n; j++)
+                ((double *)d2_tensor_data(v[i]))[j] = urand() * 2 - 1;
+        }
+    second(&p, v, 0, NULL, ana);
+    int bad = 0;
+    for (int i = 0; i < p.n_in; i++) {
+        if (!p.need[i])
+            continue;
+        d2_tensor *x = d2_tensor_copy_to(p.in[i], NULL, &err);
+        double *xd = d2_tensor_data(x);
+        int64_t n = d2_tensor_numel(x);
+        for (int64_t j = 0; j < n; j++) {
+            double keep = xd[j];
+            xd[j] = keep + EPS;
+            double sp = second(&p, v, i, x, NULL);
+            xd[j] = keep - EPS;
+            double sm = second(&p, v, i, x, NULL);
+            xd[j] = keep;
+            double num = (sp - sm) / (2 * EPS), a = ana[i] ? d2_tensor_get_f64(ana[i], j) : 0;
+            if (!(fabs(a - num) <= ATOL + RTOL * fabs(num))) {
+                if (bad < 8)
+                    fprintf(stderr,
+                            "%s: second derivative, input %d [%lld]: tape %.10g, "
+                            "numeric %.10g\n",
+                            case_name(c), i, (long long)j, a, num);
+                bad++;
+            }
+        }
+        d2_tensor_unref(x);
+    }
+    for (int i = 0; i < 32; i++) {
+        d2_tensor_unref(v[i]);
+        d2_tensor_unref(ana[i]);
+    }
+    unprepare(&p);
+    return bad ? 1 : 0;
+}
+
+static void test_double_grad(void **state)
+{
+    (void)state;
+    int failed = 0, n = (int)(sizeof double_cases / sizeof *double_cases);
+    for (int c = 0; c < n; c++)
+        failed += check_double(&double_cases[c]);
+    if (failed)
+        fail_msg("%d of %d double-grad cases failed", failed, n);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_op_covered),
-        cmocka_unit_test(test_finite_differences),
+        cmocka_unit_test(test_every_op_covered), cmocka_unit_test(test_finite_differences),
+        cmocka_unit_test(test_dynamic_dims),     cmocka_unit_test(test_opencl),
+        cmocka_unit_test(test_double_grad),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

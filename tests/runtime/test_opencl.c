@@ -512,7 +512,8 @@ static void build_cases(void)
     /* reduce_as: sums broadcast dims back to the target's shape */
     for (int d = 0; d < 4; d++) {
         add_case("reduce_as", "", fmt("%s[3,7,33] f32[7,1]", DT[d]), d < 2 ? MATH : EXACT);
-        add_case("reduce_as", "", fmt("%s[2,3,4,5] %s[2,1,4,1]", DT[d], DT[d]), d < 2 ? MATH : EXACT);
+        add_case("reduce_as", "", fmt("%s[2,3,4,5] %s[2,1,4,1]", DT[d], DT[d]),
+                 d < 2 ? MATH : EXACT);
         add_case("reduce_as", "", fmt("%s[257] %s[]", DT[d], DT[d]), d < 2 ? MATH : EXACT);
         add_case("reduce_as", "", fmt("%s[3,4] %s[3,4]", DT[d], DT[d]), EXACT);
     }
