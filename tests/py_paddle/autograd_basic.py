@@ -141,3 +141,9 @@ z[0:2] = x[0:2] * 3
 print("into a constant", z.stop_gradient)
 z.sum().backward()
 show("x.grad inplace 2", x.grad)
+
+# fluid.dygraph.guard leaves the grad mode alone
+with paddle.no_grad():
+    with paddle.base.dygraph.guard():
+        pass
+    print("no_grad after guard", paddle.is_grad_enabled())
