@@ -1246,9 +1246,27 @@ static const rule_t rules[D2_NUM_OPS] = {
 };
 
 /* Every op's rule is reached through this one entry, which finds the rule
- * from g->def. */
+ * from g->def, supplies default attributes when g->attrs is NULL, returns
+ * zero gradients (din all NULL) when no output has a gradient, and on failure
+ * releases whatever the rule stored in din. */
 static int dispatch(d2_gctx *g)
 {
+    for (int i = 0; i < g->n_in; i++)
+        g->din[i] = NULL;
+    bool any = false;
+    for (int k = 0; k < g->n_out; k++)
+        any = any || g->dout[k];
+    if (!any)
+        return 0;
+    d2_attrs defaults = {0, NULL};
+    const d2_attrs *saved = g->attrs;
+    if (!g->attrs) {
+        d2_attrs_init_default(g->def, &defaults);
+        if (defaults.n != g->def->n_attrs)
+            return d2_err_set(g->err, D2_ERR_NOMEM, "gradient of %s: out of memory",
+                              g->def->name);
+        g->attrs = &defaults;
+    }
     R r = {0};
     r.g = g;
     r.b = g->b;
@@ -1257,7 +1275,16 @@ static int dispatch(d2_gctx *g)
         r.b->vt->release(r.b, r.tmp[i]);
     for (int i = 0; i < r.nat; i++)
         d2_attrs_free(&r.at[i]);
-    return rc < 0 || r.rc < 0 ? -1 : 0;
+    g->attrs = saved;
+    d2_attrs_free(&defaults);
+    if (rc < 0 || r.rc < 0) {
+        for (int i = 0; i < g->n_in; i++) {
+            g->b->vt->release(g->b, g->din[i]);
+            g->din[i] = NULL;
+        }
+        return -1;
+    }
+    return 0;
 }
 
 d2_grad_fn d2_op_grad(d2_op_id id)
@@ -1291,23 +1318,9 @@ int d2_grad_run(d2_gctx *g)
     if (!def || !d2_op_grad(def->id))
         return d2_err_set(g->err, D2_ERR_UNSUPPORTED, "op %s has no gradient",
                           def ? def->name : "?");
-    d2_attrs defaults = {0, NULL};
-    const d2_attrs *saved = g->attrs;
-    if (!g->attrs) {
-        d2_attrs_init_default(def, &defaults);
-        g->attrs = &defaults;
-    }
     int rc = dispatch(g);
-    g->attrs = saved;
-    d2_attrs_free(&defaults);
-    if (rc < 0) {
-        for (int i = 0; i < g->n_in; i++) {
-            g->b->vt->release(g->b, g->din[i]);
-            g->din[i] = NULL;
-        }
-        if (g->err && strncmp(g->err->msg, "gradient of ", 12) != 0)
-            d2_err_prefix(g->err, "gradient of %s", def->name);
-    }
+    if (rc < 0 && g->err && strncmp(g->err->msg, "gradient of ", 12) != 0)
+        d2_err_prefix(g->err, "gradient of %s", def->name);
     return rc;
 }
 

@@ -509,6 +509,114 @@ static void test_finite_differences(void **state)
         fail_msg("%d of %d gradient cases failed", failed, n);
 }
 
+/* ---- failures: every emit fails in turn; nothing leaks and din stays empty ---- */
+
+typedef struct {
+    d2_grad_eager eager;
+    long live;     /* handles the rule holds: made or referenced, not yet released */
+    int calls, fail_at;
+} counting;
+
+static int cnt_emit(d2_gbuilder *b, d2_op_id id, const d2_attrs *attrs, d2_gval *ins, int n_in,
+                    d2_gval *outs, int n_out, d2_err *err)
+{
+    counting *c = (counting *)b;
+    if (++c->calls == c->fail_at)
+        return d2_err_set(err, D2_ERR_NOMEM, "injected failure");
+    if (d2_op_run(c->eager.be, id, attrs, (d2_tensor **)ins, n_in, (d2_tensor **)outs, n_out,
+                  err) < 0)
+        return -1;
+    c->live += n_out;
+    return 0;
+}
+
+static d2_gval cnt_ref(d2_gbuilder *b, d2_gval v)
+{
+    ((counting *)b)->live++;
+    return d2_tensor_ref(v);
+}
+
+static void cnt_release(d2_gbuilder *b, d2_gval v)
+{
+    if (!v)
+        return;
+    ((counting *)b)->live--;
+    d2_tensor_unref(v);
+}
+
+static void cnt_type_of(d2_gbuilder *b, d2_gval v, d2_type *out)
+{
+    (void)b;
+    const d2_tensor *t = v;
+    out->kind = t->kind;
+    out->dtype = t->dtype;
+    d2_tensor_get_shape(t, &out->shape);
+}
+
+static const d2_gbuilder_vt cnt_vt = {cnt_emit, cnt_type_of, cnt_ref, cnt_release};
+
+static int check_failures(const gcase *c)
+{
+    prepared p;
+    prepare(c, &p);
+    int bad = 0;
+    for (int k = 1; !bad; k++) {
+        counting cb = {{{&cnt_vt}, NULL}, 0, 0, k};
+        d2_tensor *din[32] = {0};
+        d2_err err = {0};
+        int rc = run_rule(&p, &cb.eager.base, (void **)p.in, (void **)p.out, (void **)p.dout,
+                          (void **)din, &err);
+        long held = 0;
+        for (int i = 0; i < p.n_in; i++)
+            held += din[i] != NULL;
+        if (rc < 0 && (held || cb.live || !strstr(err.msg, "injected failure") ||
+                       !strstr(err.msg, p.def->name))) {
+            fprintf(stderr, "%s: emit %d failing: %ld gradients, %ld live handles, \"%s\"\n",
+                    case_name(c), k, held, cb.live, err.msg);
+            bad = 1;
+        }
+        if (rc == 0 && cb.live != held) {
+            fprintf(stderr, "%s: %ld handles live for %ld gradients\n", case_name(c), cb.live,
+                    held);
+            bad = 1;
+        }
+        for (int i = 0; i < p.n_in; i++)
+            cnt_release(&cb.eager.base, din[i]);
+        if (rc == 0)
+            break;
+    }
+    unprepare(&p);
+    return bad;
+}
+
+static void test_failures_release(void **state)
+{
+    (void)state;
+    int failed = 0, n = (int)(sizeof cases / sizeof *cases);
+    for (int c = 0; c < n; c++)
+        failed += check_failures(&cases[c]);
+    if (failed)
+        fail_msg("%d of %d cases mishandle a failing emit", failed, n);
+    /* an op without a rule is an error naming it */
+    d2_grad_eager eb;
+    d2_grad_eager_init(&eb, NULL);
+    bool need = true;
+    d2_gval in = NULL, out = NULL, dout = NULL, din = &eb;
+    d2_err err = {0};
+    d2_gctx g = {&eb.base, d2_op_def(D2_OP_argmax), NULL, 1, &in, 1, &out, &dout, &need, &din,
+                 &err};
+    assert_int_equal(d2_grad_run(&g), -1);
+    assert_null(din);
+    assert_non_null(strstr(err.msg, "argmax"));
+    assert_null(d2_op_grad(D2_OP_argmax));
+    assert_false(d2_op_input_differentiable(D2_OP_argmax, 0));
+    assert_false(d2_op_input_differentiable(D2_OP_embedding, 0));
+    assert_true(d2_op_input_differentiable(D2_OP_embedding, 1));
+    assert_false(d2_op_input_differentiable(D2_OP_index_put, 3));
+    assert_true(d2_op_input_differentiable(D2_OP_concat, 5));
+    assert_false(d2_op_input_differentiable(D2_OP_cond, 0));
+}
+
 /* ---- rules on static types with dynamic dims ---- */
 
 /* A builder whose values are types only: emit runs shape inference with no
@@ -1035,6 +1143,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_op_covered), cmocka_unit_test(test_finite_differences),
+        cmocka_unit_test(test_failures_release),
         cmocka_unit_test(test_dynamic_dims),     cmocka_unit_test(test_opencl),
         cmocka_unit_test(test_double_grad),
     };

@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "interp/interp.h"
-#include "grad.h"
 #include "lib/paddle/tensor_api.h"
 #include "../testutil.h"
 
@@ -208,38 +207,6 @@ static void test_allocation_failures(void **state)
     d2_interp_free(I);
 }
 
-/* Runs src and returns the message of the exception it raised. */
-static const char *run_error(const char *src)
-{
-    static char msg[2048];
-    d2_interp *I = new_interp(NULL);
-    assert_int_equal(d2_interp_run_source(I, "e.py", src, strlen(src)), 0);
-    d2_obj *main = d2_dict_get_str(I, I->modules, "__main__");
-    d2_obj *fn = d2_getattr(I, main, "f");
-    assert_non_null(fn);
-    d2_obj *r = d2_call(I, fn, NULL, 0, NULL);
-    assert_null(r);
-    snprintf(msg, sizeof msg, "%s", exc_message(I));
-    d2_decref(fn);
-    d2_interp_free(I);
-    return msg;
-}
-
-/* An op without a gradient rule is named at backward time, not before
- * (floor_divide of floats has none; skipped once it gets one). */
-static void test_missing_rule(void **state)
-{
-    (void)state;
-    if (d2_op_grad(D2_OP_floor_divide))
-        skip();
-    const char *m = run_error("import paddle\n"
-                              "def f():\n"
-                              "    x = paddle.to_tensor([3.0, 5.0], stop_gradient=False)\n"
-                              "    y = (x // 2.0 + x).sum()\n"
-                              "    y.backward()\n");
-    assert_string_equal(m, "NotImplementedError: no gradient rule for op floor_divide");
-}
-
 /* Symbolic tensors are never taped; the tape of eager tensors does not
  * leak into to_static Programs and tracing still works. */
 static void test_static_not_taped(void **state)
@@ -281,7 +248,6 @@ static void test_static_not_taped(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_missing_rule),
         cmocka_unit_test(test_static_not_taped),
         cmocka_unit_test(test_tape_memory_flat),
         cmocka_unit_test(test_allocation_failures),

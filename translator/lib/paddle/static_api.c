@@ -957,7 +957,7 @@ static int share_namespace(d2_interp *I, const char *name, const char *of)
 }
 
 /* ======================================================================
- * Training: not supported (paddle.optimizer.*.minimize, append_backward)
+ * Training: not supported (paddle.optimizer.*.minimize; append_backward is static_grad.c)
  * ====================================================================== */
 
 static d2_obj *not_training(d2_interp *I, const char *what)
@@ -994,25 +994,6 @@ static d2_obj *OPT_step(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
     D2_UNUSED(nargs);
     D2_UNUSED(kw);
     return not_training(I, "Optimizer.step");
-}
-
-static d2_obj *S_append_backward(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                                 d2_dict *kw)
-{
-    D2_UNUSED(self);
-    D2_UNUSED(args);
-    D2_UNUSED(nargs);
-    D2_UNUSED(kw);
-    return not_training(I, "paddle.static.append_backward");
-}
-
-static d2_obj *S_gradients(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
-{
-    D2_UNUSED(self);
-    D2_UNUSED(args);
-    D2_UNUSED(nargs);
-    D2_UNUSED(kw);
-    return not_training(I, "paddle.static.gradients");
 }
 
 /* paddle.optimizer with the common optimizers, when no other module made
@@ -1131,10 +1112,7 @@ int d2_static_api_init(d2_interp *I)
                "name=None, **kwargs",
                F_cross_entropy, "paddle.nn.functional.cross_entropy"),
     };
-    static const d2_fn_entry train_fns[] = {{"append_backward", S_append_backward},
-                                            {"gradients", S_gradients}};
-    if (d2_jit_add_fns(I, s->statics, train_fns, D2_COUNTOF(train_fns)) < 0 ||
-        add_optimizers(I) < 0)
+    if (d2_static_grad_init(I, s) < 0 || add_optimizers(I) < 0)
         return -1;
     static const d2_def gd_defs[] = {
         D2_DEF("__init__", "main_program, startup_program=None", GD_init,

@@ -36,9 +36,13 @@ enum { D2_EXT_STATIC = 5 };
  *     feeded_var_names, target_vars, executor, main_program=None,
  *     model_filename=None) (dirname/model.dy2st by default);
  *   paddle.nn.functional.cross_entropy when the paddle module has none;
- *   paddle.optimizer (when missing) whose minimize/step, and
- *     paddle.static.append_backward/gradients, raise NotImplementedError:
- *     dy2st does not train;
+ *   paddle.static.append_backward(loss, parameter_list, no_grad_set) and
+ *     gradients(targets, inputs, target_gradients, no_grad_set) on Programs
+ *     built op by op: the backward is appended to the Program
+ *     (runtime/backward.h) and the (parameter, gradient) pairs or gradient
+ *     Variables are returned, fetchable with Executor.run;
+ *   paddle.optimizer (when missing) whose minimize/step raise
+ *     NotImplementedError;
  *   paddle.jit.ProgramTranslator (also fluid.dygraph.ProgramTranslator).
  *
  * Model files are dy2st saved models (model_io.h). A path names one by

@@ -66,6 +66,10 @@ d2_obj *d2_static_var_new(d2_interp *I, const d2_program *p, int v);
  * of p's builder b (else -1). NULL when the item is none of these. */
 const char *d2_static_item_name(d2_interp *I, d2_obj *item, const d2_builder *b, int *var);
 
+/* Registers paddle.static.append_backward and gradients (static_grad.c). 0, or -1 with an
+ * exception. */
+int d2_static_grad_init(d2_interp *I, st_state *s);
+
 /* Registers the Executor and ProgramTranslator classes and the functions of
  * static_exec.c (called by d2_static_api_init). 0, or -1 with an exception. */
 int d2_static_exec_init(d2_interp *I, st_state *s);

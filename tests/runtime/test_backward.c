@@ -1,0 +1,693 @@
+/* test_backward.c - append_backward on Programs: gradients checked against central finite
+ * differences of the forward Program (float64), cond and while_loop gradients, the text form. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backward.h"
+#include "exec.h"
+#include "../testutil.h"
+
+#define GOLDEN D2_SRCDIR "/tests/golden/backward"
+
+/* Central differences: step H; the analytic gradient must match within
+ * |g - fd| <= ATOL + RTOL * |fd| (float64 throughout). */
+#define H 1e-6
+#define RTOL 1e-6
+#define ATOL 1e-8
+
+static d2_program *parse(const char *text)
+{
+    d2_err err = {0};
+    d2_program *p = d2_program_parse(text, "test", &err);
+    if (!p)
+        fail_msg("parse: %s", err.msg);
+    return p;
+}
+
+static int var_of(const d2_program *p, const char *name)
+{
+    int v = d2_program_find_var(p, name);
+    if (v < 0)
+        fail_msg("no variable %s", name);
+    return v;
+}
+
+static d2_tensor *f64(int ndim, const int64_t *shape, const double *data)
+{
+    d2_err err = {0};
+    d2_tensor *t = d2_tensor_from_data(D2_F64, ndim, shape, data, &err);
+    if (!t)
+        fail_msg("tensor: %s", err.msg);
+    return t;
+}
+
+static d2_tensor *i64(int64_t v)
+{
+    d2_err err = {0};
+    d2_tensor *t = d2_tensor_scalar_i64(v, &err);
+    if (!t)
+        fail_msg("tensor: %s", err.msg);
+    return t;
+}
+
+/* Runs p on the feeds; out receives its n_out results. */
+static void run(const d2_program *p, d2_tensor **in, int n_in, d2_tensor **out, int n_out)
+{
+    d2_err err = {0};
+    d2_prepared *pp = d2_exec_prepare(p, NULL, &err);
+    if (!pp)
+        fail_msg("prepare: %s", err.msg);
+    if (d2_exec_run(pp, in, n_in, out, n_out, &err) < 0)
+        fail_msg("run: %s", err.msg);
+    d2_exec_free(pp);
+}
+
+static double run_loss(const d2_program *p, d2_tensor **in, int n_in)
+{
+    d2_tensor *out = NULL;
+    run(p, in, n_in, &out, 1);
+    double v = d2_tensor_get_f64(out, 0);
+    d2_tensor_unref(out);
+    return v;
+}
+
+/* The tensor that holds wrt variable v's value: its feed or its parameter data. */
+static d2_tensor *value_of(d2_program *p, int v, d2_tensor **in)
+{
+    if (p->vars[v].persistable)
+        return p->vars[v].data;
+    const d2_block *b0 = &p->blocks[0];
+    for (int i = 0; i < b0->n_params; i++)
+        if (b0->params[i] == v)
+            return in[i];
+    fail_msg("%s is neither a feed nor a parameter", p->vars[v].name);
+    return NULL;
+}
+
+/* Appends the backward of `loss` with respect to wrt to a copy of the forward Program in
+ * text, runs it on the feeds, and compares each gradient with central differences of the
+ * forward Program. Returns the backward Program (the caller frees it). */
+static d2_program *check_grads(const char *text, const char *const *wrt, int n_wrt,
+                               d2_tensor **in, int n_in)
+{
+    d2_err err = {0};
+    d2_program *fwd = parse(text);
+    assert_int_equal(d2_program_verify(fwd, &err), 0);
+    d2_program *bwd = d2_program_clone(fwd, &err);
+    assert_non_null(bwd);
+    int w[8], g[8];
+    for (int i = 0; i < n_wrt; i++)
+        w[i] = var_of(bwd, wrt[i]);
+    if (d2_append_backward(bwd, 0, var_of(bwd, "loss"), w, n_wrt, g, &err) < 0)
+        fail_msg("append_backward: %s", err.msg);
+    for (int i = 0; i < n_wrt; i++) {
+        assert_true(g[i] >= 0);
+        char want[64];
+        snprintf(want, sizeof want, "%s@GRAD", wrt[i]);
+        assert_string_equal(bwd->vars[g[i]].name, want);
+        assert_int_equal(d2_block_add_yield(bwd, 0, g[i], &err), 0);
+    }
+    if (d2_program_verify(bwd, &err) < 0) {
+        char *s = d2_program_print(bwd, false);
+        fprintf(stderr, "%s\n", s);
+        free(s);
+        fail_msg("verify: %s", err.msg);
+    }
+    /* the text form round-trips */
+    char *s1 = d2_program_print(bwd, true);
+    d2_program *again = parse(s1);
+    char *s2 = d2_program_print(again, true);
+    assert_string_equal(s1, s2);
+    free(s1);
+    free(s2);
+    d2_program_free(again);
+
+    d2_tensor *out[9] = {0};
+    run(bwd, in, n_in, out, 1 + n_wrt);
+    /* the forward part computes what the forward Program does */
+    double f0 = run_loss(fwd, in, n_in);
+    assert_true(fabs(d2_tensor_get_f64(out[0], 0) - f0) <= 1e-12 * (1 + fabs(f0)));
+    for (int i = 0; i < n_wrt; i++) {
+        d2_tensor *x = value_of(fwd, var_of(fwd, wrt[i]), in);
+        d2_shape sh;
+        d2_tensor_get_shape(x, &sh);
+        d2_tensor *fd = d2_tensor_zeros(D2_F64, sh.ndim, sh.dims, &err);
+        assert_non_null(fd);
+        double *xd = d2_tensor_data(x), *fdd = d2_tensor_data(fd);
+        for (int64_t e = 0; e < d2_tensor_numel(x); e++) {
+            double x0 = xd[e];
+            xd[e] = x0 + H;
+            double fp = run_loss(fwd, in, n_in);
+            xd[e] = x0 - H;
+            double fm = run_loss(fwd, in, n_in);
+            xd[e] = x0;
+            fdd[e] = (fp - fm) / (2 * H);
+        }
+        tu_expect_close(wrt[i], out[1 + i], fd, RTOL, ATOL, "central differences");
+        d2_tensor_unref(fd);
+    }
+    for (int i = 0; i <= n_wrt; i++)
+        d2_tensor_unref(out[i]);
+    d2_program_free(fwd);
+    return bwd;
+}
+
+static void unref_all(d2_tensor **t, int n)
+{
+    for (int i = 0; i < n; i++)
+        d2_tensor_unref(t[i]);
+}
+
+/* ---- straight-line programs ---- */
+
+static const char MLP[] =
+    "param w1 : float64[4,3] = [0.5, -0.25, 0.75, 0.1, 0.3, -0.6, -0.4, 0.2, 0.9, 0.05, -0.7, 0.35]\n"
+    "param b1 : float64[3] = [0.1, -0.2, 0.3]\n"
+    "block ^0 (x : float64[-1,4], w2 : float64[3,2], b2 : float64[2]) {\n"
+    "  h : float64[-1,3] = matmul(x, w1)\n"
+    "  h1 : float64[-1,3] = add(h, b1)\n"
+    "  h2 : float64[-1,3] = tanh(h1)\n"
+    "  y : float64[-1,2] = matmul(h2, w2)\n"
+    "  y1 : float64[-1,2] = add(y, b2)\n"
+    "  loss : float64[] = mean(y1)\n"
+    "  return loss\n"
+    "}\n";
+
+/* An MLP whose batch dim is dynamic (-1): parameters and feeds both differentiated. */
+static void test_mlp(void **state)
+{
+    (void)state;
+    double x[5 * 4], w2[6] = {0.3, -0.8, 1.1, 0.4, -0.5, 0.7}, b2[2] = {0.05, -0.1};
+    for (int i = 0; i < 20; i++)
+        x[i] = sin(0.7 * i + 0.3);
+    d2_tensor *in[3] = {f64(2, (int64_t[]){5, 4}, x), f64(2, (int64_t[]){3, 2}, w2),
+                        f64(1, (int64_t[]){2}, b2)};
+    const char *wrt[] = {"w1", "b1", "x", "w2", "b2"};
+    d2_program_free(check_grads(MLP, wrt, 5, in, 3));
+    unref_all(in, 3);
+    /* another batch size through the same dynamic dim */
+    d2_tensor *in2[3] = {f64(2, (int64_t[]){2, 4}, x), f64(2, (int64_t[]){3, 2}, w2),
+                         f64(1, (int64_t[]){2}, b2)};
+    d2_program_free(check_grads(MLP, wrt, 5, in2, 3));
+    unref_all(in2, 3);
+}
+
+/* Broadcasting in both directions: the gradients are reduced to each operand's shape. */
+static void test_broadcast(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "block ^0 (x : float64[2,3,4], y : float64[3,1], z : float64[4]) {\n"
+        "  a : float64[2,3,4] = multiply(x, y)\n"
+        "  b : float64[2,3,4] = subtract(a, z)\n"
+        "  c : float64[2,3,4] = multiply(b, b)\n"
+        "  loss : float64[] = sum(c)\n"
+        "  return loss\n"
+        "}\n";
+    double x[24], y[3] = {0.5, -1.5, 2}, z[4] = {0.1, 0.2, -0.3, 0.4};
+    for (int i = 0; i < 24; i++)
+        x[i] = cos(0.37 * i);
+    d2_tensor *in[3] = {f64(3, (int64_t[]){2, 3, 4}, x), f64(2, (int64_t[]){3, 1}, y),
+                        f64(1, (int64_t[]){4}, z)};
+    const char *wrt[] = {"x", "y", "z"};
+    d2_program_free(check_grads(text, wrt, 3, in, 3));
+    unref_all(in, 3);
+}
+
+static const char TWICE[] = "block ^0 (x : float64[3]) {\n"
+                            "  a : float64[3] = multiply(x, x)\n"
+                            "  b : float64[3] = add(a, x)\n"
+                            "  loss : float64[] = sum(b)\n"
+                            "  return loss\n"
+                            "}\n";
+
+/* A variable used several times: its gradient is the sum of the contributions (2x + 1). */
+static void test_used_twice(void **state)
+{
+    (void)state;
+    double x[3] = {0.5, -2, 3};
+    d2_tensor *in[1] = {f64(1, (int64_t[]){3}, x)};
+    const char *wrt[] = {"x"};
+    d2_program *p = check_grads(TWICE, wrt, 1, in, 1);
+    d2_tensor *out[2] = {0};
+    run(p, in, 1, out, 2);
+    for (int i = 0; i < 3; i++)
+        assert_true(d2_tensor_get_f64(out[1], i) == 2 * x[i] + 1);
+    unref_all(out, 2);
+    unref_all(in, 1);
+    d2_program_free(p);
+}
+
+/* ---- cond ---- */
+
+static const char COND[] =
+    "param zero : float64[] = [0]\n"
+    "param c : float64[3] = [0.5, -1, 2]\n"
+    "block ^0 (x : float64[3], w : float64[3]) {\n"
+    "  s : float64[] = sum(x)\n"
+    "  p : bool[] = greater_than(s, zero)\n"
+    "  r : float64[3] = cond(p, x, w) {then = ^1, else = ^2}\n"
+    "  r2 : float64[3] = multiply(r, x)\n"
+    "  loss : float64[] = sum(r2)\n"
+    "  return loss\n"
+    "}\n"
+    "block ^1 parent ^0 (a : float64[3], b : float64[3]) {\n"
+    "  t : float64[3] = multiply(a, b)\n"
+    "  t2 : float64[3] = tanh(t)\n"
+    "  t3 : float64[3] = add(t2, c)\n"
+    "  yield t3\n"
+    "}\n"
+    "block ^2 parent ^0 (a2 : float64[3], b2 : float64[3]) {\n"
+    "  e : float64[3] = subtract(a2, c)\n"
+    "  yield e\n"
+    "}\n";
+
+/* A cond on a data-dependent predicate, both ways; the else block does not use w (its
+ * gradient there is zeros) and both read the enclosing parameter c. */
+static void test_cond(void **state)
+{
+    (void)state;
+    const char *wrt[] = {"x", "w", "c"};
+    double xs[2][3] = {{0.5, -0.2, 0.9}, {-0.5, 0.2, -0.9}}, w[3] = {1.5, -0.7, 0.4};
+    for (int k = 0; k < 2; k++) {
+        d2_tensor *in[2] = {f64(1, (int64_t[]){3}, xs[k]), f64(1, (int64_t[]){3}, w)};
+        d2_program *p = check_grads(COND, wrt, 3, in, 2);
+        if (k == 1) { /* the else branch: w gets zeros */
+            d2_tensor *out[4] = {0};
+            run(p, in, 2, out, 4);
+            for (int i = 0; i < 3; i++)
+                assert_true(d2_tensor_get_f64(out[2], i) == 0);
+            unref_all(out, 4);
+        }
+        d2_program_free(p);
+        unref_all(in, 2);
+    }
+}
+
+static const char COND2[] =
+    "block ^0 (x : float64[3], y : float64[3], p : bool[]) {\n"
+    "  r1 : float64[3], r2 : float64[3] = cond(p, x, x) {then = ^1, else = ^2}\n"
+    "  loss : float64[] = sum(r1)\n"
+    "  return loss\n"
+    "}\n"
+    "block ^1 parent ^0 (a : float64[3], b : float64[3]) {\n"
+    "  t : float64[3] = multiply(a, b)\n"
+    "  t2 : float64[3] = multiply(t, y)\n"
+    "  yield t2, y\n"
+    "}\n"
+    "block ^2 parent ^0 (c : float64[3], d : float64[3]) {\n"
+    "  yield y, d\n"
+    "}\n";
+
+/* One variable passed as two operands, a result without a gradient, blocks that yield an
+ * enclosing variable or an operand as they are. */
+static void test_cond_passthrough(void **state)
+{
+    (void)state;
+    const char *wrt[] = {"x", "y"};
+    double x[3] = {0.5, -1.5, 2}, y[3] = {-0.3, 0.8, 1.1};
+    for (int k = 0; k < 2; k++) {
+        d2_err err = {0};
+        d2_tensor *in[3] = {f64(1, (int64_t[]){3}, x), f64(1, (int64_t[]){3}, y),
+                            d2_tensor_scalar_bool(k == 0, &err)};
+        d2_program_free(check_grads(COND2, wrt, 2, in, 3));
+        unref_all(in, 3);
+    }
+}
+
+/* ---- while_loop ---- */
+
+static const char LOOP[] =
+    "param w : float64[3] = [0.9, -1.1, 1.2]\n"
+    "param one : int64[] = [1]\n"
+    "block ^0 (x : float64[-1,3], n : int64[]) {\n"
+    "  i0 : int64[] = full(_) {shape = [], value = 0, dtype = int64}\n"
+    "  h : float64[-1,3], i : int64[] = while_loop(x, i0) {cond = ^1, body = ^2}\n"
+    "  h2 : float64[-1,3] = multiply(h, h)\n"
+    "  loss : float64[] = mean(h2)\n"
+    "  return loss\n"
+    "}\n"
+    "block ^1 parent ^0 (a : float64[-1,3], j : int64[]) {\n"
+    "  go : bool[] = less_than(j, n)\n"
+    "  yield go\n"
+    "}\n"
+    "block ^2 parent ^0 (b : float64[-1,3], k : int64[]) {\n"
+    "  b2 : float64[-1,3] = multiply(b, w)\n"
+    "  k2 : int64[] = add(k, one)\n"
+    "  yield b2, k2\n"
+    "}\n";
+
+/* A loop that multiplies by a parameter n times (n fed at run time, 0 included): the
+ * parameter's gradient accumulates over the iterations. */
+static void test_while(void **state)
+{
+    (void)state;
+    const char *wrt[] = {"x", "w"};
+    double x[6] = {0.3, -0.5, 0.8, 1.1, 0.2, -0.4};
+    for (int n = 0; n <= 3; n++) {
+        d2_tensor *in[2] = {f64(2, (int64_t[]){2, 3}, x), i64(n)};
+        d2_program *p = check_grads(LOOP, wrt, 2, in, 2);
+        if (n == 2) {
+            /* a second backward over the rewritten loop gives the same gradient again */
+            d2_err err = {0};
+            int w = var_of(p, "w"), g;
+            assert_int_equal(d2_append_backward(p, 0, var_of(p, "loss"), &w, 1, &g, &err), 0);
+            assert_int_equal(d2_block_add_yield(p, 0, g, &err), 0);
+            assert_int_equal(d2_program_verify(p, &err), 0);
+            d2_tensor *out[4] = {0};
+            run(p, in, 2, out, 4);
+            tu_expect_close("second w@GRAD", out[3], out[2], 0, 0, "the first backward");
+            unref_all(out, 4);
+        }
+        d2_program_free(p);
+        unref_all(in, 2);
+    }
+}
+
+static const char NESTED[] =
+    "param w : float64[3] = [0.5, -0.3, 0.8]\n"
+    "param one : int64[] = [1]\n"
+    "param zero : float64[] = [0]\n"
+    "block ^0 (x : float64[3], n : int64[]) {\n"
+    "  i0 : int64[] = full(_) {shape = [], value = 0, dtype = int64}\n"
+    "  h : float64[3], i : int64[] = while_loop(x, i0) {cond = ^1, body = ^2}\n"
+    "  loss : float64[] = sum(h)\n"
+    "  return loss\n"
+    "}\n"
+    "block ^1 parent ^0 (a : float64[3], j : int64[]) {\n"
+    "  go : bool[] = less_than(j, n)\n"
+    "  yield go\n"
+    "}\n"
+    "block ^2 parent ^0 (b : float64[3], k : int64[]) {\n"
+    "  s : float64[] = sum(b)\n"
+    "  p : bool[] = greater_than(s, zero)\n"
+    "  b2 : float64[3] = cond(p, b) {then = ^3, else = ^4}\n"
+    "  k2 : int64[] = add(k, one)\n"
+    "  yield b2, k2\n"
+    "}\n"
+    "block ^3 parent ^2 (u : float64[3]) {\n"
+    "  u1 : float64[3] = multiply(u, w)\n"
+    "  u2 : float64[3] = tanh(u1)\n"
+    "  u3 : float64[3] = subtract(u2, w)\n"
+    "  yield u3\n"
+    "}\n"
+    "block ^4 parent ^2 (v : float64[3]) {\n"
+    "  v1 : float64[3] = add(v, w)\n"
+    "  v2 : float64[3] = multiply(v1, v1)\n"
+    "  yield v2\n"
+    "}\n";
+
+/* A cond inside a while_loop body whose predicate changes from one iteration to the next
+ * (sums 0.5, -0.48, 0.12, -0.91 for these inputs). */
+static void test_cond_in_while(void **state)
+{
+    (void)state;
+    const char *wrt[] = {"x", "w"};
+    double x[3] = {0.3, -0.2, 0.4};
+    for (int n = 1; n <= 4; n += 3) {
+        d2_tensor *in[2] = {f64(1, (int64_t[]){3}, x), i64(n)};
+        d2_program_free(check_grads(NESTED, wrt, 2, in, 2));
+        unref_all(in, 2);
+    }
+}
+
+static const char SWAP[] =
+    "param one : int64[] = [1]\n"
+    "block ^0 (x : float64[2], y : float64[2], n : int64[]) {\n"
+    "  s : float64[2] = tanh(y)\n"
+    "  i0 : int64[] = full(_) {shape = [], value = 0, dtype = int64}\n"
+    "  a : float64[2], b : float64[2], i : int64[] = while_loop(x, y, i0) {cond = ^1, body = ^2}\n"
+    "  ab : float64[2] = multiply(a, b)\n"
+    "  loss : float64[] = sum(ab)\n"
+    "  return loss\n"
+    "}\n"
+    "block ^1 parent ^0 (a1 : float64[2], b1 : float64[2], j : int64[]) {\n"
+    "  go : bool[] = less_than(j, n)\n"
+    "  yield go\n"
+    "}\n"
+    "block ^2 parent ^0 (a2 : float64[2], b2 : float64[2], k : int64[]) {\n"
+    "  p : float64[2] = multiply(a2, b2)\n"
+    "  q : float64[2] = add(p, s)\n"
+    "  k2 : int64[] = add(k, one)\n"
+    "  yield b2, q, k2\n"
+    "}\n";
+
+/* Carried values that trade places each iteration; the body reads an enclosing intermediate
+ * (s = tanh(y)), whose gradient accumulates over the iterations and flows on to y. */
+static void test_while_swap(void **state)
+{
+    (void)state;
+    const char *wrt[] = {"x", "y"};
+    double x[2] = {0.7, -0.4}, y[2] = {0.5, 0.9};
+    for (int n = 0; n <= 3; n++) {
+        d2_tensor *in[3] = {f64(1, (int64_t[]){2}, x), f64(1, (int64_t[]){2}, y), i64(n)};
+        d2_program_free(check_grads(SWAP, wrt, 2, in, 3));
+        unref_all(in, 3);
+    }
+}
+
+static const char LOOPS[] =
+    "param w : float64[2] = [0.8, -1.3]\n"
+    "param one : int64[] = [1]\n"
+    "block ^0 (x : float64[-1,2], n : int64[], m : int64[]) {\n"
+    "  i0 : int64[] = full(_) {shape = [], value = 0, dtype = int64}\n"
+    "  h : float64[-1,2], i : int64[] = while_loop(x, i0) {cond = ^1, body = ^2}\n"
+    "  loss : float64[] = sum(h)\n"
+    "  return loss\n"
+    "}\n"
+    "block ^1 parent ^0 (a : float64[-1,2], j : int64[]) {\n"
+    "  go : bool[] = less_than(j, n)\n"
+    "  yield go\n"
+    "}\n"
+    "block ^2 parent ^0 (b : float64[-1,2], k : int64[]) {\n"
+    "  z : int64[] = full(_) {shape = [], value = 0, dtype = int64}\n"
+    "  u : float64[-1,2], l : int64[] = while_loop(b, z) {cond = ^3, body = ^4}\n"
+    "  u2 : float64[-1,2] = sin(u)\n"
+    "  k2 : int64[] = add(k, one)\n"
+    "  yield u2, k2\n"
+    "}\n"
+    "block ^3 parent ^2 (c : float64[-1,2], l1 : int64[]) {\n"
+    "  go2 : bool[] = less_than(l1, m)\n"
+    "  yield go2\n"
+    "}\n"
+    "block ^4 parent ^2 (d : float64[-1,2], l2 : int64[]) {\n"
+    "  d2 : float64[-1,2] = multiply(d, w)\n"
+    "  d3 : float64[-1,2] = add(d2, b)\n"
+    "  l3 : int64[] = add(l2, one)\n"
+    "  yield d3, l3\n"
+    "}\n";
+
+/* A while_loop inside a while_loop body (the inner one reads the outer body's value b):
+ * the inner loop is recomputed and recorded anew in each outer iteration's gradient. */
+static void test_nested_while(void **state)
+{
+    (void)state;
+    const char *wrt[] = {"x", "w"};
+    double x[4] = {0.3, -0.2, 0.5, 0.1};
+    int64_t nm[3][2] = {{2, 3}, {3, 1}, {1, 0}};
+    for (int t = 0; t < 3; t++) {
+        d2_tensor *in[3] = {f64(2, (int64_t[]){2, 2}, x), i64(nm[t][0]), i64(nm[t][1])};
+        d2_program_free(check_grads(LOOPS, wrt, 2, in, 3));
+        unref_all(in, 3);
+    }
+}
+
+static const char WHILE_IN_COND[] =
+    "param w : float64[3] = [0.7, -1.2, 0.9]\n"
+    "param one : int64[] = [1]\n"
+    "param zero : float64[] = [0]\n"
+    "block ^0 (x : float64[3], n : int64[]) {\n"
+    "  s : float64[] = sum(x)\n"
+    "  p : bool[] = greater_than(s, zero)\n"
+    "  r : float64[3] = cond(p, x) {then = ^1, else = ^2}\n"
+    "  r2 : float64[3] = multiply(r, r)\n"
+    "  loss : float64[] = sum(r2)\n"
+    "  return loss\n"
+    "}\n"
+    "block ^1 parent ^0 (a : float64[3]) {\n"
+    "  e : float64[3] = sin(a)\n"
+    "  i0 : int64[] = full(_) {shape = [], value = 0, dtype = int64}\n"
+    "  h : float64[3], i : int64[] = while_loop(a, i0) {cond = ^3, body = ^4}\n"
+    "  yield h\n"
+    "}\n"
+    "block ^2 parent ^0 (b : float64[3]) {\n"
+    "  b2 : float64[3] = multiply(b, w)\n"
+    "  yield b2\n"
+    "}\n"
+    "block ^3 parent ^1 (c : float64[3], j : int64[]) {\n"
+    "  go : bool[] = less_than(j, n)\n"
+    "  yield go\n"
+    "}\n"
+    "block ^4 parent ^1 (d : float64[3], k : int64[]) {\n"
+    "  d1 : float64[3] = multiply(d, w)\n"
+    "  d2 : float64[3] = add(d1, e)\n"
+    "  k2 : int64[] = add(k, one)\n"
+    "  yield d2, k2\n"
+    "}\n";
+
+/* A while_loop inside a cond branch whose body reads a value of the branch (e = sin(a)) and
+ * the parameter w: recomputed and recorded inside the branch's gradient. */
+static void test_while_in_cond(void **state)
+{
+    (void)state;
+    const char *wrt[] = {"x", "w"};
+    double xs[2][3] = {{0.4, 0.3, -0.2}, {-0.4, 0.3, -0.2}};
+    for (int k = 0; k < 2; k++)
+        for (int n = 0; n <= 2; n += 2) {
+            d2_tensor *in[2] = {f64(1, (int64_t[]){3}, xs[k]), i64(n)};
+            d2_program_free(check_grads(WHILE_IN_COND, wrt, 2, in, 2));
+            unref_all(in, 2);
+        }
+}
+
+/* ---- the text form ---- */
+
+/* Appends the backward of loss with respect to wrt (the gradients yielded after the loss) and
+ * compares the printed Program with golden file name. */
+static void check_golden(const char *name, const char *text, const char *const *wrt, int n_wrt)
+{
+    d2_err err = {0};
+    d2_program *p = parse(text);
+    int w[8], g[8];
+    for (int i = 0; i < n_wrt; i++)
+        w[i] = var_of(p, wrt[i]);
+    assert_int_equal(d2_append_backward(p, 0, var_of(p, "loss"), w, n_wrt, g, &err), 0);
+    for (int i = 0; i < n_wrt; i++)
+        assert_int_equal(d2_block_add_yield(p, 0, g[i], &err), 0);
+    assert_int_equal(d2_program_verify(p, &err), 0);
+    char *got = d2_program_print(p, true);
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", GOLDEN, name);
+    char *want = tu_load_file(path, NULL);
+    if (strcmp(got, want) != 0)
+        tu_show_diff(name, got, want);
+    assert_string_equal(got, want);
+    free(got);
+    free(want);
+    d2_program_free(p);
+}
+
+/* The printed backward of the cond program and of the while_loop program (the forward loop
+ * rewritten to record its carried value, the reverse loop). */
+static void test_golden(void **state)
+{
+    (void)state;
+    const char *cw[] = {"x", "w", "c"}, *lw[] = {"x", "w"};
+    check_golden("cond.prog", COND, cw, 3);
+    check_golden("while.prog", LOOP, lw, 2);
+}
+
+/* ---- what gets no gradient, and errors ---- */
+
+/* A wanted variable the loss does not depend on gets -1; no_grad stops a path. */
+static void test_unreached_and_no_grad(void **state)
+{
+    (void)state;
+    static const char text[] = "block ^0 (x : float64[3], y : float64[3], n : int64[3]) {\n"
+                               "  a : float64[3] = multiply(x, y)\n"
+                               "  b : float64[3] = tanh(y)\n"
+                               "  loss : float64[] = sum(a)\n"
+                               "  return loss, b\n"
+                               "}\n";
+    d2_err err = {0};
+    d2_program *p = parse(text);
+    int a = var_of(p, "a");
+    int w[3] = {var_of(p, "x"), var_of(p, "n"), var_of(p, "y")}, g[3];
+    assert_int_equal(d2_gradients(p, 0, (int[]){var_of(p, "loss")}, NULL, 1, w, 3, &a, 1, g,
+                                  &err),
+                     0);
+    assert_int_equal(g[0], -1); /* through a, which no_grad stops */
+    assert_int_equal(g[1], -1); /* an integer input */
+    assert_int_equal(g[2], -1);
+    assert_int_equal(d2_program_verify(p, &err), 0);
+    d2_program_free(p);
+
+    p = parse(text);
+    int w2[2] = {var_of(p, "y"), var_of(p, "x")};
+    assert_int_equal(d2_append_backward(p, 0, var_of(p, "b"), w2, 2, g, &err), 0);
+    assert_true(g[0] >= 0);
+    assert_int_equal(g[1], -1); /* b does not depend on x */
+    assert_int_equal(d2_program_verify(p, &err), 0);
+    d2_program_free(p);
+}
+
+/* An op without a gradient rule on the path is named with its source position. */
+static void test_missing_rule(void **state)
+{
+    (void)state;
+    if (d2_op_grad(D2_OP_array_stack))
+        skip();
+    static const char text[] =
+        "block ^0 (x : float64[3]) {\n"
+        "  a : array<float64[]> = array_create() {dtype = float64}\n"
+        "  i : int64[] = full(_) {shape = [], value = 0, dtype = int64}\n"
+        "  a2 : array<float64[3]> = array_write(a, i, x)\n"
+        "  s : float64[-1,3] = array_stack(a2) loc(7:12)\n"
+        "  loss : float64[] = sum(s)\n"
+        "  return loss\n"
+        "}\n";
+    d2_err err = {0};
+    d2_program *p = parse(text);
+    int x = var_of(p, "x"), g;
+    assert_int_equal(d2_append_backward(p, 0, var_of(p, "loss"), &x, 1, &g, &err), -1);
+    assert_string_equal(err.msg,
+                        "append_backward: op array_stack at line 7, column 12 has no gradient rule");
+    d2_program_free(p);
+}
+
+/* Out-of-memory at every allocation of append_backward fails cleanly (the Program is dropped,
+ * as a caller does after a failure); once it succeeds the gradients are right. */
+static void test_out_of_memory(void **state)
+{
+    (void)state;
+    d2_err err = {0};
+    d2_program *fwd = parse(NESTED);
+    bool done = false;
+    for (long k = 0; !done && k < 100000; k++) {
+        d2_program *p = d2_program_clone(fwd, &err);
+        assert_non_null(p);
+        int w[2] = {var_of(p, "x"), var_of(p, "w")}, g[2];
+        d2_err e2 = {0};
+        d2_alloc_fail_after(k);
+        int rc = d2_append_backward(p, 0, var_of(p, "loss"), w, 2, g, &e2);
+        d2_alloc_fail_after(-1);
+        if (rc == 0) {
+            done = true;
+            assert_int_equal(d2_program_verify(p, &err), 0);
+            assert_string_equal(p->vars[g[1]].name, "w@GRAD");
+        } else {
+            assert_int_not_equal(e2.code, D2_OK);
+        }
+        d2_program_free(p);
+    }
+    assert_true(done);
+    d2_program_free(fwd);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mlp),
+        cmocka_unit_test(test_broadcast),
+        cmocka_unit_test(test_used_twice),
+        cmocka_unit_test(test_cond),
+        cmocka_unit_test(test_golden),
+        cmocka_unit_test(test_cond_passthrough),
+        cmocka_unit_test(test_while),
+        cmocka_unit_test(test_cond_in_while),
+        cmocka_unit_test(test_while_swap),
+        cmocka_unit_test(test_nested_while),
+        cmocka_unit_test(test_while_in_cond),
+        cmocka_unit_test(test_unreached_and_no_grad),
+        cmocka_unit_test(test_missing_rule),
+        cmocka_unit_test(test_out_of_memory),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
