@@ -837,6 +837,30 @@ int ocl_prod(d2_kctx *k) { return reduce(k, RED_PROD); }
 int ocl_any(d2_kctx *k) { return reduce(k, RED_ANY); }
 int ocl_all(d2_kctx *k) { return reduce(k, RED_ALL); }
 
+/* reduce_as: a sum over x's leading dims and the dims where the target has 1 */
+int ocl_reduce_as(d2_kctx *k)
+{
+    if (prologue(k) < 0)
+        return -1;
+    d2_tensor *x = k->in[0], *out = k->out[0];
+    int off = x->ndim - out->ndim;
+    if (x->dtype == D2_BOOL || out->dtype != x->dtype)
+        return d2_err_set(k->err, D2_ERR_DTYPE, "%s: dtype %s is not supported", opname(k),
+                          d2_dtype_name(x->dtype));
+    if (off < 0)
+        return d2_err_set(k->err, D2_ERR_SHAPE, "%s: target has more dims than x", opname(k));
+    bool red[D2_MAX_DIMS];
+    for (int d = 0; d < x->ndim; d++) {
+        int64_t t = d >= off ? out->shape[d - off] : 1;
+        if (t != 1 && t != x->shape[d])
+            return d2_err_set(k->err, D2_ERR_SHAPE,
+                              "%s: target dim %d (%lld) does not broadcast to x's %lld",
+                              opname(k), d - off, (long long)t, (long long)x->shape[d]);
+        red[d] = t == 1 && x->shape[d] != 1;
+    }
+    return launch_reduce(k, "reduce", RED_SUM, x, red, out);
+}
+
 /* argmax/argmin along axis (or over everything with flatten); the kernel
  * writes int64 indices, converted when dtype is int32. */
 static int argminmax(d2_kctx *k, int op)
@@ -2048,9 +2072,8 @@ int ocl_set_value(d2_kctx *k) { return via_host(k, cpu_set_value); }
 int ocl_index_put(d2_kctx *k) { return via_host(k, cpu_index_put); }
 int ocl_index_get(d2_kctx *k) { return via_host(k, cpu_index_get); }
 
-/* ---- gradient helpers without a device kernel yet: computed on host copies ---- */
+/* ---- gradient ops without a device kernel yet: computed on host copies ---- */
 
-int ocl_reduce_as(d2_kctx *k) { return via_host(k, cpu_reduce_as); }
 int ocl_conv2d_grad_input(d2_kctx *k) { return via_host(k, cpu_conv2d_grad_input); }
 int ocl_conv2d_grad_filter(d2_kctx *k) { return via_host(k, cpu_conv2d_grad_filter); }
 int ocl_pool2d_grad(d2_kctx *k) { return via_host(k, cpu_pool2d_grad); }

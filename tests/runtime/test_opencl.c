@@ -516,6 +516,7 @@ static void build_cases(void)
                  d < 2 ? MATH : EXACT);
         add_case("reduce_as", "", fmt("%s[257] %s[]", DT[d], DT[d]), d < 2 ? MATH : EXACT);
         add_case("reduce_as", "", fmt("%s[3,4] %s[3,4]", DT[d], DT[d]), EXACT);
+        add_case("reduce_as", "", fmt("%s[0,3] %s[1,3]", DT[d], DT[d]), EXACT);
     }
 
     /* argmax / argmin */
