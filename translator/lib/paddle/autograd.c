@@ -120,9 +120,9 @@ static int acc_add(d2_interp *I, d2_obj **slot, d2_obj *g, bool taped)
     return 0;
 }
 
-/* Adds g to the .grad of t (a leaf, or a non-leaf that retains its
- * gradient): the first gradient becomes a new tensor; later ones are summed
- * into the same object, as Paddle accumulates across backward calls. */
+/* Adds g to the .grad of leaf t: the first gradient becomes a new tensor;
+ * later ones are summed into the same object, as Paddle accumulates across
+ * backward calls. */
 static int accumulate_grad(d2_interp *I, d2_tensor_obj *t, d2_obj *g)
 {
     if (!t->grad) {
@@ -136,6 +136,20 @@ static int accumulate_grad(d2_interp *I, d2_tensor_obj *t, d2_obj *g)
     TOBJ(t->grad)->t = d2_tensor_ref(TOBJ(s)->t);
     d2_tensor_unref(old);
     d2_decref(s);
+    return 0;
+}
+
+/* A non-leaf that retains its gradient keeps the latest one (Paddle
+ * replaces it at each backward rather than summing). */
+static int retain_grad(d2_interp *I, d2_tensor_obj *t, d2_obj *g)
+{
+    if (!t->grad) {
+        t->grad = detached(I, g, false);
+        return t->grad ? 0 : -1;
+    }
+    d2_tensor *old = TOBJ(t->grad)->t;
+    TOBJ(t->grad)->t = d2_tensor_ref(TOBJ(g)->t);
+    d2_tensor_unref(old);
     return 0;
 }
 
@@ -389,8 +403,8 @@ static int finish_outputs(engine *e, d2_gnode *n)
             continue;
         d2_obj *pin = d2_incref(&w->h);
         int rc = run_hooks(I, w, &n->acc[s]);
-        if (rc == 0 && w->retain_grads && !e->grad_mode)
-            rc = accumulate_grad(I, w, n->acc[s]);
+        if (rc == 0 && w->retain_grads)
+            rc = retain_grad(I, w, n->acc[s]);
         d2_decref(pin);
         if (rc < 0)
             return -1;
@@ -604,10 +618,11 @@ static int engine_run(engine *e, d2_obj **roots, d2_obj **seeds, size_t n_roots)
     for (size_t head = 0; head < qn; head++)
         if (run_node(e, queue[head], queue, &qn) < 0)
             goto done;
-    /* the leaves' gradients are complete: their hooks, then .grad or results */
+    /* the leaves' gradients are complete: their hooks (backward only, as
+     * Paddle's paddle.grad skips them), then .grad or results */
     for (size_t k = 0; k < e->n_leaves; k++) {
         leaf_acc *l = &e->leaves[k];
-        if (run_hooks(I, TOBJ(l->obj), &l->g) < 0)
+        if (!e->grad_mode && run_hooks(I, TOBJ(l->obj), &l->g) < 0)
             goto done;
         if (e->grad_mode) {
             for (size_t j = 0; j < e->n_targets; j++)
