@@ -238,7 +238,8 @@ static bool edge_open(engine *e, const d2_gnode *n, int i)
 {
     d2_obj *o = n->in[i];
     return o && !TOBJ(o)->stop_gradient &&
-           (!d2_op_grad(n->op) || d2_op_input_differentiable(n->op, i)) && !is_blocked(e, o);
+           (n->vt || !d2_op_grad(n->op) || d2_op_input_differentiable(n->op, i)) &&
+           !is_blocked(e, o);
 }
 
 static bool leaf_target(engine *e, d2_obj *o)
@@ -376,9 +377,9 @@ static int deliver(engine *e, d2_obj *o, d2_obj *g)
 }
 
 /* Paddle's name of the backward node of op (CamelCase + "GradNode"). */
-static void node_name(d2_op_id op, char *buf, size_t n)
+static void node_name(const d2_gnode *node, char *buf, size_t n)
 {
-    const char *s = d2_op_def(op)->name;
+    const char *s = node->vt ? node->vt->name : d2_op_def(node->op)->name;
     size_t k = 0;
     bool up = true;
     for (; *s && k + 9 < n; s++) {
@@ -429,7 +430,7 @@ static int run_node(engine *e, d2_gnode *n, d2_gnode **queue, size_t *qn)
         return -1;
     if (n->released) {
         char name[96];
-        node_name(n->op, name, sizeof name);
+        node_name(n, name, sizeof name);
         d2_raise(I, "SystemError",
                  "(Fatal) The TensorWrappers of %s do not exist. This may be because:\n"
                  "You calculate backward twice for the same subgraph without setting "
@@ -459,7 +460,24 @@ static int run_node(engine *e, d2_gnode *n, d2_gnode **queue, size_t *qn)
         any_dout |= n->acc[s] != NULL;
     }
     int rc = 0;
-    if (any_need && any_dout) {
+    if (any_need && any_dout && n->vt) {
+        d2_obj **od = d2_calloc((size_t)(nin + nout) + 1, sizeof *od), **oi = od + nout;
+        if (!od) {
+            nomem(I);
+            rc = -1;
+        } else {
+            for (int s = 0; s < nout; s++)
+                od[s] = n->acc[s];
+            if (!e->create_graph)
+                ST(I)->no_grad++;
+            rc = n->vt->backward(I, n, od, need, oi, e->create_graph);
+            if (!e->create_graph)
+                ST(I)->no_grad--;
+            for (int i = 0; i < nin; i++)
+                din[i] = oi[i];
+            d2_free(od);
+        }
+    } else if (any_need && any_dout) {
         for (int s = 0; s < nout && rc == 0; s++) {
             d2_obj *w = d2_tensor_wrap(I, n->out[s]);
             if (!w) {
@@ -519,7 +537,7 @@ static int run_node(engine *e, d2_gnode *n, d2_gnode **queue, size_t *qn)
                 d2_raise(I, "RuntimeError",
                          "internal: the gradient rule of %s gave input %d a gradient of type %s "
                          "for a value of type %s",
-                         d2_op_def(n->op)->name, i, a, b);
+                         n->vt ? n->vt->name : d2_op_def(n->op)->name, i, a, b);
                 rc = -1;
             }
         }
