@@ -589,6 +589,14 @@ static int engine_run(engine *e, d2_obj **roots, d2_obj **seeds, size_t n_roots)
         d2_raise(I, "RuntimeError", "backward cannot run inside a backward hook");
         return -1;
     }
+    for (size_t r = 0; r < n_roots; r++)
+        for (size_t q = 0; q < r; q++)
+            if (roots[q] == roots[r]) {
+                d2_raise(I, "RuntimeError",
+                         "(AlreadyExists) outputs contain duplicate tensor , please check "
+                         "outputs carefully.");
+                return -1;
+            }
     st->in_backward = true;
     e->tb.base.vt = &tape_vt;
     e->tb.I = I;
@@ -623,8 +631,8 @@ static int engine_run(engine *e, d2_obj **roots, d2_obj **seeds, size_t n_roots)
         if (deliver(e, roots[r], seeds[r]) < 0)
             goto done;
     }
-    /* each node joins the queue once: a root nobody consumes now (a root
-     * given twice only once), the others when their last consumer ran */
+    /* each node joins the queue once: a root nobody consumes now (two
+     * outputs of one node only once), the others when their last consumer ran */
     for (size_t r = 0; r < n_roots; r++) {
         d2_gnode *n = rn[r];
         bool dup = false;
@@ -881,8 +889,9 @@ D2_FN(f_grad) /* outputs, inputs, grad_outputs, retain_graph, create_graph, only
             g = d2_none(I);
         else if (!results[k])
             g = filled_like(I, ins[k], 0.0);
-        else if (create_graph)
-            g = d2_incref(results[k]);
+        else if (create_graph) /* differentiable, even where constant (Paddle) */
+            g = TOBJ(results[k])->stop_gradient ? detached(I, results[k], false)
+                                                : d2_incref(results[k]);
         else
             g = detached(I, results[k], true);
         if (!g) {
