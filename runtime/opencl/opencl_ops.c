@@ -2077,3 +2077,39 @@ int ocl_index_get(d2_kctx *k) { return via_host(k, cpu_index_get); }
 int ocl_conv2d_grad_input(d2_kctx *k) { return via_host(k, cpu_conv2d_grad_input); }
 int ocl_conv2d_grad_filter(d2_kctx *k) { return via_host(k, cpu_conv2d_grad_filter); }
 int ocl_pool2d_grad(d2_kctx *k) { return via_host(k, cpu_pool2d_grad); }
+
+/* ---- optimizer updates: run on host copies, every result uploaded into its output ---- */
+
+static int all_via_host(d2_kctx *k, d2_kernel_fn cpu_fn)
+{
+    d2_tensor *hout[D2_MAX_PORTS] = {0};
+    int rc = 0;
+    for (int i = 0; i < k->n_out && rc == 0; i++) {
+        d2_tensor *out = k->out[i];
+        if (!out || !d2_tensor_is_contiguous(out))
+            rc = d2_err_set(k->err, D2_ERR_INVALID, "%s: output is missing or not contiguous",
+                            opname(k));
+        else if (!(hout[i] = d2_tensor_new(NULL, out->dtype, out->ndim, out->shape, k->err)))
+            rc = -1;
+    }
+    if (rc == 0)
+        rc = run_on_host(k, cpu_fn, hout);
+    for (int i = 0; i < k->n_out && rc == 0; i++) {
+        d2_tensor *out = k->out[i];
+        size_t n = (size_t)d2_tensor_numel(hout[i]) * d2_dtype_size(hout[i]->dtype);
+        if (n > 0)
+            rc = k->be->upload(k->be, mem_of(out), (size_t)out->offset * d2_dtype_size(out->dtype),
+                               d2_tensor_data(hout[i]), n, k->err);
+    }
+    for (int i = 0; i < k->n_out; i++)
+        d2_tensor_unref(hout[i]);
+    return rc;
+}
+
+int ocl_sgd(d2_kctx *k) { return all_via_host(k, cpu_sgd); }
+int ocl_momentum(d2_kctx *k) { return all_via_host(k, cpu_momentum); }
+int ocl_adam(d2_kctx *k) { return all_via_host(k, cpu_adam); }
+int ocl_adamw(d2_kctx *k) { return all_via_host(k, cpu_adamw); }
+int ocl_rmsprop(d2_kctx *k) { return all_via_host(k, cpu_rmsprop); }
+int ocl_adagrad(d2_kctx *k) { return all_via_host(k, cpu_adagrad); }
+int ocl_lamb(d2_kctx *k) { return all_via_host(k, cpu_lamb); }

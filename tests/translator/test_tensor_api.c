@@ -97,6 +97,9 @@ GOLDEN(tensor_print)
 GOLDEN(extra_api)
 GOLDEN(hand_control_flow)
 GOLDEN(layerdict_accuracy)
+GOLDEN(losses)
+GOLDEN(optimizers)
+GOLDEN(lr_schedulers)
 
 /* Imports `module` and returns its attribute (new reference). */
 static d2_obj *attr(d2_interp *I, const char *module, const char *name)
@@ -557,6 +560,9 @@ int main(void)
         cmocka_unit_test(test_golden_extra_api),
         cmocka_unit_test(test_golden_hand_control_flow),
         cmocka_unit_test(test_golden_layerdict_accuracy),
+        cmocka_unit_test(test_golden_losses),
+        cmocka_unit_test(test_golden_optimizers),
+        cmocka_unit_test(test_golden_lr_schedulers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
