@@ -147,3 +147,14 @@ with paddle.no_grad():
     with paddle.base.dygraph.guard():
         pass
     print("no_grad after guard", paddle.is_grad_enabled())
+
+# assigning a gradient; backward then adds to it
+g0 = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+g0.grad = paddle.to_tensor([5.0, 6.0])
+show("assigned grad", g0.grad)
+(g0 * g0).sum().backward()
+show("assigned grad + backward", g0.grad)
+try:
+    g0.grad = None
+except Exception as e:
+    print(type(e).__name__, str(e).split("\n")[0].split(" (at ")[0])

@@ -928,6 +928,30 @@ d2_obj *d2_pd_tensor_grad(d2_interp *I, d2_obj *o)
     return g ? d2_incref(g) : d2_none(I);
 }
 
+int d2_pd_set_tensor_grad(d2_interp *I, d2_obj *o, d2_obj *v)
+{
+    if (!is_tensor(v) || is_sym(v) || is_sym(o)) {
+        d2_raise(I, "ValueError",
+                 "(InvalidArgument) argument (position 1) must be Tensor, but got %s",
+                 is_tensor(v) ? "a symbolic Tensor" : d2_type_name(v));
+        return -1;
+    }
+    if (!d2_shape_equal(&obj_type(v)->shape, &obj_type(o)->shape) ||
+        obj_type(v)->dtype != obj_type(o)->dtype) {
+        char a[160], b[160];
+        d2_type_str(obj_type(v), a, sizeof a);
+        d2_type_str(obj_type(o), b, sizeof b);
+        d2_raise(I, "ValueError", "Tensor.grad: a gradient of type %s for a tensor of type %s", a,
+                 b);
+        return -1;
+    }
+    d2_obj *g = detached(I, v, false);
+    if (!g)
+        return -1;
+    d2_setref(&TOBJ(o)->grad, g);
+    return 0;
+}
+
 int d2_pd_clear_grad(d2_interp *I, d2_obj *o, bool set_to_zero)
 {
     d2_tensor_obj *t = TOBJ(o);
