@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 
+#include "grad.h"
 #include "syntax/ast.h"
 
 /* ======================================================================
@@ -195,13 +196,14 @@ void d2_pd_grad_clear(d2_tensor_obj *t)
 }
 
 /* Whether a gradient flows from an output of dtype dt: floats always;
- * integers when an input that wants a gradient is an integer too (Paddle
- * differentiates integer arithmetic); bools never. */
-static bool output_differentiable(d2_dtype dt, bool int_input)
+ * integers when the op's rule differentiates an input that wants a gradient
+ * (Paddle differentiates integer arithmetic and casts to integers, not
+ * argmax or shape); bools never. */
+static bool output_differentiable(d2_dtype dt, bool rule_input)
 {
     if (d2_dtype_is_float(dt))
         return true;
-    return dt != D2_BOOL && int_input;
+    return dt != D2_BOOL && rule_input;
 }
 
 /* Tapes an eager op (vt NULL) or a custom node: a node over its inputs and
@@ -211,16 +213,16 @@ static int tape_record(d2_interp *I, d2_op_id op, d2_obj **inputs, int n_in,
                        const d2_attrs *attrs, d2_obj **outs, int n_out, const d2_gnode_vt *vt,
                        void *ctx)
 {
-    bool int_input = false;
-    for (int i = 0; i < n_in; i++)
-        if (inputs[i] && !TOBJ(inputs[i])->stop_gradient &&
-            !d2_dtype_is_float(obj_type(inputs[i])->dtype))
-            int_input = true;
+    bool rule_input = vt != NULL;
+    for (int i = 0; !vt && i < n_in; i++)
+        if (inputs[i] && !TOBJ(inputs[i])->stop_gradient && d2_op_grad(op) &&
+            d2_op_input_differentiable(op, i))
+            rule_input = true;
     bool any = false;
     for (int i = 0; i < n_out; i++) {
         d2_tensor_obj *o = TOBJ(outs[i]);
         bool diff = o->type.kind == D2_VALUE_TENSOR &&
-                    output_differentiable(o->type.dtype, int_input);
+                    output_differentiable(o->type.dtype, rule_input);
         o->stop_gradient = !diff;
         any |= diff;
     }

@@ -282,8 +282,7 @@ typedef struct d2_gnode {
 
 /* Tapes a custom node over eager inputs and outputs (outs already made,
  * e.g. by running a Program): when gradients are on and an input wants
- * one, the outputs point at the node (bool outputs, and integer outputs of
- * float inputs, stop gradients); otherwise they stop gradients and ctx is
+ * one, the outputs point at the node (bool outputs stop gradients); otherwise they stop gradients and ctx is
  * freed at once. Takes ctx in every case. 0, or -1 with an exception. */
 int d2_pd_tape_custom(d2_interp *I, d2_obj **inputs, int n_in, d2_obj **outs, int n_out,
                       const d2_gnode_vt *vt, void *ctx);
