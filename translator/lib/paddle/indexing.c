@@ -612,6 +612,51 @@ static bool several_index_arrays(d2_obj *key)
     return n > 1 || (n == 1 && ints > 0);
 }
 
+/* x[key] = v where a gradient flows through x or v: the taped functional
+ * form, whose result x takes over (data and place on the tape), as Paddle's
+ * in-place set_value. The value before holds x's old place. */
+static int setitem_taped(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v)
+{
+    d2_tensor_obj *t = TOBJ(x);
+    if (!t->stop_gradient && !t->grad_node) {
+        d2_raise(I, "ValueError",
+                 "(InvalidArgument) Leaf Tensor (%s) that doesn't stop gradient can't use inplace "
+                 "strategy.",
+                 t->name ? t->name : "generated_tensor");
+        return -1;
+    }
+    d2_obj *old = d2_tensor_wrap(I, t->t);
+    if (!old)
+        return -1;
+    d2_tensor_obj *o = TOBJ(old);
+    d2_gnode *n = t->grad_node;
+    if (n && n->watch[t->grad_slot] == t)
+        n->watch[t->grad_slot] = NULL;
+    o->stop_gradient = t->stop_gradient;
+    o->grad_node = n; /* the reference moves */
+    o->grad_slot = t->grad_slot;
+    t->grad_node = NULL;
+    d2_obj *r = d2_pd_setitem_functional(I, old, key, v);
+    if (!r) {
+        t->grad_node = o->grad_node;
+        o->grad_node = NULL;
+        d2_decref(old);
+        return -1;
+    }
+    d2_tensor_obj *rt = TOBJ(r);
+    d2_tensor_unref(t->t);
+    t->t = d2_tensor_ref(rt->t);
+    t->stop_gradient = rt->stop_gradient;
+    t->grad_node = rt->grad_node;
+    t->grad_slot = rt->grad_slot;
+    rt->grad_node = NULL;
+    if (t->grad_node && (t->grad_hooks || t->retain_grads))
+        t->grad_node->watch[t->grad_slot] = t;
+    d2_decref(r);
+    d2_decref(old);
+    return 0;
+}
+
 /* Host-side x[key] = v for int/slice/ellipsis/None keys and one int tensor
  * index; replaces x's data with the updated copy. */
 static int setitem_impl(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v, const char *fname)
@@ -1197,6 +1242,10 @@ int d2_pd_tensor_setitem(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v)
 {
     if (D2_MODE(I)->tracer)
         trace_frozen(I, x, D2_FREEZE_SETITEM);
+    bool eager = !is_sym(x) && !(is_tensor(v) && is_sym(v)) && !D2_MODE(I)->builder;
+    if (eager && d2_pd_grad_enabled(I) &&
+        (!TOBJ(x)->stop_gradient || (is_tensor(v) && !TOBJ(v)->stop_gradient)))
+        return setitem_taped(I, x, key, v);
     return setitem_impl(I, x, key, v, "Tensor.__setitem__");
 }
 
