@@ -4,7 +4,7 @@
 #   ./setup.sh            install (apt-get, needs root or sudo), build, run the sample
 #   ./setup.sh --no-deps  skip the package installation
 #
-# Debian packages: the build tools, BLIS, cmocka, the OpenCL ICD
+# Debian packages: the build tools, BLIS, oneDNN, cmocka, the OpenCL ICD
 # loader and headers, PoCL (OpenCL on the CPU, for tests), Python (pip fetches
 # the pinned tree-sitter-python grammar and tree-sitter runtime sources and
 # the Paddle wheel whose docstring examples the tests run), clang and its
@@ -13,7 +13,7 @@ set -eu
 cd "$(dirname "$0")"
 
 PACKAGES="build-essential autoconf automake libtool pkg-config \
-libblis-dev libcmocka-dev libpcre2-dev \
+libblis-dev libdnnl-dev libcmocka-dev libpcre2-dev \
 ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo \
 python3 python3-pip ca-certificates \
 clang libclang-rt-14-dev"

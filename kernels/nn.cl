@@ -1,4 +1,4 @@
-/* nn.cl - pool2d, batch_norm (inference) and layer_norm kernels. */
+/* nn.cl - pool2d and its gradient, batch_norm (inference) and layer_norm kernels. */
 
 /* pool2d_S: NCHW, one work-item per output element, as Paddle's CPU pooling:
  * windows start at o * stride - pad (top/left); max ignores padding and
@@ -46,6 +46,62 @@
         out[oo + i] = avg ? acc / (T)size : acc;                                                \
     }
 D2_FLOAT_TYPES(D2_POOL2D_KERNEL)
+
+/* pool2d_grad_S: dx of pool2d_S. One work-item per (n, c) plane walks the
+ * plane's windows in order and scatters into it (no two work-items write the
+ * same element): max sends dout to the first element equal to the pooled
+ * value, average spreads it over the window with the forward op's divisor. */
+#define D2_POOL2D_GRAD_KERNEL(T, S)                                                             \
+    __kernel void pool2d_grad_##S(long planes, long H, long W, long OH, long OW, long KH,       \
+                                  long KW, long SH, long SW, long PH, long PW, int avg,         \
+                                  int adaptive, int exclusive, __global const T *x, long xo,   \
+                                  __global const T *y, long yo, __global const T *dy, long dyo, \
+                                  __global T *dx, long dxo)                                     \
+    {                                                                                           \
+        long nc = get_global_id(0);                                                             \
+        if (nc >= planes)                                                                       \
+            return;                                                                             \
+        __global const T *p = x + xo + nc * H * W;                                              \
+        __global T *g = dx + dxo + nc * H * W;                                                  \
+        for (long e = 0; e < H * W; e++)                                                        \
+            g[e] = 0;                                                                           \
+        for (long oh = 0; oh < OH; oh++)                                                        \
+            for (long ow = 0; ow < OW; ow++) {                                                  \
+                long hs, he, ws, we, size;                                                      \
+                if (adaptive) {                                                                 \
+                    hs = oh * H / OH;                                                           \
+                    he = ((oh + 1) * H + OH - 1) / OH;                                          \
+                    ws = ow * W / OW;                                                           \
+                    we = ((ow + 1) * W + OW - 1) / OW;                                          \
+                    size = (he - hs) * (we - ws);                                               \
+                } else {                                                                        \
+                    hs = oh * SH - PH;                                                          \
+                    ws = ow * SW - PW;                                                          \
+                    he = min(hs + KH, H + PH);                                                  \
+                    we = min(ws + KW, W + PW);                                                  \
+                    size = (he - hs) * (we - ws);                                               \
+                    hs = max(hs, 0L);                                                           \
+                    ws = max(ws, 0L);                                                           \
+                    he = min(he, H);                                                            \
+                    we = min(we, W);                                                            \
+                    if (exclusive)                                                              \
+                        size = (he - hs) * (we - ws);                                           \
+                }                                                                               \
+                long o = (nc * OH + oh) * OW + ow;                                              \
+                T d = dy[dyo + o], v = y[yo + o];                                               \
+                int done = 0;                                                                   \
+                for (long h = hs; h < he && !done; h++)                                         \
+                    for (long w = ws; w < we && !done; w++) {                                   \
+                        if (avg) {                                                              \
+                            g[h * W + w] += d / (T)size;                                        \
+                        } else if (p[h * W + w] == v) {                                         \
+                            g[h * W + w] += d;                                                  \
+                            done = 1;                                                           \
+                        }                                                                       \
+                    }                                                                           \
+            }                                                                                   \
+    }
+D2_FLOAT_TYPES(D2_POOL2D_GRAD_KERNEL)
 
 /* batch_norm_S: x [N, C, inner]; per channel (x - mean) / sqrt(var + eps) *
  * scale + bias. */

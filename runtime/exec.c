@@ -1,5 +1,6 @@
 /* exec.c - the executor: prepare (slots, kernels, liveness, parameters), run; control ops. */
 #include "exec.h"
+#include "bufpool.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -32,7 +33,11 @@ struct d2_prepared {
     int n_slots;
     d2_tensor **params; /* per variable: the uploaded parameter (owned), else NULL */
     block_plan *blocks;
+    d2_bufpool *pool;   /* the CPU backend: buffers outputs reuse from run to run; else NULL */
 };
+
+/* Idle bytes a prepared Program's buffer pool keeps between runs at most. */
+#define POOL_MAX_IDLE ((size_t)256 << 20)
 
 /* Per-run state: the slots, the block being run (for d2_exec_frame_op) and
  * the run's limits with what it has used of them. */
@@ -383,6 +388,10 @@ d2_prepared *d2_exec_prepare(const d2_program *p, d2_backend *be, d2_err *err)
         d2_err_set(err, D2_ERR_NOMEM, "out of memory preparing a program");
         return NULL;
     }
+    if (pp->be == d2_cpu_backend() && !(pp->pool = d2_bufpool_new(POOL_MAX_IDLE, err))) {
+        d2_exec_free(pp);
+        return NULL;
+    }
     if (plan_ops(pp, err) < 0 || plan_liveness(pp, err) < 0 || upload_params(pp, err) < 0) {
         d2_exec_free(pp);
         return NULL;
@@ -413,6 +422,7 @@ void d2_exec_free(d2_prepared *pp)
             d2_tensor_unref(pp->params[v]);
     d2_free(pp->params);
     d2_free(pp->blocks);
+    d2_bufpool_close(pp->pool);
     d2_free(pp);
 }
 
@@ -675,7 +685,11 @@ static int run_op(d2_exec_frame *f, int b, int i, d2_err *err)
             }
             if (f->lim && f->lim->max_bytes && charge_output(f, j, t, err) < 0)
                 goto fail;
-            s.out[j] = d2_tensor_new(pp->be, t->dtype, t->shape.ndim, t->shape.dims, err);
+            if (pp->pool)
+                s.out[j] = d2_bufpool_tensor_new(pp->pool, t->dtype, t->shape.ndim, t->shape.dims,
+                                                 err);
+            else
+                s.out[j] = d2_tensor_new(pp->be, t->dtype, t->shape.ndim, t->shape.dims, err);
             if (!s.out[j])
                 goto fail;
         }

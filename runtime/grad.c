@@ -9,8 +9,9 @@
  * returns; emitting stops at the first error (every later emit yields NULL),
  * so a rule reads straight through and reports once at the end. */
 
-#define MAX_TMP 96
+#define MAX_TMP 1024
 #define MAX_ATTRS 24
+#define MAX_PARTS 128 /* inputs of concat and stack, outputs of split */
 
 typedef struct R {
     d2_gctx *g;
@@ -22,19 +23,22 @@ typedef struct R {
     int rc;
 } R;
 
-static int fail(R *r, const char *what)
+static int fail_code(R *r, d2_errcode code, const char *what)
 {
     if (r->rc == 0)
-        d2_err_set(r->g->err, D2_ERR_NOMEM, "gradient of %s: %s", r->g->def->name, what);
+        d2_err_set(r->g->err, code, "gradient of %s: %s", r->g->def->name, what);
     r->rc = -1;
     return -1;
 }
+
+/* an input or attribute the rule cannot use */
+static int fail(R *r, const char *what) { return fail_code(r, D2_ERR_INVALID, what); }
 
 static d2_gval keep(R *r, d2_gval v)
 {
     if (r->ntmp == MAX_TMP) {
         r->b->vt->release(r->b, v);
-        fail(r, "too many intermediate values");
+        fail_code(r, D2_ERR_LIMIT, "too many intermediate values");
         return NULL;
     }
     return r->tmp[r->ntmp++] = v;
@@ -47,13 +51,13 @@ static d2_attrs *attrs_of(R *r, d2_op_id id)
         return NULL;
     const d2_opdef *def = d2_op_def(id);
     if (r->nat == MAX_ATTRS) {
-        fail(r, "too many attribute sets");
+        fail_code(r, D2_ERR_LIMIT, "too many attribute sets");
         return NULL;
     }
     d2_attrs *a = &r->at[r->nat];
     d2_attrs_init_default(def, a);
     if (a->n != def->n_attrs) {
-        fail(r, "out of memory");
+        fail_code(r, D2_ERR_NOMEM, "out of memory");
         return NULL;
     }
     r->nat++;
@@ -674,13 +678,13 @@ static int g_concat(R *r)
 {
     d2_gctx *g = r->g;
     int n = g->n_in, nd = ndim_of(r, g->in[0]);
-    if (n > 64)
+    if (n > MAX_PARTS)
         return fail(r, "too many inputs");
     int64_t axis = d2_attr_int(g->def, g->attrs, "axis");
     axis = axis < 0 ? axis + nd : axis;
     if (axis < 0 || axis >= nd)
         return fail(r, "bad axis");
-    int64_t sec[64];
+    int64_t sec[MAX_PARTS];
     bool known = true;
     for (int i = 0; i < n; i++) {
         d2_type t;
@@ -692,7 +696,7 @@ static int g_concat(R *r)
         d2_attrs *a = attrs_of(r, D2_OP_split);
         SET(r, a, D2_OP_split, ints, "sections", sec, n);
         SET(r, a, D2_OP_split, int, "axis", axis);
-        d2_gval parts[64];
+        d2_gval parts[MAX_PARTS];
         if (emitm(r, D2_OP_split, a, &DOUT(r), 1, parts, n) < 0)
             return -1;
         for (int i = 0; i < n; i++)
@@ -725,7 +729,7 @@ static int g_stack(R *r)
 {
     d2_gctx *g = r->g;
     int n = g->n_in;
-    if (n > 64)
+    if (n > MAX_PARTS)
         return fail(r, "too many inputs");
     int64_t axis = d2_attr_int(g->def, g->attrs, "axis");
     int nd = ndim_of(r, DOUT(r));
@@ -735,7 +739,7 @@ static int g_stack(R *r)
     SET(r, a, D2_OP_split, int, "axis", axis);
     d2_attrs *sq = attrs_of(r, D2_OP_squeeze);
     SET(r, sq, D2_OP_squeeze, ints, "axis", &axis, 1);
-    d2_gval parts[64];
+    d2_gval parts[MAX_PARTS];
     if (emitm(r, D2_OP_split, a, &DOUT(r), 1, parts, n) < 0)
         return -1;
     for (int i = 0; i < n; i++)
@@ -748,9 +752,9 @@ static int g_stack(R *r)
 static int g_split(R *r)
 {
     d2_gctx *g = r->g;
-    if (g->n_out > 64)
+    if (g->n_out > MAX_PARTS)
         return fail(r, "too many outputs");
-    d2_gval parts[64];
+    d2_gval parts[MAX_PARTS];
     for (int k = 0; k < g->n_out; k++) {
         parts[k] = g->dout[k];
         if (!parts[k]) {
@@ -918,7 +922,7 @@ static int g_tile(R *r)
     int n = nr > nx ? nr : nx;
     if (n > D2_MAX_DIMS / 2) {
         /* more than 4 dims: the [r, d] view would exceed the rank limit */
-        return fail(r, "tile of more than 4 dims has no gradient");
+        return fail_code(r, D2_ERR_UNSUPPORTED, "tile of more than 4 dims has no gradient");
     }
     d2_type tx;
     type_of(r, X(r), &tx);
@@ -1072,7 +1076,7 @@ static d2_attrs *same_attrs(R *r, d2_op_id id)
             continue;
         d2_attrs one = {1, &r->g->attrs->v[j]}, copy;
         if (d2_attrs_copy(&copy, &one, r->g->err) < 0) {
-            fail(r, "out of memory");
+            fail_code(r, D2_ERR_NOMEM, "out of memory");
             return NULL;
         }
         d2_attr_value_free(&a->v[i]);
@@ -1168,6 +1172,18 @@ static int g_conv2d_transpose(R *r)
 static int g_pool2d(R *r)
 {
     give(r, 0, E(r, pool2d_grad, same_attrs(r, D2_OP_pool2d_grad), X(r), OUT(r), DOUT(r)));
+    return r->rc;
+}
+
+/* Average pooling's gradient spreads dout with the divisors of the forward op,
+ * so its transpose is that average pooling itself. Max pooling's routing has
+ * no registry op yet. */
+static int g_pool2d_grad(R *r)
+{
+    if (strcmp(d2_attr_str(r->g->def, r->g->attrs, "pooling_type"), "avg") != 0)
+        return fail_code(r, D2_ERR_UNSUPPORTED,
+                         "the second derivative of max pooling is not supported");
+    give(r, 2, E(r, pool2d, same_attrs(r, D2_OP_pool2d), DOUT(r)));
     return r->rc;
 }
 
@@ -1289,6 +1305,7 @@ static const rule_t rules[D2_NUM_OPS] = {
     [D2_OP_reduce_as] = {g_reduce_as, 1u << 1},
     [D2_OP_conv2d_grad_input] = {g_conv2d_grad_input, 1u << 0},
     [D2_OP_conv2d_grad_filter] = {g_conv2d_grad_filter, 1u << 1},
+    [D2_OP_pool2d_grad] = {g_pool2d_grad, 1u << 0 | 1u << 1},
     /* layers */
     [D2_OP_conv2d_transpose] = {g_conv2d_transpose, 0},
 };
@@ -1311,8 +1328,7 @@ static int dispatch(d2_gctx *g)
     if (!g->attrs) {
         d2_attrs_init_default(g->def, &defaults);
         if (defaults.n != g->def->n_attrs)
-            return d2_err_set(g->err, D2_ERR_NOMEM, "gradient of %s: out of memory",
-                              g->def->name);
+            return d2_err_set(g->err, D2_ERR_NOMEM, "gradient of %s: out of memory", g->def->name);
         g->attrs = &defaults;
     }
     R r = {0};

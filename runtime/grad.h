@@ -16,8 +16,8 @@
  * Every non-control op has a rule or D2_OPF_NO_GRAD, except these, which the
  * callers differentiate: cond and while_loop (from their blocks, see
  * DESIGN.md) and the tensor-array ops (array_create/write/read/stack/concat,
- * whose gradients are arrays of gradients). Backward ops without a second
- * derivative yet carry D2_OPF_NO_GRAD (pool2d_grad).
+ * whose gradients are arrays of gradients). pool2d_grad's rule covers
+ * average pooling and reports an error for max pooling.
  */
 #ifndef DY2ST_GRAD_H
 #define DY2ST_GRAD_H

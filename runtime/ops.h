@@ -258,6 +258,7 @@ int infer_array_read(d2_infer_ctx *ic);
 int infer_array_length(d2_infer_ctx *ic);
 int infer_array_stack(d2_infer_ctx *ic);
 int infer_none(d2_infer_ctx *ic);
+int infer_optimizer(d2_infer_ctx *ic);
 int infer_cond(d2_infer_ctx *ic);
 int infer_while_loop(d2_infer_ctx *ic);
 

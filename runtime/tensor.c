@@ -257,6 +257,31 @@ d2_tensor *d2_tensor_new(d2_backend *be, d2_dtype dt, int ndim, const int64_t *s
     return t;
 }
 
+d2_tensor *d2_tensor_new_over(d2_backend *be, d2_dtype dt, int ndim, const int64_t *shape,
+                              void *data, void (*release)(void *ctx, void *data), void *ctx,
+                              d2_err *err)
+{
+    if (!be)
+        be = d2_cpu_backend();
+    d2_tensor *t = tensor_alloc_header(dt, ndim, shape, err);
+    if (!t)
+        return NULL;
+    d2_storage *s = d2_calloc(1, sizeof *s);
+    if (!s) {
+        d2_free(t);
+        d2_err_set(err, D2_ERR_NOMEM, "out of memory allocating a tensor");
+        return NULL;
+    }
+    s->refcount = 1;
+    s->backend = be;
+    s->nbytes = (size_t)d2_tensor_numel(t) * d2_dtype_size(dt);
+    s->data = data;
+    s->release = release;
+    s->release_ctx = ctx;
+    t->storage = s;
+    return t;
+}
+
 d2_tensor *d2_tensor_zeros(d2_dtype dt, int ndim, const int64_t *shape, d2_err *err)
 {
     d2_tensor *t = d2_tensor_new(NULL, dt, ndim, shape, err);

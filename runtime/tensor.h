@@ -103,6 +103,13 @@ struct d2_backend *d2_cpu_backend(void);
 /* New contiguous tensor on backend `be` (NULL = CPU), data uninitialised. */
 d2_tensor *d2_tensor_new(struct d2_backend *be, d2_dtype dt, int ndim, const int64_t *shape,
                          d2_err *err);
+/* New contiguous tensor on backend be (NULL = CPU) over `data`, a buffer of
+ * at least its byte size; release(ctx, data) is called instead of the
+ * backend's free when the storage's last reference goes. On failure (NULL,
+ * err set) the caller still owns data. */
+d2_tensor *d2_tensor_new_over(struct d2_backend *be, d2_dtype dt, int ndim,
+                              const int64_t *shape, void *data,
+                              void (*release)(void *ctx, void *data), void *ctx, d2_err *err);
 /* New contiguous CPU tensor filled with zeros. */
 d2_tensor *d2_tensor_zeros(d2_dtype dt, int ndim, const int64_t *shape, d2_err *err);
 /* New CPU tensor copying `data` (contiguous, numel elements of dt). */

@@ -1178,8 +1178,6 @@ int cpu_reduce_as(d2_kctx *k)
     int64_t n = d2_tensor_numel(x), nout = d2_tensor_numel(out);
     if (nout == 0)
         return 0;
-    if (n == 0)
-        return d2_err_set(k->err, D2_ERR_SHAPE, "reduce_as: x is empty but the target is not");
     void *xd = d2_tensor_data(x), *od = d2_tensor_data(out);
     switch (x->dtype) {
     case D2_F32: reduce_as_f32(xd, od, nd, x->shape, ost, n, nout); break;

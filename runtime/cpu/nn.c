@@ -1,5 +1,6 @@
 /* nn.c - CPU kernels for matmul, linear, conv2d(_transpose), pool2d, norms, embedding, dropout. */
 #include "../ops.h"
+#include "dnnl.h"
 #include "gemm.h"
 
 #include <float.h>
@@ -244,6 +245,15 @@ static void conv_resolve(d2_kctx *k, int64_t h, int64_t w, int64_t kh, int64_t k
 DEFINE_IM2COL(float)
 DEFINE_IM2COL(double)
 
+/* The bottom/right padding that makes a convolution of in (padded by pb at
+ * the start) come out at o positions: 0 where the last window already ends
+ * inside the input (floor division dropped the rest). */
+static int64_t pad_end(int64_t o, int64_t s, int64_t k, int64_t d, int64_t in, int64_t pb)
+{
+    int64_t p = (o - 1) * s + (k - 1) * d + 1 - in - pb;
+    return p > 0 ? p : 0;
+}
+
 int cpu_conv2d(d2_kctx *k)
 {
     d2_tensor *x = k->in[0], *wt = k->in[1], *b = k->n_in > 2 ? k->in[2] : NULL, *out = k->out[0];
@@ -273,6 +283,16 @@ int cpu_conv2d(d2_kctx *k)
     int64_t ocg = oc / groups, kdim = cg * kh * kw, ohw = oh * ow;
     char *od = d2_tensor_data(out);
     const char *xd = d2_tensor_data(x), *wd = d2_tensor_data(wt);
+    if (dt == D2_F32 && kdim > 0) {
+        /* oneDNN where built with it and faster for this shape (dnnl.c) */
+        d2_dnnl_conv cv = {nn, c, h, w, oc, kh, kw, oh, ow, groups, g.sh, g.sw, g.dh, g.dw, g.pt,
+                           g.pl, pad_end(oh, g.sh, kh, g.dh, h, g.pt),
+                           pad_end(ow, g.sw, kw, g.dw, w, g.pl), b != NULL, false};
+        int dr = d2_dnnl_conv2d(&cv, (const float *)xd, (const float *)wd,
+                                b ? d2_tensor_data(b) : NULL, (float *)od, k->err);
+        if (dr <= 0)
+            return dr;
+    }
     if (b || kdim == 0)
         fill_channels(dt, od, b ? d2_tensor_data(b) : NULL, nn * oc, oc, ohw);
     if (kdim == 0)
@@ -538,6 +558,70 @@ typedef struct {
 DEFINE_POOL(float)
 DEFINE_POOL(double)
 
+/* Marks a loop for vectorisation: -O2 alone vectorises only loops whose trip
+ * count is a known multiple of the vector width. */
+#ifdef _OPENMP
+#define SIMD _Pragma("omp simd")
+#else
+#define SIMD
+#endif
+
+/* Max pooling without adaptive windows, in two vectorisable passes per
+ * output row: the maximum over the window's rows for every input column
+ * (contiguous), then over each window's columns, with the windows that lie
+ * wholly inside the row taken without bounds checks. Same windows and the
+ * same result as pool_T; row is scratch of w elements. */
+#define DEFINE_POOL_MAX(T)                                                                        \
+    static void pool_max_##T(const T *x, T *y, int64_t planes, int64_t h, int64_t w,             \
+                             int64_t oh_n, int64_t ow_n, const pool_geom *g, T *row)              \
+    {                                                                                             \
+        /* ow in [lo, hi): the window's columns are all inside [0, w) */                          \
+        int64_t lo = g->pl > 0 ? (g->pl + g->sw - 1) / g->sw : 0;                                 \
+        int64_t hi = w + g->pl - g->kw < 0 ? 0 : (w + g->pl - g->kw) / g->sw + 1;                 \
+        lo = lo < ow_n ? lo : ow_n;                                                               \
+        hi = hi < ow_n ? hi : ow_n;                                                               \
+        hi = hi > lo ? hi : lo;                                                                   \
+        for (int64_t p = 0; p < planes; p++, x += h * w)                                          \
+            for (int64_t oh = 0; oh < oh_n; oh++, y += ow_n) {                                    \
+                int64_t hs = oh * g->sh - g->pt;                                                  \
+                int64_t he = hs + g->kh < h + g->pt ? hs + g->kh : h + g->pt;                     \
+                hs = hs > 0 ? hs : 0;                                                             \
+                he = he < h ? he : h;                                                             \
+                SIMD for (int64_t iw = 0; iw < w; iw++)                                           \
+                    row[iw] = (T)-FLT_MAX;                                                        \
+                for (int64_t ih = hs; ih < he; ih++) {                                            \
+                    const T *xr = x + ih * w;                                                     \
+                    SIMD for (int64_t iw = 0; iw < w; iw++)                                       \
+                        row[iw] = row[iw] > xr[iw] ? row[iw] : xr[iw];                            \
+                }                                                                                 \
+                for (int64_t ow = lo; ow < hi; ow++)                                              \
+                    y[ow] = (T)-FLT_MAX;                                                          \
+                for (int64_t j = 0; j < g->kw; j++) {                                             \
+                    const T *r = row + j - g->pl;                                                 \
+                    SIMD for (int64_t ow = lo; ow < hi; ow++) {                                   \
+                        T e = r[ow * g->sw];                                                      \
+                        y[ow] = y[ow] > e ? y[ow] : e;                                            \
+                    }                                                                             \
+                }                                                                                 \
+                for (int64_t ow = 0; ow < ow_n; ow++) {                                           \
+                    if (ow == lo)                                                                 \
+                        ow = hi;                                                                  \
+                    if (ow >= ow_n)                                                               \
+                        break;                                                                    \
+                    int64_t ws = ow * g->sw - g->pl;                                              \
+                    int64_t we = ws + g->kw < w + g->pl ? ws + g->kw : w + g->pl;                 \
+                    ws = ws > 0 ? ws : 0;                                                         \
+                    we = we < w ? we : w;                                                         \
+                    T v = (T)-FLT_MAX;                                                            \
+                    for (int64_t iw = ws; iw < we; iw++)                                          \
+                        v = v > row[iw] ? v : row[iw];                                            \
+                    y[ow] = v;                                                                    \
+                }                                                                                 \
+            }                                                                                     \
+    }
+DEFINE_POOL_MAX(float)
+DEFINE_POOL_MAX(double)
+
 int cpu_pool2d(d2_kctx *k)
 {
     d2_tensor *x = k->in[0], *out = k->out[0];
@@ -561,6 +645,23 @@ int cpu_pool2d(d2_kctx *k)
         return 0;
     if (h == 0 || w == 0)
         return d2_err_set(k->err, D2_ERR_SHAPE, "pool2d: input has an empty spatial dimension");
+    if (g.is_max && !g.adaptive) {
+        size_t es = d2_dtype_size(x->dtype), rb;
+        if (!d2_mul_size((size_t)w, es, &rb))
+            return d2_err_set(k->err, D2_ERR_NOMEM, "pool2d: rows of %lld elements are too long",
+                              (long long)w);
+        void *row = d2_malloc(rb);
+        if (!row)
+            return d2_err_set(k->err, D2_ERR_NOMEM, "pool2d: out of memory");
+        if (x->dtype == D2_F32)
+            pool_max_float(d2_tensor_data(x), d2_tensor_data(out), planes, h, w, out->shape[2],
+                           out->shape[3], &g, row);
+        else
+            pool_max_double(d2_tensor_data(x), d2_tensor_data(out), planes, h, w, out->shape[2],
+                            out->shape[3], &g, row);
+        d2_free(row);
+        return 0;
+    }
     if (x->dtype == D2_F32)
         pool_float(d2_tensor_data(x), d2_tensor_data(out), planes, h, w, out->shape[2],
                    out->shape[3], &g);
@@ -697,12 +798,12 @@ int cpu_batch_norm(d2_kctx *k)
             if (dt == D2_F32) {
                 const float *xs = (const float *)xd + base;
                 float *os = (float *)od + base;
-                for (int64_t j = 0; j < inner; j++)
+                SIMD for (int64_t j = 0; j < inner; j++)
                     os[j] = (float)(((double)xs[j] - mu) * sc + bi);
             } else { /* F64 (need_float admits no other dtype) */
                 const double *xs = (const double *)xd + base;
                 double *os = (double *)od + base;
-                for (int64_t j = 0; j < inner; j++)
+                SIMD for (int64_t j = 0; j < inner; j++)
                     os[j] = (xs[j] - mu) * sc + bi;
             }
         }

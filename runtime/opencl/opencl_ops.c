@@ -837,6 +837,30 @@ int ocl_prod(d2_kctx *k) { return reduce(k, RED_PROD); }
 int ocl_any(d2_kctx *k) { return reduce(k, RED_ANY); }
 int ocl_all(d2_kctx *k) { return reduce(k, RED_ALL); }
 
+/* reduce_as: a sum over x's leading dims and the dims where the target has 1 */
+int ocl_reduce_as(d2_kctx *k)
+{
+    if (prologue(k) < 0)
+        return -1;
+    d2_tensor *x = k->in[0], *out = k->out[0];
+    int off = x->ndim - out->ndim;
+    if (x->dtype == D2_BOOL || out->dtype != x->dtype)
+        return d2_err_set(k->err, D2_ERR_DTYPE, "%s: dtype %s is not supported", opname(k),
+                          d2_dtype_name(x->dtype));
+    if (off < 0)
+        return d2_err_set(k->err, D2_ERR_SHAPE, "%s: target has more dims than x", opname(k));
+    bool red[D2_MAX_DIMS];
+    for (int d = 0; d < x->ndim; d++) {
+        int64_t t = d >= off ? out->shape[d - off] : 1;
+        if (t != 1 && t != x->shape[d])
+            return d2_err_set(k->err, D2_ERR_SHAPE,
+                              "%s: target dim %d (%lld) does not broadcast to x's %lld",
+                              opname(k), d - off, (long long)t, (long long)x->shape[d]);
+        red[d] = t == 1 && x->shape[d] != 1;
+    }
+    return launch_reduce(k, "reduce", RED_SUM, x, red, out);
+}
+
 /* argmax/argmin along axis (or over everything with flatten); the kernel
  * writes int64 indices, converted when dtype is int32. */
 static int argminmax(d2_kctx *k, int op)
@@ -1754,6 +1778,66 @@ int ocl_pool2d(d2_kctx *k)
     return run1d(k, name, n, &a);
 }
 
+/* pool2d_grad(x, out, dout): one work-item per (n, c) plane, pool2d's windows. */
+int ocl_pool2d_grad(d2_kctx *k)
+{
+    if (prologue(k) < 0)
+        return -1;
+    d2_tensor *x = k->in[0], *y = k->in[1], *dy = k->in[2], *dx = k->out[0];
+    if (x->ndim != 4 || y->ndim != 4 || dy->ndim != 4 || y->shape[0] != x->shape[0] ||
+        y->shape[1] != x->shape[1])
+        return d2_err_set(k->err, D2_ERR_SHAPE, "%s: x, out and dout must be 4-d (NCHW)",
+                          opname(k));
+    for (int d = 0; d < 4; d++)
+        if (dy->shape[d] != y->shape[d])
+            return d2_err_set(k->err, D2_ERR_SHAPE, "%s: dout must have out's shape", opname(k));
+    if (!d2_dtype_is_float(x->dtype) || y->dtype != x->dtype || dy->dtype != x->dtype)
+        return d2_err_set(k->err, D2_ERR_DTYPE, "%s: x, out and dout must share a float dtype",
+                          opname(k));
+    bool avg = strcmp(ATTR_STR(k, "pooling_type"), "avg") == 0;
+    int64_t H = x->shape[2], W = x->shape[3], OH = y->shape[2], OW = y->shape[3];
+    int64_t kh, kw, sh, sw, ph, pw;
+    if (attr_pair(k, "ksize", &kh, &kw) < 0 || attr_pair(k, "strides", &sh, &sw) < 0 ||
+        attr_pads(k, &ph, &pw) < 0)
+        return -1;
+    bool adaptive = ATTR_BOOL(k, "adaptive"), global = ATTR_BOOL(k, "global_pooling");
+    if (global) {
+        kh = H;
+        kw = W;
+    }
+    if (global || adaptive)
+        ph = pw = 0;
+    int64_t planes = x->shape[0] * x->shape[1];
+    if (d2_tensor_numel(x) == 0)
+        return 0;
+    char name[32];
+    snprintf(name, sizeof name, "pool2d_grad_%s", sfx(x->dtype));
+    ocl_args a = {0};
+    ocl_arg_long(&a, planes);
+    ocl_arg_long(&a, H);
+    ocl_arg_long(&a, W);
+    ocl_arg_long(&a, OH);
+    ocl_arg_long(&a, OW);
+    ocl_arg_long(&a, kh);
+    ocl_arg_long(&a, kw);
+    ocl_arg_long(&a, sh);
+    ocl_arg_long(&a, sw);
+    ocl_arg_long(&a, ph);
+    ocl_arg_long(&a, pw);
+    ocl_arg_int(&a, avg);
+    ocl_arg_int(&a, adaptive);
+    ocl_arg_int(&a, ATTR_BOOL(k, "exclusive"));
+    ocl_arg_mem(&a, mem_of(x));
+    ocl_arg_long(&a, x->offset);
+    ocl_arg_mem(&a, mem_of(y));
+    ocl_arg_long(&a, y->offset);
+    ocl_arg_mem(&a, mem_of(dy));
+    ocl_arg_long(&a, dy->offset);
+    ocl_arg_mem(&a, mem_of(dx));
+    ocl_arg_long(&a, dx->offset);
+    return run1d(k, name, planes, &a);
+}
+
 static void arg_float_param(ocl_args *a, d2_dtype dt, double v)
 {
     if (dt == D2_F64)
@@ -2048,12 +2132,46 @@ int ocl_set_value(d2_kctx *k) { return via_host(k, cpu_set_value); }
 int ocl_index_put(d2_kctx *k) { return via_host(k, cpu_index_put); }
 int ocl_index_get(d2_kctx *k) { return via_host(k, cpu_index_get); }
 
-/* ---- gradient helpers without a device kernel yet: computed on host copies ---- */
+/* ---- gradient ops without a device kernel yet: computed on host copies ---- */
 
-int ocl_reduce_as(d2_kctx *k) { return via_host(k, cpu_reduce_as); }
 int ocl_conv2d_grad_input(d2_kctx *k) { return via_host(k, cpu_conv2d_grad_input); }
 int ocl_conv2d_grad_filter(d2_kctx *k) { return via_host(k, cpu_conv2d_grad_filter); }
-int ocl_pool2d_grad(d2_kctx *k) { return via_host(k, cpu_pool2d_grad); }
 
 /* conv2d_transpose: the CPU kernel (GEMM + col2im) on host copies */
 int ocl_conv2d_transpose(d2_kctx *k) { return via_host(k, cpu_conv2d_transpose); }
+
+/* ---- optimizer updates: run on host copies, every result uploaded into its output ---- */
+
+static int all_via_host(d2_kctx *k, d2_kernel_fn cpu_fn)
+{
+    d2_tensor *hout[D2_MAX_PORTS] = {0};
+    int rc = 0;
+    for (int i = 0; i < k->n_out && rc == 0; i++) {
+        d2_tensor *out = k->out[i];
+        if (!out || !d2_tensor_is_contiguous(out))
+            rc = d2_err_set(k->err, D2_ERR_INVALID, "%s: output is missing or not contiguous",
+                            opname(k));
+        else if (!(hout[i] = d2_tensor_new(NULL, out->dtype, out->ndim, out->shape, k->err)))
+            rc = -1;
+    }
+    if (rc == 0)
+        rc = run_on_host(k, cpu_fn, hout);
+    for (int i = 0; i < k->n_out && rc == 0; i++) {
+        d2_tensor *out = k->out[i];
+        size_t n = (size_t)d2_tensor_numel(hout[i]) * d2_dtype_size(hout[i]->dtype);
+        if (n > 0)
+            rc = k->be->upload(k->be, mem_of(out), (size_t)out->offset * d2_dtype_size(out->dtype),
+                               d2_tensor_data(hout[i]), n, k->err);
+    }
+    for (int i = 0; i < k->n_out; i++)
+        d2_tensor_unref(hout[i]);
+    return rc;
+}
+
+int ocl_sgd(d2_kctx *k) { return all_via_host(k, cpu_sgd); }
+int ocl_momentum(d2_kctx *k) { return all_via_host(k, cpu_momentum); }
+int ocl_adam(d2_kctx *k) { return all_via_host(k, cpu_adam); }
+int ocl_adamw(d2_kctx *k) { return all_via_host(k, cpu_adamw); }
+int ocl_rmsprop(d2_kctx *k) { return all_via_host(k, cpu_rmsprop); }
+int ocl_adagrad(d2_kctx *k) { return all_via_host(k, cpu_adagrad); }
+int ocl_lamb(d2_kctx *k) { return all_via_host(k, cpu_lamb); }

@@ -181,6 +181,12 @@
       "f64[1,2,4,3] f64[3,2,2,2] f64[1,3,3,4]", 1)                                                 \
     C("conv2d_grad_filter", "groups = 2, dilations = [2, 1]",                                      \
       "f64[2,4,4,3] f64[2,2,2,2] f64[2,2,2,2]", 1)                                                 \
+    C("pool2d_grad",                                                                               \
+      "pooling_type = \"avg\", ksize = [3, 2], strides = [2, 1], paddings = [1, 1], "              \
+      "exclusive = false",                                                                         \
+      "f64[1,2,5,4] f64[1,2,3,5] f64[1,2,3,5]", 1)                                                 \
+    C("pool2d_grad", "pooling_type = \"avg\", ksize = [2, 2], adaptive = true",                    \
+      "f64[2,1,5,3] f64[2,1,2,2] f64[2,1,2,2]", 1)                                                 \
     C("reduce_as", "", "f64[2,3,4] f64[3,1]", 1)                                               \
     /* layers */                                                                                   \
     C("conv2d_transpose", "", "f64[1,2,3,3] f64[2,3,2,2] f64[3]", 1)                               \
@@ -523,7 +529,7 @@ static void test_finite_differences(void **state)
 
 typedef struct {
     d2_grad_eager eager;
-    long live;     /* handles the rule holds: made or referenced, not yet released */
+    long live; /* handles the rule holds: made or referenced, not yet released */
     int calls, fail_at;
 } counting;
 
@@ -533,8 +539,8 @@ static int cnt_emit(d2_gbuilder *b, d2_op_id id, const d2_attrs *attrs, d2_gval 
     counting *c = (counting *)b;
     if (++c->calls == c->fail_at)
         return d2_err_set(err, D2_ERR_NOMEM, "injected failure");
-    if (d2_op_run(c->eager.be, id, attrs, (d2_tensor **)ins, n_in, (d2_tensor **)outs, n_out,
-                  err) < 0)
+    if (d2_op_run(c->eager.be, id, attrs, (d2_tensor **)ins, n_in, (d2_tensor **)outs, n_out, err) <
+        0)
         return -1;
     c->live += n_out;
     return 0;
@@ -776,6 +782,93 @@ static void test_dynamic_dims(void **state)
         failed += check_dynamic(&cases[c]);
     if (failed)
         fail_msg("%d of %d cases failed with dynamic dims", failed, n);
+}
+
+/* The same rules run eagerly while type_of hides every dim (-1): the paths a
+ * rule takes for dynamic shapes compute the same gradients as the static ones
+ * (within 1e-12 relative). */
+static int hidden_emit(d2_gbuilder *b, d2_op_id id, const d2_attrs *attrs, d2_gval *ins, int n_in,
+                       d2_gval *outs, int n_out, d2_err *err)
+{
+    (void)b;
+    return d2_op_run(NULL, id, attrs, (d2_tensor **)ins, n_in, (d2_tensor **)outs, n_out, err);
+}
+
+static void hidden_type_of(d2_gbuilder *b, d2_gval v, d2_type *out)
+{
+    (void)b;
+    const d2_tensor *t = v;
+    out->kind = t->kind;
+    out->dtype = t->dtype;
+    out->shape.ndim = t->ndim;
+    for (int d = 0; d < t->ndim; d++)
+        out->shape.dims[d] = -1;
+}
+
+static d2_gval hidden_ref(d2_gbuilder *b, d2_gval v)
+{
+    (void)b;
+    return d2_tensor_ref(v);
+}
+
+static void hidden_release(d2_gbuilder *b, d2_gval v)
+{
+    (void)b;
+    d2_tensor_unref(v);
+}
+
+static const d2_gbuilder_vt hidden_vt = {hidden_emit, hidden_type_of, hidden_ref, hidden_release};
+
+static int check_hidden(const gcase *c)
+{
+    prepared p;
+    prepare(c, &p);
+    d2_gbuilder hb = {&hidden_vt};
+    d2_tensor *sg[32] = {0}, *hg[32] = {0};
+    d2_err err = {0};
+    int bad = 0;
+    if (analytic(&p, NULL, sg, &err) < 0 ||
+        run_rule(&p, &hb, (void **)p.in, (void **)p.out, (void **)p.dout, (void **)hg, &err) < 0) {
+        fprintf(stderr, "%s: rule with hidden dims failed: %s\n", case_name(c), err.msg);
+        bad = 1;
+    }
+    for (int i = 0; i < p.n_in && !bad; i++) {
+        if (!sg[i] != !hg[i] || (sg[i] && !same_type(sg[i], hg[i]))) {
+            fprintf(stderr, "%s: gradient %d differs in presence, dtype or shape\n", case_name(c),
+                    i);
+            bad = 1;
+            continue;
+        }
+        d2_tensor *a = sg[i] ? d2_tensor_contiguous(sg[i], &err) : NULL;
+        d2_tensor *b = hg[i] ? d2_tensor_contiguous(hg[i], &err) : NULL;
+        int64_t n = a ? d2_tensor_numel(a) : 0;
+        for (int64_t j = 0; j < n && !bad; j++) {
+            double x = d2_tensor_get_f64(a, j), y = d2_tensor_get_f64(b, j);
+            if (!(fabs(x - y) <= 1e-12 * (1 + fabs(x)))) {
+                fprintf(stderr, "%s: gradient %d [%lld]: %.15g with static dims, %.15g hidden\n",
+                        case_name(c), i, (long long)j, x, y);
+                bad = 1;
+            }
+        }
+        d2_tensor_unref(a);
+        d2_tensor_unref(b);
+    }
+    for (int i = 0; i < 32; i++) {
+        d2_tensor_unref(sg[i]);
+        d2_tensor_unref(hg[i]);
+    }
+    unprepare(&p);
+    return bad;
+}
+
+static void test_dynamic_paths(void **state)
+{
+    (void)state;
+    int failed = 0, n = (int)(sizeof cases / sizeof *cases);
+    for (int c = 0; c < n; c++)
+        failed += check_hidden(&cases[c]);
+    if (failed)
+        fail_msg("%d of %d cases differ when dims are hidden", failed, n);
 }
 
 /* ---- OpenCL: the same rules on the device agree with the CPU ---- */
@@ -1153,8 +1246,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_op_covered), cmocka_unit_test(test_finite_differences),
-        cmocka_unit_test(test_failures_release),
-        cmocka_unit_test(test_dynamic_dims),     cmocka_unit_test(test_opencl),
+        cmocka_unit_test(test_failures_release), cmocka_unit_test(test_dynamic_dims),
+        cmocka_unit_test(test_dynamic_paths),    cmocka_unit_test(test_opencl),
         cmocka_unit_test(test_double_grad),
     };
     return cmocka_run_group_tests(tests, setup, NULL);

@@ -516,6 +516,7 @@ static void build_cases(void)
                  d < 2 ? MATH : EXACT);
         add_case("reduce_as", "", fmt("%s[257] %s[]", DT[d], DT[d]), d < 2 ? MATH : EXACT);
         add_case("reduce_as", "", fmt("%s[3,4] %s[3,4]", DT[d], DT[d]), EXACT);
+        add_case("reduce_as", "", fmt("%s[0,3] %s[1,3]", DT[d], DT[d]), EXACT);
     }
 
     /* argmax / argmin */
@@ -763,6 +764,36 @@ static void build_cases(void)
         add_case("array_concat", "axis = 1", fmt("arr:%s[2,33]x2", DT[d]), EXACT);
     }
     add_error_case("array_stack", "", "arr:f32[3]x0", "empty");
+
+    /* optimizer updates: param, grad, lr, then the state */
+    for (int d = 0; d < 2; d++) {
+        const char *t = DT[d];
+        add_case("sgd", "", fmt("%s[3,5] %s[3,5] %s[]:val0.1", t, t, t), MATH);
+        add_case("momentum", "", fmt("%s[33] %s[33] %s[1]:val0.1 %s[33]", t, t, t, t), MATH);
+        add_case("momentum",
+                 "use_nesterov = true, regularization_method = \"l2_decay\", "
+                 "regularization_coeff = 0.01",
+                 fmt("%s[2,3] %s[2,3] %s[]:val0.05 %s[2,3]", t, t, t, t), MATH);
+        const char *adam_ins = fmt("%s[4,9] %s[4,9] %s[]:val0.01 %s[4,9] %s[4,9]:pos "
+                                   "%s[1]:val0.81 %s[1]:val0.998",
+                                   t, t, t, t, t, t, t);
+        add_case("adam", "", adam_ins, MATH);
+        add_case("adam", "beta1 = 0.5, epsilon = 0.001", adam_ins, MATH);
+        add_case("adamw", "coeff = 0.1, lr_ratio = 0.5", adam_ins, MATH);
+        add_case("adamw", "with_decay = false", adam_ins, MATH);
+        add_case("lamb", "", adam_ins, MATH);
+        add_case("lamb", "weight_decay = 0, beta2 = 0.9", adam_ins, MATH);
+        add_case("lamb", "weight_decay = 0, always_adapt = true", adam_ins, MATH);
+        const char *rms_ins =
+            fmt("%s[5,3] %s[5,3] %s[]:val0.01 %s[5,3]:pos %s[5,3] %s[5,3]:unit", t, t, t, t, t, t);
+        add_case("rmsprop", "", rms_ins, MATH);
+        add_case("rmsprop", "centered = true, momentum = 0.9, rho = 0.9", rms_ins, MATH);
+        add_case("adagrad", "epsilon = 0.0001", fmt("%s[6] %s[6] %s[]:val0.3 %s[6]:pos", t, t, t, t),
+                 MATH);
+    }
+    add_error_case("sgd", "", "f32[3] f32[3] f32[2]", "one element");
+    add_error_case("adam", "", "f32[3] f32[3] f32[] f32[3] f32[2] f32[1] f32[1]", "param");
+    add_error_case("sgd", "", "i32[3] i32[3] i32[]", "float32 and float64");
 
     /* side effects (print writes to stdout) */
     add_case("print", "message = \"device print\"", "f32[2,3]", EXACT);

@@ -97,6 +97,9 @@ GOLDEN(tensor_print)
 GOLDEN(extra_api)
 GOLDEN(hand_control_flow)
 GOLDEN(layerdict_accuracy)
+GOLDEN(losses)
+GOLDEN(optimizers)
+GOLDEN(lr_schedulers)
 GOLDEN(rnn_layers)
 GOLDEN(conv_layers)
 GOLDEN(norm_layers)
@@ -563,6 +566,9 @@ int main(void)
         cmocka_unit_test(test_golden_extra_api),
         cmocka_unit_test(test_golden_hand_control_flow),
         cmocka_unit_test(test_golden_layerdict_accuracy),
+        cmocka_unit_test(test_golden_losses),
+        cmocka_unit_test(test_golden_optimizers),
+        cmocka_unit_test(test_golden_lr_schedulers),
         cmocka_unit_test(test_golden_rnn_layers),
         cmocka_unit_test(test_golden_conv_layers),
         cmocka_unit_test(test_golden_norm_layers),

@@ -197,6 +197,13 @@ d2_obj *d2_raise_err(d2_interp *I, const d2_err *err)
 
 /* ---- reporting: uncaught exceptions, warnings ---- */
 
+/* Whether a traceback entry lies in a library module written in Python. */
+static bool library_frame(const d2i_tb_entry *e)
+{
+    const d2_module *m = e->module;
+    return m && m->path && strncmp(m->path, "<dy2st>/", 8) == 0;
+}
+
 /* Renders the pending (uncaught) exception into I->diag and clears it. */
 void d2i_render_exception(d2_interp *I)
 {
@@ -236,18 +243,27 @@ void d2i_render_exception(d2_interp *I)
         d2_diag_set_source(&I->diag, "<dy2st>", NULL, 0);
         d2_diag_add(&I->diag, D2_DIAG_ERROR, (d2_span){0}, "%s", msgbuf);
     } else {
+        /* frames inside library modules written in Python (<dy2st>/...) are
+         * left out when the user's code called them: the error points there */
+        bool user = false;
+        for (size_t i = 0; i < tb->n && !user; i++)
+            user = !library_frame(&tb->e[i]);
+        bool first = true;
         for (size_t i = 0; i < tb->n; i++) {
             const d2i_tb_entry *e = &tb->e[i];
+            if (user && library_frame(e))
+                continue;
             const d2_module *m = e->module;
             const char *file = m ? (m->path ? m->path : m->name) : "<dy2st>";
             if (m && m->ast)
                 d2_diag_set_source(&I->diag, file, m->ast->source, m->ast->source_len);
             else
                 d2_diag_set_source(&I->diag, file, NULL, 0);
-            if (i == 0)
+            if (first)
                 d2_diag_add(&I->diag, D2_DIAG_ERROR, e->span, "%s", msgbuf);
             else
                 d2_diag_add(&I->diag, D2_DIAG_NOTE, e->span, "called from here");
+            first = false;
         }
     }
     d2_decref(exc);

@@ -3,6 +3,7 @@
 #include "lib/paddle/static_api.h"
 #include "lib/paddle/tensor_api.h"
 #include "lib/paddle/trace.h"
+#include "lib/paddle/train.h"
 #include "lib/std/std.h"
 #include "opencl/opencl.h"
 
@@ -38,6 +39,7 @@ const d2_lib_module d2_lib_modules[] = {
     {"paddle.jit", d2_jit_init, NULL},
     {"paddle.jit.TracedLayer", d2_trace_init, NULL},
     {"paddle.static", d2_static_api_init, NULL},
+    {"paddle.optimizer", d2_train_init, NULL},
     /* the standard-library subset (nothing above imports it) */
     {"math", d2_std_math_init, NULL},
     {"sys", d2_std_sys_init, NULL},

@@ -2330,7 +2330,8 @@ static const struct {
 };
 
 /* The names the Python library modules give paddle.nn (NN) and paddle.nn.functional (F),
- * looked up on first use. */
+ * found on first use by those modules' __getattr__ (train_api.c) through
+ * d2_pd_layers_py_find. */
 enum { NN, FN };
 typedef struct lazy_name {
     int where;
@@ -2427,43 +2428,27 @@ static const lazy_name LAZY[] = {
     {FN, "temporal_shift", "paddle.nn.layer.common_ext"},
 };
 
-/* A module's __getattr__(name) (PEP 562): imports the Python module that defines name, keeps
- * the value in the module and returns it. */
-static d2_obj *lazy_getattr(d2_interp *I, int where, d2_obj *arg)
+d2_obj *d2_pd_layers_py_find(d2_interp *I, const char *module, const char *name)
 {
-    d2_module *owner = where == NN ? ST(I)->nn : ST(I)->F;
-    if (arg->kind != D2_OBJ_STR)
-        return d2_raise(I, "TypeError", "attribute name must be string, not '%s'",
-                        d2_type_name(arg));
-    const char *name = D2_AS(d2_str, arg)->s;
-    for (size_t i = 0; i < D2_COUNTOF(LAZY); i++) {
+    int where = strcmp(module, "paddle.nn") == 0              ? NN
+                : strcmp(module, "paddle.nn.functional") == 0 ? FN
+                                                              : -1;
+    for (size_t i = 0; where >= 0 && i < D2_COUNTOF(LAZY); i++) {
         if (LAZY[i].where != where || strcmp(LAZY[i].name, name) != 0)
             continue;
         d2_obj *m = d2_import(I, LAZY[i].module, NULL);
         d2_obj *v = m ? d2_getattr(I, m, name) : NULL;
         d2_decref(m);
-        if (v && set_attr(I, owner, name, v) < 0)
-            d2_setref(&v, NULL);
         return v;
     }
-    return d2_raise(I, "AttributeError", "module '%s' has no attribute '%s'", owner->name, name);
+    return NULL;
 }
-
-D2_FN(nn_getattr) { return lazy_getattr(I, NN, a[0]); }
-D2_FN(F_getattr) { return lazy_getattr(I, FN, a[0]); }
 
 int d2_pd_layers_py_add(d2_interp *I, pd_state *s)
 {
-    static const d2_def nn_defs[] = {
-        D2_DEF("__getattr__", "name", nn_getattr, "paddle.nn.__getattr__"),
-    };
-    static const d2_def f_defs[] = {
-        D2_DEF("__getattr__", "name", F_getattr, "paddle.nn.functional.__getattr__"),
-    };
+    D2_UNUSED(s);
     for (size_t i = 0; i < D2_COUNTOF(SOURCES); i++)
         if (d2_module_add_source(I, SOURCES[i].name, SOURCES[i].src) < 0)
             return -1;
-    if (d2_module_add_defs(I, s->nn, nn_defs, D2_COUNTOF(nn_defs)) < 0)
-        return -1;
-    return d2_module_add_defs(I, s->F, f_defs, D2_COUNTOF(f_defs));
+    return 0;
 }

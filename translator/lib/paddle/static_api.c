@@ -1,5 +1,5 @@
 /* static_api.c - Paddle's static-graph API: enable_static, Program/Block/Variable views,
- * building Programs op by op (static.data, program_guard, static.nn.fc), cross_entropy, the
+ * building Programs op by op (static.data, program_guard, static.nn.fc), the
  * training stubs; running and saving them is static_exec.c. */
 #include "lib/paddle/static_api.h"
 #include "lib/paddle/static_priv.h"
@@ -805,135 +805,6 @@ D2_FN(SN_fc)
 }
 
 /* ======================================================================
- * paddle.nn.functional.cross_entropy (registered when the paddle module
- * has none): log_softmax and a one-hot pick, with existing functions, so it
- * builds Programs as well as it runs eagerly
- * ====================================================================== */
-
-/* Temporaries of one call, released together. */
-typedef struct tmps {
-    d2_obj *o[24];
-    int n;
-} tmps;
-
-/* Keeps o (a new reference or NULL) for release; returns it. */
-static d2_obj *keep(tmps *t, d2_obj *o)
-{
-    if (o && t->n < (int)D2_COUNTOF(t->o))
-        t->o[t->n++] = o;
-    else
-        d2_decref(o); /* cannot happen: the callers keep fewer */
-    return o;
-}
-
-/* mod.name(a0, a1, ...) with up to 4 positional arguments, kept in t;
- * NULL when an argument is NULL (an exception is then pending). */
-static d2_obj *kcall(d2_interp *I, tmps *t, const char *mod, const char *name, int n, d2_obj *a0,
-                     d2_obj *a1, d2_obj *a2, d2_obj *a3)
-{
-    d2_obj *a[4] = {a0, a1, a2, a3};
-    for (int i = 0; i < n; i++)
-        if (!a[i])
-            return NULL;
-    return keep(t, call_fn(I, mod, name, a, (size_t)n));
-}
-
-D2_FN(F_cross_entropy)
-{
-    const char *fname = def->qualname;
-    const char *P = "paddle", *F = "paddle.nn.functional";
-    d2_obj *x = a[0], *label = a[1];
-    const char *red = d2_to_cstr(I, a[4], "reduction");
-    int64_t ignore = -100, axis = -1;
-    bool soft = false, use_sm = true;
-    if (!red || (a[3] && d2_to_int64(I, a[3], "ignore_index", &ignore) < 0) ||
-        (a[5] && d2_to_bool(I, a[5], "soft_label", &soft) < 0) ||
-        (a[6] && d2_to_int64(I, a[6], "axis", &axis) < 0) ||
-        (a[7] && d2_to_bool(I, a[7], "use_softmax", &use_sm) < 0))
-        return NULL;
-    if (strcmp(red, "mean") != 0 && strcmp(red, "sum") != 0 && strcmp(red, "none") != 0)
-        return d2_raise(I, "ValueError",
-                        "%s: reduction must be 'mean', 'sum' or 'none', got '%s'", fname, red);
-    if (!x || x->kind != D2_OBJ_TENSOR || !label || label->kind != D2_OBJ_TENSOR)
-        return d2_raise(I, "TypeError", "%s: input and label must be Tensors, got %s and %s",
-                        fname, d2_type_name(x), d2_type_name(label));
-    const d2_type *xt = &TOBJ(x)->type, *lt = &TOBJ(label)->type;
-    int nd = xt->shape.ndim;
-    int64_t classes = nd ? xt->shape.dims[nd - 1] : -1;
-    if (a[2] && a[2]->kind != D2_OBJ_NONE)
-        return d2_raise(I, "NotImplementedError", "%s: weight is not supported", fname);
-    if (a[8] && !(a[8]->kind == D2_OBJ_INT && D2_AS(d2_int, a[8])->v == 0) &&
-        !(a[8]->kind == D2_OBJ_FLOAT && D2_AS(d2_float, a[8])->v == 0))
-        return d2_raise(I, "NotImplementedError", "%s: label_smoothing is not supported", fname);
-    if (axis != -1 && axis != nd - 1)
-        return d2_raise(I, "NotImplementedError",
-                        "%s: only the last axis holds the classes here (axis=-1), got axis=%lld",
-                        fname, (long long)axis);
-    if (nd < 1 || classes < 1)
-        return d2_raise(I, "ValueError", "%s: input must have a known number of classes in its "
-                        "last dim", fname);
-    if (!soft && !(lt->shape.ndim == nd || lt->shape.ndim == nd - 1))
-        return d2_raise(I, "ValueError",
-                        "%s: label must have the rank of input, or one less (got %d and %d)",
-                        fname, lt->shape.ndim, nd);
-    if (!soft && lt->shape.ndim == nd && lt->shape.dims[nd - 1] != 1)
-        return d2_raise(I, "ValueError",
-                        "%s: a hard label's last dim must be 1, got %lld (soft_label=True for "
-                        "probabilities)",
-                        fname, (long long)lt->shape.dims[nd - 1]);
-    tmps t = {{NULL}, 0};
-    d2_obj *r = NULL;
-    d2_obj *m1 = keep(&t, d2_int_new(I, -1)), *tr = keep(&t, d2_bool(I, true));
-    d2_obj *dto = d2_pd_dtype_obj(I, xt->dtype, false);
-    d2_obj *logp = use_sm ? kcall(I, &t, F, "log_softmax", 2, x, m1, NULL, NULL)
-                          : kcall(I, &t, P, "log", 1, x, NULL, NULL, NULL);
-    d2_obj *loss, *valid = NULL;
-    if (soft) {
-        d2_obj *pl = kcall(I, &t, P, "multiply", 2, label, logp, NULL, NULL);
-        d2_obj *s = kcall(I, &t, P, "sum", 4, pl, m1, I->none, tr);
-        loss = kcall(I, &t, P, "scale", 2, s, keep(&t, d2_float_new(I, -1.0)), NULL, NULL);
-    } else {
-        bool full = lt->shape.ndim == nd;
-        d2_obj *lab = full ? kcall(I, &t, P, "squeeze", 2, label, m1, NULL, NULL) : label;
-        d2_obj *ig = kcall(I, &t, P, "full_like", 2, lab, keep(&t, d2_int_new(I, ignore)), NULL,
-                           NULL);
-        d2_obj *ne = kcall(I, &t, P, "not_equal", 2, lab, ig, NULL, NULL);
-        d2_obj *lab_dt = lab ? d2_pd_dtype_obj(I, TOBJ(lab)->type.dtype, false) : NULL;
-        d2_obj *vi = kcall(I, &t, P, "cast", 2, ne, lab_dt, NULL, NULL);
-        d2_obj *safe = kcall(I, &t, P, "multiply", 2, lab, vi, NULL, NULL);
-        d2_obj *oh = kcall(I, &t, F, "one_hot", 2, safe, keep(&t, d2_int_new(I, classes)), NULL,
-                           NULL);
-        oh = kcall(I, &t, P, "cast", 2, oh, dto, NULL, NULL);
-        d2_obj *pl = kcall(I, &t, P, "multiply", 2, oh, logp, NULL, NULL);
-        d2_obj *s = kcall(I, &t, P, "sum", 4, pl, m1, I->none, tr);
-        d2_obj *nl = kcall(I, &t, P, "scale", 2, s, keep(&t, d2_float_new(I, -1.0)), NULL, NULL);
-        d2_obj *vf = kcall(I, &t, P, "cast", 2, ne, dto, NULL, NULL);
-        valid = kcall(I, &t, P, "unsqueeze", 2, vf, m1, NULL, NULL);
-        loss = kcall(I, &t, P, "multiply", 2, nl, valid, NULL, NULL);
-        if (!full)
-            loss = kcall(I, &t, P, "squeeze", 2, loss, m1, NULL, NULL);
-    }
-    if (loss && strcmp(red, "none") == 0) {
-        r = d2_incref(loss);
-    } else if (loss && strcmp(red, "sum") == 0) {
-        r = d2_incref(kcall(I, &t, P, "sum", 1, loss, NULL, NULL, NULL));
-    } else if (loss && soft) {
-        r = d2_incref(kcall(I, &t, P, "mean", 1, loss, NULL, NULL, NULL));
-    } else if (loss) {
-        /* Paddle: the sum over the labels that are not ignore_index, divided by their count */
-        d2_obj *s = kcall(I, &t, P, "sum", 1, loss, NULL, NULL, NULL);
-        d2_obj *c = kcall(I, &t, P, "sum", 1, valid, NULL, NULL, NULL);
-        d2_obj *c1 = kcall(I, &t, P, "clip", 2, c, keep(&t, d2_float_new(I, 1.0)), NULL, NULL);
-        r = d2_incref(kcall(I, &t, P, "divide", 2, s, c1, NULL, NULL));
-    }
-    for (int i = 0; i < t.n; i++)
-        d2_decref(t.o[i]);
-    if (!r && !I->exc)
-        nomem(I);
-    return r;
-}
-
-/* ======================================================================
  * Registration
  * ====================================================================== */
 
@@ -954,76 +825,6 @@ static int share_namespace(d2_interp *I, const char *name, const char *of)
     }
     d2_decref((d2_obj *)m);
     return 0;
-}
-
-/* ======================================================================
- * Training: not supported (paddle.optimizer.*.minimize; append_backward is static_grad.c)
- * ====================================================================== */
-
-static d2_obj *not_training(d2_interp *I, const char *what)
-{
-    return d2_raise(I, "NotImplementedError",
-                    "%s: dy2st runs inference only; training (backward passes and optimizer "
-                    "updates) is not supported",
-                    what);
-}
-
-static d2_obj *OPT_init(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
-{
-    D2_UNUSED(self);
-    D2_UNUSED(args);
-    D2_UNUSED(nargs);
-    D2_UNUSED(kw);
-    return d2_none(I);
-}
-
-static d2_obj *OPT_minimize(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
-                            d2_dict *kw)
-{
-    D2_UNUSED(self);
-    D2_UNUSED(args);
-    D2_UNUSED(nargs);
-    D2_UNUSED(kw);
-    return not_training(I, "Optimizer.minimize");
-}
-
-static d2_obj *OPT_step(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
-{
-    D2_UNUSED(self);
-    D2_UNUSED(args);
-    D2_UNUSED(nargs);
-    D2_UNUSED(kw);
-    return not_training(I, "Optimizer.step");
-}
-
-/* paddle.optimizer with the common optimizers, when no other module made
- * it: they construct, and minimize/step raise NotImplementedError. */
-static int add_optimizers(d2_interp *I)
-{
-    if (d2_jit_mod_attr(I, "paddle", "optimizer"))
-        return 0;
-    d2_module *m = d2_jit_get_module(I, "paddle.optimizer");
-    if (!m)
-        return -1;
-    static const char *const names[] = {"SGD",     "Momentum", "Adam",     "AdamW",   "Adamax",
-                                        "RMSProp", "Adagrad",  "Adadelta", "Lamb"};
-    static const d2_fn_entry opt_m[] = {{"__init__", OPT_init},
-                                        {"minimize", OPT_minimize},
-                                        {"step", OPT_step},
-                                        {"backward", OPT_minimize}};
-    int rc = 0;
-    d2_class *base =
-        d2_jit_new_class(I, m, "Optimizer", D2_OBJ_INSTANCE, NULL, 0, opt_m, D2_COUNTOF(opt_m));
-    for (size_t i = 0; base && rc == 0 && i < D2_COUNTOF(names); i++)
-        rc = d2_jit_new_class(I, m, names[i], D2_OBJ_INSTANCE, NULL, 0, opt_m, D2_COUNTOF(opt_m))
-                 ? 0
-                 : -1;
-    if (!base)
-        rc = -1;
-    if (rc == 0 && !d2_jit_mod_attr(I, "paddle", "optimizer"))
-        rc = d2_jit_alias(I, "paddle", "optimizer", (d2_obj *)m);
-    d2_decref((d2_obj *)m);
-    return rc;
 }
 
 int d2_static_api_init(d2_interp *I)
@@ -1105,14 +906,7 @@ int d2_static_api_init(d2_interp *I)
                "activation=None, name=None",
                SN_fc, "paddle.static.nn.fc"),
     };
-    static const d2_def F_defs[] = {
-        D2_DEF("cross_entropy",
-               "input, label, weight=None, ignore_index=-100, reduction='mean', "
-               "soft_label=False, axis=-1, use_softmax=True, label_smoothing=0.0, "
-               "name=None, **kwargs",
-               F_cross_entropy, "paddle.nn.functional.cross_entropy"),
-    };
-    if (d2_static_grad_init(I, s) < 0 || add_optimizers(I) < 0)
+    if (d2_static_grad_init(I, s) < 0)
         return -1;
     static const d2_def gd_defs[] = {
         D2_DEF("__init__", "main_program, startup_program=None", GD_init,
@@ -1122,11 +916,6 @@ int d2_static_api_init(d2_interp *I)
     s->guard_cls = d2_jit_new_class(I, s->statics, "program_guard", D2_OBJ_INSTANCE, gd_defs,
                                     D2_COUNTOF(gd_defs), gd_m, D2_COUNTOF(gd_m));
     s->static_nn = d2_jit_get_module(I, "paddle.static.nn");
-    d2_obj *Fm = d2_dict_get_str(I, I->modules, "paddle.nn.functional");
-    if (Fm && Fm->kind == D2_OBJ_MODULE &&
-        !d2_jit_mod_attr(I, "paddle.nn.functional", "cross_entropy") &&
-        d2_module_add_defs(I, D2_AS(d2_module, Fm), F_defs, D2_COUNTOF(F_defs)) < 0)
-        return -1;
     if (d2_jit_alias(I, "paddle.framework", "CPUPlace", d2_jit_mod_attr(I, "paddle", "CPUPlace")) < 0)
         return -1;
     if (!s->guard_cls || !s->static_nn ||

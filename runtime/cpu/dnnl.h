@@ -1,0 +1,39 @@
+/* dnnl.h - float32 convolution through oneDNN, with primitives cached per shape. */
+#ifndef DY2ST_CPU_DNNL_H
+#define DY2ST_CPU_DNNL_H
+
+#include "../tensor.h"
+
+/* One NCHW float32 convolution: x [n, c, h, w], weight [oc, c/groups, kh, kw],
+ * y [n, oc, oh, ow]; paddings top/left and bottom/right (bottom/right are what
+ * makes oh and ow come out, possibly negative), dilations as in Paddle (1 =
+ * none). relu: apply max(0, .) to the result. */
+typedef struct d2_dnnl_conv {
+    int64_t n, c, h, w, oc, kh, kw, oh, ow, groups;
+    int64_t sh, sw, dh, dw, pt, pl, pb, pr;
+    bool bias, relu;
+} d2_dnnl_conv;
+
+/* When the oneDNN path is taken: D2_DNNL_AUTO picks per shape (small
+ * convolutions stay on im2col + GEMM), ALWAYS takes it for every shape it
+ * supports, NEVER turns it off. The default is AUTO, or DY2ST_DNNL
+ * (auto, always/1, never/0) when set in the environment at first use. */
+typedef enum { D2_DNNL_AUTO = 0, D2_DNNL_ALWAYS, D2_DNNL_NEVER } d2_dnnl_mode;
+void d2_dnnl_set_mode(d2_dnnl_mode m);
+d2_dnnl_mode d2_dnnl_get_mode(void);
+
+/* Whether the library was built with oneDNN. */
+bool d2_dnnl_available(void);
+
+/* Runs the convolution through oneDNN when built with it and chosen for this
+ * shape; threads as d2_gemm_threads(). Returns 0 when done, 1 when not taken
+ * (the caller runs its own kernel; nothing was written), -1 with err set.
+ * Safe to call from several threads at once. */
+int d2_dnnl_conv2d(const d2_dnnl_conv *cv, const float *x, const float *w, const float *b,
+                   float *y, d2_err *err);
+
+/* Cached primitive sets (for tests); the cache holds at most this many. */
+int d2_dnnl_cache_count(void);
+#define D2_DNNL_CACHE_MAX 128
+
+#endif

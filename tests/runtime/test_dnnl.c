@@ -1,0 +1,318 @@
+/* test_dnnl.c - conv2d through oneDNN against the im2col + GEMM kernel, odd shapes, threads, cache bound. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/dnnl.h"
+#include "cpu/gemm.h"
+#include "ops.h"
+
+static int setup(void **state)
+{
+    (void)state;
+    d2_err err = {0};
+    return d2_ops_init(&err);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    d2_dnnl_set_mode(D2_DNNL_AUTO);
+    return 0;
+}
+
+/* A deterministic fill in [-1, 1). */
+static d2_tensor *filled(int ndim, const int64_t *shape, unsigned seed)
+{
+    d2_err err = {0};
+    d2_tensor *t = d2_tensor_new(NULL, D2_F32, ndim, shape, &err);
+    assert_non_null(t);
+    float *p = d2_tensor_data(t);
+    unsigned s = seed * 2654435761u + 12345u;
+    for (int64_t i = 0; i < d2_tensor_numel(t); i++) {
+        s = s * 1664525u + 1013904223u;
+        p[i] = (float)((s >> 8) & 0xffff) / 32768.0f - 1.0f;
+    }
+    return t;
+}
+
+typedef struct conv_case {
+    int64_t n, c, h, w, oc, kh, kw;
+    const char *attrs;
+    bool bias;
+} conv_case;
+
+static const conv_case CASES[] = {
+    /* the conv layers of samples/mnist_cnn.py and samples/resnet_small.py */
+    {1, 1, 28, 28, 8, 3, 3, "paddings = [1, 1]", true},
+    {32, 1, 28, 28, 8, 3, 3, "paddings = [1, 1]", true},
+    {32, 8, 14, 14, 16, 3, 3, "paddings = [1, 1]", true},
+    {1, 3, 32, 32, 16, 3, 3, "paddings = [1, 1]", false},
+    {32, 16, 32, 32, 16, 3, 3, "paddings = [1, 1]", false},
+    {32, 16, 32, 32, 32, 3, 3, "strides = [2, 2], paddings = [1, 1]", false},
+    {32, 16, 32, 32, 32, 1, 1, "strides = [2, 2]", false},
+    {1, 32, 16, 16, 32, 3, 3, "paddings = [1, 1]", false},
+    /* odd channel counts, groups, dilation, asymmetric padding and stride */
+    {1, 3, 17, 19, 5, 3, 3, "paddings = [1, 1]", true},
+    {2, 6, 13, 11, 9, 3, 2, "strides = [2, 3], paddings = [2, 1]", true},
+    {1, 12, 15, 15, 12, 3, 3, "paddings = [1, 1], groups = 12", true},
+    {3, 10, 12, 12, 14, 3, 3, "paddings = [2, 2], dilations = [2, 2], groups = 2", true},
+    {1, 7, 20, 9, 11, 5, 3, "strides = [3, 2], paddings = [0, 1, 2, 1], dilations = [1, 2]",
+     false},
+    {1, 5, 10, 10, 7, 4, 4, "strides = [2, 2], padding_algorithm = \"SAME\"", true},
+    {2, 9, 11, 8, 3, 3, 3, "strides = [2, 2], padding_algorithm = \"VALID\"", true},
+    {32, 9, 6, 6, 24, 1, 1, "", true},
+    {1, 64, 4, 4, 48, 3, 3, "paddings = [1, 1], groups = 4", false},
+    {1, 2, 1, 1, 3, 1, 1, "", true},
+};
+
+/* Runs conv2d in one mode; returns the output (new reference). */
+static d2_tensor *run_conv(d2_dnnl_mode mode, const conv_case *cs, d2_tensor **in, int n_in)
+{
+    d2_err err = {0};
+    d2_attrs attrs;
+    assert_int_equal(d2_attrs_parse(d2_op_def(D2_OP_conv2d), cs->attrs, &attrs, &err), 0);
+    d2_dnnl_set_mode(mode);
+    d2_tensor *out = NULL;
+    int rc = d2_op_run(NULL, D2_OP_conv2d, &attrs, in, n_in, &out, 1, &err);
+    if (rc != 0)
+        fail_msg("conv2d failed: %s", err.msg);
+    d2_attrs_free(&attrs);
+    return out;
+}
+
+/* Largest |a - b| relative to max(1, |b|). */
+static double max_rel_diff(const d2_tensor *a, const d2_tensor *b)
+{
+    assert_int_equal(d2_tensor_numel(a), d2_tensor_numel(b));
+    const float *pa = d2_tensor_data(a), *pb = d2_tensor_data(b);
+    double m = 0;
+    for (int64_t i = 0; i < d2_tensor_numel(a); i++) {
+        double d = fabs((double)pa[i] - (double)pb[i]) / fmax(1.0, fabs((double)pb[i]));
+        m = d > m ? d : m;
+    }
+    return m;
+}
+
+static void check_case(const conv_case *cs, unsigned seed)
+{
+    int64_t groups = 1;
+    const char *g = strstr(cs->attrs, "groups = ");
+    if (g)
+        groups = strtoll(g + 9, NULL, 10);
+    int64_t xs[4] = {cs->n, cs->c, cs->h, cs->w}, ws[4] = {cs->oc, cs->c / groups, cs->kh, cs->kw};
+    int64_t bs[1] = {cs->oc};
+    d2_tensor *in[3] = {filled(4, xs, seed), filled(4, ws, seed + 1),
+                        cs->bias ? filled(1, bs, seed + 2) : NULL};
+    int n_in = cs->bias ? 3 : 2;
+    d2_tensor *ref = run_conv(D2_DNNL_NEVER, cs, in, n_in);
+    d2_tensor *got = run_conv(D2_DNNL_ALWAYS, cs, in, n_in);
+    assert_int_equal(got->ndim, 4);
+    for (int d = 0; d < 4; d++)
+        assert_int_equal(got->shape[d], ref->shape[d]);
+    double diff = max_rel_diff(got, ref);
+    if (diff > 1e-4)
+        fail_msg("conv2d x[%lld,%lld,%lld,%lld] w[%lld,%lld,%lld,%lld] {%s}: differs by %g",
+                 (long long)xs[0], (long long)xs[1], (long long)xs[2], (long long)xs[3],
+                 (long long)ws[0], (long long)ws[1], (long long)ws[2], (long long)ws[3],
+                 cs->attrs, diff);
+    /* a second run hits the cached primitives and gives the same result */
+    d2_tensor *again = run_conv(D2_DNNL_ALWAYS, cs, in, n_in);
+    assert_memory_equal(d2_tensor_data(again), d2_tensor_data(got),
+                        (size_t)d2_tensor_numel(got) * sizeof(float));
+    d2_tensor_unref(again);
+    d2_tensor_unref(got);
+    d2_tensor_unref(ref);
+    for (int i = 0; i < 3; i++)
+        d2_tensor_unref(in[i]);
+}
+
+static void test_matches_reference(void **state)
+{
+    (void)state;
+    if (!d2_dnnl_available())
+        skip();
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++)
+        check_case(&CASES[i], (unsigned)i);
+}
+
+/* With two threads per op, oneDNN splits the work (a primitive of its own,
+ * keyed by the thread count) and the result still matches. */
+static void test_two_threads_per_op(void **state)
+{
+    (void)state;
+    if (!d2_dnnl_available())
+        skip();
+    d2_gemm_set_threads(2);
+    check_case(&CASES[4], 40);
+    check_case(&CASES[11], 41);
+    d2_gemm_set_threads(0);
+}
+
+/* The fused relu (for callers that see a relu after the convolution): the
+ * same as the reference convolution followed by max(0, .). */
+static void test_fused_relu(void **state)
+{
+    (void)state;
+    if (!d2_dnnl_available())
+        skip();
+    const conv_case *cs = &CASES[9]; /* strides [2, 3], paddings [2, 1], bias */
+    int64_t xs[4] = {cs->n, cs->c, cs->h, cs->w}, ws[4] = {cs->oc, cs->c, cs->kh, cs->kw};
+    int64_t bs[1] = {cs->oc};
+    d2_tensor *in[3] = {filled(4, xs, 3), filled(4, ws, 4), filled(1, bs, 5)};
+    d2_tensor *ref = run_conv(D2_DNNL_NEVER, cs, in, 3);
+    d2_err err = {0};
+    d2_tensor *got = d2_tensor_new(NULL, D2_F32, 4, ref->shape, &err);
+    d2_dnnl_conv cv = {cs->n, cs->c, cs->h, cs->w, cs->oc, cs->kh, cs->kw, ref->shape[2],
+                       ref->shape[3], 1, 2, 3, 1, 1, 2, 1, 0, 0, true, true};
+    cv.pb = (cv.oh - 1) * cv.sh + cv.kh - cv.h - cv.pt;
+    cv.pr = (cv.ow - 1) * cv.sw + cv.kw - cv.w - cv.pl;
+    cv.pb = cv.pb > 0 ? cv.pb : 0;
+    cv.pr = cv.pr > 0 ? cv.pr : 0;
+    d2_dnnl_set_mode(D2_DNNL_ALWAYS);
+    assert_int_equal(d2_dnnl_conv2d(&cv, d2_tensor_data(in[0]), d2_tensor_data(in[1]),
+                                    d2_tensor_data(in[2]), d2_tensor_data(got), &err),
+                     0);
+    float *r = d2_tensor_data(ref), *g = d2_tensor_data(got);
+    int negatives = 0;
+    for (int64_t i = 0; i < d2_tensor_numel(ref); i++) {
+        negatives += r[i] < 0;
+        float want = r[i] > 0 ? r[i] : 0;
+        assert_true(fabsf(g[i] - want) <= 1e-4f * fmaxf(1.0f, fabsf(want)));
+    }
+    assert_true(negatives > 0);
+    d2_tensor_unref(got);
+    d2_tensor_unref(ref);
+    for (int i = 0; i < 3; i++)
+        d2_tensor_unref(in[i]);
+}
+
+/* Modes: NEVER leaves the cache alone; AUTO keeps tiny shapes off oneDNN. */
+static void test_modes(void **state)
+{
+    (void)state;
+    const conv_case tiny = {1, 1, 4, 4, 1, 3, 3, "paddings = [1, 1]", false};
+    int64_t xs[4] = {1, 1, 4, 4}, ws[4] = {1, 1, 3, 3};
+    d2_tensor *in[2] = {filled(4, xs, 7), filled(4, ws, 8)};
+    int before = d2_dnnl_cache_count();
+    d2_tensor *a = run_conv(D2_DNNL_NEVER, &tiny, in, 2);
+    d2_tensor *b = run_conv(D2_DNNL_AUTO, &tiny, in, 2);
+    assert_int_equal(d2_dnnl_cache_count(), before);
+    assert_memory_equal(d2_tensor_data(a), d2_tensor_data(b), 16 * sizeof(float));
+    d2_tensor_unref(a);
+    d2_tensor_unref(b);
+    d2_tensor_unref(in[0]);
+    d2_tensor_unref(in[1]);
+}
+
+/* More distinct shapes than the cache holds: it stays bounded and every
+ * result stays right. */
+static void test_cache_bound(void **state)
+{
+    (void)state;
+    if (!d2_dnnl_available())
+        skip();
+    for (int i = 0; i < D2_DNNL_CACHE_MAX + 8; i++) {
+        const conv_case cs = {1, 2, 3 + i % 40, 3 + i / 40, 3, 3, 3, "paddings = [1, 1]", true};
+        if (i % 16 == 0)
+            check_case(&cs, (unsigned)i);
+        else {
+            int64_t xs[4] = {1, 2, cs.h, cs.w}, ws[4] = {3, 2, 3, 3}, bs[1] = {3};
+            d2_tensor *in[3] = {filled(4, xs, 1), filled(4, ws, 2), filled(1, bs, 3)};
+            d2_tensor_unref(run_conv(D2_DNNL_ALWAYS, &cs, in, 3));
+            for (int j = 0; j < 3; j++)
+                d2_tensor_unref(in[j]);
+        }
+        assert_true(d2_dnnl_cache_count() <= D2_DNNL_CACHE_MAX);
+    }
+}
+
+/* Several threads run convolutions of a few shapes at once (sharing cache
+ * entries, and evicting none) and each gets the reference result. */
+typedef struct thread_arg {
+    int id;
+    int failures;
+} thread_arg;
+
+static d2_tensor *g_ref[4], *g_in[4][3];
+static const conv_case THREAD_CASES[4] = {
+    {2, 8, 14, 14, 16, 3, 3, "paddings = [1, 1]", true},
+    {1, 16, 16, 16, 16, 3, 3, "strides = [2, 2], paddings = [1, 1]", false},
+    {3, 6, 9, 9, 6, 3, 3, "paddings = [1, 1], groups = 3", true},
+    {2, 5, 12, 10, 7, 1, 1, "", true},
+};
+
+static void *thread_main(void *p)
+{
+    thread_arg *a = p;
+    for (int r = 0; r < 20; r++) {
+        int c = (a->id + r) % 4;
+        d2_err err = {0};
+        d2_attrs attrs;
+        if (d2_attrs_parse(d2_op_def(D2_OP_conv2d), THREAD_CASES[c].attrs, &attrs, &err) < 0) {
+            a->failures++;
+            continue;
+        }
+        d2_tensor *out = NULL;
+        int n_in = THREAD_CASES[c].bias ? 3 : 2;
+        if (d2_op_run(NULL, D2_OP_conv2d, &attrs, g_in[c], n_in, &out, 1, &err) < 0 ||
+            memcmp(d2_tensor_data(out), d2_tensor_data(g_ref[c]),
+                   (size_t)d2_tensor_numel(out) * sizeof(float)) != 0)
+            a->failures++;
+        d2_tensor_unref(out);
+        d2_attrs_free(&attrs);
+    }
+    return NULL;
+}
+
+static void test_threads(void **state)
+{
+    (void)state;
+    if (!d2_dnnl_available())
+        skip();
+    for (int c = 0; c < 4; c++) {
+        const conv_case *cs = &THREAD_CASES[c];
+        int64_t groups = strstr(cs->attrs, "groups = 3") ? 3 : 1;
+        int64_t xs[4] = {cs->n, cs->c, cs->h, cs->w};
+        int64_t ws[4] = {cs->oc, cs->c / groups, cs->kh, cs->kw}, bs[1] = {cs->oc};
+        g_in[c][0] = filled(4, xs, (unsigned)c);
+        g_in[c][1] = filled(4, ws, (unsigned)c + 10);
+        g_in[c][2] = cs->bias ? filled(1, bs, (unsigned)c + 20) : NULL;
+        g_ref[c] = run_conv(D2_DNNL_ALWAYS, cs, g_in[c], cs->bias ? 3 : 2);
+    }
+    pthread_t th[4];
+    thread_arg args[4];
+    for (int i = 0; i < 4; i++) {
+        args[i] = (thread_arg){i, 0};
+        assert_int_equal(pthread_create(&th[i], NULL, thread_main, &args[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        assert_int_equal(args[i].failures, 0);
+    }
+    for (int c = 0; c < 4; c++) {
+        d2_tensor_unref(g_ref[c]);
+        for (int j = 0; j < 3; j++)
+            d2_tensor_unref(g_in[c][j]);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_matches_reference, teardown),
+        cmocka_unit_test_teardown(test_two_threads_per_op, teardown),
+        cmocka_unit_test_teardown(test_fused_relu, teardown),
+        cmocka_unit_test_teardown(test_modes, teardown),
+        cmocka_unit_test_teardown(test_cache_bound, teardown),
+        cmocka_unit_test_teardown(test_threads, teardown),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
