@@ -2136,10 +2136,6 @@ int ocl_index_get(d2_kctx *k) { return via_host(k, cpu_index_get); }
 
 int ocl_conv2d_grad_input(d2_kctx *k) { return via_host(k, cpu_conv2d_grad_input); }
 int ocl_conv2d_grad_filter(d2_kctx *k) { return via_host(k, cpu_conv2d_grad_filter); }
-
-/* conv2d_transpose: the CPU kernel (GEMM + col2im) on host copies */
-int ocl_conv2d_transpose(d2_kctx *k) { return via_host(k, cpu_conv2d_transpose); }
-
 /* ---- optimizer updates: run on host copies, every result uploaded into its output ---- */
 
 static int all_via_host(d2_kctx *k, d2_kernel_fn cpu_fn)
@@ -2175,3 +2171,6 @@ int ocl_adamw(d2_kctx *k) { return all_via_host(k, cpu_adamw); }
 int ocl_rmsprop(d2_kctx *k) { return all_via_host(k, cpu_rmsprop); }
 int ocl_adagrad(d2_kctx *k) { return all_via_host(k, cpu_adagrad); }
 int ocl_lamb(d2_kctx *k) { return all_via_host(k, cpu_lamb); }
+
+/* conv2d_transpose: the CPU kernel (GEMM + col2im) on host copies */
+int ocl_conv2d_transpose(d2_kctx *k) { return via_host(k, cpu_conv2d_transpose); }

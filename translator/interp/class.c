@@ -457,19 +457,19 @@ d2_obj *d2_getattr(d2_interp *I, d2_obj *o, const char *name)
     d2_obj *v = generic_getattr(I, o, name);
     if (v || I->exc)
         return v;
-    if (o->kind == D2_OBJ_MODULE) {
-        /* PEP 562: a module's own __getattr__(name) answers missing attributes */
-        d2_obj *hook = d2_dict_get_str(I, D2_AS(d2_module, o)->dict, "__getattr__");
-        if (hook) {
-            d2_obj *arg = d2_str_from(I, name);
-            if (!arg)
-                return NULL;
-            d2_incref(hook);
-            v = d2_call(I, hook, &arg, 1, NULL);
-            d2_decref(hook);
-            d2_decref(arg);
-            return v;
-        }
+    /* a module's own __getattr__ (PEP 562) answers the names its dict lacks */
+    d2_obj *mga = o->kind == D2_OBJ_MODULE && strcmp(name, "__getattr__") != 0
+                      ? d2_dict_get_str(I, D2_AS(d2_module, o)->dict, "__getattr__")
+                      : NULL;
+    if (mga) {
+        d2_obj *arg = d2_str_from(I, name);
+        if (!arg)
+            return NULL;
+        d2_incref(mga);
+        v = d2_call(I, mga, &arg, 1, NULL);
+        d2_decref(mga);
+        d2_decref(arg);
+        return v;
     }
     if (o->cls->flags & D2I_CF_GETATTR && o->kind != D2_OBJ_CLASS) {
         d2_obj *arg = d2_str_from(I, name);

@@ -32,11 +32,10 @@ int d2_pd_init_add(d2_interp *I, pd_state *s);
 int d2_pd_layers_add(d2_interp *I, pd_state *s);
 
 /* ---- layers_py.c ---- */
-/* Registers the sources of the layers written in Python. */
+/* The layers written in Python: registers their sources. */
 int d2_pd_layers_py_add(d2_interp *I, pd_state *s);
-/* The value of module.name ("paddle.nn" or "paddle.nn.functional") that a Python-written
- * library module defines, importing it on first use: a new reference; NULL with an exception
- * when the import fails, NULL without one when no such module defines name. */
-d2_obj *d2_pd_layers_py_find(d2_interp *I, const char *module, const char *name);
+/* The Python module that defines `name` of paddle.nn or paddle.nn.functional
+ * (owner), loaded on first use by that module's __getattr__; NULL if none. */
+const char *d2_pd_layers_py_home(d2_interp *I, d2_module *owner, const char *name);
 
 #endif

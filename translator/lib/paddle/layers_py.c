@@ -2330,8 +2330,7 @@ static const struct {
 };
 
 /* The names the Python library modules give paddle.nn (NN) and paddle.nn.functional (F),
- * found on first use by those modules' __getattr__ (train_api.c) through
- * d2_pd_layers_py_find. */
+ * looked up on first use. */
 enum { NN, FN };
 typedef struct lazy_name {
     int where;
@@ -2428,19 +2427,12 @@ static const lazy_name LAZY[] = {
     {FN, "temporal_shift", "paddle.nn.layer.common_ext"},
 };
 
-d2_obj *d2_pd_layers_py_find(d2_interp *I, const char *module, const char *name)
+const char *d2_pd_layers_py_home(d2_interp *I, d2_module *owner, const char *name)
 {
-    int where = strcmp(module, "paddle.nn") == 0              ? NN
-                : strcmp(module, "paddle.nn.functional") == 0 ? FN
-                                                              : -1;
-    for (size_t i = 0; where >= 0 && i < D2_COUNTOF(LAZY); i++) {
-        if (LAZY[i].where != where || strcmp(LAZY[i].name, name) != 0)
-            continue;
-        d2_obj *m = d2_import(I, LAZY[i].module, NULL);
-        d2_obj *v = m ? d2_getattr(I, m, name) : NULL;
-        d2_decref(m);
-        return v;
-    }
+    int where = owner == ST(I)->nn ? NN : owner == ST(I)->F ? FN : -1;
+    for (size_t i = 0; where >= 0 && i < D2_COUNTOF(LAZY); i++)
+        if (LAZY[i].where == where && strcmp(LAZY[i].name, name) == 0)
+            return LAZY[i].module;
     return NULL;
 }
 

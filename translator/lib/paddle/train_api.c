@@ -1,6 +1,7 @@
 /* train_api.c - training support: optimizer updates written back in place, gradients, lazy modules. */
 #include "lib/paddle/train.h"
 
+#include "lib/paddle/functions_priv.h"
 #include "lib/paddle/layers_priv.h"
 
 #include <stdio.h>
@@ -241,15 +242,20 @@ D2_FN(T_getattr)
                         name);
     d2_obj *v = NULL;
     if (strncmp(name, "__", 2) != 0) {
-        /* the layers and functions written in Python (layers_py.c) */
-        v = d2_pd_layers_py_find(I, row->module, name);
-        if (I->exc)
-            return NULL;
-    }
-    if (!v && strncmp(name, "__", 2) != 0) {
         char full[256];
         snprintf(full, sizeof full, "%s.%s", row->module, name);
-        v = try_import(I, full);
+        const char *home = d2_pd_layers_py_home(I, D2_AS(d2_module, mod), name);
+        if (home) {
+            d2_obj *h = d2_import(I, home, NULL);
+            if (!h)
+                return NULL;
+            v = d2_getattr(I, h, name);
+            d2_decref(h);
+            if (!v)
+                return NULL;
+        }
+        if (!v)
+            v = try_import(I, full);
         for (int i = 0; !v && !I->exc && i < 3 && row->companions[i]; i++) {
             d2_obj *c = d2_import(I, row->companions[i], NULL);
             if (!c)
