@@ -1347,10 +1347,21 @@ int d2_gradients(d2_program *p, int block, const int *targets, const int *target
         return -1;
     if (block < 0 || block >= p->n_blocks)
         return d2_err_set(err, D2_ERR_INVALID, "append_backward: block %d does not exist", block);
-    for (int i = 0; i < n_targets; i++)
+    for (int i = 0; i < n_targets; i++) {
         if (targets[i] < 0 || targets[i] >= p->n_vars ||
             (target_grads && (target_grads[i] < -1 || target_grads[i] >= p->n_vars)))
             return d2_err_set(err, D2_ERR_INVALID, "append_backward: target %d is no variable", i);
+        const d2_type *tt = &p->vars[targets[i]].type;
+        const d2_type *gt = target_grads && target_grads[i] >= 0
+                                ? &p->vars[target_grads[i]].type
+                                : tt;
+        if (gt->kind != tt->kind || gt->dtype != tt->dtype)
+            return d2_err_set(err, D2_ERR_DTYPE,
+                              "append_backward: the gradient given for target '%s' is %s, the "
+                              "target is %s",
+                              p->vars[targets[i]].name, d2_dtype_name(gt->dtype),
+                              d2_dtype_name(tt->dtype));
+    }
     for (int i = 0; i < n_wrt; i++) {
         if (wrt[i] < 0 || wrt[i] >= p->n_vars)
             return d2_err_set(err, D2_ERR_INVALID,

@@ -1222,6 +1222,334 @@ static int g_reduce_as(R *r)
     return r->rc;
 }
 
+/* ---- special functions, activations, scans, sorting and index ops (ops_elem.c,
+ * ops_index.c) ---- */
+
+#define AF(name) d2_attr_float(r->g->def, r->g->attrs, name)
+#define AI(name) d2_attr_int(r->g->def, r->g->attrs, name)
+#define AB(name) d2_attr_bool(r->g->def, r->g->attrs, name)
+
+/* A 0-d constant of like's dtype; NULL after a failure (like may be NULL then). */
+static d2_gval cst_like(R *r, d2_gval like, double v)
+{
+    return r->rc < 0 || !like ? NULL : cst(r, dtype_of(r, like), v);
+}
+
+/* dout * f where cond, 0 elsewhere */
+static int give_masked(R *r, d2_gval cond, d2_gval f)
+{
+    give(r, 0, mask(r, cond, f ? E(r, multiply, NULL, DOUT(r), f) : DOUT(r)));
+    return r->rc;
+}
+
+/* d erfinv = sqrt(pi)/2 exp(out^2) */
+static int g_erfinv(R *r)
+{
+    return unary_give(r, scale(r, E(r, exp, NULL, E(r, square, NULL, OUT(r))), 0.88622692545275801, 0));
+}
+
+static int g_lgamma(R *r) { return unary_give(r, E(r, digamma, NULL, X(r))); }
+static int g_expm1(R *r) { return unary_give(r, scale(r, OUT(r), 1, 1)); }
+
+static int g_log1p(R *r)
+{
+    give(r, 0, E(r, divide, NULL, DOUT(r), scale(r, X(r), 1, 1)));
+    return r->rc;
+}
+
+static int g_logb(R *r, double ln_b)
+{
+    give(r, 0, E(r, divide, NULL, DOUT(r), scale(r, X(r), ln_b, 0)));
+    return r->rc;
+}
+static int g_log2(R *r) { return g_logb(r, M_LN2); }
+static int g_log10(R *r) { return g_logb(r, M_LN10); }
+static int g_tan(R *r) { return unary_give(r, scale(r, E(r, square, NULL, OUT(r)), 1, 1)); }
+
+/* dout / sqrt(s x^2 + c) */
+static int g_inv_sqrt_quad(R *r, double s, double c, double sign)
+{
+    d2_gval q = E(r, sqrt, NULL, scale(r, E(r, square, NULL, X(r)), s, c));
+    give(r, 0, E(r, divide, NULL, scale(r, DOUT(r), sign, 0), q));
+    return r->rc;
+}
+static int g_asin(R *r) { return g_inv_sqrt_quad(r, -1, 1, 1); }
+static int g_acos(R *r) { return g_inv_sqrt_quad(r, -1, 1, -1); }
+static int g_asinh(R *r) { return g_inv_sqrt_quad(r, 1, 1, 1); }
+static int g_acosh(R *r) { return g_inv_sqrt_quad(r, 1, -1, 1); }
+
+/* dout / (s x^2 + c) */
+static int g_inv_quad(R *r, double s, double c)
+{
+    give(r, 0, E(r, divide, NULL, DOUT(r), scale(r, E(r, square, NULL, X(r)), s, c)));
+    return r->rc;
+}
+static int g_atan(R *r) { return g_inv_quad(r, 1, 1); }
+static int g_atanh(R *r) { return g_inv_quad(r, -1, 1); }
+static int g_sinh(R *r) { return unary_give(r, E(r, cosh, NULL, X(r))); }
+static int g_cosh(R *r) { return unary_give(r, E(r, sinh, NULL, X(r))); }
+
+/* d softsign = 1 / (1 + |x|)^2 */
+static int g_softsign(R *r)
+{
+    give(r, 0, E(r, divide, NULL, DOUT(r), E(r, square, NULL, scale(r, E(r, abs, NULL, X(r)), 1, 1))));
+    return r->rc;
+}
+
+/* mish = x tanh(sp), sp = softplus(x): tanh(sp) + x (1 - tanh(sp)^2) sigmoid(x) */
+static int g_mish(R *r)
+{
+    d2_attrs *a = attrs_of(r, D2_OP_softplus);
+    d2_gval t = E(r, tanh, NULL, E(r, softplus, a, X(r)));
+    d2_gval sech2 = scale(r, E(r, square, NULL, t), -1, 1);
+    d2_gval right = E(r, multiply, NULL, X(r), E(r, multiply, NULL, sech2, E(r, sigmoid, NULL, X(r))));
+    return unary_give(r, E(r, add, NULL, t, right));
+}
+
+/* d logsigmoid = sigmoid(-x) */
+static int g_logsigmoid(R *r) { return unary_give(r, E(r, sigmoid, NULL, E(r, neg, NULL, X(r)))); }
+static int g_tanhshrink(R *r) { return unary_give(r, E(r, square, NULL, E(r, tanh, NULL, X(r)))); }
+
+/* hardswish: 0 below -3, 1 above 3, (2x + 3)/6 between */
+static int g_hardswish(R *r)
+{
+    d2_gval x = X(r);
+    d2_gval mid = E(r, where, NULL, E(r, greater_than, NULL, x, cst_like(r, x, 3)), cst_like(r, x, 1),
+                    scale(r, x, 1.0 / 3, 0.5));
+    return give_masked(r, E(r, greater_equal, NULL, x, cst_like(r, x, -3)), mid);
+}
+
+/* softplus: sigmoid(beta x), 1 where beta x > threshold */
+static int g_softplus(R *r)
+{
+    d2_gval bx = scale(r, X(r), AF("beta"), 0);
+    d2_gval big = E(r, greater_than, NULL, bx, cst_like(r, bx, AF("threshold")));
+    give(r, 0, E(r, where, NULL, big, DOUT(r), E(r, multiply, NULL, DOUT(r), E(r, sigmoid, NULL, bx))));
+    return r->rc;
+}
+
+/* elu: 1 above 0, alpha exp(x) below; selu the same scaled; celu exp(x / alpha) below */
+static int g_elu_like(R *r, double sc, double alpha, double inv)
+{
+    d2_gval x = X(r);
+    d2_gval pos = E(r, greater_than, NULL, x, cst_like(r, x, 0));
+    d2_gval below = scale(r, E(r, exp, NULL, scale(r, x, inv, 0)), sc * alpha, 0);
+    give(r, 0, E(r, multiply, NULL, DOUT(r), E(r, where, NULL, pos, cst_like(r, x, sc), below)));
+    return r->rc;
+}
+static int g_elu(R *r) { return g_elu_like(r, 1, AF("alpha"), 1); }
+static int g_celu(R *r) { return g_elu_like(r, 1, 1, 1 / AF("alpha")); }
+static int g_selu(R *r) { return g_elu_like(r, AF("scale"), AF("alpha"), 1); }
+
+/* hardsigmoid: slope where 0 < slope x + offset < 1 */
+static int g_hardsigmoid(R *r)
+{
+    d2_gval v = scale(r, X(r), AF("slope"), AF("offset"));
+    d2_gval in = E(r, logical_and, NULL, E(r, greater_than, NULL, v, cst_like(r, v, 0)),
+                   E(r, less_than, NULL, v, cst_like(r, v, 1)));
+    return give_masked(r, in, cst_like(r, v, AF("slope")));
+}
+
+/* hardshrink / softshrink: 1 where |x| > threshold */
+static int g_shrink(R *r)
+{
+    d2_gval a = E(r, abs, NULL, X(r));
+    return give_masked(r, E(r, greater_than, NULL, a, cst_like(r, a, AF("threshold"))), NULL);
+}
+
+static int g_thresholded_relu(R *r)
+{
+    return give_masked(r, E(r, greater_than, NULL, X(r), cst_like(r, X(r), AF("threshold"))), NULL);
+}
+
+/* stanh = b tanh(a x): a b (1 - tanh(a x)^2) */
+static int g_stanh(R *r)
+{
+    double a = AF("scale_a"), b = AF("scale_b");
+    d2_gval t = E(r, tanh, NULL, scale(r, X(r), a, 0));
+    return unary_give(r, scale(r, E(r, square, NULL, t), -a * b, a * b));
+}
+
+/* logit: 1 / (x (1 - x)), zero outside [eps, 1 - eps] when eps > 0 */
+static int g_logit(R *r)
+{
+    d2_gval x = X(r);
+    d2_gval f = E(r, divide, NULL, DOUT(r), E(r, multiply, NULL, x, scale(r, x, -1, 1)));
+    double eps = AF("eps");
+    if (eps > 0) {
+        d2_gval in = E(r, logical_and, NULL, E(r, greater_equal, NULL, x, cst_like(r, x, eps)),
+                       E(r, less_equal, NULL, x, cst_like(r, x, 1 - eps)));
+        f = mask(r, in, f);
+    }
+    give(r, 0, f);
+    return r->rc;
+}
+
+/* A cumulative op of the same family run on v: cumsum with the forward's axis
+ * and flatten, reverse flipped, exclusive as given. */
+static d2_gval cumsum_back(R *r, d2_gval v, bool exclusive)
+{
+    d2_attrs *a = attrs_of(r, D2_OP_cumsum);
+    SET(r, a, D2_OP_cumsum, int, "axis", AI("axis"));
+    SET(r, a, D2_OP_cumsum, bool, "flatten", AB("flatten"));
+    SET(r, a, D2_OP_cumsum, bool, "exclusive", exclusive);
+    SET(r, a, D2_OP_cumsum, bool, "reverse", !AB("reverse"));
+    return reshape_to(r, E(r, cumsum, a, v), X(r));
+}
+
+/* cumsum: the cumulative sum of dout the other way */
+static int g_cumsum(R *r)
+{
+    give(r, 0, cumsum_back(r, DOUT(r), AB("exclusive")));
+    return r->rc;
+}
+
+/* cumprod (x without zeros): sum over later outputs of dout out, over x */
+static int g_cumprod(R *r)
+{
+    d2_gval s = cumsum_back(r, E(r, multiply, NULL, DOUT(r), OUT(r)), AB("exclusive"));
+    give(r, 0, E(r, divide, NULL, s, X(r)));
+    return r->rc;
+}
+
+/* logcumsumexp: exp(x) times the reverse sum of dout exp(-out) */
+static int g_logcumsumexp(R *r)
+{
+    d2_gval w = E(r, multiply, NULL, DOUT(r), E(r, exp, NULL, E(r, neg, NULL, OUT(r))));
+    give(r, 0, E(r, multiply, NULL, E(r, exp, NULL, X(r)), cumsum_back(r, w, AB("exclusive"))));
+    return r->rc;
+}
+
+/* dout added into zeros shaped like x at idx along axis (put_along_axis, add) */
+static d2_gval put_add(R *r, d2_gval x, d2_gval idx, d2_gval d, int64_t axis)
+{
+    d2_attrs *a = attrs_of(r, D2_OP_put_along_axis);
+    SET(r, a, D2_OP_put_along_axis, int, "axis", axis);
+    SET(r, a, D2_OP_put_along_axis, str, "reduce", "add");
+    return E(r, put_along_axis, a, zeros_like(r, x), idx, d);
+}
+
+/* cummax / cummin, argsort, topk: dout goes back to the source index of each value */
+static int g_picked(R *r)
+{
+    if (!DOUT(r))
+        return r->rc;
+    bool flat = d2_attr_index(r->g->def, "flatten") >= 0 && AB("flatten");
+    int nd = ndim_of(r, X(r));
+    if (nd == 0) {
+        give(r, 0, reshape_to(r, DOUT(r), X(r)));
+        return r->rc;
+    }
+    d2_gval x = X(r);
+    if (flat) {
+        int64_t m1 = -1;
+        d2_attrs *a = attrs_of(r, D2_OP_reshape);
+        SET(r, a, D2_OP_reshape, ints, "shape", &m1, 1);
+        x = E(r, reshape, a, x);
+    }
+    d2_gval idx = cast(r, r->g->out[1], D2_I64);
+    give(r, 0, reshape_to(r, put_add(r, x, idx, DOUT(r), flat ? 0 : AI("axis")), X(r)));
+    return r->rc;
+}
+
+/* tril_triu, flip: the same op on dout; roll: the opposite shifts */
+static int g_same_op(R *r)
+{
+    give(r, 0, emit1(r, r->g->def->id, r->g->attrs, &DOUT(r), 1));
+    return r->rc;
+}
+
+static int g_roll(R *r)
+{
+    int n;
+    const int64_t *sh = d2_attr_ints(r->g->def, r->g->attrs, "shifts", &n);
+    int64_t neg[D2_MAX_DIMS];
+    for (int i = 0; i < n && i < D2_MAX_DIMS; i++)
+        neg[i] = sh[i] == INT64_MIN ? INT64_MAX : -sh[i];
+    d2_attrs *a = attrs_of(r, D2_OP_roll);
+    if (a && d2_attrs_copy(a, r->g->attrs, r->g->err) < 0)
+        fail(r, "cannot copy attributes");
+    SET(r, a, D2_OP_roll, ints, "shifts", neg, n < D2_MAX_DIMS ? n : D2_MAX_DIMS);
+    give(r, 0, E(r, roll, a, DOUT(r)));
+    return r->rc;
+}
+
+/* gather_nd: dout added back at the gathered positions */
+static int g_gather_nd(R *r)
+{
+    give(r, 0, E(r, scatter_nd_add, NULL, zeros_like(r, X(r)), Y(r), DOUT(r)));
+    return r->rc;
+}
+
+/* scatter: dx is dout with the written rows zeroed; dupdates the rows of dout
+ * at index (every repeat gets its row) */
+static int g_scatter(R *r)
+{
+    d2_gval idx = Y(r), upd = r->g->in[2];
+    if (NEED(r, 0)) {
+        d2_attrs *a = attrs_of(r, D2_OP_scatter);
+        give(r, 0, E(r, scatter, a, DOUT(r), idx, zeros_like(r, upd)));
+    }
+    if (NEED(r, 2)) {
+        d2_gval i1 = idx;
+        if (ndim_of(r, idx) == 0) {
+            int64_t z = 0;
+            i1 = unsqueeze(r, idx, &z, 1);
+        }
+        give(r, 2, reshape_to(r, E(r, gather, NULL, DOUT(r), i1), upd));
+    }
+    return r->rc;
+}
+
+/* scatter_nd_add: dx = dout, dupdates = gather_nd(dout, index) */
+static int g_scatter_nd_add(R *r)
+{
+    if (NEED(r, 0))
+        give(r, 0, DOUT(r));
+    if (NEED(r, 2))
+        give(r, 2, E(r, gather_nd, NULL, DOUT(r), Y(r)));
+    return r->rc;
+}
+
+/* take_along_axis (arr not broadcast): dout added back at the taken positions */
+static int g_take_along_axis(R *r)
+{
+    give(r, 0, put_add(r, X(r), Y(r), DOUT(r), AI("axis")));
+    return r->rc;
+}
+
+/* put_along_axis: assign zeroes the written positions of dout for arr, add
+ * passes dout; values get dout at the positions (summed to their shape);
+ * multiply has no rule here */
+static int g_put_along_axis(R *r)
+{
+    const char *red = d2_attr_str(r->g->def, r->g->attrs, "reduce");
+    bool assign = strcmp(red, "assign") == 0;
+    if (!assign && strcmp(red, "add") != 0)
+        return fail(r, "no gradient for reduce 'mul'");
+    d2_gval idx = Y(r), val = r->g->in[2];
+    int64_t axis = AI("axis");
+    if (NEED(r, 0)) {
+        if (assign) {
+            d2_attrs *a = attrs_of(r, D2_OP_put_along_axis);
+            SET(r, a, D2_OP_put_along_axis, int, "axis", axis);
+            give(r, 0, E(r, put_along_axis, a, DOUT(r), idx, cst(r, dtype_of(r, DOUT(r)), 0)));
+        } else {
+            give(r, 0, DOUT(r));
+        }
+    }
+    if (NEED(r, 2)) {
+        d2_attrs *a = attrs_of(r, D2_OP_take_along_axis);
+        SET(r, a, D2_OP_take_along_axis, int, "axis", axis);
+        give(r, 2, sum_to(r, E(r, take_along_axis, a, DOUT(r), idx), val));
+    }
+    return r->rc;
+}
+
+#undef AF
+#undef AI
+#undef AB
+
 /* ---- the table ---- */
 
 typedef int (*rule_fn)(R *r);
@@ -1308,6 +1636,54 @@ static const rule_t rules[D2_NUM_OPS] = {
     [D2_OP_pool2d_grad] = {g_pool2d_grad, 1u << 0 | 1u << 1},
     /* layers */
     [D2_OP_conv2d_transpose] = {g_conv2d_transpose, 0},
+    /* special functions, activations, scans, sorting, index ops */
+    [D2_OP_erfinv] = {g_erfinv, 0},
+    [D2_OP_lgamma] = {g_lgamma, 0},
+    [D2_OP_expm1] = {g_expm1, 0},
+    [D2_OP_log1p] = {g_log1p, 0},
+    [D2_OP_log2] = {g_log2, 0},
+    [D2_OP_log10] = {g_log10, 0},
+    [D2_OP_tan] = {g_tan, 0},
+    [D2_OP_asin] = {g_asin, 0},
+    [D2_OP_acos] = {g_acos, 0},
+    [D2_OP_atan] = {g_atan, 0},
+    [D2_OP_sinh] = {g_sinh, 0},
+    [D2_OP_cosh] = {g_cosh, 0},
+    [D2_OP_asinh] = {g_asinh, 0},
+    [D2_OP_acosh] = {g_acosh, 0},
+    [D2_OP_atanh] = {g_atanh, 0},
+    [D2_OP_trunc] = {g_zero, 0},
+    [D2_OP_round] = {g_zero, 0},
+    [D2_OP_softsign] = {g_softsign, 0},
+    [D2_OP_mish] = {g_mish, 0},
+    [D2_OP_logsigmoid] = {g_logsigmoid, 0},
+    [D2_OP_tanhshrink] = {g_tanhshrink, 0},
+    [D2_OP_hardswish] = {g_hardswish, 0},
+    [D2_OP_softplus] = {g_softplus, 0},
+    [D2_OP_elu] = {g_elu, 0},
+    [D2_OP_celu] = {g_celu, 0},
+    [D2_OP_selu] = {g_selu, 0},
+    [D2_OP_hardsigmoid] = {g_hardsigmoid, 0},
+    [D2_OP_hardshrink] = {g_shrink, 0},
+    [D2_OP_softshrink] = {g_shrink, 0},
+    [D2_OP_thresholded_relu] = {g_thresholded_relu, 0},
+    [D2_OP_stanh] = {g_stanh, 0},
+    [D2_OP_logit] = {g_logit, 0},
+    [D2_OP_cumsum] = {g_cumsum, 0},
+    [D2_OP_cumprod] = {g_cumprod, 0},
+    [D2_OP_logcumsumexp] = {g_logcumsumexp, 0},
+    [D2_OP_cummax] = {g_picked, 0},
+    [D2_OP_cummin] = {g_picked, 0},
+    [D2_OP_argsort] = {g_picked, 0},
+    [D2_OP_topk] = {g_picked, 0},
+    [D2_OP_tril_triu] = {g_same_op, 0},
+    [D2_OP_flip] = {g_same_op, 0},
+    [D2_OP_roll] = {g_roll, 0},
+    [D2_OP_gather_nd] = {g_gather_nd, 1u << 1},
+    [D2_OP_scatter] = {g_scatter, 1u << 1},
+    [D2_OP_scatter_nd_add] = {g_scatter_nd_add, 1u << 1},
+    [D2_OP_take_along_axis] = {g_take_along_axis, 1u << 1},
+    [D2_OP_put_along_axis] = {g_put_along_axis, 1u << 1},
 };
 
 /* Every op's rule is reached through this one entry, which finds the rule

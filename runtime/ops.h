@@ -261,6 +261,20 @@ int infer_none(d2_infer_ctx *ic);
 int infer_optimizer(d2_infer_ctx *ic);
 int infer_cond(d2_infer_ctx *ic);
 int infer_while_loop(d2_infer_ctx *ic);
+/* special functions, activations, bitwise (ops_elem.c); scans, sorting, index ops (ops_index.c) */
+int infer_act(d2_infer_ctx *ic);
+int infer_bitwise(d2_infer_ctx *ic);
+int infer_cum(d2_infer_ctx *ic);
+int infer_argsort(d2_infer_ctx *ic);
+int infer_topk(d2_infer_ctx *ic);
+int infer_tril_triu(d2_infer_ctx *ic);
+int infer_flip(d2_infer_ctx *ic);
+int infer_roll(d2_infer_ctx *ic);
+int infer_gather_nd(d2_infer_ctx *ic);
+int infer_scatter(d2_infer_ctx *ic);
+int infer_scatter_nd_add(d2_infer_ctx *ic);
+int infer_take_along_axis(d2_infer_ctx *ic);
+int infer_put_along_axis(d2_infer_ctx *ic);
 
 /* Shared inference helpers (runtime/infer_util.c). */
 /* Normalises axis (negative counts from the end) into [0, ndim); -1 + err when out of range. */

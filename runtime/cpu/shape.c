@@ -716,7 +716,8 @@ FILE *d2_print_stream_set(FILE *f)
 /* print(x, message, summarize): one line on stdout, like Paddle's Print op:
  * "message  - shape: [2, 3]  - dtype: float32  - data: [1 2 3 4 5 6]".
  * summarize < 0 prints every value. With style "tensor", what Python's
- * print shows of an eager tensor: message, Paddle's text of x, then end. */
+ * print shows of an eager tensor: message, Paddle's text of x, then end.
+ * With style "text", only message and end (x only orders the op). */
 int cpu_print(d2_kctx *k)
 {
     if (k->n_in < 1 || !k->in[0])
@@ -724,7 +725,10 @@ int cpu_print(d2_kctx *k)
     d2_buf b;
     d2_buf_init(&b);
     const char *msg = ATTR_STR(k, "message");
-    if (strcmp(ATTR_STR(k, "style"), "tensor") == 0) {
+    if (strcmp(ATTR_STR(k, "style"), "text") == 0) {
+        d2_buf_puts(&b, msg);
+        d2_buf_puts(&b, ATTR_STR(k, "end"));
+    } else if (strcmp(ATTR_STR(k, "style"), "tensor") == 0) {
         d2_tensor *x = k->in[0];
         if (want_host(k, x, "x") < 0)
             return -1;

@@ -2136,7 +2136,93 @@ int ocl_index_get(d2_kctx *k) { return via_host(k, cpu_index_get); }
 
 int ocl_conv2d_grad_input(d2_kctx *k) { return via_host(k, cpu_conv2d_grad_input); }
 int ocl_conv2d_grad_filter(d2_kctx *k) { return via_host(k, cpu_conv2d_grad_filter); }
-/* ---- optimizer updates: run on host copies, every result uploaded into its output ---- */
+
+
+/* ---- special functions and parameterised activations (kernels/activation.cl) ---- */
+
+/* clang-format off */
+enum act_op {
+    ACT_ERF, ACT_LGAMMA, ACT_EXPM1, ACT_LOG1P, ACT_LOG2, ACT_LOG10, ACT_TAN, ACT_ASIN, ACT_ACOS,
+    ACT_ATAN, ACT_SINH, ACT_COSH, ACT_ASINH, ACT_ACOSH, ACT_ATANH, ACT_TRUNC, ACT_ROUND,
+    ACT_SOFTSIGN, ACT_MISH, ACT_LOGSIGMOID, ACT_TANHSHRINK, ACT_HARDSWISH, ACT_SOFTPLUS, ACT_ELU,
+    ACT_CELU, ACT_SELU, ACT_HARDSIGMOID, ACT_HARDSHRINK, ACT_SOFTSHRINK, ACT_THRESHOLDED_RELU,
+    ACT_STANH, ACT_LOGIT, ACT_ISNAN, ACT_ISINF, ACT_ISFINITE
+};
+/* clang-format on */
+
+/* Float op with up to two float attributes (schema order). */
+static int act(d2_kctx *k, int op)
+{
+    if (prologue(k) < 0)
+        return -1;
+    d2_tensor *x = k->in[0], *out = k->out[0];
+    if (!d2_dtype_is_float(x->dtype))
+        return d2_err_set(k->err, D2_ERR_DTYPE, "%s: expected a floating-point input, got %s",
+                          opname(k), d2_dtype_name(x->dtype));
+    double p[2] = {0, 0};
+    for (int j = 0; j < k->def->n_attrs && j < 2; j++)
+        p[j] = k->attrs->v[j].u.f;
+    int64_t n = d2_tensor_numel(out);
+    char name[64];
+    snprintf(name, sizeof name, "act_%s", sfx(x->dtype));
+    ocl_args a = {0};
+    ocl_arg_int(&a, op);
+    ocl_arg_long(&a, n);
+    ocl_arg_mem(&a, mem_of(x));
+    ocl_arg_long(&a, x->offset);
+    ocl_arg_mem(&a, mem_of(out));
+    ocl_arg_long(&a, out->offset);
+    for (int j = 0; j < 2; j++) {
+        if (x->dtype == D2_F64)
+            ocl_arg_double(&a, p[j]);
+        else
+            ocl_arg_float(&a, (float)p[j]);
+    }
+    return run1d(k, name, n, &a);
+}
+
+#define ACT_OPS(X)                                                                                 \
+    X(lgamma, ACT_LGAMMA) X(expm1, ACT_EXPM1) X(log1p, ACT_LOG1P)                  \
+    X(log2, ACT_LOG2) X(log10, ACT_LOG10) X(tan, ACT_TAN) X(asin, ACT_ASIN) X(acos, ACT_ACOS)      \
+    X(atan, ACT_ATAN) X(sinh, ACT_SINH) X(cosh, ACT_COSH) X(asinh, ACT_ASINH)                      \
+    X(acosh, ACT_ACOSH) X(atanh, ACT_ATANH) X(trunc, ACT_TRUNC) X(round, ACT_ROUND)                \
+    X(softsign, ACT_SOFTSIGN) X(mish, ACT_MISH) X(logsigmoid, ACT_LOGSIGMOID)                      \
+    X(tanhshrink, ACT_TANHSHRINK) X(hardswish, ACT_HARDSWISH) X(softplus, ACT_SOFTPLUS)            \
+    X(elu, ACT_ELU) X(celu, ACT_CELU) X(selu, ACT_SELU) X(hardsigmoid, ACT_HARDSIGMOID)            \
+    X(hardshrink, ACT_HARDSHRINK) X(softshrink, ACT_SOFTSHRINK)                                    \
+    X(thresholded_relu, ACT_THRESHOLDED_RELU) X(stanh, ACT_STANH) X(logit, ACT_LOGIT)
+#define X(name, code)                                                                              \
+    int ocl_##name(d2_kctx *k) { return act(k, code); }
+ACT_OPS(X)
+#undef X
+
+/* isnan / isinf / isfinite: integer and bool inputs are finite. */
+static int classify(d2_kctx *k, int op)
+{
+    if (prologue(k) < 0)
+        return -1;
+    d2_tensor *x = k->in[0], *out = k->out[0];
+    if (!d2_dtype_is_float(x->dtype))
+        return fill_value(k, out, op == ACT_ISFINITE);
+    int64_t n = d2_tensor_numel(out);
+    char name[64];
+    snprintf(name, sizeof name, "classify_%s", sfx(x->dtype));
+    ocl_args a = {0};
+    ocl_arg_int(&a, op);
+    ocl_arg_long(&a, n);
+    ocl_arg_mem(&a, mem_of(x));
+    ocl_arg_long(&a, x->offset);
+    ocl_arg_mem(&a, mem_of(out));
+    ocl_arg_long(&a, out->offset);
+    return run1d(k, name, n, &a);
+}
+
+int ocl_isnan(d2_kctx *k) { return classify(k, ACT_ISNAN); }
+int ocl_isinf(d2_kctx *k) { return classify(k, ACT_ISINF); }
+int ocl_isfinite(d2_kctx *k) { return classify(k, ACT_ISFINITE); }
+
+/* ---- ops that run on host copies, every result uploaded into its output: the
+ * optimizer updates, and the scans, sorts and index ops of ops_index.c ---- */
 
 static int all_via_host(d2_kctx *k, d2_kernel_fn cpu_fn)
 {
@@ -2163,6 +2249,16 @@ static int all_via_host(d2_kctx *k, d2_kernel_fn cpu_fn)
         d2_tensor_unref(hout[i]);
     return rc;
 }
+
+#define HOST_OPS(X)                                                                                \
+    X(erfinv) X(digamma) X(bitwise_and) X(bitwise_or) X(bitwise_xor) X(bitwise_not) X(cumsum)      \
+    X(cumprod) X(logcumsumexp) X(cummax) X(cummin) X(argsort) X(topk) X(tril_triu) X(flip)         \
+    X(roll) X(gather_nd) X(scatter) X(scatter_nd_add) X(take_along_axis) X(put_along_axis)       \
+    X(gcd) X(lcm)
+#define X(name)                                                                                    \
+    int ocl_##name(d2_kctx *k) { return all_via_host(k, cpu_##name); }
+HOST_OPS(X)
+#undef X
 
 int ocl_sgd(d2_kctx *k) { return all_via_host(k, cpu_sgd); }
 int ocl_momentum(d2_kctx *k) { return all_via_host(k, cpu_momentum); }

@@ -70,6 +70,42 @@ $typo_err" "$DY2ST" trace "$TMP/typo.py:Net" -o "$TMP/t.dy2st"
 expect_exact 1 "$no_params
 $typo_err" "$DY2ST" save "$TMP/typo.py:Net" -o "$TMP/t.dy2st"
 
+
+# ---- shape specialisation: a call with concrete tensors whose InputSpec build fails runs a
+# Program specialised on its shapes (one warning per failing site, one Program per shape);
+# saving the InputSpec signature still reports the error at the user's line
+cat >"$TMP/spec.py" <<PY
+import paddle
+from paddle.static import InputSpec
+
+
+@paddle.jit.to_static(input_spec=[InputSpec([None, 3], "float32", "x")])
+def build_model(x):
+    if x.shape[0] > 1:
+        y = paddle.cast(x, "float64")
+    else:
+        y = paddle.cast(x, "int64")
+    return y
+
+
+if __name__ == "__main__":
+    import _jst
+    print(build_model(paddle.ones([2, 3])).dtype, build_model(paddle.ones([1, 3])).dtype)
+    print(build_model(paddle.ones([2, 3])).dtype, _jst._cache_size(build_model))
+PY
+spec_err="$TMP/spec.py:7:5: error: TypeError: 'y' is a float64[-1,3] tensor in the true branch but a int64[-1,3] tensor in the false branch of the if at spec.py:7; both branches must give the same dtype
+    if x.shape[0] > 1:
+    ^~~~~~~~~~~~~~~~~~"
+expect_exact 0 "$TMP/spec.py:7:5: warning: build_model() cannot be built for its InputSpec's dynamic dims (TypeError: 'y' is a float64[-1,3] tensor in the true branch but a int64[-1,3] tensor in the false branch of the if at spec.py:7; both branches must give the same dtype); it is specialised on the shapes of this call (x: float32[2,3]), as Paddle's default to_static does
+    if x.shape[0] > 1:
+    ^~~~~~~~~~~~~~~~~~
+paddle.float64 paddle.int64
+paddle.float64 2" "$DY2ST" exec "$TMP/spec.py"
+expect_exact 1 "$spec_err" "$DY2ST" save "$TMP/spec.py" -o "$TMP/spec.dy2st"
+cat >>"$TMP/spec.py" <<PY
+    paddle.jit.save(build_model, "$TMP/spec_saved")
+PY
+expect 1 "$spec_err" "$DY2ST" exec "$TMP/spec.py"
 # ---- save: a saved model that 'dy2st run' and 'dy2st show' read
 expect_exact 0 "saved $TMP/fc.dy2st" "$DY2ST" save "$S/simple_fc.py" \
     --params "$top_srcdir/tests/oracle/expected/simple_fc.npz" -o "$TMP/fc.dy2st"

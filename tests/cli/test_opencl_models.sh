@@ -174,6 +174,27 @@ for c in $corpus; do
     echo "ok: exec --device $DEVICE $c.py ($launches kernel launches on the device)"
 done
 
+# ---- eager training scripts: optimizer updates, losses and the DataLoader on the device
+for c in optimizers losses io_data; do
+    checks=$((checks + 1))
+    dir="$TMP/train_$c"
+    mkdir -p "$dir"
+    (cd "$dir" && LSAN_OPTIONS=$lsan_notls "$DY2ST" exec --device "$DEVICE" \
+        "$top_srcdir/tests/py_paddle/$c.py" >out 2>err)
+    rc=$?
+    if [ $rc -ne 0 ]; then
+        fail "exec --device $DEVICE $c.py exited $rc"
+        sed 's/^/    /' "$dir/err" | head -n 20
+        continue
+    fi
+    if ! cmp -s "$dir/out" "$top_srcdir/tests/py_paddle/$c.out"; then
+        fail "exec --device $DEVICE $c.py: output differs from $c.out"
+        diff "$top_srcdir/tests/py_paddle/$c.out" "$dir/out" | head -n 20 | sed 's/^/    /'
+        continue
+    fi
+    echo "ok: exec --device $DEVICE $c.py"
+done
+
 # ---- device selection errors
 checks=$((checks + 1))
 "$DY2ST" exec --device opencl:99 "$top_srcdir/tests/py_static/if_else.py" >"$TMP/log" 2>&1

@@ -242,6 +242,45 @@ block ^0 (x : float32[-1], s : int64[1]) {
   return y
 }
 """, inputs=[("x", f32([1], [1.0])), ("s", i64([1], [2 ** 62]))])
+# ---- scans, sorting and index ops: hostile attributes and index values
+case("topk_huge_k", "load", "(topk): output 0: cannot allocate a float32 tensor", """\
+block ^0 (x : float32[-1]) {
+  v : float32[-1], i : int64[-1] = topk(x) {k = 4611686018427387904}
+  return v, i
+}
+""")
+case("topk_k_too_large", "run", "k must be in [1, 3]", """\
+block ^0 (x : float32[-1]) {
+  v : float32[-1], i : int64[-1] = topk(x) {k = 4}
+  return v, i
+}
+""", inputs=[("x", f32([3], [1.0, 2.0, 3.0]))])
+case("gather_nd_index_range", "run", "out of range", """\
+block ^0 (x : float32[-1,-1], i : int64[-1,2]) {
+  y : float32[-1] = gather_nd(x, i)
+  return y
+}
+""", inputs=[("x", f32([2, 2], [1.0, 2.0, 3.0, 4.0])), ("i", i64([1, 2], [0, BIG]))])
+case("put_along_axis_index_range", "run", "out of range", """\
+block ^0 (x : float32[-1,-1], i : int64[-1,-1], v : float32[-1,-1]) {
+  y : float32[-1,-1] = put_along_axis(x, i, v) {axis = 0}
+  return y
+}
+""", inputs=[("x", f32([2, 2], [1.0, 2.0, 3.0, 4.0])), ("i", i64([1, 2], [-BIG, 0])),
+             ("v", f32([1, 2], [5.0, 6.0]))])
+case("scatter_index_range", "run", "out of range", """\
+block ^0 (x : float32[-1,-1], i : int64[-1], u : float32[-1,-1]) {
+  y : float32[-1,-1] = scatter(x, i, u)
+  return y
+}
+""", inputs=[("x", f32([2, 2], [1.0, 2.0, 3.0, 4.0])), ("i", i64([1], [-9223372036854775808])),
+             ("u", f32([1, 2], [5.0, 6.0]))])
+case("cumsum_flatten_huge", "load", "(cumsum): input is too large", """\
+block ^0 (x : float32[4294967296,4294967296,-1]) {
+  y : float32[-1] = cumsum(x) {flatten = true}
+  return y
+}
+""")
 # ---- a loop that never ends: only a run deadline stops it
 case("endless_loop", "load-only", "", """\
 block ^0 (x : int64[]) {

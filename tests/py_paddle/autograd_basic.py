@@ -125,3 +125,36 @@ show("bias.grad", lin.bias.grad)
 show("weight.grad", lin.weight.grad)
 lin.clear_gradients()
 show("weight.grad cleared", lin.weight.grad)
+
+# in-place assignment into tensors on the tape (set_value)
+x = paddle.to_tensor([1.0, 2.0, 3.0], stop_gradient=False)
+y = x * 2
+v = paddle.to_tensor([7.0], stop_gradient=False)
+y[1:2] = v
+y[2] = 0.0
+print("inplace", y.stop_gradient, y.is_leaf)
+(y * y).sum().backward()
+show("x.grad inplace", x.grad)
+show("v.grad inplace", v.grad)
+z = paddle.zeros([3])
+z[0:2] = x[0:2] * 3
+print("into a constant", z.stop_gradient)
+z.sum().backward()
+show("x.grad inplace 2", x.grad)
+
+# fluid.dygraph.guard leaves the grad mode alone
+with paddle.no_grad():
+    with paddle.base.dygraph.guard():
+        pass
+    print("no_grad after guard", paddle.is_grad_enabled())
+
+# assigning a gradient; backward then adds to it
+g0 = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+g0.grad = paddle.to_tensor([5.0, 6.0])
+show("assigned grad", g0.grad)
+(g0 * g0).sum().backward()
+show("assigned grad + backward", g0.grad)
+try:
+    g0.grad = None
+except Exception as e:
+    print(type(e).__name__, str(e).split("\n")[0].split(" (at ")[0])

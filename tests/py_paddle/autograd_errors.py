@@ -56,3 +56,16 @@ print(i.grad.dtype, i.grad.numpy().tolist())
 # an op with no gradient: indices stop gradients
 f = paddle.to_tensor([1.5, 2.5], stop_gradient=False)
 print("argmax", paddle.argmax(f).stop_gradient)
+
+# in-place assignment into a leaf that requires a gradient
+try:
+    p[0] = 5.0
+except Exception as e:
+    print(type(e).__name__, "can't use inplace strategy" in str(e))
+
+# a cast to an integer type keeps the gradient flowing, as integer arithmetic does
+c = paddle.to_tensor([1.5, 2.5], stop_gradient=False)
+k = paddle.cast(c, "int64")
+print("cast to int", k.stop_gradient, paddle.shape(c).stop_gradient)
+(k.astype("float32") * 3).sum().backward()
+print(c.grad.numpy().tolist())

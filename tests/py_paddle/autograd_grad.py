@@ -95,3 +95,21 @@ show("autograd.backward", v.grad)
 v.clear_grad()
 paddle.autograd.backward([v * 2.0], [paddle.to_tensor([1.0, 3.0])])
 show("autograd.backward seeded", v.grad)
+
+# edge cases: a leaf as root, an output as its own input, duplicate outputs,
+# a constant gradient under create_graph, 0-d tensors
+e = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+e.backward()
+show("leaf root", e.grad)
+show("grad of itself", paddle.grad([e], [e])[0])
+f = e * 2
+show("intermediate of itself", paddle.grad([f], [f])[0])
+try:
+    paddle.grad([f, f], [e])
+except RuntimeError as err:
+    print(str(err).split("\n")[0])
+show("constant under create_graph", paddle.grad([(e * 3).sum()], [e], create_graph=True)[0])
+s0 = paddle.to_tensor(2.0, stop_gradient=False)
+(s0 * s0).backward()
+(s0 * s0 * s0).backward()
+show("0-d", s0.grad)

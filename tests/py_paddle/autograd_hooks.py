@@ -80,3 +80,26 @@ try:
     paddle.to_tensor([1.0]).register_hook(record)
 except Exception as e:
     print(type(e).__name__, str(e).split("\n")[0])
+
+# retained gradients are replaced, not summed, by each backward
+v = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+y = v * 2
+y.retain_grads()
+l = (y * y).sum()
+l.backward(retain_graph=True)
+show("y.grad 1", y.grad)
+l.backward()
+show("y.grad 2", y.grad)
+show("v.grad 2", v.grad)
+
+# paddle.grad runs the hooks of intermediates and sets retained gradients,
+# but not the hooks of leaves
+seen = []
+v.register_hook(lambda g: seen.append("leaf"))
+z = v * 3
+z.register_hook(lambda g: g * 10)
+z.retain_grads()
+show("grad through hooked z", paddle.grad([(z * z).sum()], [v])[0])
+show("z.grad", z.grad)
+show("grad of z itself", paddle.grad([(z * z).sum()], [z])[0])
+print("leaf hook calls", seen)

@@ -12,6 +12,9 @@
 
 #include "backward.h"
 #include "exec.h"
+#ifdef DY2ST_HAVE_OPENCL
+#include "opencl/opencl.h"
+#endif
 #include "../testutil.h"
 
 #define GOLDEN D2_SRCDIR "/tests/golden/backward"
@@ -547,6 +550,43 @@ static void test_while_in_cond(void **state)
         }
 }
 
+/* Replaces every occurrence of `from` in s (malloc'd) by `to`; a new string. */
+static char *replace_all(const char *s, const char *from, const char *to)
+{
+    size_t lf = strlen(from), lt = strlen(to), n = 0;
+    for (const char *q = strstr(s, from); q; q = strstr(q + lf, from))
+        n++;
+    char *r = malloc(strlen(s) + n * lt + 1), *o = r;
+    for (const char *q; (q = strstr(s, from)); s = q + lf) {
+        memcpy(o, s, (size_t)(q - s));
+        o += q - s;
+        memcpy(o, to, lt);
+        o += lt;
+    }
+    strcpy(o, s);
+    return r;
+}
+
+/* The sample Program (an MLP refined by a while_loop of relu steps) in float64 with the mean of
+ * its logits as the loss. */
+static void test_sample_program(void **state)
+{
+    (void)state;
+    char *text = tu_load_file(D2_SRCDIR "/samples/programs/mlp_loop.d2p", NULL);
+    char *t64 = replace_all(text, "float32", "float64");
+    char *src = replace_all(t64, "  return logits, steps, positive\n",
+                            "  loss : float64[] = mean(logits)\n  return loss\n");
+    assert_non_null(strstr(src, "return loss"));
+    double x[8] = {0.3, -0.7, 1.1, 0.45, -0.2, 0.9, 0.65, -1.3};
+    d2_tensor *in[1] = {f64(2, (int64_t[]){2, 4}, x)};
+    const char *wrt[] = {"x", "fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"};
+    d2_program_free(check_grads(src, wrt, 5, in, 1));
+    unref_all(in, 1);
+    free(text);
+    free(t64);
+    free(src);
+}
+
 /* ---- the text form ---- */
 
 /* Appends the backward of loss with respect to wrt (the gradients yielded after the loss) and
@@ -584,6 +624,64 @@ static void test_golden(void **state)
     check_golden("while.prog", LOOP, lw, 2);
 }
 
+/* The backward of the cond and while_loop programs (in float32) on the OpenCL backend gives
+ * the CPU's results within 1e-5 (relative and absolute); skipped without a device. */
+static void test_opencl(void **state)
+{
+    (void)state;
+#ifdef DY2ST_HAVE_OPENCL
+    d2_err err = {0};
+    d2_backend *be = d2_opencl_backend(0, &err);
+    if (!be)
+        skip();
+    const char *texts[2] = {COND, LOOP};
+    const char *wrt[2][3] = {{"x", "w", "c"}, {"x", "w"}};
+    int n_wrt[2] = {3, 2};
+    for (int t = 0; t < 2; t++) {
+        char *src = replace_all(texts[t], "float64", "float32");
+        d2_program *p = parse(src);
+        free(src);
+        int w[3], g[3];
+        for (int i = 0; i < n_wrt[t]; i++)
+            w[i] = var_of(p, wrt[t][i]);
+        assert_int_equal(d2_append_backward(p, 0, var_of(p, "loss"), w, n_wrt[t], g, &err), 0);
+        for (int i = 0; i < n_wrt[t]; i++)
+            assert_int_equal(d2_block_add_yield(p, 0, g[i], &err), 0);
+        float x[6] = {0.3f, -0.5f, 0.8f, 1.1f, 0.2f, -0.4f};
+        d2_tensor *in[2];
+        if (t == 0) {
+            in[0] = d2_tensor_from_data(D2_F32, 1, (int64_t[]){3}, x, &err);
+            in[1] = d2_tensor_from_data(D2_F32, 1, (int64_t[]){3}, x + 3, &err);
+        } else {
+            in[0] = d2_tensor_from_data(D2_F32, 2, (int64_t[]){2, 3}, x, &err);
+            in[1] = i64(3);
+        }
+        d2_prepared *pc = d2_exec_prepare(p, NULL, &err), *po = d2_exec_prepare(p, be, &err);
+        if (!pc || !po)
+            fail_msg("prepare: %s", err.msg);
+        d2_tensor *oc[4] = {0}, *oo[4] = {0};
+        int n_out = 1 + n_wrt[t];
+        if (d2_exec_run(pc, in, 2, oc, n_out, &err) < 0 ||
+            d2_exec_run(po, in, 2, oo, n_out, &err) < 0)
+            fail_msg("run: %s", err.msg);
+        for (int k = 0; k < n_out; k++) {
+            d2_tensor *h = d2_tensor_copy_to(oo[k], NULL, &err);
+            assert_non_null(h);
+            tu_expect_close("opencl", h, oc[k], 1e-5, 1e-5, "the CPU backend");
+            d2_tensor_unref(h);
+        }
+        unref_all(oc, n_out);
+        unref_all(oo, n_out);
+        unref_all(in, 2);
+        d2_exec_free(pc);
+        d2_exec_free(po);
+        d2_program_free(p);
+    }
+#else
+    skip();
+#endif
+}
+
 /* ---- what gets no gradient, and errors ---- */
 
 /* A wanted variable the loss does not depend on gets -1; no_grad stops a path. */
@@ -607,6 +705,27 @@ static void test_unreached_and_no_grad(void **state)
     assert_int_equal(g[1], -1); /* an integer input */
     assert_int_equal(g[2], -1);
     assert_int_equal(d2_program_verify(p, &err), 0);
+    d2_program_free(p);
+
+    /* a given target gradient: d(x*y)/dx seeded by y is y*y; an integer seed is refused */
+    p = parse(text);
+    int tgt = var_of(p, "a"), seed = var_of(p, "y"), x = var_of(p, "x");
+    assert_int_equal(d2_gradients(p, 0, &tgt, &seed, 1, &x, 1, NULL, 0, g, &err), 0);
+    assert_int_equal(d2_block_add_yield(p, 0, g[0], &err), 0);
+    assert_int_equal(d2_program_verify(p, &err), 0);
+    double xv[3] = {1, 2, 3}, yv[3] = {0.5, -1, 4};
+    d2_tensor *in[3] = {f64(1, (int64_t[]){3}, xv), f64(1, (int64_t[]){3}, yv),
+                        d2_tensor_zeros(D2_I64, 1, (int64_t[]){3}, &err)};
+    d2_tensor *out[3] = {0};
+    run(p, in, 3, out, 3);
+    for (int i = 0; i < 3; i++)
+        assert_true(d2_tensor_get_f64(out[2], i) == yv[i] * yv[i]);
+    unref_all(out, 3);
+    unref_all(in, 3);
+    int bad = var_of(p, "n");
+    assert_int_equal(d2_gradients(p, 0, &tgt, &bad, 1, &x, 1, NULL, 0, g, &err), -1);
+    assert_string_equal(err.msg, "append_backward: the gradient given for target 'a' is int64, "
+                                 "the target is float64");
     d2_program_free(p);
 
     p = parse(text);
@@ -685,6 +804,8 @@ int main(void)
         cmocka_unit_test(test_while_swap),
         cmocka_unit_test(test_nested_while),
         cmocka_unit_test(test_while_in_cond),
+        cmocka_unit_test(test_sample_program),
+        cmocka_unit_test(test_opencl),
         cmocka_unit_test(test_unreached_and_no_grad),
         cmocka_unit_test(test_missing_rule),
         cmocka_unit_test(test_out_of_memory),

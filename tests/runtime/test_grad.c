@@ -197,7 +197,68 @@
     C("conv2d_transpose", "strides = [2, 2], padding_algorithm = \"SAME\"",                        \
       "f64[1,1,3,4] f64[1,2,3,2] none", 1)                                                         \
     C("conv2d_transpose", "strides = [2, 3], output_size = [7, 7]",                                \
-      "f64[1,1,3,2] f64[1,1,2,2] none", 1)
+      "f64[1,1,3,2] f64[1,1,2,2] none", 1)                                                         \
+    /* special functions and activations (ops_elem.c) */                                           \
+    C("erfinv", "", "f64[2,3]:list-0.7/-0.2/0.1/0.5/0.8", 1)                                       \
+    C("lgamma", "", "f64[2,3]:pos", 1)                                                             \
+    C("expm1", "", "f64[2,3]", 1)                                                                  \
+    C("log1p", "", "f64[2,3]:pos", 1)                                                              \
+    C("log2", "", "f64[2,3]:pos", 1)                                                               \
+    C("log10", "", "f64[2,3]:pos", 1)                                                              \
+    C("tan", "", "f64[2,3]", 1)                                                                    \
+    C("asin", "", "f64[2,3]:list-0.7/-0.2/0.1/0.5/0.8", 1)                                         \
+    C("acos", "", "f64[2,3]:list-0.7/-0.2/0.1/0.5/0.8", 1)                                         \
+    C("atan", "", "f64[2,3]", 1)                                                                   \
+    C("sinh", "", "f64[2,3]", 1)                                                                   \
+    C("cosh", "", "f64[2,3]", 1)                                                                   \
+    C("asinh", "", "f64[2,3]", 1)                                                                  \
+    C("acosh", "", "f64[2,3]:list1.5/2/3.25", 1)                                                   \
+    C("atanh", "", "f64[2,3]:list-0.7/-0.2/0.1/0.5/0.8", 1)                                        \
+    C("trunc", "", "f64[5]:list-1.5/0.25/2.75", 1)                                                 \
+    C("round", "", "f64[5]:list-1.25/0.25/2.75", 1)                                                \
+    C("softsign", "", "f64[2,3]:nz", 1)                                                            \
+    C("mish", "", "f64[2,3]", 1)                                                                   \
+    C("logsigmoid", "", "f64[2,3]", 1)                                                             \
+    C("tanhshrink", "", "f64[2,3]", 1)                                                             \
+    C("hardswish", "", "f64[6]:list-4/-2/-0.5/0.7/2.5/4", 1)                                       \
+    C("softplus", "", "f64[2,3]", 1)                                                               \
+    C("softplus", "beta = 2, threshold = 0.5", "f64[6]:list-1/-0.5/0.1/0.2/0.6/0.9", 1)            \
+    C("elu", "alpha = 0.5", "f64[2,3]:nz", 1)                                                      \
+    C("celu", "alpha = 2", "f64[2,3]:nz", 1)                                                       \
+    C("selu", "", "f64[2,3]:nz", 1)                                                                \
+    C("hardsigmoid", "slope = 0.5, offset = 0.2", "f64[6]:list-2/-0.3/0.1/0.7/1.5/3", 1)           \
+    C("hardshrink", "threshold = 0.6", "f64[6]:list-1/-0.3/0.1/0.7/1.5/-2", 1)                     \
+    C("softshrink", "threshold = 0.6", "f64[6]:list-1/-0.3/0.1/0.7/1.5/-2", 1)                     \
+    C("thresholded_relu", "threshold = 0.2", "f64[6]:list-1/-0.3/0.1/0.7/1.5/-2", 1)               \
+    C("stanh", "scale_a = 1.5, scale_b = 0.5", "f64[2,3]", 1)                                      \
+    C("logit", "", "f64[2,3]:list0.2/0.4/0.7/0.9", 1)                                              \
+    C("logit", "eps = 0.3", "f64[4]:list0.2/0.4/0.6/0.9", 1)                                       \
+    /* scans, sorting, index ops (ops_index.c) */                                                  \
+    C("cumsum", "axis = 1", "f64[2,3]", 1)                                                         \
+    C("cumsum", "axis = 0, exclusive = true, reverse = true", "f64[3,2]", 1)                       \
+    C("cumsum", "flatten = true", "f64[2,3]", 1)                                                   \
+    C("cumprod", "axis = 1", "f64[2,3]:pos", 1)                                                    \
+    C("cumprod", "axis = 0, reverse = true", "f64[3,2]:pos", 1)                                    \
+    C("logcumsumexp", "axis = 1", "f64[2,3]", 1)                                                   \
+    C("logcumsumexp", "flatten = true, reverse = true", "f64[2,3]", 1)                             \
+    C("cummax", "axis = 1", "f64[2,4]", 2)                                                         \
+    C("cummin", "flatten = true", "f64[2,3]", 2)                                                   \
+    C("argsort", "axis = 0, descending = true", "f64[3,2]", 2)                                     \
+    C("topk", "k = 2", "f64[2,4]", 2)                                                              \
+    C("topk", "k = 1, axis = 0, largest = false", "f64[3,2]", 2)                                   \
+    C("tril_triu", "diagonal = 1", "f64[2,3,3]", 1)                                                \
+    C("tril_triu", "diagonal = -1, lower = false", "f64[3,4]", 1)                                  \
+    C("flip", "axis = [0, 1]", "f64[2,3]", 1)                                                      \
+    C("roll", "shifts = [1, -2], axis = [0, 1]", "f64[3,4]", 1)                                    \
+    C("roll", "shifts = [5]", "f64[2,3]", 1)                                                       \
+    C("gather_nd", "", "f64[3,4] i64[2,2]:list0/1/2/3", 1)                                         \
+    C("gather_nd", "", "f64[3,4] i64[3,1]:list2/0/2", 1)                                           \
+    C("scatter", "", "f64[4,3] i64[2]:list2/0 f64[2,3]", 1)                                        \
+    C("scatter", "overwrite = false", "f64[4,3] i64[3]:list1/3/1 f64[3,3]", 1)                     \
+    C("scatter_nd_add", "", "f64[3,4] i64[3,2]:list0/1/2/3/1/0 f64[3]", 1)                         \
+    C("take_along_axis", "axis = 0", "f64[3,4] i64[2,4]:idx3", 1)                                  \
+    C("put_along_axis", "axis = 0", "f64[3,3] i64[1,3]:list0/2/1 f64[1,3]", 1)                     \
+    C("put_along_axis", "axis = 1, reduce = \"add\"", "f64[2,4] i64[2,3]:idx4 f64[]", 1)
 
 typedef struct {
     const char *op, *attrs, *ins;

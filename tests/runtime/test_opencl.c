@@ -331,6 +331,114 @@ static const char *fmt(const char *f, ...)
 
 static const char *DT[] = {"f32", "f64", "i32", "i64", "b8"};
 
+/* Special functions, activations, bitwise, scans, sorting and index ops
+ * (ops_elem.c, ops_index.c). */
+static void build_ext_cases(void)
+{
+    static const char *ushapes[] = {"[257]", "[3,7,33]", "[]", "[0,5]"};
+    static const struct {
+        const char *op, *attrs, *kind;
+    } fl[] = {
+        {"erf", "", ""},
+        {"erfinv", "", ":unit"},
+        {"lgamma", "", ":pos"},
+        {"digamma", "", ":pos"},
+        {"expm1", "", ""},
+        {"log1p", "", ":pos"},
+        {"log2", "", ":pos"},
+        {"log10", "", ":pos"},
+        {"tan", "", ":unit"},
+        {"asin", "", ":unit"},
+        {"acos", "", ":unit"},
+        {"atan", "", ""},
+        {"sinh", "", ""},
+        {"cosh", "", ""},
+        {"asinh", "", ""},
+        {"acosh", "", ":near1"},
+        {"atanh", "", ":unit"},
+        {"trunc", "", ":nan"},
+        {"round", "", ":nan"},
+        {"softsign", "", ""},
+        {"mish", "", ""},
+        {"logsigmoid", "", ""},
+        {"tanhshrink", "", ""},
+        {"hardswish", "", ":nan"},
+        {"softplus", "", ""},
+        {"softplus", "beta = 2, threshold = 1", ""},
+        {"elu", "alpha = 0.5", ":nan"},
+        {"celu", "alpha = -2", ""},
+        {"selu", "", ""},
+        {"hardsigmoid", "slope = 0.3, offset = 0.2", ":nan"},
+        {"hardshrink", "threshold = 0.7", ""},
+        {"softshrink", "threshold = 0.3", ""},
+        {"thresholded_relu", "threshold = 0.25", ""},
+        {"stanh", "", ""},
+        {"logit", "", ":unit"},
+        {"logit", "eps = 0.25", ":unit"},
+    };
+    for (size_t u = 0; u < D2_COUNTOF(fl); u++)
+        for (int d = 0; d < 2; d++)
+            for (size_t s = 0; s < D2_COUNTOF(ushapes); s++)
+                add_case(fl[u].op, fl[u].attrs, fmt("%s%s%s", DT[d], ushapes[s], fl[u].kind), MATH);
+    add_error_case("celu", "alpha = 0", "f32[3]", "alpha must not be 0");
+    add_error_case("elu", "", "i32[3]", "expected a float32 or float64 input");
+    static const char *cls[] = {"isnan", "isinf", "isfinite"};
+    for (size_t c = 0; c < D2_COUNTOF(cls); c++)
+        for (int d = 0; d < 5; d++) {
+            add_case(cls[c], "", fmt("%s[3,7,33]:wide", DT[d]), EXACT);
+            add_case(cls[c], "", fmt("%s[]", DT[d]), EXACT);
+        }
+    static const char *bw[] = {"bitwise_and", "bitwise_or", "bitwise_xor"};
+    for (size_t c = 0; c < D2_COUNTOF(bw); c++)
+        for (int d = 2; d < 5; d++) {
+            add_case(bw[c], "", fmt("%s[3,7]:ints1000 %s[7]:ints1000", DT[d], DT[d]), EXACT);
+            add_case(bw[c], "", fmt("%s[] %s[2,3]", DT[d], DT[d]), EXACT);
+        }
+    for (int d = 2; d < 5; d++)
+        add_case("bitwise_not", "", fmt("%s[33]:ints1000", DT[d]), EXACT);
+    add_error_case("bitwise_and", "", "f32[3] f32[3]", "expected integer or bool inputs");
+    for (int d = 2; d < 4; d++) {
+        add_case("gcd", "", fmt("%s[3,7]:ints50 %s[7]:ints50", DT[d], DT[d]), EXACT);
+        add_case("lcm", "", fmt("%s[3,7]:ints50 %s[7]:ints50", DT[d], DT[d]), EXACT);
+    }
+
+    static const char *cum[] = {"cumsum", "cumprod", "logcumsumexp", "cummax", "cummin"};
+    static const char *cum_attrs[] = {"", "axis = 0", "flatten = true",
+                                      "axis = 1, exclusive = true, reverse = true"};
+    for (size_t c = 0; c < D2_COUNTOF(cum); c++)
+        for (int d = 0; d < 4; d++)
+            for (size_t a = 0; a < D2_COUNTOF(cum_attrs); a++) {
+                if ((c == 2 && d >= 2) || (c >= 3 && a == 3))
+                    continue;
+                add_case(cum[c], cum_attrs[a], fmt("%s[3,33]%s", DT[d], c == 1 ? ":near1" : ""),
+                         d < 2 ? MATH : EXACT);
+            }
+    for (int d = 0; d < 5; d++) {
+        add_case("argsort", "", fmt("%s[4,33]", DT[d]), EXACT);
+        add_case("argsort", "axis = 0, descending = true", fmt("%s[5,7]", DT[d]), EXACT);
+    }
+    add_case("topk", "k = 3", "f32[4,33]", EXACT);
+    add_case("topk", "k = 2, axis = 0, largest = false", "i64[5,7]", EXACT);
+    for (int d = 0; d < 5; d++) {
+        add_case("tril_triu", "diagonal = 1", fmt("%s[2,5,7]", DT[d]), EXACT);
+        add_case("tril_triu", "diagonal = -1, lower = false", fmt("%s[5,7]", DT[d]), EXACT);
+        add_case("flip", "axis = [0, 2]", fmt("%s[2,5,7]", DT[d]), EXACT);
+        add_case("roll", "shifts = [2, -1], axis = [1, 2]", fmt("%s[2,5,7]", DT[d]), EXACT);
+        add_case("roll", "shifts = [9]", fmt("%s[2,5,7]", DT[d]), EXACT);
+    }
+    add_case("gather_nd", "", "f32[5,6,7] i64[4,2]:idx5", EXACT);
+    add_case("gather_nd", "", "i32[5,6] i32[3,1]:idx5", EXACT);
+    add_case("scatter", "", "f32[5,6] i64[3]:idx5 f32[3,6]", EXACT);
+    add_case("scatter", "overwrite = false", "f64[5,6] i32[4]:idx5 f64[4,6]", MATH);
+    add_case("scatter_nd_add", "", "f32[5,6] i64[4,1]:idx5 f32[4,6]", MATH);
+    add_case("scatter_nd_add", "", "i64[5,6] i64[7,2]:idx5 i64[7]", EXACT);
+    add_case("take_along_axis", "axis = 1", "f32[4,6] i64[4,3]:idx6", EXACT);
+    add_case("take_along_axis", "axis = 0", "i32[4,6] i64[2,1]:idx4", EXACT);
+    add_case("put_along_axis", "axis = 1", "f32[4,6] i64[4,2]:idx6 f32[4,2]", EXACT);
+    add_case("put_along_axis", "axis = 0, reduce = \"add\"", "f64[4,6] i64[3,6]:idx4 f64[]", MATH);
+    add_error_case("gather_nd", "", "f32[5,6] i64[2,2]:val9", "out of range");
+}
+
 static void build_cases(void)
 {
     /* elementwise binary: same shape (odd sizes), broadcasting both ways, 0-d, empty */
@@ -1868,6 +1976,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_out_of_memory),
     };
     build_cases();
+    build_ext_cases();
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     for (int i = 0; i < n_strs; i++)
         free(strs[i]);

@@ -27,6 +27,16 @@ static void test_golden(void **state)
     assert_true(n >= 300);
 }
 
+/* Special functions, activations, bitwise, scans, sorting and index ops (gen_ops_ext.py). */
+static void test_golden_ext(void **state)
+{
+    (void)state;
+    int n = 0;
+    int failures = opcase_run_file(NULL, D2_SRCDIR "/tests/golden/ops_ext.txt", &n);
+    assert_int_equal(failures, 0);
+    assert_true(n >= 600);
+}
+
 static void test_infer_dynamic(void **state)
 {
     (void)state;
@@ -225,6 +235,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_golden),
+        cmocka_unit_test(test_golden_ext),
         cmocka_unit_test(test_infer_dynamic),
         cmocka_unit_test(test_infer_errors),
         cmocka_unit_test(test_int_divide_by_zero),

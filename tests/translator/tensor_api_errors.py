@@ -111,7 +111,6 @@ more = [
     lambda: setit(np.ones(3), np.array([True, False, True]), np.ones(5)),
     lambda: setit(np.ones(3), 7, 1.0),
     lambda: x[paddle.to_tensor([[0]])],
-    lambda: x[paddle.to_tensor([0]), paddle.to_tensor([0])],
     lambda: x[...,...],
     lambda: paddle.nonzero(paddle.to_tensor(1.0)),
     lambda: paddle.where(x > 1, x),

@@ -96,6 +96,13 @@ GOLDEN(numpy_format)
 GOLDEN(tensor_print)
 GOLDEN(extra_api)
 GOLDEN(hand_control_flow)
+GOLDEN(activations_ext)
+GOLDEN(math_ext)
+GOLDEN(search_ext)
+GOLDEN(composite_ext)
+GOLDEN(inplace_ext)
+GOLDEN(more_ext)
+GOLDEN(more2_ext)
 GOLDEN(layerdict_accuracy)
 GOLDEN(losses)
 GOLDEN(optimizers)
@@ -106,6 +113,9 @@ GOLDEN(norm_layers)
 GOLDEN(common_layers)
 GOLDEN(layers_grad)
 GOLDEN(misc_layers)
+GOLDEN(io_data)
+GOLDEN(training)
+GOLDEN(loss_grads)
 
 /* Imports `module` and returns its attribute (new reference). */
 static d2_obj *attr(d2_interp *I, const char *module, const char *name)
@@ -565,6 +575,13 @@ int main(void)
         cmocka_unit_test(test_golden_tensor_print),
         cmocka_unit_test(test_golden_extra_api),
         cmocka_unit_test(test_golden_hand_control_flow),
+        cmocka_unit_test(test_golden_activations_ext),
+        cmocka_unit_test(test_golden_math_ext),
+        cmocka_unit_test(test_golden_search_ext),
+        cmocka_unit_test(test_golden_composite_ext),
+        cmocka_unit_test(test_golden_inplace_ext),
+        cmocka_unit_test(test_golden_more_ext),
+        cmocka_unit_test(test_golden_more2_ext),
         cmocka_unit_test(test_golden_layerdict_accuracy),
         cmocka_unit_test(test_golden_losses),
         cmocka_unit_test(test_golden_optimizers),
@@ -575,6 +592,9 @@ int main(void)
         cmocka_unit_test(test_golden_common_layers),
         cmocka_unit_test(test_golden_layers_grad),
         cmocka_unit_test(test_golden_misc_layers),
+        cmocka_unit_test(test_golden_io_data),
+        cmocka_unit_test(test_golden_training),
+        cmocka_unit_test(test_golden_loss_grads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

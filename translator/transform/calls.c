@@ -13,6 +13,9 @@
  *   x[k] = v, x[k] op= v (x a local, an attribute of one, or a subscript of those)
  *                                   -> x = _jst.SetItem(x, k, v): a tensor's new value is
  *                                      an assignment that if/while carry
+ *   x.name_(args) as a statement (x a local; an in-place method)
+ *                                   -> x = _jst.Inplace(x, 'name_', args): the same for
+ *                                      Tensor.add_, clip_, ...
  * xf_rewrite_block walks the statements, rewrite_expr the expressions
  * (innermost first); and/or/not and a if c else b go to logical.c, a for
  * loop's range/enumerate to loops.c. Nested functions and classes are left
@@ -248,6 +251,45 @@ static d2_ast_stmt *rewrite_subscript_store(X *x, d2_ast_stmt *s)
     return NULL;
 }
 
+/* x.name_(args) as a statement, x a local and name_ an in-place method name
+ * (one trailing underscore): x = _jst.Inplace(x, 'name_', args, **kwargs);
+ * NULL when s is not one. */
+static d2_ast_stmt *rewrite_inplace_call(X *x, d2_ast_stmt *s, int ctl)
+{
+    if (s->kind != D2_AST_EXPR || s->expr.value->kind != D2_AST_CALL)
+        return NULL;
+    d2_ast_expr *call = s->expr.value, *f = call->call.func;
+    if (f->kind != D2_AST_ATTRIBUTE || f->attribute.value->kind != D2_AST_NAME)
+        return NULL;
+    const char *attr = f->attribute.attr;
+    size_t n = strlen(attr);
+    if (n < 2 || attr[n - 1] != '_' || attr[n - 2] == '_' || attr[0] == '_')
+        return NULL;
+    /* xf_is_local caches the function's bound names on first use; later passes
+     * add names (the jump flags), so a first use here must not leave a cache */
+    bool cached = x->bound_ready;
+    bool local = xf_is_local(x, f->attribute.value->name.id);
+    if (!cached) {
+        x->bound_ready = false;
+        x->bound = (nameset){0, 0, NULL};
+    }
+    if (!local)
+        return NULL;
+    const char *id = f->attribute.value->name.id;
+    d2_ast_seq args = {0, 0, NULL};
+    xf_push(x, &args, xf_name_load(x, id, f->span));
+    xf_push(x, &args, xf_str_const(x, attr, f->span));
+    for (uint32_t k = 0; k < call->call.args.n; k++)
+        xf_push(x, &args, rewrite_expr(x, call->call.args.items[k], ctl));
+    for (uint32_t k = 0; k < call->call.keywords.n; k++) {
+        d2_ast_keyword *kw = call->call.keywords.items[k];
+        kw->value = rewrite_expr(x, kw->value, ctl);
+    }
+    d2_ast_expr *c = xf_call(x, xf_jst(x, "Inplace", call->span), args, call->span);
+    c->call.keywords = call->call.keywords;
+    return xf_assign(x, xf_name_store(x, id, s->span), c, s->span);
+}
+
 /* Rewrites the statements of b in place; ctl counts the enclosing
  * if/while/for statements. assert -> _jst.Assert(test, msg). Nested
  * functions and classes are left alone: they are converted when called. */
@@ -291,6 +333,14 @@ void xf_rewrite_block(X *x, d2_ast_seq *b, int ctl)
             d2_ast_stmt *r = rewrite_subscript_store(x, s);
             if (r)
                 b->items[i] = r;
+            break;
+        }
+        case D2_AST_EXPR: {
+            d2_ast_stmt *r = rewrite_inplace_call(x, s, ctl);
+            if (r)
+                b->items[i] = r;
+            else
+                rewrite_children(x, s, ctl);
             break;
         }
         default: rewrite_children(x, s, ctl); break;

@@ -172,6 +172,25 @@ bool xf_is_mutator(const char *attr)
     return false;
 }
 
+/* array_write(x, i, array=arr) (paddle.tensor's, fluid.layers', or imported
+ * by name) writes into the tensor array arr in place: the name arr, or NULL. */
+static const char *array_written(const d2_ast_expr *c)
+{
+    const d2_ast_expr *f = c->call.func;
+    const char *fn = f->kind == D2_AST_ATTRIBUTE ? f->attribute.attr
+                     : f->kind == D2_AST_NAME    ? f->name.id
+                                                 : NULL;
+    if (!fn || strcmp(fn, "array_write") != 0)
+        return NULL;
+    const d2_ast_expr *arr = c->call.args.n >= 3 ? c->call.args.items[2] : NULL;
+    for (size_t i = 0; i < c->call.keywords.n; i++) {
+        const d2_ast_keyword *k = c->call.keywords.items[i];
+        if (k->arg && strcmp(k->arg, "array") == 0)
+            arr = k->value;
+    }
+    return arr && arr->kind == D2_AST_NAME ? arr->name.id : NULL;
+}
+
 /* The name a subscript target like x[i][j] ultimately stores into, or NULL. */
 static const char *subscript_base(const d2_ast_expr *e)
 {
@@ -242,10 +261,15 @@ static bool names_visit(X *x, const d2_ast_node *n, void *vud)
         return false;
     }
     case D2_AST_CALL: {
-        const d2_ast_expr *f = ((const d2_ast_expr *)n)->call.func;
+        const d2_ast_expr *c = (const d2_ast_expr *)n, *f = c->call.func;
         if (ud->mode == NAMES_WRITES && f->kind == D2_AST_ATTRIBUTE &&
             f->attribute.value->kind == D2_AST_NAME && xf_is_mutator(f->attribute.attr))
             xf_set_add(x, ud->set, f->attribute.value->name.id);
+        if (ud->mode == NAMES_WRITES) {
+            const char *w = array_written(c);
+            if (w)
+                xf_set_add(x, ud->set, w);
+        }
         return false;
     }
     case D2_AST_ALIAS: {

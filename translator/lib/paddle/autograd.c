@@ -120,9 +120,9 @@ static int acc_add(d2_interp *I, d2_obj **slot, d2_obj *g, bool taped)
     return 0;
 }
 
-/* Adds g to the .grad of t (a leaf, or a non-leaf that retains its
- * gradient): the first gradient becomes a new tensor; later ones are summed
- * into the same object, as Paddle accumulates across backward calls. */
+/* Adds g to the .grad of leaf t: the first gradient becomes a new tensor;
+ * later ones are summed into the same object, as Paddle accumulates across
+ * backward calls. */
 static int accumulate_grad(d2_interp *I, d2_tensor_obj *t, d2_obj *g)
 {
     if (!t->grad) {
@@ -136,6 +136,20 @@ static int accumulate_grad(d2_interp *I, d2_tensor_obj *t, d2_obj *g)
     TOBJ(t->grad)->t = d2_tensor_ref(TOBJ(s)->t);
     d2_tensor_unref(old);
     d2_decref(s);
+    return 0;
+}
+
+/* A non-leaf that retains its gradient keeps the latest one (Paddle
+ * replaces it at each backward rather than summing). */
+static int retain_grad(d2_interp *I, d2_tensor_obj *t, d2_obj *g)
+{
+    if (!t->grad) {
+        t->grad = detached(I, g, false);
+        return t->grad ? 0 : -1;
+    }
+    d2_tensor *old = TOBJ(t->grad)->t;
+    TOBJ(t->grad)->t = d2_tensor_ref(TOBJ(g)->t);
+    d2_tensor_unref(old);
     return 0;
 }
 
@@ -224,7 +238,8 @@ static bool edge_open(engine *e, const d2_gnode *n, int i)
 {
     d2_obj *o = n->in[i];
     return o && !TOBJ(o)->stop_gradient &&
-           (!d2_op_grad(n->op) || d2_op_input_differentiable(n->op, i)) && !is_blocked(e, o);
+           (n->vt || !d2_op_grad(n->op) || d2_op_input_differentiable(n->op, i)) &&
+           !is_blocked(e, o);
 }
 
 static bool leaf_target(engine *e, d2_obj *o)
@@ -362,9 +377,9 @@ static int deliver(engine *e, d2_obj *o, d2_obj *g)
 }
 
 /* Paddle's name of the backward node of op (CamelCase + "GradNode"). */
-static void node_name(d2_op_id op, char *buf, size_t n)
+static void node_name(const d2_gnode *node, char *buf, size_t n)
 {
-    const char *s = d2_op_def(op)->name;
+    const char *s = node->vt ? node->vt->name : d2_op_def(node->op)->name;
     size_t k = 0;
     bool up = true;
     for (; *s && k + 9 < n; s++) {
@@ -389,8 +404,8 @@ static int finish_outputs(engine *e, d2_gnode *n)
             continue;
         d2_obj *pin = d2_incref(&w->h);
         int rc = run_hooks(I, w, &n->acc[s]);
-        if (rc == 0 && w->retain_grads && !e->grad_mode)
-            rc = accumulate_grad(I, w, n->acc[s]);
+        if (rc == 0 && w->retain_grads)
+            rc = retain_grad(I, w, n->acc[s]);
         d2_decref(pin);
         if (rc < 0)
             return -1;
@@ -415,7 +430,7 @@ static int run_node(engine *e, d2_gnode *n, d2_gnode **queue, size_t *qn)
         return -1;
     if (n->released) {
         char name[96];
-        node_name(n->op, name, sizeof name);
+        node_name(n, name, sizeof name);
         d2_raise(I, "SystemError",
                  "(Fatal) The TensorWrappers of %s do not exist. This may be because:\n"
                  "You calculate backward twice for the same subgraph without setting "
@@ -445,7 +460,24 @@ static int run_node(engine *e, d2_gnode *n, d2_gnode **queue, size_t *qn)
         any_dout |= n->acc[s] != NULL;
     }
     int rc = 0;
-    if (any_need && any_dout) {
+    if (any_need && any_dout && n->vt) {
+        d2_obj **od = d2_calloc((size_t)(nin + nout) + 1, sizeof *od), **oi = od + nout;
+        if (!od) {
+            nomem(I);
+            rc = -1;
+        } else {
+            for (int s = 0; s < nout; s++)
+                od[s] = n->acc[s];
+            if (!e->create_graph)
+                ST(I)->no_grad++;
+            rc = n->vt->backward(I, n, od, need, oi, e->create_graph);
+            if (!e->create_graph)
+                ST(I)->no_grad--;
+            for (int i = 0; i < nin; i++)
+                din[i] = oi[i];
+            d2_free(od);
+        }
+    } else if (any_need && any_dout) {
         for (int s = 0; s < nout && rc == 0; s++) {
             d2_obj *w = d2_tensor_wrap(I, n->out[s]);
             if (!w) {
@@ -505,7 +537,7 @@ static int run_node(engine *e, d2_gnode *n, d2_gnode **queue, size_t *qn)
                 d2_raise(I, "RuntimeError",
                          "internal: the gradient rule of %s gave input %d a gradient of type %s "
                          "for a value of type %s",
-                         d2_op_def(n->op)->name, i, a, b);
+                         n->vt ? n->vt->name : d2_op_def(n->op)->name, i, a, b);
                 rc = -1;
             }
         }
@@ -557,6 +589,14 @@ static int engine_run(engine *e, d2_obj **roots, d2_obj **seeds, size_t n_roots)
         d2_raise(I, "RuntimeError", "backward cannot run inside a backward hook");
         return -1;
     }
+    for (size_t r = 0; r < n_roots; r++)
+        for (size_t q = 0; q < r; q++)
+            if (roots[q] == roots[r]) {
+                d2_raise(I, "RuntimeError",
+                         "(AlreadyExists) outputs contain duplicate tensor , please check "
+                         "outputs carefully.");
+                return -1;
+            }
     st->in_backward = true;
     e->tb.base.vt = &tape_vt;
     e->tb.I = I;
@@ -591,8 +631,8 @@ static int engine_run(engine *e, d2_obj **roots, d2_obj **seeds, size_t n_roots)
         if (deliver(e, roots[r], seeds[r]) < 0)
             goto done;
     }
-    /* each node joins the queue once: a root nobody consumes now (a root
-     * given twice only once), the others when their last consumer ran */
+    /* each node joins the queue once: a root nobody consumes now (two
+     * outputs of one node only once), the others when their last consumer ran */
     for (size_t r = 0; r < n_roots; r++) {
         d2_gnode *n = rn[r];
         bool dup = false;
@@ -604,10 +644,11 @@ static int engine_run(engine *e, d2_obj **roots, d2_obj **seeds, size_t n_roots)
     for (size_t head = 0; head < qn; head++)
         if (run_node(e, queue[head], queue, &qn) < 0)
             goto done;
-    /* the leaves' gradients are complete: their hooks, then .grad or results */
+    /* the leaves' gradients are complete: their hooks (backward only, as
+     * Paddle's paddle.grad skips them), then .grad or results */
     for (size_t k = 0; k < e->n_leaves; k++) {
         leaf_acc *l = &e->leaves[k];
-        if (run_hooks(I, TOBJ(l->obj), &l->g) < 0)
+        if (!e->grad_mode && run_hooks(I, TOBJ(l->obj), &l->g) < 0)
             goto done;
         if (e->grad_mode) {
             for (size_t j = 0; j < e->n_targets; j++)
@@ -848,8 +889,9 @@ D2_FN(f_grad) /* outputs, inputs, grad_outputs, retain_graph, create_graph, only
             g = d2_none(I);
         else if (!results[k])
             g = filled_like(I, ins[k], 0.0);
-        else if (create_graph)
-            g = d2_incref(results[k]);
+        else if (create_graph) /* differentiable, even where constant (Paddle) */
+            g = TOBJ(results[k])->stop_gradient ? detached(I, results[k], false)
+                                                : d2_incref(results[k]);
         else
             g = detached(I, results[k], true);
         if (!g) {
@@ -884,6 +926,30 @@ d2_obj *d2_pd_tensor_grad(d2_interp *I, d2_obj *o)
 {
     d2_obj *g = TOBJ(o)->grad;
     return g ? d2_incref(g) : d2_none(I);
+}
+
+int d2_pd_set_tensor_grad(d2_interp *I, d2_obj *o, d2_obj *v)
+{
+    if (!is_tensor(v) || is_sym(v) || is_sym(o)) {
+        d2_raise(I, "ValueError",
+                 "(InvalidArgument) argument (position 1) must be Tensor, but got %s",
+                 is_tensor(v) ? "a symbolic Tensor" : d2_type_name(v));
+        return -1;
+    }
+    if (!d2_shape_equal(&obj_type(v)->shape, &obj_type(o)->shape) ||
+        obj_type(v)->dtype != obj_type(o)->dtype) {
+        char a[160], b[160];
+        d2_type_str(obj_type(v), a, sizeof a);
+        d2_type_str(obj_type(o), b, sizeof b);
+        d2_raise(I, "ValueError", "Tensor.grad: a gradient of type %s for a tensor of type %s", a,
+                 b);
+        return -1;
+    }
+    d2_obj *g = detached(I, v, false);
+    if (!g)
+        return -1;
+    d2_setref(&TOBJ(o)->grad, g);
+    return 0;
 }
 
 int d2_pd_clear_grad(d2_interp *I, d2_obj *o, bool set_to_zero)

@@ -33,7 +33,54 @@
     X(c, #c, op, "x, axis=None, keepdim=False, name=None", "x, axes:axis, bool:keepdim, -",        \
       W_P | W_M)
 
+/* Special functions, activations, bitwise ops and the one-op scans and index
+ * functions (ops.def's sections of them). */
+#define UNARY_PM(c) UNARY(c, D2_OP_##c, W_P | W_M)
+#define ACT1(c, op, spec, map) X(c, #c, op, "x, " spec ", name=None", "x, " map ", -", W_F)
+#define PADDLE_EXT_BINDINGS(X)                                                                     \
+    UNARY_PM(erf) UNARY_PM(erfinv) UNARY_PM(lgamma) UNARY_PM(digamma) UNARY_PM(expm1)              \
+    UNARY_PM(log1p) UNARY_PM(log2) UNARY_PM(log10) UNARY_PM(tan) UNARY_PM(asin) UNARY_PM(acos)     \
+    UNARY_PM(atan) UNARY_PM(sinh) UNARY_PM(cosh) UNARY_PM(asinh) UNARY_PM(acosh) UNARY_PM(atanh)   \
+    UNARY_PM(isnan) UNARY_PM(isinf) UNARY_PM(isfinite)                             \
+    X(trunc, "trunc", D2_OP_trunc, "input, name=None", "x, -", W_P | W_M)                          \
+    UNARY(softsign, D2_OP_softsign, W_F)                                                           \
+    UNARY(mish, D2_OP_mish, W_F)                                                                   \
+    UNARY(tanhshrink, D2_OP_tanhshrink, W_F)                                                       \
+    UNARY(hardswish, D2_OP_hardswish, W_F)                                                         \
+    UNARY(swish, D2_OP_silu, W_F)                                                                  \
+    UNARY(log_sigmoid, D2_OP_logsigmoid, W_F)                                                      \
+    ACT1(softplus, D2_OP_softplus, "beta=1, threshold=20", "float:beta, float:threshold")          \
+    ACT1(elu, D2_OP_elu, "alpha=1.0", "float:alpha")                                               \
+    ACT1(selu, D2_OP_selu, "scale=1.0507009873554805, alpha=1.6732632423543772",                   \
+         "float:scale, float:alpha")                                                               \
+    ACT1(hardsigmoid, D2_OP_hardsigmoid, "slope=0.1666667, offset=0.5",                            \
+         "float:slope, float:offset")                                                              \
+    ACT1(hardshrink, D2_OP_hardshrink, "threshold=0.5", "float:threshold")                         \
+    ACT1(softshrink, D2_OP_softshrink, "threshold=0.5", "float:threshold")                         \
+    ACT1(thresholded_relu, D2_OP_thresholded_relu, "threshold=1.0", "float:threshold")             \
+    ACT1(hardtanh, D2_OP_clip, "min=-1.0, max=1.0", "float:min, float:max")                        \
+    X(stanh, "stanh", D2_OP_stanh, "x, scale_a=0.67, scale_b=1.7159, name=None",                   \
+      "x, float:scale_a, float:scale_b, -", W_P | W_M)                                             \
+    X(logit, "logit", D2_OP_logit, "x, eps=None, name=None", "x, float:eps, -", W_P | W_M)         \
+    X(bitwise_and, "bitwise_and", D2_OP_bitwise_and, "x, y, out=None, name=None", "x, x, -, -",    \
+      W_P | W_M)                                                                                   \
+    X(bitwise_or, "bitwise_or", D2_OP_bitwise_or, "x, y, out=None, name=None", "x, x, -, -",       \
+      W_P | W_M)                                                                                   \
+    X(bitwise_xor, "bitwise_xor", D2_OP_bitwise_xor, "x, y, out=None, name=None", "x, x, -, -",    \
+      W_P | W_M)                                                                                   \
+    X(bitwise_not, "bitwise_not", D2_OP_bitwise_not, "x, out=None, name=None", "x, -, -",          \
+      W_P | W_M)                                                                                   \
+    X(gcd, "gcd", D2_OP_gcd, "x, y, name=None", "x, x, -", W_P | W_M)                              \
+    X(lcm, "lcm", D2_OP_lcm, "x, y, name=None", "x, x, -", W_P | W_M)                              \
+    X(reverse, "reverse", D2_OP_flip, "x, axis, name=None", "x, axes:axis, -", W_P | W_M)          \
+    X(gather_nd, "gather_nd", D2_OP_gather_nd, "x, index, name=None", "x, idx, -", W_P | W_M)      \
+    X(scatter, "scatter", D2_OP_scatter, "x, index, updates, overwrite=True, name=None",           \
+      "x, idx, x, bool:overwrite, -", W_P | W_M)                                                   \
+    X(scatter_nd_add, "scatter_nd_add", D2_OP_scatter_nd_add, "x, index, updates, name=None",      \
+      "x, idx, x, -", W_P | W_M)
+
 #define PADDLE_BINDINGS(X)                                                                         \
+    PADDLE_EXT_BINDINGS(X)                                                                         \
     UNARY(exp, D2_OP_exp, W_P | W_M)                                                               \
     UNARY(log, D2_OP_log, W_P | W_M)                                                               \
     UNARY(sqrt, D2_OP_sqrt, W_P | W_M)                                                             \

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 
+#include "grad.h"
 #include "syntax/ast.h"
 
 /* ======================================================================
@@ -144,6 +145,8 @@ static void gnode_free(d2_gnode *n)
             d2_decref(n->acc[i]);
     d2_pd_gnode_release(n);
     d2_attrs_free(&n->attrs);
+    if (n->vt && n->vt->fini)
+        n->vt->fini(n->ctx);
     d2_free(n);
 }
 
@@ -193,53 +196,60 @@ void d2_pd_grad_clear(d2_tensor_obj *t)
 }
 
 /* Whether a gradient flows from an output of dtype dt: floats always;
- * integers when an input that wants a gradient is an integer too (Paddle
- * differentiates integer arithmetic); bools never. */
-static bool output_differentiable(d2_dtype dt, bool int_input)
+ * integers when the op's rule differentiates an input that wants a gradient
+ * (Paddle differentiates integer arithmetic and casts to integers, not
+ * argmax or shape); bools never. */
+static bool output_differentiable(d2_dtype dt, bool rule_input)
 {
     if (d2_dtype_is_float(dt))
         return true;
-    return dt != D2_BOOL && int_input;
+    return dt != D2_BOOL && rule_input;
 }
 
-/* Tapes an eager op: a node over its inputs and outputs' data; the outputs
- * that carry a gradient point at it. 0, or -1 with MemoryError. */
+/* Tapes an eager op (vt NULL) or a custom node: a node over its inputs and
+ * outputs' data; the outputs that carry a gradient point at it. Takes ctx
+ * (freed by vt->fini when no node keeps it). 0, or -1 with MemoryError. */
 static int tape_record(d2_interp *I, d2_op_id op, d2_obj **inputs, int n_in,
-                       const d2_attrs *attrs, d2_obj **outs, int n_out)
+                       const d2_attrs *attrs, d2_obj **outs, int n_out, const d2_gnode_vt *vt,
+                       void *ctx)
 {
-    bool int_input = false;
-    for (int i = 0; i < n_in; i++)
-        if (inputs[i] && !TOBJ(inputs[i])->stop_gradient &&
-            !d2_dtype_is_float(obj_type(inputs[i])->dtype))
-            int_input = true;
+    bool rule_input = vt != NULL;
+    for (int i = 0; !vt && i < n_in; i++)
+        if (inputs[i] && !TOBJ(inputs[i])->stop_gradient && d2_op_grad(op) &&
+            d2_op_input_differentiable(op, i))
+            rule_input = true;
     bool any = false;
     for (int i = 0; i < n_out; i++) {
         d2_tensor_obj *o = TOBJ(outs[i]);
         bool diff = o->type.kind == D2_VALUE_TENSOR &&
-                    output_differentiable(o->type.dtype, int_input);
+                    output_differentiable(o->type.dtype, rule_input);
         o->stop_gradient = !diff;
         any |= diff;
     }
-    if (!any)
+    if (!any) {
+        if (vt && vt->fini)
+            vt->fini(ctx);
         return 0;
+    }
     size_t sz = sizeof(d2_gnode) + (size_t)n_in * sizeof(d2_obj *) +
                 (size_t)n_out * (sizeof(d2_tensor *) + sizeof(d2_tensor_obj *) +
                                  sizeof(d2_obj *) + sizeof(bool));
     d2_gnode *n = d2_calloc(1, sz);
-    if (!n || (attrs && d2_attrs_copy(&n->attrs, attrs, &(d2_err){0}) < 0)) {
+    bool bad = !n;
+    if (n && !vt)
+        bad = attrs ? d2_attrs_copy(&n->attrs, attrs, &(d2_err){0}) < 0
+                    : (d2_attrs_init_default(d2_op_def(op), &n->attrs),
+                       n->attrs.n != d2_op_def(op)->n_attrs);
+    if (bad) {
         d2_free(n);
+        if (vt && vt->fini)
+            vt->fini(ctx);
         nomem(I);
         return -1;
     }
-    if (!attrs) {
-        d2_attrs_init_default(d2_op_def(op), &n->attrs);
-        if (n->attrs.n != d2_op_def(op)->n_attrs) {
-            d2_free(n);
-            nomem(I);
-            return -1;
-        }
-    }
     n->op = op;
+    n->vt = vt;
+    n->ctx = ctx;
     n->n_in = n_in;
     n->n_out = n_out;
     n->in = (d2_obj **)(n + 1);
@@ -260,6 +270,30 @@ static int tape_record(d2_interp *I, d2_op_id op, d2_obj **inputs, int n_in,
         }
     }
     return 0;
+}
+
+int d2_pd_tape_custom(d2_interp *I, d2_obj **inputs, int n_in, d2_obj **outs, int n_out,
+                      const d2_gnode_vt *vt, void *ctx)
+{
+    bool any = false;
+    for (int i = 0; i < n_in + n_out; i++) {
+        d2_obj *o = i < n_in ? inputs[i] : outs[i - n_in];
+        if (o && (!is_tensor(o) || !TOBJ(o)->t)) {
+            if (vt->fini)
+                vt->fini(ctx);
+            d2_raise(I, "TypeError", "internal: a custom tape node over a non-eager value");
+            return -1;
+        }
+        any |= i < n_in && o && !TOBJ(o)->stop_gradient;
+    }
+    if (!d2_pd_grad_enabled(I) || !any) {
+        for (int i = 0; i < n_out; i++)
+            TOBJ(outs[i])->stop_gradient = true;
+        if (vt->fini)
+            vt->fini(ctx);
+        return 0;
+    }
+    return tape_record(I, D2_NUM_OPS, inputs, n_in, NULL, outs, n_out, vt, ctx);
 }
 
 /* d2_apply_op with the Python function's name for error messages. */
@@ -343,7 +377,8 @@ int d2_pd_apply_named(d2_interp *I, const char *fname, d2_op_id op, d2_obj **inp
         for (int i = 0; i < n_out; i++)
             TOBJ(outs[i])->stop_gradient = sg;
     /* eager ops that need a gradient are taped; symbolic ones never */
-    if (rc == 0 && !sg && !owner && tape_record(I, op, inputs, n_in, attrs, outs, n_out) < 0) {
+    if (rc == 0 && !sg && !owner &&
+        tape_record(I, op, inputs, n_in, attrs, outs, n_out, NULL, NULL) < 0) {
         for (int i = 0; i < n_out; i++)
             d2_setref(&outs[i], NULL);
         rc = -1;

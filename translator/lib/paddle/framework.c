@@ -193,7 +193,7 @@ int d2_pd_framework_add(d2_interp *I, pd_state *s)
     if (!s->ctx_cls || d2_class_add_defs(I, s->ctx_cls, ng_defs, D2_COUNTOF(ng_defs), 0) < 0)
         return -1;
     static const method_entry guard_m[] = {
-        {"__init__", f_noop}, {"__enter__", f_noop}, {"__exit__", NG_exit}};
+        {"__init__", f_noop}, {"__enter__", f_noop}, {"__exit__", f_noop}};
     d2_class *guard = d2_pd_new_class(I, dyg, "guard", NULL, guard_m, D2_COUNTOF(guard_m));
     static const method_entry place_methods[] = {{"__init__", f_noop}};
     static const method_entry cpu_place_m[] = {{"__init__", f_noop},

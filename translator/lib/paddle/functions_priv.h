@@ -24,6 +24,15 @@ int d2_pd_dtype_arg(d2_interp *I, d2_obj *o, const char *fname, int def, int *dt
 int d2_pd_shape_list(d2_interp *I, d2_obj *o, const char *fname, int64_t *shape, int *n);
 int d2_pd_creation_add(d2_interp *I, pd_state *s);
 
+/* ---- search.c: scans, sorting, top-k, triangles, rolls, along-axis ---- */
+int d2_pd_search_add(d2_interp *I, pd_state *s);
+
+/* ---- composite.c: functions composed of registry ops, and in-place variants ---- */
+int d2_pd_composite_add(d2_interp *I, pd_state *s);
+
+/* ---- activation.c: activation functions beyond the one-op rows ---- */
+int d2_pd_activation_add(d2_interp *I, pd_state *s);
+
 /* ---- manipulation.c ---- */
 int d2_pd_manipulation_add(d2_interp *I, pd_state *s);
 
@@ -68,6 +77,9 @@ int d2_pd_framework_add(d2_interp *I, pd_state *s);
 /* ---- autograd.c ---- */
 /* Tensor.grad: the accumulated gradient or None. New reference. */
 d2_obj *d2_pd_tensor_grad(d2_interp *I, d2_obj *o);
+/* Tensor.grad = v: v's value (a Tensor of the same shape) becomes the
+ * gradient. 0 or -1. */
+int d2_pd_set_tensor_grad(d2_interp *I, d2_obj *o, d2_obj *v);
 /* Tensor.clear_grad: zeros in place (set_to_zero) or no gradient. 0 or -1. */
 int d2_pd_clear_grad(d2_interp *I, d2_obj *o, bool set_to_zero);
 int d2_pd_autograd_add(d2_interp *I, pd_state *s);

@@ -27,6 +27,89 @@ static void ix_free(ix_plan *p)
     p->n = 0;
 }
 
+/* A symbolic slice bound b (None: dflt) of a dim of size dim (an int64 0-D
+ * tensor) as Python normalises it: negative counts from the end, then
+ * clamped to [0, dim]. New reference. */
+static d2_obj *norm_bound(d2_interp *I, d2_obj *b, d2_obj *dflt, d2_obj *dim, const char *fname)
+{
+    if (is_none(I, b))
+        return d2_incref(dflt);
+    d2_obj *t = d2_pd_as_tensor(I, b, D2_I64, fname);
+    d2_obj *c = t ? d2_pd_cast_to(I, fname, t, D2_I64) : NULL;
+    d2_decref(t);
+    if (!c)
+        return NULL;
+    if (obj_type(c)->shape.ndim != 0) {
+        d2_ab rb;
+        d2_ab_init(&rb, D2_OP_reshape);
+        d2_ab_ints(&rb, "shape", NULL, 0);
+        d2_setref(&c, op1(I, fname, D2_OP_reshape, c, &rb));
+        if (!c)
+            return NULL;
+    }
+    d2_obj *zero = d2_pd_const_tensor(I, 0, 0, true, D2_I64);
+    d2_obj *neg = zero ? op2(I, fname, D2_OP_less_than, c, zero, NULL) : NULL;
+    d2_obj *negi = neg ? d2_pd_cast_to(I, fname, neg, D2_I64) : NULL;
+    d2_obj *off = negi ? op2(I, fname, D2_OP_multiply, negi, dim, NULL) : NULL;
+    d2_obj *r = off ? op2(I, fname, D2_OP_add, c, off, NULL) : NULL;
+    if (r)
+        d2_setref(&r, op2(I, fname, D2_OP_maximum, r, zero, NULL));
+    if (r)
+        d2_setref(&r, op2(I, fname, D2_OP_minimum, r, dim, NULL));
+    d2_decref(c);
+    d2_decref(zero);
+    d2_decref(neg);
+    d2_decref(negi);
+    d2_decref(off);
+    return r;
+}
+
+/* x[a:b:k] on dim d with a symbolic bound a or b (k a positive int) → the
+ * int64 index arange(a', max(b', a'), k), gathered like a tensor index (the
+ * selected dim keeps its place: one tensor index only). New reference. */
+static d2_obj *dyn_slice_index(d2_interp *I, d2_obj *x, int d, d2_slice *sl, int64_t step,
+                               const char *fname)
+{
+    int64_t n = obj_type(x)->shape.dims[d];
+    d2_obj *dim = NULL;
+    if (n >= 0) {
+        dim = d2_pd_const_tensor(I, 0, n, true, D2_I64);
+    } else {
+        d2_obj *sh = op1(I, fname, D2_OP_shape, x, NULL);
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_slice);
+        int64_t ax = 0, st = d, en = d + 1;
+        d2_ab_ints(&b, "axes", &ax, 1);
+        d2_ab_ints(&b, "starts", &st, 1);
+        d2_ab_ints(&b, "ends", &en, 1);
+        d2_ab_ints(&b, "decrease_axis", &ax, 1);
+        d2_obj *d0 = sh ? op1(I, fname, D2_OP_slice, sh, &b) : NULL;
+        dim = d0 ? d2_pd_cast_to(I, fname, d0, D2_I64) : NULL;
+        d2_decref(sh);
+        d2_decref(d0);
+    }
+    d2_obj *zero = dim ? d2_pd_const_tensor(I, 0, 0, true, D2_I64) : NULL;
+    d2_obj *a = zero ? norm_bound(I, sl->start, zero, dim, fname) : NULL;
+    d2_obj *e = a ? norm_bound(I, sl->stop, dim, dim, fname) : NULL;
+    d2_obj *e2 = e ? op2(I, fname, D2_OP_maximum, e, a, NULL) : NULL;
+    d2_obj *k = e2 ? d2_pd_const_tensor(I, 0, step, true, D2_I64) : NULL;
+    d2_obj *r = NULL;
+    if (k) {
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_arange);
+        d2_ab_int(&b, "dtype", D2_I64);
+        d2_obj *in[3] = {a, e2, k};
+        r = d2_pd_opn(I, fname, D2_OP_arange, in, 3, &b);
+    }
+    d2_decref(dim);
+    d2_decref(zero);
+    d2_decref(a);
+    d2_decref(e);
+    d2_decref(e2);
+    d2_decref(k);
+    return r;
+}
+
 /* Reads a slice bound: None, an int, or a one-element concrete int tensor. */
 static int slice_bound(d2_interp *I, d2_obj *o, bool *none, int64_t *v)
 {
@@ -43,7 +126,10 @@ static int slice_bound(d2_interp *I, d2_obj *o, bool *none, int64_t *v)
 }
 
 /* Turns key into a list of index items over x's dims (Ellipsis expanded). */
-static int ix_parse(d2_interp *I, const d2_shape *xs, d2_obj *key, ix_plan *p, const char *fname)
+/* x (may be NULL) is the indexed tensor: a slice with a symbolic bound
+ * becomes a tensor index over it. */
+static int ix_parse(d2_interp *I, d2_obj *x, const d2_shape *xs, d2_obj *key, ix_plan *p,
+                    const char *fname)
 {
     p->n = 0;
     d2_obj *single[1] = {key};
@@ -111,6 +197,24 @@ static int ix_parse(d2_interp *I, const d2_shape *xs, d2_obj *key, ix_plan *p, c
             d2_slice *sl = D2_AS(d2_slice, o);
             bool n0, n1, n2;
             int64_t a = 0, b = 0, st = 1;
+            if (x && (is_sym(sl->start) || is_sym(sl->stop)) && !is_sym(sl->step)) {
+                if (slice_bound(I, sl->step, &n2, &st) < 0)
+                    return -1;
+                if (n2)
+                    st = 1;
+                if (st <= 0) {
+                    d2_raise(I, "IndexError",
+                             "%s: a slice with a tensor bound must have a positive step", fname);
+                    return -1;
+                }
+                it->index = dyn_slice_index(I, x, d, sl, st, fname);
+                if (!it->index)
+                    return -1;
+                it->kind = IX_TENSOR;
+                p->n++;
+                d++;
+                continue;
+            }
             if (slice_bound(I, sl->step, &n2, &st) < 0 || slice_bound(I, sl->start, &n0, &a) < 0 ||
                 slice_bound(I, sl->stop, &n1, &b) < 0)
                 return -1;
@@ -160,10 +264,11 @@ static int ix_parse(d2_interp *I, const d2_shape *xs, d2_obj *key, ix_plan *p, c
     return 0;
 }
 
-/* A boolean mask key of exactly x's shape (tensor, ndarray or nested list of
- * bools); *m receives a host copy. 1 when it is one, 0 when not, -1 on error. */
-static int bool_mask(d2_interp *I, d2_obj *key, const d2_shape *xs, const char *fname,
-                     d2_tensor **m)
+/* A boolean mask key of exactly x's shape, or of its leading dims when
+ * leading is true (tensor or ndarray); *m receives a host copy. 1 when it is
+ * one, 0 when not, -1 on error. */
+static int bool_mask(d2_interp *I, d2_obj *key, const d2_shape *xs, bool leading,
+                     const char *fname, d2_tensor **m)
 {
     *m = NULL;
     bool is_mask = (is_tensor(key) && obj_type(key)->dtype == D2_BOOL) ||
@@ -182,7 +287,10 @@ static int bool_mask(d2_interp *I, d2_obj *key, const d2_shape *xs, const char *
         return -1;
     d2_shape ms;
     d2_tensor_get_shape(h, &ms);
-    if (!d2_shape_equal(&ms, xs)) {
+    bool ok = leading ? ms.ndim <= xs->ndim : ms.ndim == xs->ndim;
+    for (int d = 0; ok && d < ms.ndim; d++)
+        ok = ms.dims[d] == xs->dims[d];
+    if (!ok) {
         char a[128], b[128];
         d2_shape_str(&ms, a, sizeof a);
         d2_shape_str(xs, b, sizeof b);
@@ -220,8 +328,10 @@ static d2_obj *mask_select(d2_interp *I, d2_obj *x, d2_tensor *m, const char *fn
     return d2_pd_wrap_host(I, r);
 }
 
-/* x[mask] = v on the host: v is a scalar / one element, or one value per
- * selected element. Replaces x's data. */
+/* x[mask] = v on the host for a mask over x's leading dims, as Paddle 2.6's
+ * index_put: v is expanded to [selected rows, trailing dims...] and row j
+ * of it goes to the j-th selected row; a mask of x's whole shape with one
+ * value fills the selected elements. Replaces x's data. */
 static int mask_assign(d2_interp *I, d2_obj *x, d2_tensor *m, d2_obj *v, const char *fname)
 {
     d2_tensor *h = d2_pd_host(I, x, fname);
@@ -234,46 +344,161 @@ static int mask_assign(d2_interp *I, d2_obj *x, d2_tensor *m, d2_obj *v, const c
         d2_raise_err(I, &err);
         return -1;
     }
-    d2_tensor *val = d2_pd_from_py(I, v, w->dtype, D2_F32, fname);
-    if (!val) {
-        d2_tensor_unref(w);
-        return -1;
-    }
-    int64_t n = d2_tensor_numel(w), nv = d2_tensor_numel(val), cnt = 0;
-    for (int64_t i = 0; i < n; i++)
+    d2_shape xs;
+    d2_tensor_get_shape(w, &xs);
+    int mnd = m->ndim, rest = xs.ndim - mnd;
+    int64_t nm = d2_tensor_numel(m), cnt = 0, row = 1;
+    for (int64_t i = 0; i < nm; i++)
         cnt += d2_tensor_get_i64(m, i) != 0;
+    for (int d = mnd; d < xs.ndim; d++)
+        row *= xs.dims[d];
+    d2_obj *val = NULL, *big = NULL;
+    d2_tensor *vh = NULL;
     int rc = -1;
-    if (nv != 1 && nv != cnt) {
-        d2_raise(I, "ValueError",
-                 "%s: cannot assign %lld values to the %lld elements the mask selects", fname,
-                 (long long)nv, (long long)cnt);
-    } else {
-        size_t es = d2_dtype_size(w->dtype);
-        char *dst = d2_tensor_data(w);
-        const char *src = d2_tensor_data(val);
-        for (int64_t i = 0, j = 0; i < n; i++)
-            if (d2_tensor_get_i64(m, i)) {
-                memcpy(dst + es * (size_t)i, src + es * (size_t)(nv == 1 ? 0 : j), es);
-                j++;
-            }
-        d2_tensor *nt = d2_pd_to_backend(I, w);
-        w = NULL;
-        if (nt) {
-            d2_tensor_unref(TOBJ(x)->t);
-            TOBJ(x)->t = nt;
-            rc = 0;
-        }
+    d2_obj *vt = d2_pd_as_tensor(I, v, w->dtype, fname);
+    if (!vt)
+        goto done;
+    val = d2_pd_cast_to(I, fname, vt, w->dtype);
+    d2_decref(vt);
+    if (!val)
+        goto done;
+    int64_t shape[D2_MAX_DIMS + 1];
+    shape[0] = cnt;
+    for (int d = 0; d < rest; d++)
+        shape[1 + d] = xs.dims[mnd + d];
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_expand);
+    d2_ab_ints(&b, "shape", shape, rest + 1);
+    big = op1(I, fname, D2_OP_expand, val, &b);
+    vh = big ? d2_pd_host(I, big, fname) : NULL;
+    if (!vh)
+        goto done;
+    size_t es = d2_dtype_size(w->dtype), rb = es * (size_t)row;
+    char *dst = d2_tensor_data(w);
+    const char *src = d2_tensor_data(vh);
+    for (int64_t i = 0, j = 0; i < nm; i++)
+        if (d2_tensor_get_i64(m, i))
+            memcpy(dst + rb * (size_t)i, src + rb * (size_t)j++, rb);
+    d2_tensor *nt = d2_pd_to_backend(I, w);
+    w = NULL;
+    if (nt) {
+        d2_tensor_unref(TOBJ(x)->t);
+        TOBJ(x)->t = nt;
+        rc = 0;
     }
+done:
     if (w)
         d2_tensor_unref(w);
-    d2_tensor_unref(val);
+    if (vh)
+        d2_tensor_unref(vh);
+    d2_decref(val);
+    d2_decref(big);
     return rc;
+}
+
+/* x[..., T1, ..., Tk, ...] for k > 1 tensor indices (0-D or 1-D) at dims
+ * ax[0..k) of x → the indexed dims moved to the front (transpose) and merged
+ * (reshape), gathered with the broadcast linear index
+ * ((T1 * D2) + T2) * D3 + ..., where the indexed dims' sizes must be static.
+ * As numpy and Paddle: the index's dim goes where the first indexed dim was
+ * when the indexed dims are adjacent, else first. New reference. */
+static d2_obj *gather_several(d2_interp *I, d2_obj *x, d2_obj *const *idx, const int *ax, int k,
+                              const char *fname)
+{
+    const d2_shape *xs = &obj_type(x)->shape;
+    int nd = xs->ndim;
+    if (k > nd)
+        return d2_raise(I, "IndexError", "%s: too many tensor indices", fname);
+    int64_t perm[D2_MAX_DIMS], shape[D2_MAX_DIMS];
+    bool used[D2_MAX_DIMS] = {false};
+    int64_t merged = 1;
+    bool adjacent = true;
+    for (int j = 0; j < k; j++) {
+        if (xs->dims[ax[j]] < 0)
+            return d2_raise(I, "IndexError",
+                            "%s: several tensor indices over a dynamic dim are not supported",
+                            fname);
+        merged *= xs->dims[ax[j]];
+        perm[j] = ax[j];
+        used[ax[j]] = true;
+        adjacent &= j == 0 || ax[j] == ax[j - 1] + 1;
+    }
+    int m = k, dyn = 0;
+    shape[0] = merged;
+    for (int d = 0; d < nd; d++)
+        if (!used[d]) {
+            shape[1 + m - k] = xs->dims[d];
+            dyn += xs->dims[d] < 0;
+            perm[m++] = d;
+        }
+    if (dyn > 1)
+        return d2_raise(I, "IndexError",
+                        "%s: several tensor indices beside more than one dynamic dim are not "
+                        "supported",
+                        fname);
+    d2_obj *lin = NULL, *y = NULL, *r = NULL;
+    for (int j = 0; j < k; j++) {
+        d2_obj *t = d2_pd_cast_to(I, fname, idx[j], D2_I64);
+        d2_obj *dim = t ? d2_pd_const_tensor(I, 0, xs->dims[ax[j]], true, D2_I64) : NULL;
+        d2_obj *zero = dim ? d2_pd_const_tensor(I, 0, 0, true, D2_I64) : NULL;
+        d2_obj *neg = zero ? op2(I, fname, D2_OP_less_than, t, zero, NULL) : NULL;
+        d2_obj *negi = neg ? d2_pd_cast_to(I, fname, neg, D2_I64) : NULL;
+        d2_obj *off = negi ? op2(I, fname, D2_OP_multiply, negi, dim, NULL) : NULL;
+        d2_obj *tn = off ? op2(I, fname, D2_OP_add, t, off, NULL) : NULL;
+        if (tn && lin) {
+            d2_obj *sc = op2(I, fname, D2_OP_multiply, lin, dim, NULL);
+            d2_setref(&lin, sc ? op2(I, fname, D2_OP_add, sc, tn, NULL) : NULL);
+            d2_decref(sc);
+        } else if (tn) {
+            lin = d2_incref(tn);
+        }
+        bool bad = !tn;
+        d2_decref(t);
+        d2_decref(dim);
+        d2_decref(zero);
+        d2_decref(neg);
+        d2_decref(negi);
+        d2_decref(off);
+        d2_decref(tn);
+        if (bad || !lin)
+            goto done;
+    }
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_transpose);
+    d2_ab_ints(&b, "perm", perm, nd);
+    y = op1(I, fname, D2_OP_transpose, x, &b);
+    if (!y)
+        goto done;
+    d2_ab_init(&b, D2_OP_reshape);
+    d2_ab_ints(&b, "shape", shape, nd - k + 1);
+    d2_setref(&y, op1(I, fname, D2_OP_reshape, y, &b));
+    if (!y)
+        goto done;
+    d2_ab_init(&b, D2_OP_gather);
+    d2_ab_int(&b, "axis", 0);
+    r = op2(I, fname, D2_OP_gather, y, lin, &b);
+    if (r && adjacent && ax[0] > 0 && obj_type(lin)->shape.ndim == 1) {
+        int64_t back[D2_MAX_DIMS];
+        int n = 0, rn = obj_type(r)->shape.ndim;
+        for (int d = 1; d <= ax[0]; d++)
+            back[n++] = d;
+        back[n++] = 0;
+        for (int d = ax[0] + 1; d < rn; d++)
+            back[n++] = d;
+        d2_ab_init(&b, D2_OP_transpose);
+        d2_ab_ints(&b, "perm", back, rn);
+        d2_setref(&r, op1(I, fname, D2_OP_transpose, r, &b));
+    }
+done:
+    d2_decref(lin);
+    d2_decref(y);
+    return r;
 }
 
 static d2_obj *getitem_impl(d2_interp *I, d2_obj *x, d2_obj *key, const char *fname)
 {
     d2_tensor *mask;
-    int mk = bool_mask(I, key, &obj_type(x)->shape, fname, &mask);
+    int mk = bool_mask(I, key, &obj_type(x)->shape, false, fname, &mask);
     if (mk != 0) {
         d2_obj *r = mk > 0 ? mask_select(I, x, mask, fname) : NULL;
         if (mask)
@@ -284,14 +509,15 @@ static d2_obj *getitem_impl(d2_interp *I, d2_obj *x, d2_obj *key, const char *fn
     if (xs->ndim == 0 && !(key->kind == D2_OBJ_ELLIPSIS || is_none(I, key)))
         return d2_raise(I, "IndexError", "%s: a 0-D tensor cannot be indexed", fname);
     ix_plan p;
-    if (ix_parse(I, xs, key, &p, fname) < 0) {
+    if (ix_parse(I, x, xs, key, &p, fname) < 0) {
         ix_free(&p);
         return NULL;
     }
     int64_t axes[D2_MAX_DIMS], starts[D2_MAX_DIMS], ends[D2_MAX_DIMS], strides[D2_MAX_DIMS],
         dec[D2_MAX_DIMS], unsq[D2_MAX_DIMS * 2];
     int na = 0, nd = 0, nu = 0, d = 0, outpos = 0, n_tidx = 0, tidx_axis = 0;
-    d2_obj *tidx = NULL;
+    d2_obj *tidx = NULL, *tix[D2_MAX_DIMS];
+    int tax[D2_MAX_DIMS];
     for (int i = 0; i < p.n; i++) {
         ix_item *it = &p.it[i];
         switch (it->kind) {
@@ -312,6 +538,10 @@ static d2_obj *getitem_impl(d2_interp *I, d2_obj *x, d2_obj *key, const char *fn
             outpos++;
             break;
         case IX_TENSOR:
+            if (n_tidx < D2_MAX_DIMS) {
+                tix[n_tidx] = it->index;
+                tax[n_tidx] = d - nd;
+            }
             n_tidx++;
             tidx = it->index;
             tidx_axis = d - nd; /* position after the decreased dims are gone */
@@ -322,12 +552,11 @@ static d2_obj *getitem_impl(d2_interp *I, d2_obj *x, d2_obj *key, const char *fn
         d++;
     }
     d2_obj *cur = d2_incref(x);
-    if (n_tidx > 1) {
+    if (n_tidx > 1 && nu > 0) {
         ix_free(&p);
         d2_decref(cur);
         return d2_raise(I, "IndexError",
-                        "%s: only one tensor index per subscript is supported (got %d)", fname,
-                        n_tidx);
+                        "%s: None together with several tensor indices is not supported", fname);
     }
     if (na > 0) {
         d2_ab b;
@@ -341,7 +570,11 @@ static d2_obj *getitem_impl(d2_interp *I, d2_obj *x, d2_obj *key, const char *fn
         d2_decref(cur);
         cur = r;
     }
-    if (cur && tidx) {
+    if (cur && n_tidx > 1) {
+        d2_obj *r = gather_several(I, cur, tix, tax, n_tidx, fname);
+        d2_decref(cur);
+        cur = r;
+    } else if (cur && tidx) {
         d2_ab b;
         d2_ab_init(&b, D2_OP_gather);
         d2_ab_int(&b, "axis", tidx_axis);
@@ -363,17 +596,65 @@ static d2_obj *getitem_impl(d2_interp *I, d2_obj *x, d2_obj *key, const char *fn
 
 static int setitem_static(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v, const char *fname);
 
-/* Whether key is a tuple with more than one list, ndarray or tensor index. */
+/* Whether key is a tuple with more than one list, ndarray or tensor index, or
+ * one with an int beside it. */
 static bool several_index_arrays(d2_obj *key)
 {
     if (key->kind != D2_OBJ_TUPLE)
         return false;
-    int n = 0;
+    int n = 0, ints = 0;
     for (size_t i = 0; i < D2_AS(d2_tuple, key)->n; i++) {
         d2_obj *o = D2_AS(d2_tuple, key)->items[i];
         n += is_tensor(o) || is_ndarray(o) || is_seq(o);
+        ints += is_int(o);
     }
-    return n > 1;
+    /* an int beside an index array is an index array too (numpy) */
+    return n > 1 || (n == 1 && ints > 0);
+}
+
+/* x[key] = v where a gradient flows through x or v: the taped functional
+ * form, whose result x takes over (data and place on the tape), as Paddle's
+ * in-place set_value. The value before holds x's old place. */
+static int setitem_taped(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v)
+{
+    d2_tensor_obj *t = TOBJ(x);
+    if (!t->stop_gradient && !t->grad_node) {
+        d2_raise(I, "ValueError",
+                 "(InvalidArgument) Leaf Tensor (%s) that doesn't stop gradient can't use inplace "
+                 "strategy.",
+                 t->name ? t->name : "generated_tensor");
+        return -1;
+    }
+    d2_obj *old = d2_tensor_wrap(I, t->t);
+    if (!old)
+        return -1;
+    d2_tensor_obj *o = TOBJ(old);
+    d2_gnode *n = t->grad_node;
+    if (n && n->watch[t->grad_slot] == t)
+        n->watch[t->grad_slot] = NULL;
+    o->stop_gradient = t->stop_gradient;
+    o->grad_node = n; /* the reference moves */
+    o->grad_slot = t->grad_slot;
+    t->grad_node = NULL;
+    d2_obj *r = d2_pd_setitem_functional(I, old, key, v);
+    if (!r) {
+        t->grad_node = o->grad_node;
+        o->grad_node = NULL;
+        d2_decref(old);
+        return -1;
+    }
+    d2_tensor_obj *rt = TOBJ(r);
+    d2_tensor_unref(t->t);
+    t->t = d2_tensor_ref(rt->t);
+    t->stop_gradient = rt->stop_gradient;
+    t->grad_node = rt->grad_node;
+    t->grad_slot = rt->grad_slot;
+    rt->grad_node = NULL;
+    if (t->grad_node && (t->grad_hooks || t->retain_grads))
+        t->grad_node->watch[t->grad_slot] = t;
+    d2_decref(r);
+    d2_decref(old);
+    return 0;
 }
 
 /* Host-side x[key] = v for int/slice/ellipsis/None keys and one int tensor
@@ -382,12 +663,13 @@ static int setitem_impl(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v, const c
 {
     if (is_sym(x) || (is_tensor(v) && is_sym(v)) || D2_MODE(I)->builder)
         return setitem_static(I, x, key, v, fname);
-    if ((is_tensor(key) && obj_type(key)->dtype == D2_BOOL &&
-         obj_type(key)->shape.ndim < obj_type(x)->shape.ndim) ||
-        (is_ndarray(key) && NDA(key)->t->dtype == D2_BOOL &&
-         NDA(key)->t->ndim < obj_type(x)->shape.ndim) || several_index_arrays(key)) {
-        /* a mask over leading dims, or index arrays zipped together (numpy): the
-         * functional form, run now */
+    bool full_mask = (is_tensor(key) && obj_type(key)->dtype == D2_BOOL &&
+                      obj_type(key)->shape.ndim == obj_type(x)->shape.ndim) ||
+                     (is_ndarray(key) && NDA(key)->t->dtype == D2_BOOL &&
+                      NDA(key)->t->ndim == obj_type(x)->shape.ndim);
+    if (full_mask || several_index_arrays(key)) {
+        /* a mask of x's shape (Paddle expands v to x's shape), or index arrays
+         * zipped together (numpy): the functional form, run now */
         d2_obj *r = d2_pd_setitem_functional(I, x, key, v);
         if (!r)
             return -1;
@@ -397,7 +679,7 @@ static int setitem_impl(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v, const c
         return 0;
     }
     d2_tensor *mask;
-    int mk = bool_mask(I, key, &obj_type(x)->shape, fname, &mask);
+    int mk = bool_mask(I, key, &obj_type(x)->shape, true, fname, &mask);
     if (mk != 0) {
         int r = mk > 0 ? mask_assign(I, x, mask, v, fname) : -1;
         if (mask)
@@ -420,7 +702,7 @@ static int setitem_impl(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v, const c
     int rc = -1;
     d2_tensor *val = NULL;
     d2_tensor *list[D2_MAX_DIMS] = {NULL}; /* explicit index lists per dim (owned) */
-    if (ix_parse(I, &xs, key, &p, fname) < 0)
+    if (ix_parse(I, NULL, &xs, key, &p, fname) < 0)
         goto done;
     /* per input dim: start, step, count, or an explicit index list */
     int64_t start[D2_MAX_DIMS], step[D2_MAX_DIMS], count[D2_MAX_DIMS];
@@ -643,6 +925,57 @@ static bool all_full(const ix_item *const *it, int n)
     return true;
 }
 
+static d2_obj *assign_items(d2_interp *I, d2_obj *x, const ix_item *const *it, int n, d2_obj *v,
+                            const char *fname);
+
+/* x[T1, :, T2] = v, tensor (or int) indices separated by full slices → the
+ * indexed dims moved to the front (transpose), y[T1, T2] = v there, and the
+ * dims moved back: numpy's and Paddle's order, where the broadcast index dims
+ * come first in the shape v must fit. */
+static d2_obj *assign_separated(d2_interp *I, d2_obj *x, const ix_item *const *it, int n,
+                                d2_obj *v, const char *fname)
+{
+    int nd = obj_type(x)->shape.ndim;
+    int64_t perm[D2_MAX_DIMS], inv[D2_MAX_DIMS];
+    const ix_item *moved[2 * D2_MAX_DIMS + 2];
+    ix_item full = {IX_FULL, 0, 0, 0, NULL};
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        if (it[i]->kind == IX_TENSOR || it[i]->kind == IX_INT) {
+            moved[k] = it[i];
+            perm[k++] = i;
+        } else if (it[i]->kind != IX_FULL) {
+            d2_raise(I, "IndexError",
+                     "%s: tensor indices separated by a partial slice cannot be assigned into "
+                     "inside to_static; assign through one index group at a time",
+                     fname);
+            return NULL;
+        }
+    }
+    int nt = k;
+    for (int i = 0; i < nd; i++)
+        if (i >= n || it[i]->kind == IX_FULL)
+            perm[k++] = i;
+    for (int i = nt; i < nd; i++)
+        moved[i] = &full;
+    for (int i = 0; i < nd; i++)
+        inv[perm[i]] = i;
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_transpose);
+    d2_ab_ints(&b, "perm", perm, nd);
+    d2_obj *y = op1(I, fname, D2_OP_transpose, x, &b);
+    d2_obj *y2 = y ? assign_items(I, y, moved, nd, v, fname) : NULL;
+    d2_obj *r = NULL;
+    if (y2) {
+        d2_ab_init(&b, D2_OP_transpose);
+        d2_ab_ints(&b, "perm", inv, nd);
+        r = op1(I, fname, D2_OP_transpose, y2, &b);
+    }
+    d2_decref(y);
+    d2_decref(y2);
+    return r;
+}
+
 /* x with the selection of items it[0..n) (no None) replaced by v. */
 static d2_obj *assign_items(d2_interp *I, d2_obj *x, const ix_item *const *it, int n, d2_obj *v,
                             const char *fname)
@@ -668,13 +1001,8 @@ static d2_obj *assign_items(d2_interp *I, d2_obj *x, const ix_item *const *it, i
     for (int i = 0; i < n; i++) {
         bool inside = i >= ft && i <= lt;
         if ((inside && it[i]->kind != IX_TENSOR && it[i]->kind != IX_INT) ||
-            (!inside && (it[i]->kind == IX_INT || it[i]->kind == IX_TENSOR))) {
-            d2_raise(I, "IndexError",
-                     "%s: tensor indices separated by a slice cannot be assigned into inside "
-                     "to_static; assign through one index group at a time",
-                     fname);
-            return NULL;
-        }
+            (!inside && (it[i]->kind == IX_INT || it[i]->kind == IX_TENSOR)))
+            return assign_separated(I, x, it, n, v, fname);
     }
     int nt = lt - ft + 1;
     ix_item conv[D2_MAX_DIMS];
@@ -742,7 +1070,10 @@ done:
     return r;
 }
 
-/* x[mask] = v: where(mask, v, x); v is one value, or broadcasts to x's dims after the mask's. */
+/* x[mask] = v: where(mask, v, x), as Paddle 2.6 assigns: a mask of x's shape
+ * takes v expanded to x's shape (so a v with one value per selected element
+ * is not taken one by one); a mask over leading dims takes one v, or one per
+ * trailing sub-tensor, for all the selected rows. */
 static d2_obj *assign_mask(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v, const char *fname)
 {
     const d2_shape *xs = &obj_type(x)->shape;
@@ -766,14 +1097,46 @@ static d2_obj *assign_mask(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v, cons
     if (!val)
         goto done;
     const d2_shape *vs = &obj_type(val)->shape;
-    for (int d = 0; d < vs->ndim - (xs->ndim - ms->ndim); d++)
-        if (vs->dims[d] != 1) {
-            d2_raise(I, "ValueError",
-                     "%s: assigning one value per element a boolean mask selects is not supported "
-                     "inside to_static; assign one value, or use paddle.where",
-                     fname);
+    if (ms->ndim == xs->ndim) {
+        /* Paddle expands v to x's shape */
+        bool fits = vs->ndim <= xs->ndim;
+        int bad = -1;
+        for (int d = 0; fits && d < vs->ndim; d++) {
+            int64_t a = vs->dims[vs->ndim - 1 - d], b = xs->dims[xs->ndim - 1 - d];
+            if (a != 1 && a >= 0 && b >= 0 && a != b) {
+                fits = false;
+                bad = d;
+            }
+        }
+        if (!fits) {
+            char a[128], b[128];
+            d2_shape_str(vs, a, sizeof a);
+            d2_shape_str(xs, b, sizeof b);
+            if (bad >= 0)
+                d2_raise(I, "ValueError",
+                         "%s: the value's shape %s cannot be expanded to the tensor's %s (the "
+                         "value (%lld) of a non-singleton dimension does not match the "
+                         "corresponding value (%lld)); with a boolean mask of the tensor's shape "
+                         "the value is expanded to the tensor's shape, not taken one per "
+                         "selected element",
+                         fname, a, b, (long long)vs->dims[vs->ndim - 1 - bad],
+                         (long long)xs->dims[xs->ndim - 1 - bad]);
+            else
+                d2_raise(I, "ValueError", "%s: the value's shape %s cannot be expanded to the "
+                         "tensor's %s", fname, a, b);
             goto done;
         }
+    } else {
+        for (int d = 0; d < vs->ndim - (xs->ndim - ms->ndim); d++)
+            if (vs->dims[d] != 1) {
+                d2_raise(I, "ValueError",
+                         "%s: one value per row a boolean mask over leading dims selects is not "
+                         "supported inside to_static (how many rows it selects depends on the "
+                         "data); assign one value for all rows, or use paddle.where",
+                         fname);
+                goto done;
+            }
+    }
     if (ms->ndim < xs->ndim) {
         int64_t ax[D2_MAX_DIMS];
         int na = 0;
@@ -805,7 +1168,7 @@ d2_obj *d2_pd_setitem_functional(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v
                            (key->kind == D2_OBJ_TUPLE && D2_AS(d2_tuple, key)->n == 0)))
         return d2_raise(I, "IndexError", "%s: a 0-D tensor cannot be indexed", fname);
     ix_plan p;
-    if (ix_parse(I, xs, key, &p, fname) < 0) {
+    if (ix_parse(I, x, xs, key, &p, fname) < 0) {
         ix_free(&p);
         return NULL;
     }
@@ -879,6 +1242,10 @@ int d2_pd_tensor_setitem(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v)
 {
     if (D2_MODE(I)->tracer)
         trace_frozen(I, x, D2_FREEZE_SETITEM);
+    bool eager = !is_sym(x) && !(is_tensor(v) && is_sym(v)) && !D2_MODE(I)->builder;
+    if (eager && d2_pd_grad_enabled(I) &&
+        (!TOBJ(x)->stop_gradient || (is_tensor(v) && !TOBJ(v)->stop_gradient)))
+        return setitem_taped(I, x, key, v);
     return setitem_impl(I, x, key, v, "Tensor.__setitem__");
 }
 

@@ -143,6 +143,9 @@ typedef struct jit_state {
     d2_obj *converted;    /* dict: user function -> converted function (or itself) */
     d2_program *last_prog; /* copy of the Program compiled last (d2_jit_last_program) */
     bool enabled;         /* paddle.jit.enable_to_static */
+    /* a Program is being built to run now (not to save): print() of Python
+     * values in it becomes a print op, printed on every run */
+    bool run_prints;
     double decorate_s;    /* time spent making to_static functions (_jst._stats) */
     long decorated;
 } jit_state;

@@ -383,6 +383,12 @@ typedef struct entry {
     d2_obj *tmpl;   /* output template (owned) */
     d2_obj *pins;   /* objects whose identity is part of the key (owned) */
     int n_feeds, n_out;
+    /* A signature whose dynamic-shape build failed and whose calls are
+     * specialised on their shapes: no Program, the failure's message, where
+     * it was raised */
+    char *failed;
+    d2_span fail_span;
+    const d2_module *fail_module;
 } entry;
 
 typedef struct sfn {
@@ -406,6 +412,7 @@ static void entry_free(entry *e)
     d2_decref(e->tmpl);
     d2_decref(e->pins);
     d2_free(e->key);
+    d2_free(e->failed);
     d2_free(e);
 }
 
@@ -947,6 +954,8 @@ static entry *compile(d2_interp *I, sfn *s, d2_obj **args, size_t nargs, d2_dict
         }
     }
     D2_MODE(I)->builder = &B;
+    bool run_prints = JS(I)->run_prints;
+    JS(I)->run_prints = prepare;
     int k = 0;
     for (size_t i = 0; i < nargs; i++) {
         sym[i] = symbolic_args(I, args[i], vars, &k, 0);
@@ -971,6 +980,7 @@ static entry *compile(d2_interp *I, sfn *s, d2_obj **args, size_t nargs, d2_dict
     }
 built:
     D2_MODE(I)->builder = B.outer;
+    JS(I)->run_prints = run_prints;
     /* symbolic tensors of the finished build that Python code kept (say in a
      * Layer attribute) must not pass for values of a later build: they are
      * detached from the builder, whose memory is reused */
@@ -1132,24 +1142,20 @@ static d2_obj *specs_of(d2_interp *I, const feeds *fd)
     return l;
 }
 
-/* A call of a to_static function outside a Program build. */
-static d2_obj *run_static(d2_interp *I, sfn *s, d2_obj **args, size_t nargs, d2_dict *kw)
+/* The entry of s for signature key, compiled (and recorded as the last
+ * signature) when absent; a failed marker is returned as found. */
+static entry *get_entry(d2_interp *I, sfn *s, d2_obj **args, size_t nargs, d2_dict *kw,
+                        feeds *fd, const char *key, d2_obj *pins)
 {
-    feeds fd = {0};
-    d2_buf key;
-    d2_buf_init(&key);
-    d2_obj *pins = d2_list_new(I, 0), *r = NULL;
-    if (!pins || signature(I, s, args, nargs, kw, &fd, &key, pins) < 0)
-        goto done;
     entry *e = s->entries, *prev = NULL;
-    while (e && strcmp(e->key, key.data ? key.data : "") != 0) {
+    while (e && strcmp(e->key, key) != 0) {
         prev = e;
         e = e->next;
     }
-    if (e) {
+    if (e && !e->failed) {
         int rr = refresh_params(I, e);
         if (rr < 0)
-            goto done;
+            return NULL;
         if (rr > 0) {
             if (prev)
                 prev->next = e->next;
@@ -1159,29 +1165,171 @@ static d2_obj *run_static(d2_interp *I, sfn *s, d2_obj **args, size_t nargs, d2_
             e = NULL;
         }
     }
-    if (!e) {
-        e = compile(I, s, args, nargs, kw, &fd, true);
-        if (!e)
-            goto done;
-        e->key = d2_strdup(key.data ? key.data : "");
-        e->pins = d2_incref(pins);
-        e->next = s->entries;
-        s->entries = e;
-        d2_setref(&s->last_specs, specs_of(I, &fd));
-        if (!e->key || !s->last_specs) {
-            if (!d2_exc_pending(I))
-                nomem(I);
-            goto done;
-        }
-        d2_err cerr = {0};
-        d2_program_free(JS(I)->last_prog);
-        JS(I)->last_prog = d2_program_clone(e->prog, &cerr);
-        if (!JS(I)->last_prog) {
-            d2_raise_err(I, &cerr);
-            goto done;
+    if (e)
+        return e;
+    e = compile(I, s, args, nargs, kw, fd, true);
+    if (!e)
+        return NULL;
+    e->key = d2_strdup(key);
+    e->pins = d2_incref(pins);
+    e->next = s->entries;
+    s->entries = e;
+    d2_setref(&s->last_specs, specs_of(I, fd));
+    if (!e->key || !s->last_specs) {
+        if (!d2_exc_pending(I))
+            nomem(I);
+        return NULL;
+    }
+    d2_err cerr = {0};
+    d2_program_free(JS(I)->last_prog);
+    JS(I)->last_prog = d2_program_clone(e->prog, &cerr);
+    if (!JS(I)->last_prog) {
+        d2_raise_err(I, &cerr);
+        return NULL;
+    }
+    return e;
+}
+
+/* Whether an InputSpec left a dim of a concrete input dynamic. */
+static bool feeds_relaxed(const feeds *fd)
+{
+    for (int k = 0; k < fd->n; k++) {
+        if (!fd->t[k])
+            continue;
+        d2_shape sh;
+        d2_tensor_get_shape(fd->t[k], &sh);
+        if (!d2_shape_equal(&sh, &fd->type[k].shape))
+            return true;
+    }
+    return false;
+}
+
+/* Whether the pending exception of a failed dynamic-shape build may go away
+ * with the call's shapes (not a resource or interpreter limit). */
+static bool shape_may_fix(d2_interp *I)
+{
+    static const char *const never[] = {"MemoryError", "RecursionError", "TimeoutError",
+                                        "KeyboardInterrupt", "SystemExit"};
+    if (!I->exc)
+        return false;
+    for (size_t i = 0; i < D2_COUNTOF(never); i++)
+        if (d2_exc_matches(I, d2_exc_class(I, never[i])))
+            return false;
+    return true;
+}
+
+/* Paddle 2.6's default to_static builds a Program per call shape. When the
+ * build on the InputSpec's dynamic dims fails, the call runs a Program
+ * specialised on its own shapes instead (cached under them: a later call
+ * with the same shapes reuses it, other shapes build another), with a
+ * warning saying why. The failed signature is remembered by a marker entry,
+ * so it is built once; saving the dynamic signature still reports the
+ * error. The original exception stays pending when the specialised build
+ * fails too. */
+static entry *specialise(d2_interp *I, sfn *s, d2_obj **args, size_t nargs, d2_dict *kw,
+                         const char *dyn_key, entry *marker)
+{
+    d2_obj *exc = NULL;
+    d2_span span = {0};
+    const d2_module *mod = NULL;
+    if (!marker) { /* the dynamic build just failed: keep its exception */
+        exc = I->exc;
+        I->exc = NULL;
+        span = I->exc_span;
+        mod = I->exc_module;
+    }
+    feeds fd = {0};
+    d2_buf key;
+    d2_buf_init(&key);
+    d2_buf_puts(&key, "shape:");
+    d2_obj *pins = d2_list_new(I, 0);
+    entry *e = NULL;
+    d2_obj *saved_spec = s->spec;
+    s->spec = NULL;
+    int rc = pins ? signature(I, s, args, nargs, kw, &fd, &key, pins) : -1;
+    s->spec = saved_spec;
+    bool fresh = false;
+    if (rc == 0) {
+        e = s->entries;
+        while (e && strcmp(e->key, key.data) != 0)
+            e = e->next;
+        fresh = !e;
+        e = get_entry(I, s, args, nargs, kw, &fd, key.data, pins);
+    }
+    if (exc && !e) { /* not fixed by the shapes: the original error */
+        d2_exc_clear(I);
+        I->exc = exc;
+        I->exc_span = span;
+        I->exc_module = mod;
+        exc = NULL;
+    }
+    char *why = NULL;
+    if (e && exc) {
+        d2_obj *m = d2_str_of(I, exc);
+        const char *ms = m && m->kind == D2_OBJ_STR ? D2_AS(d2_str, m)->s : "";
+        size_t n = strlen(exc->cls->name) + strlen(ms) + 3;
+        why = d2_malloc(n);
+        if (why)
+            snprintf(why, n, *ms ? "%s: %s" : "%s", exc->cls->name, ms);
+        d2_decref(m);
+        entry *mk = why ? d2_calloc(1, sizeof *mk) : NULL;
+        if (mk)
+            mk->key = d2_strdup(dyn_key);
+        if (!mk || !mk->key) {
+            if (mk)
+                entry_free(mk);
+            d2_free(why);
+            why = NULL;
+            nomem(I);
+            e = NULL;
+        } else {
+            mk->failed = why;
+            mk->fail_span = span;
+            mk->fail_module = mod;
+            mk->next = s->entries;
+            s->entries = mk;
+            marker = mk;
         }
     }
-    r = run_entry(I, e, &fd);
+    if (e && fresh && marker && !I->opt.quiet_warnings) {
+        char shapes[400] = "";
+        size_t off = 0;
+        for (int k = 0; k < fd.n && off < sizeof shapes; k++) {
+            char ts[160];
+            d2_type_str(&fd.type[k], ts, sizeof ts);
+            off += (size_t)snprintf(shapes + off, sizeof shapes - off, "%s%s: %s",
+                                    k ? ", " : "", fd.name[k], ts);
+        }
+        d2_warn(I, marker->fail_span, marker->fail_module,
+                "%s() cannot be built for its InputSpec's dynamic dims (%s); it is specialised "
+                "on the shapes of this call (%s), as Paddle's default to_static does",
+                D2_AS(d2_function, s->fn)->name, marker->failed, shapes);
+    }
+    d2_decref(exc);
+    feeds_free(&fd);
+    d2_buf_free(&key);
+    d2_decref(pins);
+    return e;
+}
+
+/* A call of a to_static function outside a Program build. */
+static d2_obj *run_static(d2_interp *I, sfn *s, d2_obj **args, size_t nargs, d2_dict *kw)
+{
+    feeds fd = {0};
+    d2_buf key;
+    d2_buf_init(&key);
+    d2_obj *pins = d2_list_new(I, 0), *r = NULL;
+    if (!pins || signature(I, s, args, nargs, kw, &fd, &key, pins) < 0)
+        goto done;
+    const char *k = key.data ? key.data : "";
+    entry *e = get_entry(I, s, args, nargs, kw, &fd, k, pins);
+    if (e && e->failed)
+        e = specialise(I, s, args, nargs, kw, k, e);
+    else if (!e && s->spec && feeds_relaxed(&fd) && shape_may_fix(I))
+        e = specialise(I, s, args, nargs, kw, k, NULL);
+    /* a specialised Program takes the same tensors */
+    if (e)
+        r = run_entry(I, e, &fd);
 done:
     feeds_free(&fd);
     d2_buf_free(&key);
@@ -1554,7 +1702,7 @@ D2_FN(C_cache_size)
         return d2_raise(I, "TypeError", "_jst._cache_size: not a to_static function");
     int64_t n = 0;
     for (entry *e = s->entries; e; e = e->next)
-        n++;
+        n += !e->failed;
     return d2_int_new(I, n);
 }
 

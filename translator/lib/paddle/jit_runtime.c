@@ -801,6 +801,51 @@ typedef struct print_item {
     const char *glue; /* written before it */
 } print_item;
 
+/* print(...) of Python values in a to_static function built to run: a print
+ * op (style "text") that writes the line on every call, when its branch
+ * runs, once per iteration, as Paddle's default to_static prints (a Program
+ * built to be saved prints nothing); its input, a constant, only places the
+ * op. */
+static d2_obj *print_text_op(d2_interp *I, d2_obj **args, size_t nargs, d2_dict *kw)
+{
+    const char *sep = " ", *end = "\n";
+    d2_obj *o = kw ? d2_dict_get_str(I, kw, "sep") : NULL;
+    if (o && cstr(o))
+        sep = cstr(o);
+    o = kw ? d2_dict_get_str(I, kw, "end") : NULL;
+    if (o && cstr(o))
+        end = cstr(o);
+    d2_buf b;
+    d2_buf_init(&b);
+    for (size_t i = 0; i < nargs; i++) {
+        d2_obj *s = d2_str_of(I, args[i]);
+        if (!s) {
+            d2_buf_free(&b);
+            return NULL;
+        }
+        d2_buf_printf(&b, "%s%s", i ? sep : "", cstr(s));
+        d2_decref(s);
+    }
+    d2_shape one = {0};
+    d2_obj *x = b.oom ? NULL : d2_jit_constant(I, D2_I32, &one, 0);
+    int rc = -1;
+    if (x) {
+        d2_ab ab;
+        d2_ab_init(&ab, D2_OP_print);
+        d2_ab_str(&ab, "message", b.data ? b.data : "");
+        d2_ab_str(&ab, "style", "text");
+        d2_ab_str(&ab, "end", end);
+        d2_obj *none = NULL;
+        rc = ab.bad ? -1 : d2_apply_op(I, D2_OP_print, &x, 1, &ab.a, &none, 0);
+        d2_attrs_free(&ab.a);
+    }
+    if (rc < 0 && !d2_exc_pending(I))
+        nomem(I);
+    d2_buf_free(&b);
+    d2_decref(x);
+    return rc < 0 ? NULL : d2_incref(I->none);
+}
+
 /* print(...) with symbolic tensors: what Python's print shows of the eager
  * tensors, at run time. One print op per tensor: the text before it as its
  * message; after the last one the text after it and end. */
@@ -813,6 +858,9 @@ static d2_obj *JST_Print(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs
         sym |= is_sym(args[i]) || is_array(I, args[i]) || is_fmt(I, args[i]);
         n += is_fmt(I, args[i]) ? D2_AS(d2_tuple, (d2_obj *)D2_AS(d2_opaque, args[i])->payload)->n : 1;
     }
+    d2_builder *B = D2_MODE(I)->builder;
+    if (!sym && B && JS(I)->run_prints && (!kw || !d2_dict_get_str(I, kw, "file")))
+        return print_text_op(I, args, nargs, kw);
     if (!sym) {
         d2_obj *pr = d2_dict_get_str(I, I->builtins, "print");
         if (!pr)
@@ -1032,6 +1080,40 @@ D2_FN(JST_SetItem)
     return d2_incref(x);
 }
 
+/* x.name_(args) as converted code writes it, x = _jst.Inplace(x, 'name_', args):
+ * the value to rebind x to. While a Program is built, a tensor of an
+ * enclosing block is not changed: the functional form x.name(args) gives the
+ * new value, which cond and while_loop carry; otherwise the method runs as
+ * written and x stays x. */
+D2_FN(JST_Inplace)
+{
+    d2_obj *x = a[0];
+    if (is_undef(I, x))
+        return d2_jit_raise_undef(I, x);
+    const char *name = cstr(a[1]);
+    if (!name)
+        return d2_raise(I, "TypeError", "_jst.Inplace: the method name must be a str");
+    d2_obj *args = a[2];
+    d2_dict *kw = a[3] ? D2_AS(d2_dict, a[3]) : NULL;
+    size_t n = D2_AS(d2_tuple, args)->n;
+    bool functional = is_tensor(x) && D2_MODE(I)->builder && !d2_pd_sym_in_current_block(I, x);
+    char base[128];
+    size_t len = strlen(name);
+    if (functional && len < sizeof base) {
+        memcpy(base, name, len - 1);
+        base[len - 1] = 0;
+    }
+    d2_obj *m = d2_getattr(I, x, functional && len < sizeof base ? base : name);
+    if (!m)
+        return NULL;
+    d2_obj *r = d2_call(I, m, D2_AS(d2_tuple, args)->items, n, kw);
+    d2_decref(m);
+    if (!r || functional)
+        return r;
+    d2_decref(r);
+    return d2_incref(x);
+}
+
 /* obj.attr for carrying it through an if or loop; an UndefinedVar when obj
  * has no such attribute yet. */
 D2_FN(JST_GetAttr)
@@ -1134,6 +1216,7 @@ int d2_jit_runtime_init(d2_interp *I, jit_state *s)
         D2_DEF("Len", "x", JST_Len, "_jst.Len"),
         D2_DEF("Call", "f", JST_Call, "_jst.Call"),
         D2_DEF("SetItem", "x, key, value", JST_SetItem, "_jst.SetItem"),
+        D2_DEF("Inplace", "x, name, *args, **kwargs", JST_Inplace, "_jst.Inplace"),
         D2_DEF("GetAttr", "obj, name", JST_GetAttr, "_jst.GetAttr"),
         D2_DEF("SetAttr", "obj, name, value", JST_SetAttr, "_jst.SetAttr"),
     };

@@ -30,6 +30,8 @@ int d2_pd_init_add(d2_interp *I, pd_state *s);
 
 /* ---- layers.c ---- */
 int d2_pd_layers_add(d2_interp *I, pd_state *s);
+/* act_layers.c: the activation layers beyond layers.c's ACT_LAYERS */
+int d2_pd_act_layers_add(d2_interp *I, pd_state *s);
 
 /* ---- layers_py.c ---- */
 /* The layers written in Python: registers their sources. */

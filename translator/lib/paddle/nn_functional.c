@@ -737,7 +737,7 @@ D2_FN(F_relu6)
     return op1(I, fname, D2_OP_clip, a[0], &b);
 }
 
-/* ---- composites: one_hot, normalize, softplus, hardsigmoid, hardswish ---- */
+/* ---- composites: one_hot, normalize ---- */
 
 D2_FN(F_one_hot)
 {
@@ -795,81 +795,6 @@ D2_FN(F_normalize)
     return r;
 }
 
-D2_FN(F_softplus)
-{
-    const char *fname = "paddle.nn.functional.softplus";
-    double beta, th;
-    if (d2_pd_get_float(I, a[1], fname, "beta", &beta) < 0 ||
-        d2_pd_get_float(I, a[2], fname, "threshold", &th) < 0)
-        return NULL;
-    if (!is_tensor(a[0]))
-        return d2_raise(I, "TypeError", "%s: x must be a Tensor", fname);
-    d2_obj *x = a[0];
-    /* where(beta * x > threshold, x, log(1 + exp(beta * x)) / beta) */
-    d2_obj *bx = d2_pd_scale_by(I, fname, x, beta, 0);
-    d2_obj *ex = bx ? op1(I, fname, D2_OP_exp, bx, NULL) : NULL;
-    d2_obj *e1 = ex ? d2_pd_scale_by(I, fname, ex, 1, 1) : NULL;
-    d2_obj *lg = e1 ? op1(I, fname, D2_OP_log, e1, NULL) : NULL;
-    d2_obj *sp = lg ? d2_pd_scale_by(I, fname, lg, 1.0 / beta, 0) : NULL;
-    d2_obj *thv = sp ? d2_pd_const_tensor(I, th, 0, false, obj_type(x)->dtype) : NULL;
-    d2_obj *big = thv ? op2(I, fname, D2_OP_greater_than, bx, thv, NULL) : NULL;
-    d2_obj *r = NULL;
-    if (big) {
-        d2_obj *in[3] = {big, x, sp};
-        r = d2_pd_opn(I, fname, D2_OP_where, in, 3, NULL);
-    }
-    d2_obj *tmp[] = {bx, ex, e1, lg, sp, thv, big};
-    for (size_t i = 0; i < D2_COUNTOF(tmp); i++)
-        d2_decref(tmp[i]);
-    return r;
-}
-
-D2_FN(F_hardsigmoid)
-{
-    const char *fname = "paddle.nn.functional.hardsigmoid";
-    double slope, off;
-    if (d2_pd_get_float(I, a[1], fname, "slope", &slope) < 0 ||
-        d2_pd_get_float(I, a[2], fname, "offset", &off) < 0)
-        return NULL;
-    if (!is_tensor(a[0]))
-        return d2_raise(I, "TypeError", "%s: x must be a Tensor", fname);
-    d2_obj *s = d2_pd_scale_by(I, fname, a[0], slope, off);
-    d2_obj *r = s ? d2_pd_clip_to(I, fname, s, 0, 1) : NULL;
-    d2_decref(s);
-    return r;
-}
-
-D2_FN(F_hardswish)
-{
-    const char *fname = "paddle.nn.functional.hardswish";
-    if (!is_tensor(a[0]))
-        return d2_raise(I, "TypeError", "%s: x must be a Tensor", fname);
-    d2_obj *s = d2_pd_scale_by(I, fname, a[0], 1, 3);
-    d2_obj *c = s ? d2_pd_clip_to(I, fname, s, 0, 6) : NULL;
-    d2_obj *m = c ? op2(I, fname, D2_OP_multiply, a[0], c, NULL) : NULL;
-    d2_obj *six = m ? d2_pd_const_tensor(I, 6, 0, false, obj_type(m)->dtype) : NULL;
-    d2_obj *r = six ? op2(I, fname, D2_OP_divide, m, six, NULL) : NULL;
-    d2_decref(s);
-    d2_decref(c);
-    d2_decref(m);
-    d2_decref(six);
-    return r;
-}
-
-/* softsign(x) = x / (1 + |x|) */
-D2_FN(F_softsign)
-{
-    const char *fname = "paddle.nn.functional.softsign";
-    if (!is_tensor(a[0]))
-        return d2_raise(I, "TypeError", "%s: x must be a Tensor", fname);
-    d2_obj *ab = op1(I, fname, D2_OP_abs, a[0], NULL);
-    d2_obj *den = ab ? d2_pd_scale_by(I, fname, ab, 1, 1) : NULL;
-    d2_obj *r = den ? op2(I, fname, D2_OP_divide, a[0], den, NULL) : NULL;
-    d2_decref(ab);
-    d2_decref(den);
-    return r;
-}
-
 /* ======================================================================
  * The rows
  * ====================================================================== */
@@ -909,12 +834,6 @@ static const d2_def FUNCTIONAL_DEFS[] = {
     D2_DEF("one_hot", "x, num_classes, name=None", F_one_hot, "paddle.nn.functional.one_hot"),
     D2_DEF("normalize", "x, p=2, axis=1, epsilon=1e-12, name=None", F_normalize,
            "paddle.nn.functional.normalize"),
-    D2_DEF("softplus", "x, beta=1, threshold=20, name=None", F_softplus,
-           "paddle.nn.functional.softplus"),
-    D2_DEF("hardsigmoid", "x, slope=0.1666667, offset=0.5, name=None", F_hardsigmoid,
-           "paddle.nn.functional.hardsigmoid"),
-    D2_DEF("hardswish", "x, name=None", F_hardswish, "paddle.nn.functional.hardswish"),
-    D2_DEF("softsign", "x, name=None", F_softsign, "paddle.nn.functional.softsign"),
 };
 
 int d2_pd_functional_add(d2_interp *I, pd_state *s)

@@ -87,13 +87,16 @@ int d2_tensor_api_init(d2_interp *I)
     if (d2_pd_bindings_add(I, s) < 0 || d2_pd_creation_add(I, s) < 0 ||
         d2_pd_manipulation_add(I, s) < 0 || d2_pd_math_add(I, s) < 0 ||
         d2_pd_functional_add(I, s) < 0 || d2_pd_framework_add(I, s) < 0 ||
+        d2_pd_search_add(I, s) < 0 || d2_pd_composite_add(I, s) < 0 ||
+        d2_pd_activation_add(I, s) < 0 ||
         d2_pd_autograd_add(I, s) < 0 ||
         set_attr(I, la, "matmul", d2_dict_get_str(I, pd->dict, "matmul")) < 0 ||
         set_attr(I, fw, "no_grad", (d2_obj *)s->ctx_cls) < 0)
         return -1;
     /* Layer, initializers and parameters, the builtin layers */
     if (d2_pd_layer_add(I, s) < 0 || d2_pd_init_add(I, s) < 0 || d2_pd_layers_add(I, s) < 0 ||
-        d2_pd_layers_py_add(I, s) < 0)
+        d2_pd_layers_py_add(I, s) < 0 ||
+        d2_pd_act_layers_add(I, s) < 0)
         return -1;
     /* fluid.dygraph.guard also as paddle.fluid.dygraph.base.guard-like alias */
     if (set_attr(I, fluid, "dygraph", (d2_obj *)dyg) < 0)

@@ -246,9 +246,26 @@ d2_obj *d2_pd_binary(d2_interp *I, const char *fname, d2_op_id op, d2_obj *a, d2
  * that no cycle forms: an output object references its node). Nodes are
  * refcounted by the objects that point at them (grad_node) and by backward
  * while it runs; a node frees its saved values with it. */
+struct d2_gnode;
+
+/* A node whose backward is not a registry op's rule (a to_static Program
+ * run as one node, a custom function). backward gets the gradients of the
+ * node's outputs (dout, NULL = zero; borrowed) and stores a new reference
+ * (or NULL for zero) in din[i] for each input with need[i], of that input's
+ * type; it runs with gradients off unless create_graph. 0, or -1 with an
+ * exception. fini frees ctx when the node goes. */
+typedef struct d2_gnode_vt {
+    const char *name; /* in errors: "<name>GradNode" */
+    int (*backward)(d2_interp *I, struct d2_gnode *n, d2_obj **dout, const bool *need,
+                    d2_obj **din, bool create_graph);
+    void (*fini)(void *ctx);
+} d2_gnode_vt;
+
 typedef struct d2_gnode {
     int refs;
-    d2_op_id op;
+    d2_op_id op;          /* D2_NUM_OPS for a custom node */
+    const d2_gnode_vt *vt; /* a custom node's backward, or NULL */
+    void *ctx;            /* its state */
     d2_attrs attrs;
     int n_in, n_out;
     d2_obj **in;          /* input objects (references); NULL when absent or released */
@@ -262,6 +279,13 @@ typedef struct d2_gnode {
     int pending;          /* consumers whose gradients have not arrived yet */
     d2_obj **acc;         /* the gradient summed so far at each output (references) */
 } d2_gnode;
+
+/* Tapes a custom node over eager inputs and outputs (outs already made,
+ * e.g. by running a Program): when gradients are on and an input wants
+ * one, the outputs point at the node (bool outputs stop gradients); otherwise they stop gradients and ctx is
+ * freed at once. Takes ctx in every case. 0, or -1 with an exception. */
+int d2_pd_tape_custom(d2_interp *I, d2_obj **inputs, int n_in, d2_obj **outs, int n_out,
+                      const d2_gnode_vt *vt, void *ctx);
 
 /* Whether ops run now are taped (not under no_grad / set_grad_enabled(False)). */
 static inline bool d2_pd_grad_enabled(d2_interp *I) { return ST(I)->no_grad <= 0; }

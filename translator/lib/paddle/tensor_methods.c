@@ -93,6 +93,8 @@ static int tensor_setattr(d2_interp *I, d2_obj *o, const char *name, d2_obj *v)
         t->stop_gradient = name[0] == 's' ? b : !b;
         return 0;
     }
+    if (strcmp(name, "grad") == 0)
+        return d2_pd_set_tensor_grad(I, o, v);
     if (strcmp(name, "persistable") == 0) {
         bool b;
         if (d2_pd_get_bool(I, v, "Tensor", name, &b) < 0)

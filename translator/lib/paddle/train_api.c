@@ -21,12 +21,12 @@ static d2_obj *concrete(d2_interp *I, d2_obj *o, const char *fname, const char *
     return o;
 }
 
-/* Copies the data of src into dst's storage, so that every tensor object
- * sharing dst's storage sees it; where the layouts differ, dst takes src's
- * tensor instead. Both concrete. */
-static int write_into(d2_interp *I, d2_obj *dst, d2_obj *src)
+/* Copies the data of s (on dst's backend) into dst's storage, so that every
+ * tensor object sharing that storage sees it; where the layouts differ, dst
+ * takes s instead. */
+static int write_tensor(d2_interp *I, d2_obj *dst, d2_tensor *s)
 {
-    d2_tensor *d = TOBJ(dst)->t, *s = TOBJ(src)->t;
+    d2_tensor *d = TOBJ(dst)->t;
     int64_t n = d2_tensor_numel(d);
     if (d->dtype == s->dtype && n == d2_tensor_numel(s) && d2_tensor_is_contiguous(d) &&
         d2_tensor_is_contiguous(s) && d->storage && s->storage &&
@@ -45,8 +45,28 @@ static int write_into(d2_interp *I, d2_obj *dst, d2_obj *src)
     }
     d2_tensor_unref(d);
     TOBJ(dst)->t = d2_tensor_ref(s);
-    TOBJ(dst)->type = TOBJ(src)->type;
+    d2_tensor_get_shape(s, &TOBJ(dst)->type.shape);
+    TOBJ(dst)->type.dtype = s->dtype;
     return 0;
+}
+
+/* write_tensor of src (concrete), moved first to dst's backend when it lives
+ * elsewhere (a loaded CPU state_dict for a tensor on a device). */
+static int write_into(d2_interp *I, d2_obj *dst, d2_obj *src)
+{
+    d2_tensor *d = TOBJ(dst)->t, *s = TOBJ(src)->t, *moved = NULL;
+    d2_err err = {0};
+    if (d->storage && s->storage && d->storage->backend != s->storage->backend) {
+        /* a CPU value (a loaded state_dict) for a tensor on a device, or back */
+        if (!(moved = d2_tensor_copy_to(s, d->storage->backend, &err))) {
+            d2_raise_err(I, &err);
+            return -1;
+        }
+        s = moved;
+    }
+    int rc = write_tensor(I, dst, s);
+    d2_tensor_unref(moved);
+    return rc;
 }
 
 /* Sets attribute `name` of op builder b from a Python value, by the schema's type. */
