@@ -13,70 +13,11 @@
 #include "lib/paddle/paddle_priv.h"
 #include "../testutil.h"
 
-static d2_interp *new_interp(FILE *out)
-{
-    d2_interp *I = tu_new_interp(out);
-    if (!d2_dict_get_str(I, I->modules, "paddle")) {
-        assert_int_equal(d2_tensor_api_init(I), 0);
-        assert_int_equal(d2_numpy_api_init(I), 0);
-    }
-    return I;
-}
-
-/* The message of the pending exception ("Class: text", static buffer); clears it. */
-static const char *exc_message(d2_interp *I)
-{
-    static char buf[2048];
-    buf[0] = 0;
-    if (!I->exc)
-        return buf;
-    d2_obj *e = I->exc;
-    d2_incref(e);
-    d2_exc_clear(I);
-    d2_obj *s = d2_str_of(I, e);
-    if (s && s->kind == D2_OBJ_STR)
-        snprintf(buf, sizeof buf, "%s: %s", e->cls->name, D2_AS(d2_str, s)->s);
-    d2_decref(s);
-    d2_decref(e);
-    return buf;
-}
-
-/* Runs tests/py_paddle/NAME.py and compares its output with NAME.out,
- * which real Paddle printed (tests/gen/gen_paddle_expected.py). */
-static void run_golden(const char *name)
-{
-    char py[1024], outp[1024];
-    snprintf(py, sizeof py, "%s/tests/py_paddle/%s.py", D2_SRCDIR, name);
-    snprintf(outp, sizeof outp, "%s/tests/py_paddle/%s.out", D2_SRCDIR, name);
-    FILE *out = tmpfile();
-    assert_non_null(out);
-    d2_interp *I = new_interp(out);
-    int rc = d2_interp_run_file(I, py);
-    if (rc < 0) {
-        d2_buf b;
-        d2_buf_init(&b);
-        d2_diag_render(&I->diag, &b);
-        fprintf(stderr, "%s failed:\n%s\n", name, b.data ? b.data : "");
-        d2_buf_free(&b);
-    }
-    d2_interp_free(I);
-    char *got = tu_slurp(out);
-    fclose(out);
-    char *want = tu_read_file(outp, NULL);
-    assert_non_null(want);
-    if (strcmp(got, want) != 0)
-        tu_show_diff(name, got, want);
-    assert_int_equal(rc, 0);
-    assert_string_equal(got, want);
-    free(got);
-    free(want);
-}
-
 #define GOLDEN(name)                                                                               \
     static void test_golden_##name(void **state)                                                   \
     {                                                                                              \
         (void)state;                                                                               \
-        run_golden(#name);                                                                         \
+        tu_run_paddle_golden(#name);                                                                         \
     }
 GOLDEN(autograd_basic)
 GOLDEN(autograd_grad)
@@ -107,7 +48,7 @@ static void call_main(d2_interp *I, const char *name, int n)
     for (int k = 0; k < n; k++) {
         d2_obj *r = d2_call(I, fn, NULL, 0, NULL);
         if (!r)
-            fail_msg("%s raised %s", name, exc_message(I));
+            fail_msg("%s raised %s", name, tu_exc_message(I));
         d2_decref(r);
     }
     d2_decref(fn);
@@ -118,7 +59,7 @@ static void call_main(d2_interp *I, const char *name, int n)
 static void test_tape_memory_flat(void **state)
 {
     (void)state;
-    d2_interp *I = new_interp(NULL);
+    d2_interp *I = tu_new_paddle_interp(NULL);
     static const char src[] =
         "import paddle\n"
         "paddle.seed(1)\n"
@@ -166,7 +107,7 @@ static void test_tape_memory_flat(void **state)
 static void test_allocation_failures(void **state)
 {
     (void)state;
-    d2_interp *I = new_interp(NULL);
+    d2_interp *I = tu_new_paddle_interp(NULL);
     static const char src[] =
         "import paddle\n"
         "w = paddle.to_tensor([[0.5, -1.0], [2.0, 0.25]], stop_gradient=False)\n"
@@ -201,7 +142,7 @@ static void test_allocation_failures(void **state)
     assert_true(failures > 100);
     d2_obj *r = d2_call(I, step, NULL, 0, NULL);
     if (!r)
-        fail_msg("step after the failures: %s", exc_message(I));
+        fail_msg("step after the failures: %s", tu_exc_message(I));
     d2_decref(r);
     d2_decref(step);
     d2_interp_free(I);
@@ -237,7 +178,7 @@ static void test_custom_node(void **state)
     (void)state;
     static const d2_gnode_vt vt = {"Triple", custom_backward, custom_fini};
     FILE *out = tmpfile();
-    d2_interp *I = new_interp(out);
+    d2_interp *I = tu_new_paddle_interp(out);
     static const char src[] = "import paddle\n"
                               "x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)\n";
     assert_int_equal(d2_interp_run_source(I, "c.py", src, sizeof src - 1), 0);
@@ -313,7 +254,7 @@ static void test_static_not_taped(void **state)
 {
     (void)state;
     FILE *out = tmpfile();
-    d2_interp *I = new_interp(out);
+    d2_interp *I = tu_new_paddle_interp(out);
     static const char src[] =
         "import paddle\n"
         "class Net(paddle.nn.Layer):\n"
