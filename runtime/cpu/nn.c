@@ -516,6 +516,33 @@ typedef struct {
     bool adaptive, exclusive, is_max;
 } pool_geom;
 
+/* The input window [hs, he) x [ws, we) of output (oh, ow) of one plane, clipped
+ * to the input, and the divisor of an average over it (*size: the clipped
+ * window when exclusive or adaptive, else the window within the padding). */
+static inline void pool_window(const pool_geom *g, int64_t oh, int64_t ow, int64_t h, int64_t w,
+                               int64_t oh_n, int64_t ow_n, int64_t *hs, int64_t *he, int64_t *ws,
+                               int64_t *we, int64_t *size)
+{
+    if (g->adaptive) {
+        *hs = oh * h / oh_n;
+        *he = ((oh + 1) * h + oh_n - 1) / oh_n;
+        *ws = ow * w / ow_n;
+        *we = ((ow + 1) * w + ow_n - 1) / ow_n;
+        *size = (*he - *hs) * (*we - *ws);
+        return;
+    }
+    int64_t h0 = oh * g->sh - g->pt, w0 = ow * g->sw - g->pl;
+    int64_t h1 = h0 + g->kh < h + g->pt ? h0 + g->kh : h + g->pt;
+    int64_t w1 = w0 + g->kw < w + g->pl ? w0 + g->kw : w + g->pl;
+    *size = (h1 - h0) * (w1 - w0);
+    *hs = h0 > 0 ? h0 : 0;
+    *ws = w0 > 0 ? w0 : 0;
+    *he = h1 < h ? h1 : h;
+    *we = w1 < w ? w1 : w;
+    if (g->exclusive)
+        *size = (*he - *hs) * (*we - *ws);
+}
+
 #define DEFINE_POOL(T)                                                                            \
     static void pool_##T(const T *x, T *y, int64_t planes, int64_t h, int64_t w, int64_t oh_n,   \
                          int64_t ow_n, const pool_geom *g)                                        \
@@ -524,25 +551,7 @@ typedef struct {
             for (int64_t oh = 0; oh < oh_n; oh++)                                                 \
                 for (int64_t ow = 0; ow < ow_n; ow++) {                                           \
                     int64_t hs, he, ws, we, size;                                                 \
-                    if (g->adaptive) {                                                            \
-                        hs = oh * h / oh_n;                                                       \
-                        he = ((oh + 1) * h + oh_n - 1) / oh_n;                                    \
-                        ws = ow * w / ow_n;                                                       \
-                        we = ((ow + 1) * w + ow_n - 1) / ow_n;                                    \
-                        size = (he - hs) * (we - ws);                                             \
-                    } else {                                                                      \
-                        hs = oh * g->sh - g->pt;                                                  \
-                        ws = ow * g->sw - g->pl;                                                  \
-                        he = hs + g->kh < h + g->pt ? hs + g->kh : h + g->pt;                     \
-                        we = ws + g->kw < w + g->pl ? ws + g->kw : w + g->pl;                     \
-                        size = (he - hs) * (we - ws);                                             \
-                        hs = hs > 0 ? hs : 0;                                                     \
-                        ws = ws > 0 ? ws : 0;                                                     \
-                        he = he < h ? he : h;                                                     \
-                        we = we < w ? we : w;                                                     \
-                        if (g->exclusive)                                                         \
-                            size = (he - hs) * (we - ws);                                         \
-                    }                                                                             \
+                    pool_window(g, oh, ow, h, w, oh_n, ow_n, &hs, &he, &ws, &we, &size);          \
                     T v = g->is_max ? (T)-FLT_MAX : (T)0;                                         \
                     for (int64_t ih = hs; ih < he; ih++)                                          \
                         for (int64_t iw = ws; iw < we; iw++) {                                    \
@@ -683,25 +692,7 @@ int cpu_pool2d(d2_kctx *k)
             for (int64_t oh = 0; oh < oh_n; oh++)                                                 \
                 for (int64_t ow = 0; ow < ow_n; ow++, y++, dy++) {                                \
                     int64_t hs, he, ws, we, size;                                                 \
-                    if (g->adaptive) {                                                            \
-                        hs = oh * h / oh_n;                                                       \
-                        he = ((oh + 1) * h + oh_n - 1) / oh_n;                                    \
-                        ws = ow * w / ow_n;                                                       \
-                        we = ((ow + 1) * w + ow_n - 1) / ow_n;                                    \
-                        size = (he - hs) * (we - ws);                                             \
-                    } else {                                                                      \
-                        hs = oh * g->sh - g->pt;                                                  \
-                        ws = ow * g->sw - g->pl;                                                  \
-                        he = hs + g->kh < h + g->pt ? hs + g->kh : h + g->pt;                     \
-                        we = ws + g->kw < w + g->pl ? ws + g->kw : w + g->pl;                     \
-                        size = (he - hs) * (we - ws);                                             \
-                        hs = hs > 0 ? hs : 0;                                                     \
-                        ws = ws > 0 ? ws : 0;                                                     \
-                        he = he < h ? he : h;                                                     \
-                        we = we < w ? we : w;                                                     \
-                        if (g->exclusive)                                                         \
-                            size = (he - hs) * (we - ws);                                         \
-                    }                                                                             \
+                    pool_window(g, oh, ow, h, w, oh_n, ow_n, &hs, &he, &ws, &we, &size);          \
                     bool done = false;                                                            \
                     for (int64_t ih = hs; ih < he && !done; ih++)                                 \
                         for (int64_t iw = ws; iw < we && !done; iw++) {                           \
