@@ -824,8 +824,19 @@ static int g_set_value(R *r)
         give(r, 0,
              E(r, set_value, slice_attrs(r, D2_OP_set_value), DOUT(r),
                cst(r, dtype_of(r, DOUT(r)), 0)));
-    if (NEED(r, 1))
-        give(r, 1, sum_to(r, E(r, slice, slice_attrs(r, D2_OP_slice), DOUT(r)), Y(r)));
+    if (NEED(r, 1)) {
+        /* v may have more (leading, size-1) dims than the slot it fills, as
+         * y[1] = v with v of shape [1]: align the ranks first */
+        d2_gval s = E(r, slice, slice_attrs(r, D2_OP_slice), DOUT(r));
+        int extra = ndim_of(r, Y(r)) - (s ? ndim_of(r, s) : 0);
+        if (extra > 0) {
+            int64_t lead[D2_MAX_DIMS];
+            for (int i = 0; i < extra; i++)
+                lead[i] = i;
+            s = unsqueeze(r, s, lead, extra);
+        }
+        give(r, 1, sum_to(r, s, Y(r)));
+    }
     return r->rc;
 }
 

@@ -140,6 +140,10 @@
     C("set_value", "axes = [1], starts = [1], ends = [3]", "f64[2,4] f64[2]", 1)                   \
     C("set_value", "axes = [0], starts = [2], ends = [3], decrease_axis = [0]", "f64[3,2] f64[2]", \
       1)                                                                                           \
+    C("set_value", "axes = [0], starts = [1], ends = [2], decrease_axis = [0]", "f64[3] f64[1]",   \
+      1)                                                                                           \
+    C("set_value", "axes = [1], starts = [0], ends = [1], decrease_axis = [1]", "f64[2,3] f64[1,1]",\
+      1)                                                                                           \
     C("gather", "axis = 1", "f64[2,4] i64[5]:idx4", 1)                                             \
     C("gather", "", "f64[3,2] i32[]:val1", 1)                                                      \
     C("index_select", "axis = 0", "f64[3,2] i64[4]:idx3", 1)                                       \
