@@ -486,6 +486,13 @@ static int g_assign(R *r)
     return r->rc;
 }
 
+/* training dropout: dx = dout * mask (the mask holds the scaling) */
+static int g_dropout_train(R *r)
+{
+    give(r, 0, E(r, multiply, NULL, DOUT(r), r->g->out[1]));
+    return r->rc;
+}
+
 /* inference dropout: identity, or x (1 - p) for downscale_in_infer */
 static int g_dropout(R *r)
 {
@@ -1623,6 +1630,7 @@ static const rule_t rules[D2_NUM_OPS] = {
     [D2_OP_cast] = {g_cast, 0},
     [D2_OP_where] = {g_where, 1u << 0},
     [D2_OP_dropout] = {g_dropout, 0},
+    [D2_OP_dropout_train] = {g_dropout_train, 1u << 1},
     /* reductions */
     [D2_OP_sum] = {g_sum, 0},
     [D2_OP_mean] = {g_mean, 0},

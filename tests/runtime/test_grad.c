@@ -93,6 +93,8 @@
     C("where", "", "bool[2,1] f64[] f64[2,3]", 1)                                                  \
     C("dropout", "p = 0.3", "f64[2,3]", 1)                                                         \
     C("dropout", "p = 0.3, mode = \"downscale_in_infer\"", "f64[2,3]", 1)                          \
+    C("dropout_train", "p = 0.4", "f64[3,4] i64[]:val7", 2)                                         \
+    C("dropout_train", "p = 0.5, mode = \"downscale_in_infer\"", "f64[2,5] i32[1]:val3", 2)        \
     C("assign", "", "f64[2,3]", 1)                                                                 \
     /* reductions */                                                                               \
     C("sum", "", "f64[2,3]", 1)                                                                    \
