@@ -250,6 +250,7 @@ int infer_conv2d_grad_input(d2_infer_ctx *ic);
 int infer_conv2d_grad_filter(d2_infer_ctx *ic);
 int infer_pool2d_grad(d2_infer_ctx *ic);
 int infer_batch_norm(d2_infer_ctx *ic);
+int infer_dropout_train(d2_infer_ctx *ic);
 int infer_layer_norm(d2_infer_ctx *ic);
 int infer_embedding(d2_infer_ctx *ic);
 int infer_array_create(d2_infer_ctx *ic);

@@ -506,6 +506,20 @@ int infer_pool2d_grad(d2_infer_ctx *ic)
     return 0;
 }
 
+/* ---- dropout_train: out and mask like x; seed an int tensor of one element ---- */
+int infer_dropout_train(d2_infer_ctx *ic)
+{
+    if (need_float(ic, 0) < 0 || need_tensor(ic, 1) < 0)
+        return -1;
+    const d2_type *s = &ic->in[1];
+    if (!d2_dtype_is_int(s->dtype) || d2_shape_numel(&s->shape) > 1)
+        return d2_err_set(ic->err, D2_ERR_INVALID,
+                          "%s: seed must be an int32 or int64 tensor of one element", NAME(ic));
+    ic->out[0] = ic->in[0];
+    ic->out[1] = ic->in[0];
+    return 0;
+}
+
 /* ---- batch_norm (inference): channel axis 1 of a 2-D to 5-D input ---- */
 int infer_batch_norm(d2_infer_ctx *ic)
 {

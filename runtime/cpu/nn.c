@@ -2,6 +2,7 @@
 #include "../ops.h"
 #include "dnnl.h"
 #include "gemm.h"
+#include "../rng.h"
 
 #include <float.h>
 #include <math.h>
@@ -919,6 +920,42 @@ int cpu_dropout(d2_kctx *k)
     } else {
         for (int64_t i = 0; i < n; i++)
             ((double *)od)[i] = ((const double *)xd)[i] * (1.0 - p);
+    }
+    return 0;
+}
+
+/* ---- dropout_train: mask from the counter-based stream of seed, out = x * mask ---- */
+int cpu_dropout_train(d2_kctx *k)
+{
+    d2_tensor *x = k->in[0], *seed = k->in[1], *out = k->out[0], *mask = k->out[1];
+    if (need_float(k, x) < 0)
+        return -1;
+    if (!d2_dtype_is_int(seed->dtype) || d2_tensor_numel(seed) != 1)
+        return d2_err_set(k->err, D2_ERR_INVALID,
+                          "dropout_train: seed must be an int32 or int64 tensor of one element");
+    double p = ATTR_FLOAT(k, "p");
+    const char *mode = ATTR_STR(k, "mode");
+    if (!(p >= 0 && p <= 1))
+        return d2_err_set(k->err, D2_ERR_INVALID, "dropout_train: p = %g must be in [0, 1]", p);
+    bool down = strcmp(mode, "downscale_in_infer") == 0;
+    if (!down && strcmp(mode, "upscale_in_train") != 0)
+        return d2_err_set(k->err, D2_ERR_INVALID,
+                          "dropout_train: mode \"%s\" is not upscale_in_train or downscale_in_infer",
+                          mode);
+    double keep = down ? 1.0 : (p < 1 ? 1.0 / (1.0 - p) : 0.0);
+    uint64_t s = (uint64_t)d2_tensor_get_i64(seed, 0);
+    int64_t n = d2_tensor_numel(x);
+    const void *xd = n ? d2_tensor_data(x) : NULL;
+    void *od = n ? d2_tensor_data(out) : NULL, *md = n ? d2_tensor_data(mask) : NULL;
+    for (int64_t i = 0; i < n; i++) {
+        double m = d2_rng_at(s, (uint64_t)i) >= p ? keep : 0.0;
+        if (x->dtype == D2_F32) {
+            ((float *)md)[i] = (float)m;
+            ((float *)od)[i] = ((const float *)xd)[i] * (float)m;
+        } else {
+            ((double *)md)[i] = m;
+            ((double *)od)[i] = ((const double *)xd)[i] * m;
+        }
     }
     return 0;
 }

@@ -418,6 +418,8 @@ static void build_ext_cases(void)
         add_case("argsort", "axis = 0, descending = true", fmt("%s[5,7]", DT[d]), EXACT);
     }
     add_case("topk", "k = 3", "f32[4,33]", EXACT);
+    add_case("dropout_train", "p = 0.3", "f32[4,33] i64[]:val5", EXACT);
+    add_case("dropout_train", "p = 0.5, mode = \"downscale_in_infer\"", "f32[65] i32[]:val2", EXACT);
     add_case("topk", "k = 2, axis = 0, largest = false", "i64[5,7]", EXACT);
     for (int d = 0; d < 5; d++) {
         add_case("tril_triu", "diagonal = 1", fmt("%s[2,5,7]", DT[d]), EXACT);

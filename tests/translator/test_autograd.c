@@ -24,6 +24,8 @@ GOLDEN(autograd_grad)
 GOLDEN(autograd_hooks)
 GOLDEN(autograd_errors)
 GOLDEN(autograd_train)
+GOLDEN(bn_train)
+GOLDEN(dropout_train)
 
 /* Resident memory in KiB (Linux), 0 when unknown. */
 static long rss_kib(void)
@@ -298,6 +300,8 @@ int main(void)
         cmocka_unit_test(test_golden_autograd_hooks),
         cmocka_unit_test(test_golden_autograd_errors),
         cmocka_unit_test(test_golden_autograd_train),
+        cmocka_unit_test(test_golden_bn_train),
+        cmocka_unit_test(test_golden_dropout_train),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
