@@ -83,6 +83,7 @@ GOLDEN(autograd_grad)
 GOLDEN(autograd_hooks)
 GOLDEN(autograd_errors)
 GOLDEN(autograd_train)
+GOLDEN(jit_train)
 
 /* Resident memory in KiB (Linux), 0 when unknown. */
 static long rss_kib(void)
@@ -357,6 +358,7 @@ int main(void)
         cmocka_unit_test(test_golden_autograd_hooks),
         cmocka_unit_test(test_golden_autograd_errors),
         cmocka_unit_test(test_golden_autograd_train),
+        cmocka_unit_test(test_golden_jit_train),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
