@@ -150,3 +150,33 @@ print("no_grad stop_gradient", y.stop_gradient)
 net.eval()
 y = net(X, n)
 print("eval stop_gradient", y.stop_gradient, fmt(y.numpy()[:3]))
+
+
+class Two(paddle.nn.Layer):
+    """Several outputs, one of them integer; only the first reaches the loss."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = paddle.nn.Linear(3, 4)
+        self.fc2 = paddle.nn.Linear(4, 1)
+
+    @paddle.jit.to_static
+    def forward(self, x):
+        h = paddle.tanh(self.fc1(x))
+        return self.fc2(h), h, paddle.argmax(h, axis=1)
+
+
+print("== several outputs, a frozen parameter")
+net = Two()
+init(net, 6)
+net.fc1.weight.stop_gradient = True
+out, h, idx = net(X)
+print("stop_gradient", out.stop_gradient, h.stop_gradient, idx.stop_gradient)
+((out - T) ** 2).mean().backward()
+print("fc1.weight.grad", net.fc1.weight.grad is None)
+print("fc1.bias.grad", fmt(net.fc1.bias.grad.numpy()))
+print("fc2.weight.grad", fmt(net.fc2.weight.grad.numpy()))
+net.clear_gradients()
+out, h, idx = net(X)
+(h.sum() + out.sum()).backward()
+print("both outputs fc1.bias.grad", fmt(net.fc1.bias.grad.numpy()))
