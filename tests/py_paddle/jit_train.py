@@ -180,3 +180,42 @@ net.clear_gradients()
 out, h, idx = net(X)
 (h.sum() + out.sum()).backward()
 print("both outputs fc1.bias.grad", fmt(net.fc1.bias.grad.numpy()))
+
+
+class Plain(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = paddle.nn.Linear(3, 2)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+print("== paddle.jit.to_static(layer)")
+net = Plain()
+init(net, 7)
+net = paddle.jit.to_static(net)
+opt = paddle.optimizer.SGD(0.1, parameters=net.parameters())
+for step in range(3):
+    loss = (net(X) ** 2).mean()
+    loss.backward()
+    opt.step()
+    opt.clear_grad()
+    print("step", step, "loss", fmt(loss.numpy()))
+
+
+@paddle.jit.to_static
+def gated(a, b):
+    if a.sum() > 0:
+        return a * b
+    return a - b
+
+
+print("== a function of inputs that want gradients")
+a = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+b = paddle.to_tensor([3.0, 4.0], stop_gradient=False)
+ga, gb = paddle.grad([gated(a, b).sum()], [a, b])
+print("paddle.grad", fmt(ga.numpy()), "|", fmt(gb.numpy()))
+y = gated(-a, b)
+(y * y).sum().backward()
+print("backward", fmt(a.grad.numpy()), "|", fmt(b.grad.numpy()))
