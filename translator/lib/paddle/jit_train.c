@@ -15,7 +15,10 @@
  * stays the plain prepared Program (no intermediates kept alive between
  * forward and backward, and control flow needs nothing saved across runs).
  * The price is a second forward at backward time. print ops are dropped from
- * the gradient Program so that a backward prints nothing. */
+ * the gradient Program so that a backward prints nothing. The registry has
+ * no op that draws random numbers (dropout is the inference one), so the
+ * recomputed forward is the forward; such an op would need its draws
+ * replayed. */
 typedef struct grad_prog {
     struct grad_prog *next;
     char *mask;       /* '1' for each node input whose gradient is computed */
