@@ -1099,6 +1099,8 @@ static d2_obj *run_entry(d2_interp *I, sfn *s, entry *e, feeds *fd)
         nomem(I);
         goto done;
     }
+    if (d2_jit_bind_lifted(I, e->lifted, e->prog, e->pp) < 0)
+        goto done;
     d2_err err = {0};
     /* print ops write where print() does */
     FILE *saved = d2_print_stream_set(I->opt.out);

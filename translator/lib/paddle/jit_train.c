@@ -195,6 +195,53 @@ fail:
     return NULL;
 }
 
+/* ---- parameters on a device ---- */
+
+/* Whether t lives on a device backend be (not the CPU): a lifted parameter
+ * there is bound into the prepared Program rather than copied. */
+static bool on_device(const d2_tensor *t, const d2_backend *be)
+{
+    return be && be->kind != D2_BACKEND_CPU && t->kind == D2_VALUE_TENSOR && t->storage &&
+           t->storage->backend == be && d2_tensor_is_contiguous(t);
+}
+
+/* Binds lifted tensor t (of variable var) into pp when it lives on the
+ * device pp runs on. 0, or -1 with an exception. */
+static int bind_one(d2_interp *I, d2_prepared *pp, const d2_program *p, int var, d2_tensor *t)
+{
+    d2_backend *be = D2_MODE(I)->backend;
+    if (!on_device(t, be) || var < 0 || var >= p->n_vars || !p->vars[var].persistable)
+        return 0;
+    d2_shape sh;
+    d2_tensor_get_shape(t, &sh);
+    if (t->dtype != p->vars[var].type.dtype || !d2_shape_equal(&sh, &p->vars[var].type.shape))
+        return 0;
+    d2_err err = {0};
+    if (d2_exec_bind_param(pp, var, t, &err) < 0) {
+        d2_raise_err(I, &err);
+        return -1;
+    }
+    return 0;
+}
+
+int d2_jit_bind_lifted(d2_interp *I, d2_obj *lifted, const d2_program *p, d2_prepared *pp)
+{
+    d2_backend *be = D2_MODE(I)->backend;
+    if (!pp || !be || be->kind == D2_BACKEND_CPU || !lifted || lifted->kind != D2_OBJ_DICT)
+        return 0;
+    d2_dict *d = D2_AS(d2_dict, lifted);
+    for (size_t i = 0; i < d->n; i++) {
+        d2_dict_entry *de = &d->entries[i];
+        if (!de->key || de->value->kind != D2_OBJ_TUPLE || D2_AS(d2_tuple, de->value)->n != 2)
+            continue;
+        d2_obj *o = D2_AS(d2_tuple, de->value)->items[0];
+        int var = (int)D2_AS(d2_int, D2_AS(d2_tuple, de->value)->items[1])->v;
+        if (is_tensor(o) && TOBJ(o)->t && bind_one(I, pp, p, var, TOBJ(o)->t) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* ---- the tape node ---- */
 
 typedef struct tctx {
@@ -232,7 +279,8 @@ static int refresh(d2_interp *I, tctx *c, d2_gnode *n)
     for (int i = c->n_feeds; i < c->n_in; i++) {
         d2_obj *o = n->in[i];
         int v = c->in_var[i];
-        if (!o || v < 0 || !TOBJ(o)->t || TOBJ(o)->t == p->vars[v].data)
+        if (!o || v < 0 || !TOBJ(o)->t || TOBJ(o)->t == p->vars[v].data ||
+            on_device(TOBJ(o)->t, D2_MODE(I)->backend))
             continue;
         d2_tensor *t = TOBJ(o)->t;
         d2_shape sh;
@@ -266,6 +314,11 @@ static int refresh(d2_interp *I, tctx *c, d2_gnode *n)
             return -1;
         }
     }
+    /* parameters on the device are read where the optimizer writes them */
+    for (int i = c->n_feeds; i < c->n_in; i++)
+        if (n->in[i] && TOBJ(n->in[i])->t &&
+            bind_one(I, c->g->pp, p, c->in_var[i], TOBJ(n->in[i])->t) < 0)
+            return -1;
     return 0;
 }
 

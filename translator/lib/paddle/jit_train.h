@@ -2,6 +2,7 @@
 #ifndef DY2ST_JIT_TRAIN_H
 #define DY2ST_JIT_TRAIN_H
 
+#include "exec.h"
 #include "lib/paddle/tensor_api.h"
 
 /* The gradient Programs of one forward Program (one input signature), one
@@ -26,5 +27,11 @@ void d2_jit_grad_release(d2_jit_grad *c);
 int d2_jit_tape_run(d2_interp *I, const char *fname, const d2_program *fwd, d2_obj *lifted,
                     d2_jit_grad **grads, d2_obj **feed_obj, d2_tensor **feed_t, int n_feeds,
                     d2_obj **outs, int n_out);
+
+/* Makes prepared Program pp (of p, built with lifted) read the lifted
+ * tensors that live on the eager device from their own storage, so that
+ * in-place updates (an optimizer step) reach its next run; on the CPU the
+ * Program shares their data already. 0, or -1 with an exception. */
+int d2_jit_bind_lifted(d2_interp *I, d2_obj *lifted, const d2_program *p, d2_prepared *pp);
 
 #endif
