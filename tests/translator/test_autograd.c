@@ -26,6 +26,7 @@ GOLDEN(autograd_errors)
 GOLDEN(autograd_train)
 GOLDEN(bn_train)
 GOLDEN(dropout_train)
+GOLDEN(jit_train)
 
 /* Resident memory in KiB (Linux), 0 when unknown. */
 static long rss_kib(void)
@@ -302,6 +303,7 @@ int main(void)
         cmocka_unit_test(test_golden_autograd_train),
         cmocka_unit_test(test_golden_bn_train),
         cmocka_unit_test(test_golden_dropout_train),
+        cmocka_unit_test(test_golden_jit_train),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
