@@ -62,6 +62,19 @@ int d2_api_compat_init(d2_interp *I);
  * exception. */
 d2_obj *d2_static_program_new(d2_interp *I, const d2_program *p);
 
+/* Registers a persistable write-back on the Program built by b: after each
+ * Executor.run, the value of variable src (an optimizer op's result) is
+ * copied into the data of persistable variable dst (a parameter or an
+ * optimizer state; its tensor objects share that storage). Registering dst
+ * again replaces its source. 0, or -1 with an exception. */
+int d2_static_write_back(d2_interp *I, const d2_builder *b, int dst, int src);
+
+/* Makes Executor.run of loss's Program (built op by op) call sched (an
+ * LRScheduler) before every run and write its value into lr, a concrete
+ * tensor the Program takes in as a persistable variable. 0, or -1 with an
+ * exception. */
+int d2_static_set_lr(d2_interp *I, d2_obj *loss, d2_obj *lr, d2_obj *sched);
+
 /* Paddle's text for a symbolic tensor of a Program built op by op
  * ("var x : LOD_TENSOR.shape(-1, 4).dtype(float32).stop_gradient(True)"),
  * appended to b; false (b untouched) for any other tensor. */

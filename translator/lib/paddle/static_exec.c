@@ -222,6 +222,34 @@ static int param_index(const d2_block *b, int v)
     return -1;
 }
 
+/* Copies the values of src (an executor output) into the storage of dst (a
+ * persistable variable's data, shared with its tensor objects). 0, or -1
+ * with err set. */
+static int write_persistable(d2_tensor *dst, d2_tensor *src, const char *name, d2_err *err)
+{
+    int64_t n = d2_tensor_numel(dst);
+    if (dst->dtype != src->dtype || n != d2_tensor_numel(src) || !d2_tensor_is_contiguous(dst) ||
+        !d2_tensor_is_contiguous(src) || !dst->storage || !src->storage) {
+        d2_err_set(err, D2_ERR_INVALID,
+                   "Executor.run: the update of '%s' does not match its type", name);
+        return -1;
+    }
+    if (n == 0 || dst->storage == src->storage)
+        return 0;
+    d2_tensor *moved = NULL;
+    if (src->storage->backend != dst->storage->backend) {
+        if (!(moved = d2_tensor_copy_to(src, dst->storage->backend, err)))
+            return -1;
+        src = moved;
+    }
+    d2_backend *be = dst->storage->backend ? dst->storage->backend : d2_cpu_backend();
+    size_t es = d2_dtype_size(dst->dtype);
+    int rc = be->copy(be, dst->storage->data, (size_t)dst->offset * es, src->storage->data,
+                      (size_t)src->offset * es, (size_t)n * es, err);
+    d2_tensor_unref(moved);
+    return rc;
+}
+
 /* Executor.run of a Program built op by op: a copy pruned to the fetched
  * variables runs. As in Paddle, every input that an op reads must be fed,
  * also when the fetched variables do not need it; inputs no op reads need
@@ -247,6 +275,7 @@ static d2_obj *run_built(d2_interp *I, sprog *s, d2_obj *feed, d2_obj **fitems, 
             goto done;
         any = any || !p->vars[vars[i]].persistable;
     }
+    any = any || s->n_wb > 0; /* a training Program: its updates run on every run */
     d2_block *qb = NULL;
     if (any) {
         if (!(q = d2_program_clone(p, &err)))
@@ -256,6 +285,10 @@ static d2_obj *run_built(d2_interp *I, sprog *s, d2_obj *feed, d2_obj **fitems, 
         for (int i = 0; i < n; i++)
             if (!p->vars[vars[i]].persistable && param_index(qb, vars[i]) < 0 &&
                 yield_index(qb, vars[i]) < 0 && d2_block_add_yield(q, 0, vars[i], &err) < 0)
+                goto fail;
+        for (int k = 0; k < s->n_wb; k++)
+            if (yield_index(qb, s->wb[2 * k + 1]) < 0 &&
+                d2_block_add_yield(q, 0, s->wb[2 * k + 1], &err) < 0)
                 goto fail;
         if (prune_dead(I, q) < 0)
             goto done;
@@ -295,6 +328,14 @@ static d2_obj *run_built(d2_interp *I, sprog *s, d2_obj *feed, d2_obj **fitems, 
         }
         if (d2_jit_exec_run(I, qp, in, n_need, outs, n_out, &err) < 0)
             goto fail;
+        /* the persistable write-back: parameters and optimizer states take
+         * the values the update ops computed */
+        for (int k = 0; k < s->n_wb; k++) {
+            const d2_var *dv = &p->vars[s->wb[2 * k]];
+            if (dv->data && write_persistable(dv->data, outs[yield_index(qb, s->wb[2 * k + 1])],
+                                              dv->name, &err) < 0)
+                goto fail;
+        }
     }
     for (int i = 0; i < n; i++) {
         const d2_var *v = &p->vars[vars[i]];
@@ -382,6 +423,21 @@ D2_FN(EX_run)
                         "Executor.run: the program is empty, there is nothing to fetch (build "
                         "it with paddle.static.data and operations on it, or load a model with "
                         "paddle.static.load_inference_model)");
+    }
+    if (s->b && s->lr_sched) {
+        /* as Paddle's Executor: the learning rate variable takes the scheduler's value */
+        d2_obj *v = d2_call(I, s->lr_sched, NULL, 0, NULL);
+        d2_obj *t = v ? d2_to_tensor(I, v, D2_F32) : NULL;
+        d2_err err = {0};
+        const d2_var *lv = &s->p->vars[s->lr_var];
+        int rc = t && lv->data ? write_persistable(lv->data, TOBJ(t)->t, lv->name, &err) : -1;
+        d2_decref(v);
+        d2_decref(t);
+        if (rc < 0) {
+            if (!I->exc)
+                d2_raise_err(I, &err);
+            return NULL;
+        }
     }
     if (s->b)
         return run_built(I, s, feed, fitems, nfl, ret_np);

@@ -33,6 +33,15 @@ typedef struct sprog {
      * the module state is gone (interpreter teardown). */
     d2_builder *b;
     d2_interp *I;
+    /* persistable write-back (Optimizer.minimize): after each run, the value
+     * of variable wb[2k+1] (an update op's result) replaces the data of the
+     * persistable variable wb[2k] (a parameter or an optimizer state) */
+    int *wb;
+    int n_wb;
+    /* an LRScheduler whose value Executor.run writes into variable lr_var
+     * before every run (NULL: none) */
+    d2_obj *lr_sched;
+    int lr_var;
     struct sprog *next, *prev;
 } sprog;
 
