@@ -43,10 +43,12 @@ def train(make_opt, tag):
     for _ in range(2):
         l, = exe.run(test_prog, feed={"x": xv, "label": lv}, fetch_list=[loss])
         print(tag, "eval loss %.5f" % float(l))
-    # the trained parameters, fetched by name
+    # the trained parameters, fetched by name and read from the global scope
+    scope = paddle.static.global_scope()
     for i, (p, g) in enumerate(params_grads):
         v, = exe.run(test_prog, feed={"x": xv, "label": lv}, fetch_list=[p.name])
         show("%s param %d" % (tag, i), v)
+        print("  scope holds the same:", np.array_equal(np.array(scope.find_var(p.name).get_tensor()), v))
     return main, x, logits, exe
 
 

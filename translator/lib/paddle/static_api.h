@@ -41,8 +41,10 @@ enum { D2_EXT_STATIC = 5 };
  *     built op by op: the backward is appended to the Program
  *     (runtime/backward.h) and the (parameter, gradient) pairs or gradient
  *     Variables are returned, fetchable with Executor.run;
- *   paddle.optimizer (when missing) whose minimize/step raise
- *     NotImplementedError;
+ *   Optimizer.minimize in static mode (train_optim_src.c) appends the
+ *     backward and the update ops; Executor.run then copies the update ops'
+ *     results into the persistable variables they update (the write-back
+ *     list of the Program, d2_static_write_back below);
  *   paddle.jit.ProgramTranslator (also fluid.dygraph.ProgramTranslator).
  *
  * Model files are dy2st saved models (model_io.h). A path names one by

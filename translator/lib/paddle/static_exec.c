@@ -1253,6 +1253,45 @@ done:
 }
 
 /* ======================================================================
+ * global_scope: the persistable variables of the Programs built op by op
+ * ====================================================================== */
+
+/* paddle.static.global_scope(): a Scope object over every built Program's
+ * persistable variables (parameters, learning rates, optimizer states) */
+D2_FN(S_global_scope)
+{
+    return d2_call(I, (d2_obj *)SS(I)->scope_cls, NULL, 0, NULL);
+}
+
+/* Scope.find_var(name): the variable of that name (its get_tensor() is a
+ * Tensor sharing the variable's data), or None */
+D2_FN(SC_find_var)
+{
+    const char *name = d2_to_cstr(I, a[0], "name");
+    if (!name)
+        return NULL;
+    for (sprog *s = SS(I)->built; s; s = s->next) {
+        int v = s->p ? d2_program_find_var(s->p, name) : -1;
+        if (v < 0 || !s->p->vars[v].persistable || !s->p->vars[v].data)
+            continue;
+        d2_obj *o = d2_call(I, (d2_obj *)SS(I)->scope_var_cls, NULL, 0, NULL);
+        if (!o || iset_steal(I, o, "_tensor", d2_tensor_wrap(I, s->p->vars[v].data)) < 0 ||
+            iset_steal(I, o, "name", d2_str_new(I, name, strlen(name))) < 0) {
+            d2_decref(o);
+            return NULL;
+        }
+        return o;
+    }
+    return d2_none(I);
+}
+
+D2_FN(SV_get_tensor)
+{
+    d2_obj *t = iget(I, self, "_tensor");
+    return t ? d2_incref(t) : NULL;
+}
+
+/* ======================================================================
  * Registration
  * ====================================================================== */
 
@@ -1289,6 +1328,13 @@ int d2_static_exec_init(d2_interp *I, st_state *s)
                "path_prefix, feed_vars, fetch_vars, executor, program=None, **kwargs",
                S_save_inference_model, "paddle.static.save_inference_model"),
         D2_DEF("cpu_places", "device_count=None", S_cpu_places, "paddle.static.cpu_places"),
+        D2_DEF("global_scope", "", S_global_scope, "paddle.static.global_scope"),
+    };
+    static const d2_def scope_defs[] = {
+        D2_DEF("find_var", "name", SC_find_var, "Scope.find_var"),
+    };
+    static const d2_def scope_var_defs[] = {
+        D2_DEF("get_tensor", "", SV_get_tensor, "Variable.get_tensor"),
     };
     static const d2_def io_defs[] = {
         D2_DEF("load_inference_model",
@@ -1308,7 +1354,11 @@ int d2_static_exec_init(d2_interp *I, st_state *s)
                     ? d2_jit_new_class(I, jit, "ProgramTranslator", D2_OBJ_INSTANCE, pt_defs,
                                        D2_COUNTOF(pt_defs), pt_m, D2_COUNTOF(pt_m))
                     : NULL;
-    if (!s->exe_cls || !s->pt_cls)
+    s->scope_cls = d2_jit_new_class(I, NULL, "Scope", D2_OBJ_INSTANCE, scope_defs,
+                                 D2_COUNTOF(scope_defs), NULL, 0);
+    s->scope_var_cls = d2_jit_new_class(I, NULL, "_ScopeVariable", D2_OBJ_INSTANCE, scope_var_defs,
+                                     D2_COUNTOF(scope_var_defs), NULL, 0);
+    if (!s->exe_cls || !s->pt_cls || !s->scope_cls || !s->scope_var_cls)
         return -1;
     d2_obj *gi = d2_def_new(I, &get_instance, NULL);
     int rc = gi ? d2_dict_set_str(I, s->pt_cls->dict, "get_instance", gi) : -1;

@@ -13,6 +13,7 @@ typedef struct st_state {
     d2_class *block_cls; /* Block */
     d2_class *op_cls;    /* Operator */
     d2_class *exe_cls;   /* paddle.static.Executor */
+    d2_class *scope_cls, *scope_var_cls; /* global_scope() and its find_var results */
     d2_class *pt_cls;    /* paddle.jit.ProgramTranslator */
     d2_class *guard_cls; /* paddle.static.program_guard */
     d2_module *static_nn; /* paddle.static.nn */
