@@ -45,6 +45,11 @@ enum { D2_EXT_STATIC = 5 };
  *     backward and the update ops; Executor.run then copies the update ops'
  *     results into the persistable variables they update (the write-back
  *     list of the Program, d2_static_write_back below);
+ *   paddle.static.global_scope().find_var(name).get_tensor() (a Tensor
+ *     sharing a built Program's persistable data); paddle.static.save(
+ *     program, model_path) (parameters to .pdparams, optimizer state to
+ *     .pdopt, {name: ndarray} pickles; no .pdmodel) and load(program,
+ *     model_path) writing them back;
  *   paddle.jit.ProgramTranslator (also fluid.dygraph.ProgramTranslator).
  *
  * Model files are dy2st saved models (model_io.h). A path names one by

@@ -1292,6 +1292,186 @@ D2_FN(SV_get_tensor)
 }
 
 /* ======================================================================
+ * paddle.static.save / load: a built Program's persistable data
+ * ====================================================================== */
+
+/* 1 when variable v of s's Program is a parameter (a lifted persistable
+ * tensor), 2 when it is optimizer state (what an update writes back, or the
+ * scheduled learning rate), else 0. */
+static int persistable_kind(const sprog *s, int v)
+{
+    d2_dict *l = s->b ? s->b->lifted : NULL;
+    for (size_t k = 0; l && k < l->n; k++) {
+        d2_obj *e = l->entries[k].value;
+        if (l->entries[k].key && e && e->kind == D2_OBJ_TUPLE &&
+            D2_AS(d2_int, D2_AS(d2_tuple, e)->items[1])->v == v &&
+            TOBJ(D2_AS(d2_tuple, e)->items[0])->persistable)
+            return 1;
+    }
+    for (int k = 0; k < s->n_wb; k++)
+        if (s->wb[2 * k] == v)
+            return 2;
+    return s->lr_sched && s->lr_var == v ? 2 : 0;
+}
+
+/* The built Program argument of fname; NULL with an exception. */
+static sprog *built_arg(d2_interp *I, d2_obj *po, const char *fname)
+{
+    sprog *s = d2_static_sprog_of(I, po);
+    if (!s)
+        d2_raise(I, "TypeError", "%s: program must be a Program, got %s", fname,
+                 d2_type_name(po));
+    else if (!s->b || !s->p) {
+        d2_raise(I, "ValueError", "%s: the program has no variables built op by op", fname);
+        s = NULL;
+    }
+    return s;
+}
+
+/* paddle.static.save(program, model_path, protocol=4): the parameters to
+ * model_path.pdparams and the optimizer state to model_path.pdopt, as
+ * {name: ndarray} pickles (paddle.save) */
+D2_FN(S_save)
+{
+    const char *fname = def->qualname;
+    sprog *s = built_arg(I, a[0], fname);
+    const char *path = s ? d2_to_cstr(I, a[1], "model_path") : NULL;
+    if (!path)
+        return NULL;
+    const char *base = strrchr(path, '/');
+    if (!*(base ? base + 1 : path))
+        return d2_raise(I, "ValueError",
+                        "The input model_path MUST be format of dirname/filename [dirname\\filename "
+                        "in Windows system], but received model_path is empty string.");
+    d2_obj *save = d2_jit_mod_attr(I, "paddle", "save");
+    if (!save)
+        return d2_raise(I, "RuntimeError", "internal: paddle.save is missing");
+    if (base && base != path) {
+        char *dir = d2_strndup(path, (size_t)(base - path));
+        int rc = dir ? make_dirs(I, dir, fname) : -1;
+        if (!dir)
+            nomem(I);
+        d2_free(dir);
+        if (rc < 0)
+            return NULL;
+    }
+    d2_obj *dicts[2] = {d2_dict_new(I), d2_dict_new(I)}, *r = NULL;
+    d2_err err = {0};
+    for (int v = 0; dicts[0] && dicts[1] && v < s->p->n_vars; v++) {
+        const d2_var *var = &s->p->vars[v];
+        int kind = var->persistable && var->data ? persistable_kind(s, v) : 0;
+        if (!kind)
+            continue;
+        d2_tensor *h = d2_tensor_copy_to(var->data, NULL, &err);
+        d2_obj *nd = h ? d2_ndarray_wrap(I, h) : NULL;
+        d2_tensor_unref(h);
+        int rc = nd ? d2_dict_set_str(I, D2_AS(d2_dict, dicts[kind - 1]), var->name, nd) : -1;
+        d2_decref(nd);
+        if (rc < 0)
+            goto done;
+    }
+    if (!dicts[0] || !dicts[1])
+        goto done;
+    static const char *const ext[2] = {".pdparams", ".pdopt"};
+    for (int k = 0; k < 2; k++) {
+        char *file = join(path, "", ext[k]);
+        d2_obj *fo = file ? d2_str_new(I, file, strlen(file)) : NULL;
+        d2_free(file);
+        d2_obj *args[2] = {dicts[k], fo};
+        d2_obj *res = fo ? d2_call(I, save, args, 2, NULL) : NULL;
+        d2_decref(fo);
+        if (!res)
+            goto done;
+        d2_decref(res);
+    }
+    r = d2_none(I);
+done:
+    if (!r && !I->exc) {
+        if (err.code)
+            d2_raise_err(I, &err);
+        else
+            nomem(I);
+    }
+    d2_decref(dicts[0]);
+    d2_decref(dicts[1]);
+    return r;
+}
+
+/* Writes the {name: array} pickle in file into the persistable variables of
+ * s's Program of those names. 0, or -1 with an exception. */
+static int load_into(d2_interp *I, sprog *s, const char *file, const char *fname)
+{
+    d2_obj *load = d2_jit_mod_attr(I, "paddle", "load");
+    if (!load) {
+        d2_raise(I, "RuntimeError", "internal: paddle.load is missing");
+        return -1;
+    }
+    d2_obj *fo = d2_str_new(I, file, strlen(file));
+    d2_obj *d = fo ? d2_call(I, load, &fo, 1, NULL) : NULL;
+    d2_decref(fo);
+    if (!d)
+        return -1;
+    int rc = 0;
+    if (d->kind != D2_OBJ_DICT) {
+        d2_raise(I, "ValueError", "%s: %s does not hold a dict of arrays", fname, file);
+        rc = -1;
+    }
+    for (int v = 0; rc == 0 && v < s->p->n_vars; v++) {
+        const d2_var *var = &s->p->vars[v];
+        d2_obj *val = var->persistable && var->data
+                          ? d2_dict_get_str(I, D2_AS(d2_dict, d), var->name)
+                          : NULL;
+        if (!val)
+            continue;
+        d2_obj *t = d2_to_tensor(I, val, var->data->dtype);
+        d2_err err = {0};
+        if (!t)
+            rc = -1;
+        else if (d2_tensor_numel(TOBJ(t)->t) != d2_tensor_numel(var->data)) {
+            d2_raise(I, "RuntimeError", "%s: the shape of '%s' in %s does not match the program's",
+                     fname, var->name, file);
+            rc = -1;
+        } else if (write_persistable(var->data, TOBJ(t)->t, var->name, &err) < 0) {
+            d2_raise_err(I, &err);
+            rc = -1;
+        }
+        d2_decref(t);
+    }
+    d2_decref(d);
+    return rc;
+}
+
+/* paddle.static.load(program, model_path, executor=None, var_list=None):
+ * the parameters from model_path.pdparams and, where it exists, the
+ * optimizer state from model_path.pdopt */
+D2_FN(S_load)
+{
+    const char *fname = def->qualname;
+    sprog *s = built_arg(I, a[0], fname);
+    const char *path = s ? d2_to_cstr(I, a[1], "model_path") : NULL;
+    if (!path)
+        return NULL;
+    size_t n = strlen(path);
+    char *prefix = d2_strdup(path);
+    if (!prefix)
+        return nomem(I);
+    if (n > 9 && strcmp(prefix + n - 9, ".pdparams") == 0)
+        prefix[n - 9] = '\0';
+    char *pf = join(prefix, "", ".pdparams"), *of = join(prefix, "", ".pdopt");
+    d2_obj *r = NULL;
+    if (!pf || !of)
+        nomem(I);
+    else if (!is_file(pf))
+        d2_raise(I, "ValueError", "Parameter file [%s] not exits", pf);
+    else if (load_into(I, s, pf, fname) == 0 && (!is_file(of) || load_into(I, s, of, fname) == 0))
+        r = d2_none(I);
+    d2_free(prefix);
+    d2_free(pf);
+    d2_free(of);
+    return r;
+}
+
+/* ======================================================================
  * Registration
  * ====================================================================== */
 
@@ -1329,6 +1509,10 @@ int d2_static_exec_init(d2_interp *I, st_state *s)
                S_save_inference_model, "paddle.static.save_inference_model"),
         D2_DEF("cpu_places", "device_count=None", S_cpu_places, "paddle.static.cpu_places"),
         D2_DEF("global_scope", "", S_global_scope, "paddle.static.global_scope"),
+        D2_DEF("save", "program, model_path, protocol=4, **configs", S_save,
+               "paddle.static.save"),
+        D2_DEF("load", "program, model_path, executor=None, var_list=None", S_load,
+               "paddle.static.load"),
     };
     static const d2_def scope_defs[] = {
         D2_DEF("find_var", "name", SC_find_var, "Scope.find_var"),
