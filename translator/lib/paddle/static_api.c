@@ -82,8 +82,10 @@ static void sprog_fin(void *v)
         if (s->next)
             s->next->prev = s->prev;
         d2_decref((d2_obj *)s->b->lifted);
+        d2_decref(s->lr_sched);
     }
     d2_free(s->b);
+    d2_free(s->wb);
     d2_exec_free(s->pp);
     d2_program_free(s->p);
     d2_free(s->file);
@@ -410,6 +412,54 @@ D2_FN(PG_clone)
         return nomem(I);
     }
     return d2_static_prog_new(I, q, file);
+}
+
+int d2_static_write_back(d2_interp *I, const d2_builder *b, int dst, int src)
+{
+    sprog *s = SS(I)->built;
+    while (s && s->b != b)
+        s = s->next;
+    if (!s || dst < 0 || dst >= s->p->n_vars || !s->p->vars[dst].persistable || src < 0 ||
+        src >= s->p->n_vars) {
+        d2_raise(I, "ValueError",
+                 "internal: a write-back needs a persistable variable of a static Program");
+        return -1;
+    }
+    for (int k = 0; k < s->n_wb; k++)
+        if (s->wb[2 * k] == dst) {
+            s->wb[2 * k + 1] = src; /* a later update of the same variable wins */
+            return 0;
+        }
+    int *nw = d2_realloc(s->wb, sizeof *nw * 2 * ((size_t)s->n_wb + 1));
+    if (!nw) {
+        nomem(I);
+        return -1;
+    }
+    s->wb = nw;
+    nw[2 * s->n_wb] = dst;
+    nw[2 * s->n_wb + 1] = src;
+    s->n_wb++;
+    d2_exec_free(s->pp);
+    s->pp = NULL;
+    return 0;
+}
+
+int d2_static_set_lr(d2_interp *I, d2_obj *loss, d2_obj *lr, d2_obj *sched)
+{
+    d2_builder *b = is_tensor(loss) && !TOBJ(loss)->t ? TOBJ(loss)->builder : NULL;
+    sprog *s = SS(I)->built;
+    while (s && (!b || s->b != b))
+        s = s->next;
+    if (!s) {
+        d2_raise(I, "TypeError", "Optimizer.minimize: loss must be a Variable of a static Program");
+        return -1;
+    }
+    int v = d2_pd_lift(I, b, lr);
+    if (v < 0)
+        return -1;
+    d2_setref(&s->lr_sched, d2_incref(sched));
+    s->lr_var = v;
+    return 0;
 }
 
 d2_obj *d2_static_program_new(d2_interp *I, const d2_program *p)
