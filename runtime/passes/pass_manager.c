@@ -2,6 +2,8 @@
  * followed by the verifier). */
 #include "passes.h"
 
+#include "../exec.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,4 +138,17 @@ int d2_passes_run(d2_program *p, d2_pass_set set, d2_pass_stats *stats, d2_err *
             break;
     }
     return total;
+}
+
+d2_prepared *d2_passes_prepare(const d2_program *p, d2_pass_set set, d2_backend *be, d2_err *err)
+{
+    if (!set || !p || d2_program_trains(p))
+        return d2_exec_prepare(p, be, err);
+    d2_err perr = {0};
+    d2_program *q = d2_program_clone(p, &perr);
+    if (!q || d2_passes_run(q, set, NULL, &perr) < 0) {
+        d2_program_free(q);
+        return d2_exec_prepare(p, be, err);
+    }
+    return d2_exec_prepare_owned(q, be, err);
 }

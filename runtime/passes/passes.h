@@ -57,6 +57,13 @@ int d2_passes_run(d2_program *p, d2_pass_set set, d2_pass_stats *stats, d2_err *
  * (d2_passes_parse syntax), else every pass. */
 int d2_passes_from_env(d2_pass_set *out, d2_err *err);
 
+/* Prepares p for backend be (exec.h) after the passes of set, which run on a clone that the
+ * prepared form owns; p itself is not changed. With no pass selected, when p trains, or when
+ * a pass fails, p is prepared as it is. The prepared form's block-0 params and yields are p's
+ * (same variables, same order), so feeds and fetches of p's outputs map one to one. */
+struct d2_prepared *d2_passes_prepare(const d2_program *p, d2_pass_set set,
+                                      struct d2_backend *be, d2_err *err);
+
 /* ---- rewrite helpers shared by the passes (pass_util.c) ---- */
 
 /* How many times each variable is read: by op inputs and block yields, in every block.
