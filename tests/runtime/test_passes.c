@@ -222,6 +222,45 @@ static void test_parse_sets(void **state)
     assert_null(d2_pass_find("fuse"));
 }
 
+/* d2_passes_prepare: the prepared form runs the rewritten copy (same outputs) and leaves the
+ * Program it was given as it was. */
+static void test_prepare(void **state)
+{
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof path, "%s/bn_fold.prog", GOLDEN);
+    char *src = tu_load_file(path, NULL);
+    d2_err err = {0};
+    d2_program *p = d2_program_parse(src, path, &err);
+    assert_non_null(p);
+    char *before = d2_program_print(p, true);
+    const d2_block *b0 = &p->blocks[0];
+    d2_tensor *in[2] = {make_input(&p->vars[b0->params[0]].type, 1),
+                        make_input(&p->vars[b0->params[1]].type, 2)};
+    d2_tensor *want[4] = {NULL}, *got[4] = {NULL};
+    d2_prepared *plain = d2_exec_prepare(p, NULL, &err);
+    d2_prepared *opt = d2_passes_prepare(p, d2_passes_level(D2_PASS_INFERENCE), NULL, &err);
+    assert_non_null(plain);
+    assert_non_null(opt);
+    assert_int_equal(d2_exec_run(plain, in, 2, want, 4, &err), 0);
+    assert_int_equal(d2_exec_run(opt, in, 2, got, 4, &err), 0);
+    for (int i = 0; i < 4; i++) {
+        tu_expect_close("prepared", got[i], want[i], 1e-5, 1e-5, "the unrewritten Program");
+        d2_tensor_unref(got[i]);
+        d2_tensor_unref(want[i]);
+    }
+    d2_exec_free(opt);
+    d2_exec_free(plain);
+    char *after = d2_program_print(p, true);
+    assert_string_equal(after, before);
+    free(after);
+    free(before);
+    d2_tensor_unref(in[0]);
+    d2_tensor_unref(in[1]);
+    d2_program_free(p);
+    free(src);
+}
+
 /* conv2d_fused with each of its epilogues equals conv2d, then add, then relu, on the CPU in
  * both dtypes (the oneDNN path for float32 shapes it takes, im2col otherwise). */
 static void test_conv2d_fused_op(void **state)
@@ -295,7 +334,8 @@ int main(void)
         cmocka_unit_test(test_dce),          cmocka_unit_test(test_const_fold),
         cmocka_unit_test(test_cse),          cmocka_unit_test(test_bn_fold),
         cmocka_unit_test(test_fuse_conv),    cmocka_unit_test(test_training_program),
-        cmocka_unit_test(test_parse_sets),   cmocka_unit_test(test_conv2d_fused_op),
+        cmocka_unit_test(test_parse_sets),   cmocka_unit_test(test_prepare),
+        cmocka_unit_test(test_conv2d_fused_op),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
