@@ -29,6 +29,7 @@ typedef struct block_plan {
 
 struct d2_prepared {
     const d2_program *p;
+    d2_program *owned; /* p, when the prepared form owns it (d2_exec_prepare_owned) */
     d2_backend *be;
     int n_slots;
     d2_tensor **params; /* per variable: the uploaded parameter (owned), else NULL */
@@ -444,7 +445,19 @@ void d2_exec_free(d2_prepared *pp)
     d2_free(pp->params);
     d2_free(pp->blocks);
     d2_bufpool_close(pp->pool);
+    d2_program_free(pp->owned);
     d2_free(pp);
+}
+
+d2_prepared *d2_exec_prepare_owned(d2_program *p, d2_backend *be, d2_err *err)
+{
+    d2_prepared *pp = d2_exec_prepare(p, be, err);
+    if (!pp) {
+        d2_program_free(p);
+        return NULL;
+    }
+    pp->owned = p;
+    return pp;
 }
 
 /* ---- running ------------------------------------------------------------------------------- */

@@ -15,6 +15,9 @@ typedef struct d2_exec_frame d2_exec_frame;
  * prepared form and must not change while it exists. */
 d2_prepared *d2_exec_prepare(const d2_program *p, d2_backend *be, d2_err *err);
 void d2_exec_free(d2_prepared *pp);
+/* Like d2_exec_prepare, but the prepared form takes p and frees it with itself (p is freed
+ * on failure too). */
+d2_prepared *d2_exec_prepare_owned(d2_program *p, d2_backend *be, d2_err *err);
 
 /* Makes later runs read parameter var from t (a new reference is taken),
  * a contiguous tensor of the parameter's type on pp's backend, instead of

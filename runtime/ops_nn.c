@@ -279,6 +279,35 @@ int infer_conv2d(d2_infer_ctx *ic)
     return 0;
 }
 
+/* conv2d_fused: conv2d's result; residual (when given) has that type, the
+ * activation is "" or "relu". */
+int infer_conv2d_fused(d2_infer_ctx *ic)
+{
+    if (infer_conv2d(ic) < 0)
+        return -1;
+    const char *act = ATTR_STR(ic, "activation");
+    if (*act && strcmp(act, "relu") != 0)
+        return d2_err_set(ic->err, D2_ERR_INVALID,
+                          "conv2d_fused: activation \"%s\" is not \"\" or \"relu\"", act);
+    if (!has_input(ic, 3))
+        return 0;
+    if (need_same_dtype(ic, 3) < 0)
+        return -1;
+    const d2_shape *r = &ic->in[3].shape, *o = &ic->out[0].shape;
+    bool fits = r->ndim == 4;
+    for (int i = 0; fits && i < 4; i++)
+        fits = r->dims[i] < 0 || o->dims[i] < 0 || r->dims[i] == o->dims[i];
+    if (!fits) {
+        char rs[160], os[160];
+        d2_shape_str(r, rs, sizeof rs);
+        d2_shape_str(o, os, sizeof os);
+        return d2_err_set(ic->err, D2_ERR_SHAPE,
+                          "conv2d_fused: residual of shape %s does not match the result %s", rs,
+                          os);
+    }
+    return 0;
+}
+
 /* ---- conv2d_grad_input / conv2d_grad_filter(x, weight, dout): the result has
  * the type of x / weight; dout must be what conv2d(x, weight) gives ---- */
 static int infer_conv2d_grad(d2_infer_ctx *ic, int like)

@@ -255,45 +255,15 @@ static int64_t pad_end(int64_t o, int64_t s, int64_t k, int64_t d, int64_t in, i
     return p > 0 ? p : 0;
 }
 
-int cpu_conv2d(d2_kctx *k)
+/* conv2d through im2col + GEMM (or one GEMM for 1x1 stride-1 layers) into od. */
+static int conv_plain(d2_kctx *k, const char *xd, const char *wd, d2_tensor *b, char *od,
+                      d2_dtype dt, int64_t nn, int64_t c, int64_t h, int64_t w, int64_t oc,
+                      int64_t cg, int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t groups,
+                      const conv_geom *gp)
 {
-    d2_tensor *x = k->in[0], *wt = k->in[1], *b = k->n_in > 2 ? k->in[2] : NULL, *out = k->out[0];
-    if (need_float(k, x) < 0)
-        return -1;
-    if (wt->dtype != x->dtype || (b && b->dtype != x->dtype))
-        return d2_err_set(k->err, D2_ERR_DTYPE, "conv2d: x, weight and bias must share a dtype");
-    if (x->ndim != 4 || wt->ndim != 4 || out->ndim != 4)
-        return d2_err_set(k->err, D2_ERR_SHAPE, "conv2d: x and weight must be 4-D");
-    int64_t nn = x->shape[0], c = x->shape[1], h = x->shape[2], w = x->shape[3];
-    int64_t oc = wt->shape[0], cg = wt->shape[1], kh = wt->shape[2], kw = wt->shape[3];
-    int64_t oh = out->shape[2], ow = out->shape[3], groups = ATTR_INT(k, "groups");
-    int64_t cgg = 0;
-    if (groups < 1 || !d2_mul_i64(cg, groups, &cgg) || c != cgg || oc % groups != 0 ||
-        out->shape[1] != oc ||
-        out->shape[0] != nn)
-        return d2_err_set(k->err, D2_ERR_SHAPE, "conv2d: channel counts do not match groups");
-    if (b && d2_tensor_numel(b) != oc)
-        return d2_err_set(k->err, D2_ERR_SHAPE, "conv2d: bias must have %lld elements",
-                          (long long)oc);
-    if (d2_tensor_numel(out) == 0)
-        return 0;
-    conv_geom g;
-    conv_resolve(k, h, w, kh, kw, &g);
-    d2_dtype dt = x->dtype;
+    conv_geom g = *gp;
     size_t es = d2_dtype_size(dt);
     int64_t ocg = oc / groups, kdim = cg * kh * kw, ohw = oh * ow;
-    char *od = d2_tensor_data(out);
-    const char *xd = d2_tensor_data(x), *wd = d2_tensor_data(wt);
-    if (dt == D2_F32 && kdim > 0) {
-        /* oneDNN where built with it and faster for this shape (dnnl.c) */
-        d2_dnnl_conv cv = {nn, c, h, w, oc, kh, kw, oh, ow, groups, g.sh, g.sw, g.dh, g.dw, g.pt,
-                           g.pl, pad_end(oh, g.sh, kh, g.dh, h, g.pt),
-                           pad_end(ow, g.sw, kw, g.dw, w, g.pl), b != NULL, false};
-        int dr = d2_dnnl_conv2d(&cv, (const float *)xd, (const float *)wd,
-                                b ? d2_tensor_data(b) : NULL, (float *)od, k->err);
-        if (dr <= 0)
-            return dr;
-    }
     if (b || kdim == 0)
         fill_channels(dt, od, b ? d2_tensor_data(b) : NULL, nn * oc, oc, ohw);
     if (kdim == 0)
@@ -336,6 +306,91 @@ int cpu_conv2d(d2_kctx *k)
         }
     d2_free(col);
     return rc;
+}
+
+/* The epilogue of a fused convolution: od += res (when given), then relu. */
+static void epilogue(d2_dtype dt, char *od, const char *res, bool relu, int64_t n)
+{
+    if (dt == D2_F32) {
+        float *o = (float *)od;
+        const float *r = (const float *)res;
+        for (int64_t i = 0; i < n; i++) {
+            float v = r ? o[i] + r[i] : o[i];
+            o[i] = relu && v < 0.0f ? 0.0f : v; /* keeps NaN, as relu */
+        }
+    } else {
+        double *o = (double *)od;
+        const double *r = (const double *)res;
+        for (int64_t i = 0; i < n; i++) {
+            double v = r ? o[i] + r[i] : o[i];
+            o[i] = relu && v < 0.0 ? 0.0 : v;
+        }
+    }
+}
+
+/* The convolution of conv2d and conv2d_fused: out = conv(x, wt) + b, plus res
+ * (NULL: none, else shaped as out) and relu when asked. */
+static int conv_forward(d2_kctx *k, d2_tensor *x, d2_tensor *wt, d2_tensor *b, d2_tensor *res,
+                        bool relu, d2_tensor *out)
+{
+    if (need_float(k, x) < 0)
+        return -1;
+    if (wt->dtype != x->dtype || (b && b->dtype != x->dtype))
+        return d2_err_set(k->err, D2_ERR_DTYPE, "conv2d: x, weight and bias must share a dtype");
+    if (x->ndim != 4 || wt->ndim != 4 || out->ndim != 4)
+        return d2_err_set(k->err, D2_ERR_SHAPE, "conv2d: x and weight must be 4-D");
+    int64_t nn = x->shape[0], c = x->shape[1], h = x->shape[2], w = x->shape[3];
+    int64_t oc = wt->shape[0], cg = wt->shape[1], kh = wt->shape[2], kw = wt->shape[3];
+    int64_t oh = out->shape[2], ow = out->shape[3], groups = ATTR_INT(k, "groups");
+    int64_t cgg = 0;
+    if (groups < 1 || !d2_mul_i64(cg, groups, &cgg) || c != cgg || oc % groups != 0 ||
+        out->shape[1] != oc ||
+        out->shape[0] != nn)
+        return d2_err_set(k->err, D2_ERR_SHAPE, "conv2d: channel counts do not match groups");
+    if (b && d2_tensor_numel(b) != oc)
+        return d2_err_set(k->err, D2_ERR_SHAPE, "conv2d: bias must have %lld elements",
+                          (long long)oc);
+    if (d2_tensor_numel(out) == 0)
+        return 0;
+    conv_geom g;
+    conv_resolve(k, h, w, kh, kw, &g);
+    d2_dtype dt = x->dtype;
+    size_t es = d2_dtype_size(dt);
+    int64_t kdim = cg * kh * kw;
+    char *od = d2_tensor_data(out);
+    const char *xd = d2_tensor_data(x), *wd = d2_tensor_data(wt);
+    if (dt == D2_F32 && kdim > 0) {
+        /* oneDNN where built with it and faster for this shape (dnnl.c) */
+        d2_dnnl_conv cv = {nn, c, h, w, oc, kh, kw, oh, ow, groups, g.sh, g.sw, g.dh, g.dw, g.pt,
+                           g.pl, pad_end(oh, g.sh, kh, g.dh, h, g.pt),
+                           pad_end(ow, g.sw, kw, g.dw, w, g.pl), b != NULL, relu, res != NULL};
+        if (res) /* the sum post-op adds what the output holds */
+            memcpy(od, d2_tensor_data(res), (size_t)d2_tensor_numel(out) * es);
+        int dr = d2_dnnl_conv2d(&cv, (const float *)xd, (const float *)wd,
+                                b ? d2_tensor_data(b) : NULL, (float *)od, k->err);
+        if (dr <= 0)
+            return dr;
+    }
+    int rc = conv_plain(k, xd, wd, b, od, dt, nn, c, h, w, oc, cg, kh, kw, oh, ow, groups, &g);
+    if (rc == 0 && (res || relu))
+        epilogue(dt, od, res ? d2_tensor_data(res) : NULL, relu, d2_tensor_numel(out));
+    return rc;
+}
+
+int cpu_conv2d(d2_kctx *k)
+{
+    return conv_forward(k, k->in[0], k->in[1], k->n_in > 2 ? k->in[2] : NULL, NULL, false,
+                        k->out[0]);
+}
+
+int cpu_conv2d_fused(d2_kctx *k)
+{
+    d2_tensor *res = k->n_in > 3 ? k->in[3] : NULL, *out = k->out[0];
+    if (res && (res->dtype != out->dtype || d2_tensor_numel(res) != d2_tensor_numel(out)))
+        return d2_err_set(k->err, D2_ERR_SHAPE,
+                          "conv2d_fused: the residual must have the result's shape and dtype");
+    return conv_forward(k, k->in[0], k->in[1], k->n_in > 2 ? k->in[2] : NULL, res,
+                        strcmp(ATTR_STR(k, "activation"), "relu") == 0, out);
 }
 
 /* ---- conv2d gradients: conv2d_grad_filter(x, weight, dout) = dweight via im2col

@@ -8,6 +8,7 @@
 #include "lib/paddle/jit.h"
 #include "lib/paddle/jit_priv.h"
 #include "lib/paddle/tensor_api.h"
+#include "passes/passes.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -471,14 +472,56 @@ d2_obj *d2_static_program_new(d2_interp *I, const d2_program *p)
     return d2_static_prog_new(I, q, NULL);
 }
 
+/* The graph passes (runtime/passes) a BuildStrategy selects: the meaning-preserving ones
+ * always, batch_norm folding and conv epilogue fusion for the fuse_* flags below (they run
+ * only on Programs that do not train). enable_inplace and memory_optimize select nothing yet.
+ * -1 with an exception. */
+static int strategy_passes(d2_interp *I, d2_obj *bs, uint32_t *set)
+{
+    static const struct {
+        const char *flag, *passes;
+    } map[] = {
+        {"fuse_bn_act_ops", "bn_fold"},
+        {"fuse_bn_add_act_ops", "bn_fold,fuse_conv"},
+        {"fuse_elewise_add_act_ops", "fuse_conv"},
+        {"fuse_relu_depthwise_conv", "fuse_conv"},
+    };
+    d2_pass_set s = d2_passes_level(D2_PASS_BASIC), one = 0;
+    d2_err err = {0};
+    for (size_t i = 0; i < D2_COUNTOF(map); i++) {
+        d2_obj *v = d2_getattr_opt(I, bs, map[i].flag);
+        int t = v ? d2_truthy(I, v) : 0;
+        d2_decref(v);
+        if (t < 0 || d2_exc_pending(I))
+            return -1;
+        if (t && d2_passes_parse(map[i].passes, &one, &err) == 0)
+            s |= one;
+    }
+    *set = s;
+    return 0;
+}
+
 /* paddle.static.CompiledProgram(program, build_strategy=None): dy2st
- * prepares every Program once anyway, so this is the Program itself. */
+ * prepares every Program once anyway, so this is the Program itself; a
+ * build_strategy selects the graph passes its runs prepare with (on a copy:
+ * the Program itself is not rewritten). */
 D2_FN(CP_new)
 {
-    if (!d2_static_sprog_of(I, a[0]))
+    sprog *s = d2_static_sprog_of(I, a[0]);
+    if (!s)
         return d2_raise(I, "TypeError",
                         "paddle.static.CompiledProgram: expected a Program, got %s",
                         d2_type_name(a[0]));
+    if (a[1] && a[1]->kind != D2_OBJ_NONE) {
+        uint32_t set = 0;
+        if (strategy_passes(I, a[1], &set) < 0)
+            return NULL;
+        if (set != s->passes) {
+            d2_exec_free(s->pp); /* prepared again, with the passes */
+            s->pp = NULL;
+            s->passes = set;
+        }
+    }
     return d2_incref(a[0]);
 }
 

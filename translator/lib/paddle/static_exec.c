@@ -9,6 +9,7 @@
 #include "lib/paddle/jit_priv.h"
 #include "model_io.h"
 #include "lib/paddle/tensor_api.h"
+#include "passes/passes.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -157,7 +158,7 @@ static int run_fetch(d2_interp *I, sprog *s, d2_tensor **in, const int *vars, in
     d2_tensor **outs = NULL;
     int n_out = 0;
     if (any && own) {
-        if (!s->pp && !(s->pp = d2_exec_prepare(p, D2_MODE(I)->backend, &err)))
+        if (!s->pp && !(s->pp = d2_passes_prepare(p, s->passes, D2_MODE(I)->backend, &err)))
             goto fail;
         qp = s->pp;
         n_out = b0->n_yields;
@@ -171,7 +172,7 @@ static int run_fetch(d2_interp *I, sprog *s, d2_tensor **in, const int *vars, in
                 d2_block_add_yield(q, 0, vars[i], &err) < 0)
                 goto fail;
         n_out = q->blocks[0].n_yields;
-        if (!(qp = d2_exec_prepare(q, D2_MODE(I)->backend, &err)))
+        if (!(qp = d2_passes_prepare(q, s->passes, D2_MODE(I)->backend, &err)))
             goto fail;
     }
     outs = d2_calloc((size_t)n_out + 1, sizeof *outs);
@@ -319,7 +320,8 @@ static d2_obj *run_built(d2_interp *I, sprog *s, d2_obj *feed, d2_obj **fitems, 
             if (!(in[j] = feed_tensor(I, var, v)) || d2_block_add_param(q, 0, need[j], &err) < 0)
                 goto fail;
         }
-        if (d2_program_verify(q, &err) < 0 || !(qp = d2_exec_prepare(q, D2_MODE(I)->backend, &err)))
+        if (d2_program_verify(q, &err) < 0 ||
+            !(qp = d2_passes_prepare(q, s->passes, D2_MODE(I)->backend, &err)))
             goto fail;
         n_out = qb->n_yields;
         if (!(outs = d2_calloc((size_t)n_out + 1, sizeof *outs))) {

@@ -44,6 +44,7 @@ typedef struct sprog {
     d2_obj *lr_sched;
     int lr_var;
     struct sprog *next, *prev;
+    uint32_t passes; /* the graph passes CompiledProgram's BuildStrategy selects (passes.h) */
 } sprog;
 
 static inline st_state *SS(d2_interp *I) { return I->ext[D2_EXT_STATIC]; }
