@@ -1070,6 +1070,84 @@ done:
     return r;
 }
 
+/* x[mask] = v with one value per selected row, v of shape [k, trailing...]
+ * (mask over x's leading dims) → where(mask, gather(v, min(rank, k - 1)), x),
+ * rank = the exclusive cumsum of the flattened mask: the j-th selected row
+ * takes v[j], as Paddle's index_put with a boolean index does, with shapes
+ * that do not depend on the data. New reference: the gathered rows in the
+ * mask's shape followed by v's trailing dims. */
+static d2_obj *mask_rows(d2_interp *I, d2_obj *m, d2_obj *val, const char *fname)
+{
+    const d2_shape *ms = &obj_type(m)->shape, *vs = &obj_type(val)->shape;
+    int64_t shape[D2_MAX_DIMS];
+    int nd = 0, dyn = 0;
+    for (int d = 0; d < ms->ndim; d++)
+        dyn += (shape[nd++] = ms->dims[d]) < 0;
+    for (int d = 1; d < vs->ndim && nd < D2_MAX_DIMS; d++)
+        dyn += (shape[nd++] = vs->dims[d]) < 0;
+    if (ms->ndim > 1 && dyn > 1)
+        return d2_raise(I, "ValueError",
+                        "%s: one value per selected row with a boolean mask over several dims "
+                        "is not supported inside to_static when more than one of the mask's "
+                        "and the value's dims are dynamic",
+                        fname);
+    d2_obj *flat = d2_incref(m);
+    if (ms->ndim > 1) {
+        int64_t all = -1;
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_reshape);
+        d2_ab_ints(&b, "shape", &all, 1);
+        d2_setref(&flat, op1(I, fname, D2_OP_reshape, flat, &b));
+    }
+    d2_obj *mi = flat ? d2_pd_cast_to(I, fname, flat, D2_I64) : NULL, *rank = NULL, *last = NULL;
+    if (mi) {
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_cumsum);
+        d2_ab_int(&b, "axis", 0);
+        d2_ab_bool(&b, "exclusive", true);
+        rank = op1(I, fname, D2_OP_cumsum, mi, &b);
+    }
+    if (rank && vs->dims[0] >= 0) {
+        last = d2_pd_const_tensor(I, 0, vs->dims[0] - 1, true, D2_I64);
+    } else if (rank) {
+        d2_obj *sh = op1(I, fname, D2_OP_shape, val, NULL);
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_slice);
+        int64_t ax = 0, st = 0, en = 1;
+        d2_ab_ints(&b, "axes", &ax, 1);
+        d2_ab_ints(&b, "starts", &st, 1);
+        d2_ab_ints(&b, "ends", &en, 1);
+        d2_ab_ints(&b, "decrease_axis", &ax, 1);
+        d2_obj *k = sh ? op1(I, fname, D2_OP_slice, sh, &b) : NULL;
+        d2_obj *k64 = k ? d2_pd_cast_to(I, fname, k, D2_I64) : NULL;
+        d2_obj *one = k64 ? d2_pd_const_tensor(I, 0, 1, true, D2_I64) : NULL;
+        last = one ? op2(I, fname, D2_OP_subtract, k64, one, NULL) : NULL;
+        d2_decref(sh);
+        d2_decref(k);
+        d2_decref(k64);
+        d2_decref(one);
+    }
+    d2_obj *idx = last ? op2(I, fname, D2_OP_minimum, rank, last, NULL) : NULL, *r = NULL;
+    if (idx) {
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_gather);
+        d2_ab_int(&b, "axis", 0);
+        r = op2(I, fname, D2_OP_gather, val, idx, &b);
+    }
+    if (r && ms->ndim > 1) {
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_reshape);
+        d2_ab_ints(&b, "shape", shape, nd);
+        d2_setref(&r, op1(I, fname, D2_OP_reshape, r, &b));
+    }
+    d2_decref(flat);
+    d2_decref(mi);
+    d2_decref(rank);
+    d2_decref(last);
+    d2_decref(idx);
+    return r;
+}
+
 /* x[mask] = v: where(mask, v, x), as Paddle 2.6 assigns: a mask of x's shape
  * takes v expanded to x's shape (so a v with one value per selected element
  * is not taken one by one); a mask over leading dims takes one v, or one per
@@ -1127,15 +1205,23 @@ static d2_obj *assign_mask(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v, cons
             goto done;
         }
     } else {
-        for (int d = 0; d < vs->ndim - (xs->ndim - ms->ndim); d++)
-            if (vs->dims[d] != 1) {
+        int lead = vs->ndim - (xs->ndim - ms->ndim);
+        for (int d = 0; d < lead; d++)
+            if (vs->dims[d] != 1 && lead > 1) {
+                char a[128], b[128];
+                d2_shape_str(vs, a, sizeof a);
+                d2_shape_str(xs, b, sizeof b);
                 d2_raise(I, "ValueError",
-                         "%s: one value per row a boolean mask over leading dims selects is not "
-                         "supported inside to_static (how many rows it selects depends on the "
-                         "data); assign one value for all rows, or use paddle.where",
-                         fname);
+                         "%s: the value's shape %s does not fit the rows a boolean mask over "
+                         "%d leading dims of %s selects: give one value for all of them or one "
+                         "per selected row",
+                         fname, a, ms->ndim, b);
                 goto done;
             }
+        if (lead == 1 && vs->dims[0] != 1)
+            d2_setref(&val, mask_rows(I, m, val, fname)); /* one value per selected row */
+        if (!val)
+            goto done;
     }
     if (ms->ndim < xs->ndim) {
         int64_t ax[D2_MAX_DIMS];
