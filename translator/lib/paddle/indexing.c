@@ -396,6 +396,47 @@ done:
     return rc;
 }
 
+/* x[..., T1, ..., Tk, ...] where an indexed dim is dynamic, or more than one
+ * dim is → index_get(x', T1..Tk, axis), x' = x with the indexed dims moved to
+ * the front (axis 0) unless they are adjacent (axis = the first of them): no
+ * dim is merged, so any dim may be dynamic; the kernel checks the indices'
+ * bounds and counts negative ones from the end. New reference. */
+static d2_obj *index_get_several(d2_interp *I, d2_obj *x, d2_obj *const *idx, const int *ax,
+                                 int k, const char *fname)
+{
+    int nd = obj_type(x)->shape.ndim;
+    int64_t perm[D2_MAX_DIMS];
+    bool used[D2_MAX_DIMS] = {false}, adjacent = true;
+    for (int j = 0; j < k; j++) {
+        perm[j] = ax[j];
+        used[ax[j]] = true;
+        adjacent &= j == 0 || ax[j] == ax[j - 1] + 1;
+    }
+    for (int d = 0, m = k; d < nd; d++)
+        if (!used[d])
+            perm[m++] = d;
+    d2_obj *in[1 + D2_MAX_DIMS] = {NULL}, *r = NULL;
+    d2_ab b;
+    if (adjacent) {
+        in[0] = d2_incref(x);
+    } else {
+        d2_ab_init(&b, D2_OP_transpose);
+        d2_ab_ints(&b, "perm", perm, nd);
+        in[0] = op1(I, fname, D2_OP_transpose, x, &b);
+    }
+    int n = 0;
+    while (in[0] && n < k && (in[1 + n] = d2_pd_cast_to(I, fname, idx[n], D2_I64)))
+        n++;
+    if (n == k) {
+        d2_ab_init(&b, D2_OP_index_get);
+        d2_ab_int(&b, "axis", adjacent ? ax[0] : 0);
+        r = d2_pd_opn(I, fname, D2_OP_index_get, in, 1 + k, &b);
+    }
+    for (int i = 0; i <= n; i++)
+        d2_decref(in[i]);
+    return r;
+}
+
 /* x[..., T1, ..., Tk, ...] for k > 1 tensor indices (0-D or 1-D) at dims
  * ax[0..k) of x → the indexed dims moved to the front (transpose) and merged
  * (reshape), gathered with the broadcast linear index
@@ -413,29 +454,25 @@ static d2_obj *gather_several(d2_interp *I, d2_obj *x, d2_obj *const *idx, const
     bool used[D2_MAX_DIMS] = {false};
     int64_t merged = 1;
     bool adjacent = true;
+    int ndyn = 0;
+    for (int d = 0; d < nd; d++)
+        ndyn += xs->dims[d] < 0;
+    for (int j = 0; j < k; j++)
+        if (xs->dims[ax[j]] < 0 || ndyn > 1)
+            return index_get_several(I, x, idx, ax, k, fname);
     for (int j = 0; j < k; j++) {
-        if (xs->dims[ax[j]] < 0)
-            return d2_raise(I, "IndexError",
-                            "%s: several tensor indices over a dynamic dim are not supported",
-                            fname);
         merged *= xs->dims[ax[j]];
         perm[j] = ax[j];
         used[ax[j]] = true;
         adjacent &= j == 0 || ax[j] == ax[j - 1] + 1;
     }
-    int m = k, dyn = 0;
+    int m = k;
     shape[0] = merged;
     for (int d = 0; d < nd; d++)
         if (!used[d]) {
             shape[1 + m - k] = xs->dims[d];
-            dyn += xs->dims[d] < 0;
             perm[m++] = d;
         }
-    if (dyn > 1)
-        return d2_raise(I, "IndexError",
-                        "%s: several tensor indices beside more than one dynamic dim are not "
-                        "supported",
-                        fname);
     d2_obj *lin = NULL, *y = NULL, *r = NULL;
     for (int j = 0; j < k; j++) {
         d2_obj *t = d2_pd_cast_to(I, fname, idx[j], D2_I64);
