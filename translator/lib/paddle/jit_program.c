@@ -1377,6 +1377,54 @@ D2_FN(SF_rollback)
 /* f.rollback, bound to the state */
 static const d2_def ROLLBACK_DEF = D2_DEF("rollback", "", SF_rollback, "rollback");
 
+/* Paddle's FunctionSpec takes only the named positional parameters (self
+ * left out): more positional arguments than those, *args included, raise
+ * ValueError (NotImplementedError when the first is a class). A method
+ * decorated in its class body gets its instance first here; Paddle binds it
+ * before counting. */
+static int check_arg_count(d2_interp *I, sfn *s, d2_obj **items, size_t n)
+{
+    if (s->fn->kind != D2_OBJ_FUNCTION)
+        return 0;
+    const d2_ast_arguments *a = D2_AS(d2_function, s->fn)->args;
+    size_t np = a->posonlyargs.n + a->args.n, skip = 0;
+    d2_buf names;
+    d2_buf_init(&names);
+    for (size_t i = 0; i < np; i++) {
+        const d2_ast_seq *q = i < a->posonlyargs.n ? &a->posonlyargs : &a->args;
+        const d2_ast_arg *g = q->items[i < a->posonlyargs.n ? i : i - a->posonlyargs.n];
+        if (i == 0 && !strcmp(g->arg, "self")) {
+            skip = 1;
+            continue;
+        }
+        d2_buf_printf(&names, "%s'%s'", i > skip ? ", " : "", g->arg);
+    }
+    if (skip && !s->bound && n > 0) {
+        items++;
+        n--;
+    }
+    if (n <= np - skip) {
+        d2_buf_free(&names);
+        return 0;
+    }
+    d2_obj *tuple = d2_tuple_from_array(I, items, n);
+    d2_obj *r = tuple ? d2_repr(I, tuple) : NULL;
+    d2_decref(tuple);
+    if (r)
+        d2_raise(I, items[0]->kind == D2_OBJ_CLASS ? "NotImplementedError" : "ValueError",
+                 "The decorated function `%s` requires %zu arguments: [%s], but received %zu "
+                 "with %s.%s",
+                 D2_AS(d2_function, s->fn)->name, np - skip, names.data ? names.data : "", n,
+                 cstr(r),
+                 items[0]->kind == D2_OBJ_CLASS
+                     ? "\n\tMaybe the function has more than one decorator, we don't support "
+                       "this for now."
+                     : "");
+    d2_decref(r);
+    d2_buf_free(&names);
+    return -1;
+}
+
 static d2_obj *SF_call(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
 {
     D2_UNUSED(kw);
@@ -1386,6 +1434,8 @@ static d2_obj *SF_call(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, 
     size_t n;
     d2_obj **items = d2_jit_seq_items(args[0], &n);
     d2_dict *kwd = D2_AS(d2_dict, args[1])->live ? D2_AS(d2_dict, args[1]) : NULL;
+    if (JS(I)->enabled && !D2_MODE(I)->tracer && check_arg_count(I, s, items, n) < 0)
+        return NULL;
     size_t off = s->bound ? 1 : 0;
     d2_obj **all = d2_calloc(n + 2, sizeof *all);
     if (!all)
