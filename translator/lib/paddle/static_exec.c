@@ -606,7 +606,14 @@ static d2_obj *load_program(d2_interp *I, const char *fname, const char *path,
     }
     d2_err err = {0};
     d2_program *p = d2_model_load(file, &err);
-    d2_prepared *pp = p ? d2_exec_prepare(p, D2_MODE(I)->backend, &err) : NULL;
+    /* an inference model: prepared after the passes a loaded model gets (api.c); the
+     * Program object itself stays as saved */
+    d2_pass_set passes = 0;
+    if (d2_passes_from_env(&passes, &err) < 0) {
+        passes = 0;
+        d2_err_clear(&err);
+    }
+    d2_prepared *pp = p ? d2_passes_prepare(p, passes, D2_MODE(I)->backend, &err) : NULL;
     if (!pp) {
         d2_program_free(p);
         d2_free(file);
@@ -622,6 +629,7 @@ static d2_obj *load_program(d2_interp *I, const char *fname, const char *path,
         return NULL;
     }
     d2_static_sprog_of(I, po)->pp = pp;
+    d2_static_sprog_of(I, po)->passes = passes;
     return po;
 }
 
