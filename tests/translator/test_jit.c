@@ -709,6 +709,34 @@ static void test_rollback(void **state)
     free(o);
 }
 
+/* x[mask] = v with one value per selected row checks at run time that the
+ * mask selects as many rows as v has (Paddle raises ValueError from its
+ * expand there; here the Program's assert raises RuntimeError). */
+static void test_mask_row_count(void **state)
+{
+    (void)state;
+    int rc;
+    char *o = run_source("rows.py",
+                         "import paddle\n"
+                         "@paddle.jit.to_static\n"
+                         "def f(x, v):\n"
+                         "    x[x.sum(axis=1) > 2] = v\n"
+                         "    return x\n"
+                         "x = paddle.to_tensor([[1.0, 1.0], [0.0, 0.0], [2.0, 2.0]])\n"
+                         "print(f(x.clone(), paddle.to_tensor([[7.0, 8.0]])).numpy().tolist())\n"
+                         "for v in ([[7.0, 8.0], [4.0, 5.0], [1.0, 1.0]], [[7.0], [4.0]]):\n"
+                         "    try:\n"
+                         "        print(f(x.clone(), paddle.to_tensor(v)).numpy().tolist())\n"
+                         "    except RuntimeError as e:\n"
+                         "        print('selects a different number of rows' in str(e))\n",
+                         &rc);
+    assert_int_equal(rc, 0);
+    assert_string_equal(o, "[[1.0, 1.0], [0.0, 0.0], [7.0, 8.0]]\n"
+                           "True\n"
+                           "True\n");
+    free(o);
+}
+
 /* A decorated function takes only its named positional parameters, as
  * Paddle's FunctionSpec counts them (self left out): more, *args included,
  * raise ValueError with Paddle's wording; eagerly *args works. */
@@ -759,6 +787,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_star_args),
+        cmocka_unit_test(test_mask_row_count),
         cmocka_unit_test(test_input_spec_batch),
         cmocka_unit_test(test_rollback),
         cmocka_unit_test(test_parse_input),

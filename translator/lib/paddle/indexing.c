@@ -1107,6 +1107,38 @@ done:
     return r;
 }
 
+/* assert(sum(mi) == last + 1): the mask selects as many rows as v has
+ * (Paddle's expand of v fails otherwise). */
+static int check_row_count(d2_interp *I, d2_obj *mi, d2_obj *last, const char *fname)
+{
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_sum);
+    d2_obj *n = op1(I, fname, D2_OP_sum, mi, &b);
+    d2_obj *one = n ? d2_pd_const_tensor(I, 0, 1, true, D2_I64) : NULL;
+    d2_obj *k = one ? op2(I, fname, D2_OP_add, last, one, NULL) : NULL;
+    d2_obj *eq = k ? op2(I, fname, D2_OP_equal, n, k, NULL) : NULL;
+    int rc = -1;
+    if (eq) {
+        char msg[200];
+        snprintf(msg, sizeof msg,
+                 "%s: the boolean mask selects a different number of rows than the value "
+                 "gives (one value per selected row)",
+                 fname);
+        d2_ab_init(&b, D2_OP_assert);
+        d2_ab_str(&b, "message", msg);
+        d2_obj *none = NULL;
+        rc = b.bad ? -1 : d2_apply_op(I, D2_OP_assert, &eq, 1, &b.a, &none, 0);
+        d2_attrs_free(&b.a);
+        if (rc < 0 && !d2_exc_pending(I))
+            nomem(I);
+    }
+    d2_decref(n);
+    d2_decref(one);
+    d2_decref(k);
+    d2_decref(eq);
+    return rc;
+}
+
 /* x[mask] = v with one value per selected row, v of shape [k, trailing...]
  * (mask over x's leading dims) → where(mask, gather(v, min(rank, k - 1)), x),
  * rank = the exclusive cumsum of the flattened mask: the j-th selected row
@@ -1164,6 +1196,8 @@ static d2_obj *mask_rows(d2_interp *I, d2_obj *m, d2_obj *val, const char *fname
         d2_decref(k64);
         d2_decref(one);
     }
+    if (last && check_row_count(I, mi, last, fname) < 0)
+        d2_setref(&last, NULL);
     d2_obj *idx = last ? op2(I, fname, D2_OP_minimum, rank, last, NULL) : NULL, *r = NULL;
     if (idx) {
         d2_ab b;

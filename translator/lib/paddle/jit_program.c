@@ -1339,7 +1339,11 @@ static d2_obj *run_static(d2_interp *I, sfn *s, d2_obj **args, size_t nargs, d2_
     if (!pins || signature(I, s, args, nargs, kw, &fd, &key, pins) < 0)
         goto done;
     const char *k = key.data ? key.data : "";
-    entry *e = get_entry(I, s, args, nargs, kw, &fd, k, pins);
+    /* a traced function freezes what it reads of its inputs' shapes: with
+     * InputSpec dims this call does not fill, trace it on its own shapes */
+    entry *e = s->fallback && s->spec && feeds_relaxed(&fd)
+                   ? specialise(I, s, args, nargs, kw, k, NULL)
+                   : get_entry(I, s, args, nargs, kw, &fd, k, pins);
     if (e && e->failed)
         e = specialise(I, s, args, nargs, kw, k, e);
     else if (!e && s->spec && feeds_relaxed(&fd) && shape_may_fix(I))
