@@ -397,16 +397,29 @@ D2_FN(PG_list_vars)
     return r;
 }
 
-/* program.clone(for_test=False): a copy sharing the parameter data */
+/* program.clone(for_test=False): a copy sharing the parameter data; for_test
+ * drops the backward and the optimizer ops (block 0's ops from the first
+ * append_backward on), as Paddle's prune_backward. */
 D2_FN(PG_clone)
 {
     sprog *s = self_prog(I, self, def->qualname);
-    if (!s)
+    bool for_test = false;
+    if (!s || (a[0] && d2_to_bool(I, a[0], "for_test", &for_test) < 0))
         return NULL;
     d2_err err = {0};
     d2_program *q = NULL;
     if (s->p && !(q = d2_program_clone(s->p, &err)))
         return d2_raise_err(I, &err);
+    if (q && for_test && s->has_backward) {
+        d2_block *b0 = &q->blocks[0];
+        for (int k = s->fwd_ops; k < b0->n_ops; k++) {
+            d2_free(b0->ops[k].in);
+            d2_free(b0->ops[k].out);
+            d2_attrs_free(&b0->ops[k].attrs);
+        }
+        if (s->fwd_ops < b0->n_ops)
+            b0->n_ops = s->fwd_ops;
+    }
     char *file = s->file ? d2_strdup(s->file) : NULL;
     if (s->file && !file) {
         d2_program_free(q);

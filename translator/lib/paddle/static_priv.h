@@ -43,6 +43,10 @@ typedef struct sprog {
      * before every run (NULL: none) */
     d2_obj *lr_sched;
     int lr_var;
+    /* the number of block 0's ops before the first append_backward (valid
+     * when has_backward): clone(for_test=True) keeps only those */
+    int fwd_ops;
+    bool has_backward;
     struct sprog *next, *prev;
     uint32_t passes; /* the graph passes CompiledProgram's BuildStrategy selects (passes.h) */
 } sprog;

@@ -194,14 +194,15 @@ D2_FN(T_static_lr)
     return d2_static_set_lr(I, a[0], a[1], a[2]) < 0 ? NULL : d2_none(I);
 }
 
-/* _optim.static_param(grad, param): param as a Variable of the static Program
- * of gradient Variable grad (a symbolic tensor of its persistable variable),
- * so that ops on it (weight decay) read its value on every run. */
+/* _optim.static_param(var, param): param (a concrete tensor: a parameter,
+ * the learning rate) as a Variable of the static Program of Variable var (a
+ * symbolic tensor of its persistable variable), so that ops on it (weight
+ * decay, a group's learning-rate factor) read its value on every run. */
 D2_FN(T_static_param)
 {
     const char *fname = "paddle._optim.static_param";
     if (!is_tensor(a[0]) || !is_sym(a[0]))
-        return d2_raise(I, "TypeError", "%s: grad must be a Variable of a static Program", fname);
+        return d2_raise(I, "TypeError", "%s: var must be a Variable of a static Program", fname);
     if (!concrete(I, a[1], fname, "param"))
         return NULL;
     d2_builder *b = TOBJ(a[0])->builder;
@@ -336,7 +337,7 @@ int d2_train_init(d2_interp *I)
         D2_DEF("update", "op, param, grad, lr, states, attrs", T_update, "paddle._optim.update"),
         D2_DEF("write", "dst, src", T_write, "paddle._optim.write"),
         D2_DEF("static_lr", "loss, lr, scheduler", T_static_lr, "paddle._optim.static_lr"),
-        D2_DEF("static_param", "grad, param", T_static_param, "paddle._optim.static_param"),
+        D2_DEF("static_param", "var, param", T_static_param, "paddle._optim.static_param"),
         D2_DEF("grad", "p", T_grad, "paddle._optim.grad"),
         D2_DEF("set_grad", "p, g", T_set_grad, "paddle._optim.set_grad"),
     };
