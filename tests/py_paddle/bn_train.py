@@ -57,7 +57,24 @@ for shape in [(5, 3), (3, 3, 4)]:
     w = paddle.to_tensor(rng.uniform(-1, 1, shape).astype("float32"))
     out = bn(xs)
     (out * w).sum().backward()
-    print("bn1d", shape, "out", fmt(out.numpy()))
+    print(bn, shape, "out", fmt(out.numpy()))
     print("  dx", fmt(xs.grad.numpy()))
     print("  dweight", fmt(bn.weight.grad.numpy()), "dbias", fmt(bn.bias.grad.numpy()))
     print("  running", fmt(bn._mean.numpy()), fmt(bn._variance.numpy()))
+
+# channels last: BatchNorm2D NHWC and BatchNorm1D NLC
+for cls, fmt_, shape in [(paddle.nn.BatchNorm2D, "NHWC", (2, 3, 4, 3)),
+                         (paddle.nn.BatchNorm1D, "NLC", (3, 5, 3))]:
+    bn = cls(3, data_format=fmt_)
+    bn.weight.set_value(rng.uniform(0.5, 1.5, (3,)).astype("float32"))
+    bn.train()
+    xs = paddle.to_tensor(rng.uniform(-1, 1, shape).astype("float32"), stop_gradient=False)
+    w = paddle.to_tensor(rng.uniform(-1, 1, shape).astype("float32"))
+    out = bn(xs)
+    (out * w).sum().backward()
+    print(bn, fmt_, "out", fmt(out.numpy()))
+    print("  dx", fmt(xs.grad.numpy()))
+    print("  dweight", fmt(bn.weight.grad.numpy()), "dbias", fmt(bn.bias.grad.numpy()))
+    print("  running", fmt(bn._mean.numpy()), fmt(bn._variance.numpy()))
+    bn.eval()
+    print("  eval", fmt(bn(xs).numpy()[0]))

@@ -289,10 +289,54 @@ static void test_static_not_taped(void **state)
     free(got);
 }
 
+/* Dropout recorded in a to_static Layer in train mode drops: element-wise
+ * with the fraction of zeros near p and kept values scaled by 1/(1-p), along
+ * axes with one draw per index of those axes; identity in eval mode. */
+static void test_static_dropout_train(void **state)
+{
+    (void)state;
+    FILE *out = tmpfile();
+    d2_interp *I = new_interp(out);
+    static const char src[] =
+        "import paddle\n"
+        "import paddle.nn.functional as F\n"
+        "class Net(paddle.nn.Layer):\n"
+        "    def forward(self, x):\n"
+        "        return F.dropout(x, 0.5, training=self.training), "
+        "F.dropout(x, 0.5, axis=[0, 1], training=self.training)\n"
+        "net = Net()\n"
+        "st = paddle.jit.to_static(net)\n"
+        "x = paddle.ones([40, 30, 5])\n"
+        "a, b = st(x)\n"
+        "an = a.numpy()\n"
+        "bn = b.numpy()\n"
+        "print(abs(float((an == 0).mean()) - 0.5) < 0.03, float(an.max()))\n"
+        "print(bool((bn.min(axis=2) == bn.max(axis=2)).all()), "
+        "abs(float((bn == 0).mean()) - 0.5) < 0.06)\n"
+        "net.eval()\n"
+        "a, b = st(x)\n"
+        "print(bool((a.numpy() == 1).all()), bool((b.numpy() == 1).all()))\n";
+    int rc = d2_interp_run_source(I, "s.py", src, sizeof src - 1);
+    if (rc < 0) {
+        d2_buf b;
+        d2_buf_init(&b);
+        d2_diag_render(&I->diag, &b);
+        fprintf(stderr, "%s\n", b.data ? b.data : "");
+        d2_buf_free(&b);
+    }
+    assert_int_equal(rc, 0);
+    d2_interp_free(I);
+    char *got = tu_slurp(out);
+    fclose(out);
+    assert_string_equal(got, "True 2.0\nTrue True\nTrue True\n");
+    free(got);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_static_not_taped),
+        cmocka_unit_test(test_static_dropout_train),
         cmocka_unit_test(test_custom_node),
         cmocka_unit_test(test_tape_memory_flat),
         cmocka_unit_test(test_allocation_failures),

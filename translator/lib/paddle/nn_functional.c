@@ -676,8 +676,7 @@ static d2_obj *dropout_impl(d2_interp *I, const char *fname, d2_obj *x, double p
 d2_obj *d2_pd_dropout(d2_interp *I, const char *fname, d2_obj *x, double p, bool training,
                       const char *mode, d2_obj *axis)
 {
-    if (is_none(I, axis) || !training || p == 0 || D2_MODE(I)->builder || !is_tensor(x) ||
-        !(p >= 0 && p <= 1))
+    if (is_none(I, axis) || !training || p == 0 || !is_tensor(x) || !(p >= 0 && p <= 1))
         return dropout_impl(I, fname, x, p, training, mode);
     int64_t axes[D2_MAX_DIMS];
     int na;
@@ -699,6 +698,25 @@ d2_obj *d2_pd_dropout(d2_interp *I, const char *fname, d2_obj *x, double p, bool
     bool up = strcmp(mode, "upscale_in_train") == 0;
     if (!up && strcmp(mode, "downscale_in_infer") != 0)
         return dropout_impl(I, fname, x, p, training, mode); /* raises the mode error */
+    if (D2_MODE(I)->builder) {
+        /* static: the mask is dropout_train's mask of ones shaped md */
+        for (int d = 0; d < xs->ndim; d++)
+            if (md[d] < 0)
+                return d2_raise(I, "ValueError",
+                                "%s: axis %d has an unknown size; dropout along axes needs them "
+                                "known in a static program", fname, d);
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_full);
+        d2_ab_ints(&b, "shape", md, xs->ndim);
+        d2_ab_float(&b, "value", 1);
+        d2_ab_int(&b, "dtype", obj_type(x)->dtype);
+        d2_obj *ones = d2_pd_opn(I, fname, D2_OP_full, NULL, 0, &b);
+        d2_obj *mk = ones ? dropout_impl(I, fname, ones, p, true, mode) : NULL;
+        d2_obj *r = mk ? op2(I, fname, D2_OP_multiply, x, mk, NULL) : NULL;
+        d2_decref(ones);
+        d2_decref(mk);
+        return r;
+    }
     int64_t n = 1;
     for (int d = 0; d < xs->ndim; d++)
         n *= md[d] > 0 ? md[d] : 0;
