@@ -82,9 +82,21 @@ for t in $targets; do
 done
 
 # ---- fuzzing
-# The parser also starts from the AST/unparse goldens and tests/py (read in place).
+# The parser also starts from the Python sources of the AST/unparse goldens and
+# tests/py, copied into one folder: only the sources, since the expected-output
+# files beside them (large AST dumps) are not Python and cost seconds each to
+# parse under the fuzzer's instrumentation.
 extra_seeds() {
-    [ "$1" = python ] && echo "$top/tests/golden/ast $top/tests/golden/unparse $top/tests/py"
+    [ "$1" = python ] || return 0
+    seeds="$build/seeds-python"
+    rm -rf "$seeds"
+    mkdir -p "$seeds"
+    for d in "$top/tests/golden/ast" "$top/tests/golden/unparse" "$top/tests/py"; do
+        for f in "$d"/*.py; do
+            [ -f "$f" ] && cp "$f" "$seeds/$(basename "$d")-$(basename "$f")"
+        done
+    done
+    echo "$seeds"
 }
 status=0
 for t in $targets; do
