@@ -1,4 +1,4 @@
-/* linalg.c - paddle.linalg: the LAPACK ops of ops_linalg.c and the functions composed of them (Python). */
+/* linalg_api.c - paddle.linalg: the LAPACK ops of ops_linalg.c and the functions composed of them (Python). */
 #include "lib/paddle/functions_priv.h"
 
 #include <string.h>
