@@ -157,3 +157,19 @@ int infer_linalg_eigh(d2_infer_ctx *ic)
     out_type(ic, 1, ic->in[0].dtype, x);
     return 0;
 }
+
+/* lu: lu like x, pivots [..., min(m, n)] and infos [...] in int32 */
+int infer_linalg_lu(d2_infer_ctx *ic)
+{
+    if (want_matrix(ic, 0) < 0)
+        return -1;
+    const d2_shape *x = &ic->in[0].shape;
+    d2_shape piv = *x, info = *x;
+    piv.ndim--;
+    piv.dims[piv.ndim - 1] = min_dim(x->dims[x->ndim - 2], x->dims[x->ndim - 1]);
+    info.ndim -= 2;
+    out_type(ic, 0, ic->in[0].dtype, x);
+    out_type(ic, 1, D2_I32, &piv);
+    out_type(ic, 2, D2_I32, &info);
+    return 0;
+}

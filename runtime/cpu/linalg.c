@@ -406,3 +406,35 @@ int cpu_eigh(d2_kctx *k)
     d2_free(ev);
     return rc;
 }
+
+int cpu_lu(d2_kctx *k)
+{
+    d2_tensor *x = k->in[0], *lu = k->out[0];
+    int32_t *piv = (int32_t *)d2_tensor_data(k->out[1]), *infos = (int32_t *)d2_tensor_data(k->out[2]);
+    int64_t m, n, batch;
+    dims_of(x, &m, &n, &batch);
+    if (fits(k, m, n) < 0)
+        return -1;
+    int64_t kmin = m < n ? m : n;
+    double *a = work(k, m * n);
+    lapack_int *p = (lapack_int *)work(k, kmin);
+    int rc = a && p ? 0 : -1;
+    for (int64_t b = 0; b < batch && rc == 0; b++) {
+        load(x, b * m * n, m * n, a);
+        lapack_int info = kmin > 0 ? LAPACKE_dgetrf(LAPACK_ROW_MAJOR, (lapack_int)m, (lapack_int)n,
+                                                    a, (lapack_int)n, p)
+                                   : 0;
+        if (info < 0) {
+            rc = lapack_fail(k, info);
+            break;
+        }
+        /* info > 0: an exactly singular u, reported in infos as Paddle does */
+        infos[b] = (int32_t)info;
+        for (int64_t i = 0; i < kmin; i++)
+            piv[b * kmin + i] = (int32_t)p[i];
+        store(lu, b * m * n, m * n, a);
+    }
+    d2_free(a);
+    d2_free(p);
+    return rc;
+}

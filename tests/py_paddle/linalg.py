@@ -20,7 +20,7 @@ batch = paddle.stack([a, s, a * 2.0])
 print(sorted(n for n in ["inv", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh",
                          "eigvalsh", "norm", "matrix_power", "pinv", "matrix_rank", "cond",
                          "triangular_solve", "cholesky_solve", "multi_dot", "cov", "corrcoef",
-                         "lstsq", "householder_product"]
+                         "lstsq", "householder_product", "lu", "lu_unpack"]
              if hasattr(paddle.linalg, n)))
 show("inv", paddle.linalg.inv(a))
 show("inv_batch", paddle.linalg.inv(batch))
@@ -75,6 +75,14 @@ print("lstsq_rank", rank.dtype, int(rank))
 sol, res, rank, sv = paddle.linalg.lstsq(tall, b[:, :1], driver="gelsd")
 show("lstsq_gelsd", [sol, res, sv])
 show("householder", paddle.linalg.householder_product(tall, paddle.to_tensor([1.2, 0.5])))
+tall2 = paddle.to_tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]])
+lu, piv, infos = paddle.linalg.lu(tall2, get_infos=True)
+show("lu", [lu, piv, infos])
+P, L, U = paddle.linalg.lu_unpack(lu, piv)
+show("lu_unpack", [P, L, U])
+lu, piv = paddle.linalg.lu(batch)
+show("lu_batch", [lu, piv])
+show("lu_unpack_batch", paddle.linalg.lu_unpack(lu, piv))
 show("cov", paddle.linalg.cov(a))
 show("cov_cols", paddle.linalg.cov(a, rowvar=False, ddof=False))
 show("corrcoef", paddle.linalg.corrcoef(a))

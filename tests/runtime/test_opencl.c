@@ -439,6 +439,7 @@ static void build_ext_cases(void)
         add_case("svd", "", fmt("%s[2,4,6]", DT[d]), EXACT);
         add_case("svd", "full_matrices = true", fmt("%s[5,3]", DT[d]), EXACT);
         add_case("eigh", "UPLO = \"U\"", fmt("%s[2,4,4]", DT[d]), EXACT);
+        add_case("lu", "", fmt("%s[2,5,3]", DT[d]), EXACT);
         add_case("cholesky", "upper = true", fmt("%s[2,3,3]:list4/1/0.5/1/5/1/0.5/1/6", DT[d]),
                  EXACT);
     }

@@ -9,7 +9,7 @@
 D2_FN(f_op)
 {
     static const char *const OPS[] = {"inv",      "det", "slogdet", "solve", "triangular_solve",
-                                      "cholesky", "qr",  "svd",     "eigh"};
+                                      "cholesky", "qr",  "svd",     "eigh", "lu"};
     static const char *const BOOLS[] = {"upper", "transpose", "unitriangular", "full_matrices"};
     static const char *const STRS[] = {"mode", "UPLO"};
     const char *name = d2_to_cstr(I, a[0], "name");
@@ -217,6 +217,33 @@ static const char LINALG_SRC[] =
     "        res = paddle.zeros([0], dtype=x.dtype)\n"
     "    sv = s if driver in ('gelsd', 'gelss') else paddle.zeros([0], dtype=x.dtype)\n"
     "    return sol, res, rank, sv\n"
+    "\n"
+    "def lu(x, pivot=True, get_infos=False, name=None):\n"
+    "    if not pivot:\n"
+    "        raise NotImplementedError('paddle.linalg.lu: pivot=False is not supported on CPU')\n"
+    "    out, piv, infos = _op('lu', 3, x)\n"
+    "    if len(x.shape) == 2:\n"
+    "        infos = infos.reshape([1])\n"
+    "    return (out, piv, infos) if get_infos else (out, piv)\n"
+    "\n"
+    "def lu_unpack(x, y, unpack_ludata=True, unpack_pivots=True, name=None):\n"
+    "    m, n = x.shape[-2], x.shape[-1]\n"
+    "    k = min(m, n)\n"
+    "    l = u = p = None\n"
+    "    if unpack_ludata:\n"
+    "        l = paddle.tril(x, -1)[..., :k] + paddle.eye(m, k, dtype=x.dtype)\n"
+    "        u = paddle.triu(x)[..., :k, :]\n"
+    "    if unpack_pivots:\n"
+    "        batch = list(y.shape[:-1])\n"
+    "        rows = y.reshape([-1, k]).numpy().tolist()\n"
+    "        mats = []\n"
+    "        for r in rows:\n"
+    "            perm = list(range(m))\n"
+    "            for i, s in enumerate(r):\n"
+    "                perm[i], perm[int(s) - 1] = perm[int(s) - 1], perm[i]\n"
+    "            mats.append([[1.0 if perm[c] == rr else 0.0 for c in range(m)] for rr in range(m)])\n"
+    "        p = paddle.to_tensor(mats, dtype=x.dtype).reshape(batch + [m, m])\n"
+    "    return p, l, u\n"
     "\n"
     "def householder_product(x, tau, name=None):\n"
     "    m, n, k = x.shape[-2], x.shape[-1], tau.shape[-1]\n"
