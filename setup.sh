@@ -13,7 +13,7 @@ set -eu
 cd "$(dirname "$0")"
 
 PACKAGES="build-essential autoconf automake libtool pkg-config \
-libblis-dev libdnnl-dev libcmocka-dev libpcre2-dev \
+libblis-dev liblapacke-dev libdnnl-dev libcmocka-dev libpcre2-dev \
 ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo \
 python3 python3-pip ca-certificates \
 clang libclang-rt-14-dev"

@@ -1583,6 +1583,158 @@ static int g_put_along_axis(R *r)
 #undef AI
 #undef AB
 
+/* ==== linear algebra (ops_linalg.c): inv, det, slogdet, solve,
+ * triangular_solve, cholesky, eigh. qr and svd have no rule yet (NO_GRAD). ==== */
+
+/* x with its last two axes swapped */
+static d2_gval swap_last(R *r, d2_gval x)
+{
+    if (r->rc < 0 || !x)
+        return NULL;
+    int nd = ndim_of(r, x);
+    int64_t perm[D2_MAX_DIMS];
+    for (int i = 0; i < nd; i++)
+        perm[i] = i;
+    perm[nd - 2] = nd - 1;
+    perm[nd - 1] = nd - 2;
+    return transpose(r, x, perm, nd);
+}
+
+/* v [...] as [..., 1, 1] */
+static d2_gval unsq_last2(R *r, d2_gval v)
+{
+    if (r->rc < 0 || !v)
+        return NULL;
+    int64_t nd = ndim_of(r, v), ax[2] = {nd, nd + 1};
+    return unsqueeze(r, v, ax, 2);
+}
+
+static d2_gval tri(R *r, d2_gval x, int64_t diagonal, bool lower)
+{
+    d2_attrs *a = attrs_of(r, D2_OP_tril_triu);
+    SET(r, a, D2_OP_tril_triu, int, "diagonal", diagonal);
+    SET(r, a, D2_OP_tril_triu, bool, "lower", lower);
+    return E(r, tril_triu, a, x);
+}
+
+static d2_gval tri_solve(R *r, d2_gval a, d2_gval b, bool upper, bool trans, bool unit)
+{
+    d2_attrs *at = attrs_of(r, D2_OP_triangular_solve);
+    SET(r, at, D2_OP_triangular_solve, bool, "upper", upper);
+    SET(r, at, D2_OP_triangular_solve, bool, "transpose", trans);
+    SET(r, at, D2_OP_triangular_solve, bool, "unitriangular", unit);
+    return E(r, triangular_solve, at, a, b);
+}
+
+/* The gradient of an op that reads one triangle of a symmetric input, from
+ * the gradient g of its symmetric form: off-diagonal entries of the read
+ * triangle take g_ij + g_ji, the diagonal g_ii, the other triangle nothing. */
+static d2_gval from_sym(R *r, d2_gval g, bool lower)
+{
+    d2_gval h = E(r, add, NULL, g, swap_last(r, g));
+    return scale(r, E(r, add, NULL, tri(r, h, 0, lower), tri(r, h, lower ? -1 : 1, lower)), 0.5,
+                 0);
+}
+
+/* y = x^-1: dx = -y^T dy y^T */
+static int g_inv(R *r)
+{
+    if (NEED(r, 0))
+        give(r, 0, E(r, neg, NULL, matmul(r, matmul(r, OUT(r), DOUT(r), true, false), OUT(r),
+                                          false, true)));
+    return r->rc;
+}
+
+/* d det / dx = det x^-T; d log|det| / dx = x^-T */
+static int g_det(R *r)
+{
+    if (NEED(r, 0)) {
+        d2_gval c = E(r, multiply, NULL, DOUT(r), OUT(r));
+        give(r, 0, E(r, multiply, NULL, unsq_last2(r, c), swap_last(r, E(r, inv, NULL, X(r)))));
+    }
+    return r->rc;
+}
+
+static int g_slogdet(R *r)
+{
+    d2_gval d = r->g->dout[1];
+    if (NEED(r, 0) && d)
+        give(r, 0, E(r, multiply, NULL, unsq_last2(r, d), swap_last(r, E(r, inv, NULL, X(r)))));
+    return r->rc;
+}
+
+/* out = x^-1 y: dy = x^-T dout, dx = -dy out^T */
+static int g_solve(R *r)
+{
+    d2_gval dy = E(r, solve, NULL, swap_last(r, X(r)), DOUT(r));
+    if (NEED(r, 0))
+        give(r, 0, E(r, neg, NULL, matmul(r, dy, OUT(r), false, true)));
+    if (NEED(r, 1))
+        give(r, 1, dy);
+    return r->rc;
+}
+
+/* out = op(x)^-1 y with x triangular: as solve, the gradient of x kept to its triangle */
+static int g_triangular_solve(R *r)
+{
+    bool upper = d2_attr_bool(r->g->def, r->g->attrs, "upper");
+    bool trans = d2_attr_bool(r->g->def, r->g->attrs, "transpose");
+    bool unit = d2_attr_bool(r->g->def, r->g->attrs, "unitriangular");
+    d2_gval dy = tri_solve(r, X(r), DOUT(r), upper, !trans, unit);
+    if (NEED(r, 0)) {
+        d2_gval dop = trans ? matmul(r, OUT(r), dy, false, true) : matmul(r, dy, OUT(r), false, true);
+        give(r, 0, E(r, neg, NULL, tri(r, dop, unit ? (upper ? 1 : -1) : 0, !upper)));
+    }
+    if (NEED(r, 1))
+        give(r, 1, dy);
+    return r->rc;
+}
+
+/* x = l l^T (l read from x's lower triangle): with phi(m) = the lower triangle
+ * of m with its diagonal halved, the gradient of the symmetric form is
+ * sym(s) for s = l^-T phi(l^T dl) l^-1, which from_sym takes to the lower triangle. */
+static int g_cholesky(R *r)
+{
+    if (!NEED(r, 0))
+        return r->rc;
+    bool upper = d2_attr_bool(r->g->def, r->g->attrs, "upper");
+    d2_gval l = upper ? swap_last(r, OUT(r)) : OUT(r);
+    d2_gval dl = upper ? swap_last(r, DOUT(r)) : DOUT(r);
+    d2_gval m = matmul(r, l, dl, true, false);
+    d2_gval phi = scale(r, E(r, add, NULL, tri(r, m, 0, true), tri(r, m, -1, true)), 0.5, 0);
+    d2_gval z = tri_solve(r, l, phi, false, true, false);
+    d2_gval s = swap_last(r, tri_solve(r, l, swap_last(r, z), false, true, false));
+    give(r, 0, from_sym(r, s, true));
+    return r->rc;
+}
+
+/* x = v diag(w) v^T from x's UPLO triangle: the symmetric gradient is
+ * sym(v (diag(dw) + f o (v^T dv)) v^T) with f_ij = 1 / (w_j - w_i), f_ii = 0. */
+static int g_eigh(R *r)
+{
+    if (!NEED(r, 0))
+        return r->rc;
+    bool lower = d2_attr_str(r->g->def, r->g->attrs, "UPLO")[0] != 'U';
+    d2_gval w = r->g->out[0], v = r->g->out[1], dw = r->g->dout[0], dv = r->g->dout[1];
+    int64_t nw = ndim_of(r, w), am1 = nw, am2 = nw - 1;
+    d2_gval inner = NULL;
+    if (dv) {
+        d2_gval diff = E(r, subtract, NULL, unsqueeze(r, w, &am2, 1), unsqueeze(r, w, &am1, 1));
+        d2_gval off = E(r, not_equal, NULL, diff, cst(r, dtype_of(r, w), 0));
+        d2_gval f = mask(r, off, E(r, reciprocal, NULL, E(r, where, NULL, off, diff,
+                                                          cst(r, dtype_of(r, w), 1))));
+        inner = matmul(r, v, E(r, multiply, NULL, f, matmul(r, v, dv, true, false)), false, false);
+    }
+    if (dw) {
+        d2_gval vd = E(r, multiply, NULL, v, unsqueeze(r, dw, &am2, 1));
+        inner = inner ? E(r, add, NULL, inner, vd) : vd;
+    }
+    d2_gval g0 = matmul(r, inner, v, false, true);
+    give(r, 0, from_sym(r, scale(r, E(r, add, NULL, g0, swap_last(r, g0)), 0.5, 0), lower));
+    return r->rc;
+}
+/* ==== end of linear algebra ==== */
+
 /* ---- the table ---- */
 
 typedef int (*rule_fn)(R *r);
@@ -1718,6 +1870,14 @@ static const rule_t rules[D2_NUM_OPS] = {
     [D2_OP_scatter_nd_add] = {g_scatter_nd_add, 1u << 1},
     [D2_OP_take_along_axis] = {g_take_along_axis, 1u << 1},
     [D2_OP_put_along_axis] = {g_put_along_axis, 1u << 1},
+    /* linear algebra */
+    [D2_OP_inv] = {g_inv, 0},
+    [D2_OP_det] = {g_det, 0},
+    [D2_OP_slogdet] = {g_slogdet, 0},
+    [D2_OP_solve] = {g_solve, 0},
+    [D2_OP_triangular_solve] = {g_triangular_solve, 0},
+    [D2_OP_cholesky] = {g_cholesky, 0},
+    [D2_OP_eigh] = {g_eigh, 0},
 };
 
 /* Every op's rule is reached through this one entry, which finds the rule

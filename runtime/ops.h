@@ -277,6 +277,14 @@ int infer_scatter(d2_infer_ctx *ic);
 int infer_scatter_nd_add(d2_infer_ctx *ic);
 int infer_take_along_axis(d2_infer_ctx *ic);
 int infer_put_along_axis(d2_infer_ctx *ic);
+/* linear algebra (ops_linalg.c) */
+int infer_linalg_square(d2_infer_ctx *ic);
+int infer_linalg_det(d2_infer_ctx *ic);
+int infer_linalg_solve(d2_infer_ctx *ic);
+int infer_linalg_qr(d2_infer_ctx *ic);
+int infer_linalg_svd(d2_infer_ctx *ic);
+int infer_linalg_eigh(d2_infer_ctx *ic);
+int infer_linalg_lu(d2_infer_ctx *ic);
 
 /* Shared inference helpers (runtime/infer_util.c). */
 /* Normalises axis (negative counts from the end) into [0, ndim); -1 + err when out of range. */

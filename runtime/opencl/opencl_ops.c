@@ -2254,7 +2254,8 @@ static int all_via_host(d2_kctx *k, d2_kernel_fn cpu_fn)
     X(erfinv) X(digamma) X(bitwise_and) X(bitwise_or) X(bitwise_xor) X(bitwise_not) X(cumsum)      \
     X(cumprod) X(logcumsumexp) X(cummax) X(cummin) X(argsort) X(topk) X(tril_triu) X(flip)         \
     X(roll) X(gather_nd) X(scatter) X(scatter_nd_add) X(take_along_axis) X(put_along_axis)       \
-    X(gcd) X(lcm) X(dropout_train)
+    X(gcd) X(lcm) X(dropout_train) X(inv) X(det) X(slogdet) X(solve) X(triangular_solve)         \
+    X(cholesky) X(qr) X(svd) X(eigh) X(lu)
 #define X(name)                                                                                    \
     int ocl_##name(d2_kctx *k) { return all_via_host(k, cpu_##name); }
 HOST_OPS(X)

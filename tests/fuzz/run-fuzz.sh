@@ -70,7 +70,7 @@ make -s -C "$build" -j"${FUZZ_MAKE_JOBS:-2}" libdy2st_core.la libtsgrammar.la >"
 }
 var() { sed -n "s/^$1 = //p" "$build/Makefile" | head -n 1; }
 libs="$build/.libs/libdy2st_core.a $build/.libs/libtsgrammar.a \
-$(var BLIS_LIBS) $(var PCRE2_LIBS) $(var TREE_SITTER_LIBS) $(var OPENMP_CFLAGS) $(var LIBS) -pthread"
+$(var BLIS_LIBS) $(var LAPACK_LIBS) $(var PCRE2_LIBS) $(var TREE_SITTER_LIBS) $(var OPENMP_CFLAGS) $(var LIBS) -pthread"
 mkdir -p "$build/fuzz"
 for t in $targets; do
     echo "run-fuzz: linking fuzz_$t"

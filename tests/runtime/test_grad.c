@@ -264,7 +264,19 @@
     C("scatter_nd_add", "", "f64[3,4] i64[3,2]:list0/1/2/3/1/0 f64[3]", 1)                         \
     C("take_along_axis", "axis = 0", "f64[3,4] i64[2,4]:idx3", 1)                                  \
     C("put_along_axis", "axis = 0", "f64[3,3] i64[1,3]:list0/2/1 f64[1,3]", 1)                     \
-    C("put_along_axis", "axis = 1, reduce = \"add\"", "f64[2,4] i64[2,3]:idx4 f64[]", 1)
+    C("put_along_axis", "axis = 1, reduce = \"add\"", "f64[2,4] i64[2,3]:idx4 f64[]", 1) \
+    /* linear algebra (ops_linalg.c) */ \
+    C("inv", "", "f64[2,3,3]:list3/1/0.5/-1/2/0.3/0.2/-0.4/4", 1) \
+    C("det", "", "f64[2,3,3]:list3/1/0.5/-1/2/0.3/0.2/-0.4/4", 1) \
+    C("slogdet", "", "f64[3,3]:list3/1/0.5/-1/2/0.3/0.2/-0.4/4", 2) \
+    C("solve", "", "f64[2,3,3]:list3/1/0.5/-1/2/0.3/0.2/-0.4/4 f64[2,3,2]", 1) \
+    C("triangular_solve", "", "f64[3,3]:list3/1/0.5/-1/2/0.3/0.2/-0.4/4 f64[3,2]", 1) \
+    C("triangular_solve", "upper = false, transpose = true", "f64[2,3,3]:list3/1/0.5/-1/2/0.3/0.2/-0.4/4 f64[2,3,1]", 1) \
+    C("triangular_solve", "unitriangular = true", "f64[3,3]:list3/1/0.5/-1/2/0.3/0.2/-0.4/4 f64[3,2]", 1) \
+    C("cholesky", "", "f64[2,3,3]:list4/1/0.5/1/5/1/0.5/1/6", 1) \
+    C("cholesky", "upper = true", "f64[3,3]:list4/1/0.5/1/5/1/0.5/1/6", 1) \
+    C("eigh", "", "f64[3,3]:list2/1/0.5/1/3/0.2/0.5/0.2/5", 2) \
+    C("eigh", "UPLO = \"U\"", "f64[2,3,3]:list2/1/0.5/1/3/0.2/0.5/0.2/5", 2)
 
 typedef struct {
     const char *op, *attrs, *ins;

@@ -428,6 +428,23 @@ static void build_ext_cases(void)
         add_case("roll", "shifts = [2, -1], axis = [1, 2]", fmt("%s[2,5,7]", DT[d]), EXACT);
         add_case("roll", "shifts = [9]", fmt("%s[2,5,7]", DT[d]), EXACT);
     }
+    /* linear algebra: LAPACK on host copies, so the CPU's results exactly */
+    for (int d = 0; d < 2; d++) {
+        add_case("inv", "", fmt("%s[2,4,4]", DT[d]), EXACT);
+        add_case("det", "", fmt("%s[3,3,3]", DT[d]), EXACT);
+        add_case("slogdet", "", fmt("%s[2,5,5]", DT[d]), EXACT);
+        add_case("solve", "", fmt("%s[2,4,4] %s[2,4,3]", DT[d], DT[d]), EXACT);
+        add_case("triangular_solve", "upper = false, transpose = true",
+                 fmt("%s[2,4,4] %s[2,4,2]", DT[d], DT[d]), EXACT);
+        add_case("qr", "", fmt("%s[2,5,3]", DT[d]), EXACT);
+        add_case("qr", "mode = \"complete\"", fmt("%s[3,5]", DT[d]), EXACT);
+        add_case("svd", "", fmt("%s[2,4,6]", DT[d]), EXACT);
+        add_case("svd", "full_matrices = true", fmt("%s[5,3]", DT[d]), EXACT);
+        add_case("eigh", "UPLO = \"U\"", fmt("%s[2,4,4]", DT[d]), EXACT);
+        add_case("lu", "", fmt("%s[2,5,3]", DT[d]), EXACT);
+        add_case("cholesky", "upper = true", fmt("%s[2,3,3]:list4/1/0.5/1/5/1/0.5/1/6", DT[d]),
+                 EXACT);
+    }
     add_case("gather_nd", "", "f32[5,6,7] i64[4,2]:idx5", EXACT);
     add_case("gather_nd", "", "i32[5,6] i32[3,1]:idx5", EXACT);
     add_case("scatter", "", "f32[5,6] i64[3]:idx5 f32[3,6]", EXACT);

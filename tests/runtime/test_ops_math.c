@@ -37,6 +37,16 @@ static void test_golden_ext(void **state)
     assert_true(n >= 600);
 }
 
+/* The linear-algebra ops on LAPACK (gen_ops_linalg.py). */
+static void test_golden_linalg(void **state)
+{
+    (void)state;
+    int n = 0;
+    int failures = opcase_run_file(NULL, D2_SRCDIR "/tests/golden/ops_linalg.txt", &n);
+    assert_int_equal(failures, 0);
+    assert_true(n >= 80);
+}
+
 static void test_infer_dynamic(void **state)
 {
     (void)state;
@@ -236,6 +246,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_golden),
         cmocka_unit_test(test_golden_ext),
+        cmocka_unit_test(test_golden_linalg),
         cmocka_unit_test(test_infer_dynamic),
         cmocka_unit_test(test_infer_errors),
         cmocka_unit_test(test_int_divide_by_zero),

@@ -45,6 +45,7 @@ GOLDEN(inplace_ext)
 GOLDEN(more_ext)
 GOLDEN(more2_ext)
 GOLDEN(layerdict_accuracy)
+GOLDEN(linalg)
 GOLDEN(losses)
 GOLDEN(optimizers)
 GOLDEN(lr_schedulers)
@@ -524,6 +525,7 @@ int main(void)
         cmocka_unit_test(test_golden_more_ext),
         cmocka_unit_test(test_golden_more2_ext),
         cmocka_unit_test(test_golden_layerdict_accuracy),
+        cmocka_unit_test(test_golden_linalg),
         cmocka_unit_test(test_golden_losses),
         cmocka_unit_test(test_golden_optimizers),
         cmocka_unit_test(test_golden_lr_schedulers),

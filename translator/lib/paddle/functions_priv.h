@@ -44,6 +44,8 @@ d2_obj *d2_pd_clip_to(d2_interp *I, const char *fname, d2_obj *x, double lo, dou
 d2_obj *d2_pd_pnorm(d2_interp *I, const char *fname, d2_obj *x, double p, const int64_t *axes,
                     int na, bool keep);
 int d2_pd_math_add(d2_interp *I, pd_state *s);
+/* ---- linalg_api.c: paddle.linalg on the ops of ops_linalg.c ---- */
+int d2_pd_linalg_add(d2_interp *I, pd_state *s);
 
 /* ---- nn_functional.c: the building blocks of the layers ---- */
 /* An int or a pair [a, b] into two values. */

@@ -86,6 +86,7 @@ int d2_tensor_api_init(d2_interp *I)
     /* functions (and the Tensor methods that are functions too) */
     if (d2_pd_bindings_add(I, s) < 0 || d2_pd_creation_add(I, s) < 0 ||
         d2_pd_manipulation_add(I, s) < 0 || d2_pd_math_add(I, s) < 0 ||
+        d2_pd_linalg_add(I, s) < 0 ||
         d2_pd_functional_add(I, s) < 0 || d2_pd_framework_add(I, s) < 0 ||
         d2_pd_search_add(I, s) < 0 || d2_pd_composite_add(I, s) < 0 ||
         d2_pd_activation_add(I, s) < 0 ||

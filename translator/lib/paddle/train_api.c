@@ -275,6 +275,7 @@ static const lazy_row LAZY[] = {
     {"paddle.nn", {"paddle.nn.layer.loss", "paddle.nn.clip", NULL}},
     {"paddle.nn.functional", {"paddle.nn.functional.loss", NULL}},
     {"paddle.metric", {"paddle.metric.metrics", NULL}},
+    {"paddle.linalg", {"paddle._linalg_py", NULL}},
 };
 
 static d2_obj *try_import(d2_interp *I, const char *name)
@@ -350,6 +351,7 @@ int d2_train_init(d2_interp *I)
         D2_DEF_DATA("__getattr__", "name", T_getattr, "paddle.nn.functional.__getattr__",
                     &LAZY[2]),
         D2_DEF_DATA("__getattr__", "name", T_getattr, "paddle.metric.__getattr__", &LAZY[3]),
+        D2_DEF_DATA("__getattr__", "name", T_getattr, "paddle.linalg.__getattr__", &LAZY[4]),
     };
     pd_state *s = ST(I);
     if (!s)
