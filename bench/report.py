@@ -683,8 +683,10 @@ def markdown(peers, dy, recs, rows, mach, raw, chart_note, conv=None):
             add(train.rstrip() + "\n")
         if history:
             add("Earlier training-step measurements (`RESULTS-train.md`):\n")
-            add(history.split("\n", 1)[1].strip() + "\n" if history.startswith("# ") else
-                history.rstrip() + "\n")
+            body = history.split("\n", 1)[1] if history.startswith("# ") else history
+            # its "## DATE" sections become "### DATE" under this "##" heading
+            add("\n".join("#" + l if l.startswith("## ") else l
+                          for l in body.strip().splitlines()) + "\n")
 
     gemm = read_text(os.path.join(raw, "gemm.txt"))
     add("## GEMM (bench/gemm_bench)\n")
