@@ -5,6 +5,7 @@
 #include "model_io.h"
 #include "opencl/opencl.h"
 #include "npy.h"
+#include "passes/passes.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -192,6 +193,29 @@ static int pick_backend(const char *device, d2_backend **be, d2_err *err)
     return *be ? 0 : -1;
 }
 
+/* A loaded model runs for inference: the passes DY2ST_PASSES selects (all by default;
+ * d2_passes_from_env) rewrite *prog, on a clone so that a pass that fails leaves the
+ * Program as it was loaded, which then runs unoptimised. -1 only for a bad DY2ST_PASSES. */
+static int optimize(d2_program **prog, d2_err *err)
+{
+    d2_pass_set set;
+    if (d2_passes_from_env(&set, err) < 0) {
+        d2_err_prefix(err, "DY2ST_PASSES");
+        return -1;
+    }
+    if (!set)
+        return 0;
+    d2_err perr = {0};
+    d2_program *q = d2_program_clone(*prog, &perr);
+    if (!q || d2_passes_run(q, set, NULL, &perr) < 0) {
+        d2_program_free(q);
+        return 0;
+    }
+    d2_program_free(*prog);
+    *prog = q;
+    return 0;
+}
+
 dy2st_model *dy2st_model_load(const char *path, const char *device, dy2st_status *st)
 {
     d2_err err = {0};
@@ -217,6 +241,8 @@ dy2st_model *dy2st_model_load(const char *path, const char *device, dy2st_status
                        m->prog->vars[i].name);
             goto fail;
         }
+    if (optimize(&m->prog, &err) < 0)
+        goto fail;
     m->pp = d2_exec_prepare(m->prog, be, &err);
     if (!m->pp)
         goto fail;

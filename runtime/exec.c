@@ -29,6 +29,7 @@ typedef struct block_plan {
 
 struct d2_prepared {
     const d2_program *p;
+    d2_program *owned; /* p, when the prepared form owns it (d2_exec_prepare_owned) */
     d2_backend *be;
     int n_slots;
     d2_tensor **params; /* per variable: the uploaded parameter (owned), else NULL */
@@ -399,6 +400,27 @@ d2_prepared *d2_exec_prepare(const d2_program *p, d2_backend *be, d2_err *err)
     return pp;
 }
 
+int d2_exec_bind_param(d2_prepared *pp, int var, d2_tensor *t, d2_err *err)
+{
+    const d2_program *p = pp->p;
+    if (var < 0 || var >= p->n_vars || !pp->params[var])
+        return d2_err_set(err, D2_ERR_INVALID, "binding a parameter: variable %d is not one",
+                          var);
+    const d2_var *pv = &p->vars[var];
+    d2_shape sh;
+    d2_tensor_get_shape(t, &sh);
+    if (t->kind != D2_VALUE_TENSOR || t->dtype != pv->type.dtype ||
+        !d2_shape_equal(&sh, &pv->type.shape) || !d2_tensor_is_contiguous(t) ||
+        (t->storage ? t->storage->backend : d2_cpu_backend()) != pp->be)
+        return d2_err_set(err, D2_ERR_INVALID,
+                          "binding parameter '%s': the tensor is not a contiguous value of its "
+                          "type on the Program's backend",
+                          pv->name);
+    d2_tensor_unref(pp->params[var]);
+    pp->params[var] = d2_tensor_ref(t);
+    return 0;
+}
+
 void d2_exec_free(d2_prepared *pp)
 {
     if (!pp)
@@ -423,7 +445,19 @@ void d2_exec_free(d2_prepared *pp)
     d2_free(pp->params);
     d2_free(pp->blocks);
     d2_bufpool_close(pp->pool);
+    d2_program_free(pp->owned);
     d2_free(pp);
+}
+
+d2_prepared *d2_exec_prepare_owned(d2_program *p, d2_backend *be, d2_err *err)
+{
+    d2_prepared *pp = d2_exec_prepare(p, be, err);
+    if (!pp) {
+        d2_program_free(p);
+        return NULL;
+    }
+    pp->owned = p;
+    return pp;
 }
 
 /* ---- running ------------------------------------------------------------------------------- */

@@ -15,6 +15,16 @@ typedef struct d2_exec_frame d2_exec_frame;
  * prepared form and must not change while it exists. */
 d2_prepared *d2_exec_prepare(const d2_program *p, d2_backend *be, d2_err *err);
 void d2_exec_free(d2_prepared *pp);
+/* Like d2_exec_prepare, but the prepared form takes p and frees it with itself (p is freed
+ * on failure too). */
+d2_prepared *d2_exec_prepare_owned(d2_program *p, d2_backend *be, d2_err *err);
+
+/* Makes later runs read parameter var from t (a new reference is taken),
+ * a contiguous tensor of the parameter's type on pp's backend, instead of
+ * the copy uploaded by prepare: writes into t's storage (an optimizer
+ * updating a device tensor in place) are then seen. Not while a run is in
+ * progress. 0, or -1 with err set. */
+int d2_exec_bind_param(d2_prepared *pp, int var, d2_tensor *t, d2_err *err);
 
 /* Runs the main block with the given inputs (one per block-0 param, in
  * order; shapes must match the declared ones where static). outputs receives

@@ -486,6 +486,13 @@ static int g_assign(R *r)
     return r->rc;
 }
 
+/* training dropout: dx = dout * mask (the mask holds the scaling) */
+static int g_dropout_train(R *r)
+{
+    give(r, 0, E(r, multiply, NULL, DOUT(r), r->g->out[1]));
+    return r->rc;
+}
+
 /* inference dropout: identity, or x (1 - p) for downscale_in_infer */
 static int g_dropout(R *r)
 {
@@ -827,8 +834,19 @@ static int g_set_value(R *r)
         give(r, 0,
              E(r, set_value, slice_attrs(r, D2_OP_set_value), DOUT(r),
                cst(r, dtype_of(r, DOUT(r)), 0)));
-    if (NEED(r, 1))
-        give(r, 1, sum_to(r, E(r, slice, slice_attrs(r, D2_OP_slice), DOUT(r)), Y(r)));
+    if (NEED(r, 1)) {
+        /* v may have more (leading, size-1) dims than the slot it fills, as
+         * y[1] = v with v of shape [1]: align the ranks first */
+        d2_gval s = E(r, slice, slice_attrs(r, D2_OP_slice), DOUT(r));
+        int extra = ndim_of(r, Y(r)) - (s ? ndim_of(r, s) : 0);
+        if (extra > 0) {
+            int64_t lead[D2_MAX_DIMS];
+            for (int i = 0; i < extra; i++)
+                lead[i] = i;
+            s = unsqueeze(r, s, lead, extra);
+        }
+        give(r, 1, sum_to(r, s, Y(r)));
+    }
     return r->rc;
 }
 
@@ -1190,9 +1208,12 @@ static int g_pool2d_grad(R *r)
     return r->rc;
 }
 
-/* Inference batch norm, y = (x - mean) s rstd + bias per channel (axis 1),
+/* Batch norm, y = (x - mean) s rstd + bias per channel (axis 1),
  * rstd = (var + eps)^-1/2: dx = dout s rstd, dscale = sum(dout (x - mean) rstd),
- * dbias = sum(dout). The running mean and variance get no gradient (Paddle). */
+ * dbias = sum(dout), dmean = -sum(dout) s rstd,
+ * dvar = -1/2 sum(dout (x - mean)) s rstd^3 (sums over every axis but 1).
+ * Running statistics do not require gradients, so only the batch statistics
+ * of training mode, computed by differentiable ops, get dmean and dvar. */
 static int g_batch_norm(R *r)
 {
     d2_gctx *g = r->g;
@@ -1207,13 +1228,25 @@ static int g_batch_norm(R *r)
     d2_gval rstd = E(r, rsqrt, NULL, scale(r, var, 1, eps));
     if (NEED(r, 0))
         give(r, 0, E(r, multiply, NULL, d, unsqueeze(r, E(r, multiply, NULL, sc, rstd), bax, nb)));
-    if (NEED(r, 3)) {
+    d2_gval sdxc = NULL;
+    if (NEED(r, 3) || NEED(r, 2)) {
         d2_gval xc = E(r, subtract, NULL, x, unsqueeze(r, mean, bax, nb));
-        d2_gval t = E(r, multiply, NULL, E(r, multiply, NULL, d, xc), unsqueeze(r, rstd, bax, nb));
-        give(r, 3, reduce(r, D2_OP_sum, t, bax, nb, false));
+        sdxc = reduce(r, D2_OP_sum, E(r, multiply, NULL, d, xc), bax, nb, false);
     }
+    if (NEED(r, 3))
+        give(r, 3, E(r, multiply, NULL, sdxc, rstd));
+    d2_gval sd = NULL;
+    if (NEED(r, 4) || NEED(r, 1))
+        sd = reduce(r, D2_OP_sum, d, bax, nb, false);
     if (NEED(r, 4))
-        give(r, 4, reduce(r, D2_OP_sum, d, bax, nb, false));
+        give(r, 4, sd);
+    if (NEED(r, 1))
+        give(r, 1, scale(r, E(r, multiply, NULL, sd, E(r, multiply, NULL, sc, rstd)), -1, 0));
+    if (NEED(r, 2)) {
+        d2_gval r3 = E(r, multiply, NULL, rstd, E(r, square, NULL, rstd));
+        d2_gval t = E(r, multiply, NULL, E(r, multiply, NULL, sdxc, sc), r3);
+        give(r, 2, scale(r, t, -0.5, 0));
+    }
     return r->rc;
 }
 
@@ -1600,6 +1633,7 @@ static const rule_t rules[D2_NUM_OPS] = {
     [D2_OP_cast] = {g_cast, 0},
     [D2_OP_where] = {g_where, 1u << 0},
     [D2_OP_dropout] = {g_dropout, 0},
+    [D2_OP_dropout_train] = {g_dropout_train, 1u << 1},
     /* reductions */
     [D2_OP_sum] = {g_sum, 0},
     [D2_OP_mean] = {g_mean, 0},
@@ -1629,7 +1663,7 @@ static const rule_t rules[D2_NUM_OPS] = {
     [D2_OP_linear] = {g_linear, 0},
     [D2_OP_conv2d] = {g_conv2d, 0},
     [D2_OP_pool2d] = {g_pool2d, 0},
-    [D2_OP_batch_norm] = {g_batch_norm, 1u << 1 | 1u << 2},
+    [D2_OP_batch_norm] = {g_batch_norm, 0},
     [D2_OP_layer_norm] = {g_layer_norm, 0},
     [D2_OP_embedding] = {g_embedding, 1u << 0},
     /* gradient helpers */

@@ -279,6 +279,35 @@ int infer_conv2d(d2_infer_ctx *ic)
     return 0;
 }
 
+/* conv2d_fused: conv2d's result; residual (when given) has that type, the
+ * activation is "" or "relu". */
+int infer_conv2d_fused(d2_infer_ctx *ic)
+{
+    if (infer_conv2d(ic) < 0)
+        return -1;
+    const char *act = ATTR_STR(ic, "activation");
+    if (*act && strcmp(act, "relu") != 0)
+        return d2_err_set(ic->err, D2_ERR_INVALID,
+                          "conv2d_fused: activation \"%s\" is not \"\" or \"relu\"", act);
+    if (!has_input(ic, 3))
+        return 0;
+    if (need_same_dtype(ic, 3) < 0)
+        return -1;
+    const d2_shape *r = &ic->in[3].shape, *o = &ic->out[0].shape;
+    bool fits = r->ndim == 4;
+    for (int i = 0; fits && i < 4; i++)
+        fits = r->dims[i] < 0 || o->dims[i] < 0 || r->dims[i] == o->dims[i];
+    if (!fits) {
+        char rs[160], os[160];
+        d2_shape_str(r, rs, sizeof rs);
+        d2_shape_str(o, os, sizeof os);
+        return d2_err_set(ic->err, D2_ERR_SHAPE,
+                          "conv2d_fused: residual of shape %s does not match the result %s", rs,
+                          os);
+    }
+    return 0;
+}
+
 /* ---- conv2d_grad_input / conv2d_grad_filter(x, weight, dout): the result has
  * the type of x / weight; dout must be what conv2d(x, weight) gives ---- */
 static int infer_conv2d_grad(d2_infer_ctx *ic, int like)
@@ -503,6 +532,20 @@ int infer_pool2d_grad(d2_infer_ctx *ic)
         }
     }
     ic->out[0] = ic->in[0];
+    return 0;
+}
+
+/* ---- dropout_train: out and mask like x; seed an int tensor of one element ---- */
+int infer_dropout_train(d2_infer_ctx *ic)
+{
+    if (need_float(ic, 0) < 0 || need_tensor(ic, 1) < 0)
+        return -1;
+    const d2_type *s = &ic->in[1];
+    if (!d2_dtype_is_int(s->dtype) || d2_shape_numel(&s->shape) > 1)
+        return d2_err_set(ic->err, D2_ERR_INVALID,
+                          "%s: seed must be an int32 or int64 tensor of one element", NAME(ic));
+    ic->out[0] = ic->in[0];
+    ic->out[1] = ic->in[0];
     return 0;
 }
 

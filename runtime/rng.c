@@ -135,3 +135,17 @@ uint64_t d2_mt_bounded(d2_mt19937 *s, uint64_t rng)
     }
     return v;
 }
+
+static uint64_t splitmix64(uint64_t z)
+{
+    z += 0x9e3779b97f4a7c15u;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+double d2_rng_at(uint64_t seed, uint64_t i)
+{
+    uint64_t z = splitmix64(splitmix64(seed) ^ (i * 0xd1b54a32d192ed03u));
+    return (double)(z >> 11) * (1.0 / 9007199254740992.0);
+}

@@ -22,4 +22,9 @@ double d2_mt_gauss(d2_mt19937 *s);
 /* Uniform integer in [0, rng] by masked rejection (NumPy's legacy randint). */
 uint64_t d2_mt_bounded(d2_mt19937 *s, uint64_t rng);
 
+/* A counter-based stream: the 53-bit double in [0, 1) at position i of the
+ * stream named by seed (SplitMix64 of both), so that a kernel draws element i
+ * without shared state and every backend draws the same numbers. */
+double d2_rng_at(uint64_t seed, uint64_t i);
+
 #endif

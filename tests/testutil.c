@@ -12,6 +12,8 @@
 
 #include "testutil.h"
 
+#include "lib/paddle/tensor_api.h"
+
 char *tu_read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
@@ -114,6 +116,62 @@ d2_interp *tu_new_interp(FILE *out)
     if (!I)
         fail_msg("d2_interp_new: %s", err.msg);
     return I;
+}
+
+d2_interp *tu_new_paddle_interp(FILE *out)
+{
+    d2_interp *I = tu_new_interp(out);
+    if (!d2_dict_get_str(I, I->modules, "paddle")) {
+        assert_int_equal(d2_tensor_api_init(I), 0);
+        assert_int_equal(d2_numpy_api_init(I), 0);
+    }
+    return I;
+}
+
+const char *tu_exc_message(d2_interp *I)
+{
+    static char buf[2048];
+    buf[0] = 0;
+    if (!I->exc)
+        return buf;
+    d2_obj *e = I->exc;
+    d2_incref(e);
+    d2_exc_clear(I);
+    d2_obj *s = d2_str_of(I, e);
+    if (s && s->kind == D2_OBJ_STR)
+        snprintf(buf, sizeof buf, "%s: %s", e->cls->name, D2_AS(d2_str, s)->s);
+    d2_decref(s);
+    d2_decref(e);
+    return buf;
+}
+
+void tu_run_paddle_golden(const char *name)
+{
+    char py[1024], outp[1024];
+    snprintf(py, sizeof py, "%s/tests/py_paddle/%s.py", D2_SRCDIR, name);
+    snprintf(outp, sizeof outp, "%s/tests/py_paddle/%s.out", D2_SRCDIR, name);
+    FILE *out = tmpfile();
+    assert_non_null(out);
+    d2_interp *I = tu_new_paddle_interp(out);
+    int rc = d2_interp_run_file(I, py);
+    if (rc < 0) {
+        d2_buf b;
+        d2_buf_init(&b);
+        d2_diag_render(&I->diag, &b);
+        fprintf(stderr, "%s failed:\n%s\n", name, b.data ? b.data : "");
+        d2_buf_free(&b);
+    }
+    d2_interp_free(I);
+    char *got = tu_slurp(out);
+    fclose(out);
+    char *want = tu_read_file(outp, NULL);
+    assert_non_null(want);
+    if (strcmp(got, want) != 0)
+        tu_show_diff(name, got, want);
+    assert_int_equal(rc, 0);
+    assert_string_equal(got, want);
+    free(got);
+    free(want);
 }
 
 char *tu_run_source(const d2_interp_options *opt, const char *file, const char *src,

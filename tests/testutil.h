@@ -36,6 +36,13 @@ void tu_show_diff(const char *name, const char *got, const char *want);
 
 /* An interpreter printing to out, warnings silenced. */
 d2_interp *tu_new_interp(FILE *out);
+/* The same with the paddle and numpy modules initialised. */
+d2_interp *tu_new_paddle_interp(FILE *out);
+/* The message of the pending exception ("Class: text", a static buffer); clears it. */
+const char *tu_exc_message(d2_interp *I);
+/* Runs tests/py_paddle/NAME.py and asserts that it prints NAME.out, which real
+ * Paddle printed (tests/gen/gen_paddle_expected.py). */
+void tu_run_paddle_golden(const char *name);
 
 /* Runs src (named file) in a fresh interpreter made with the options opt (out and errout are
  * replaced) and returns what it printed (malloc'd), followed by the rendered diagnostics:

@@ -12,6 +12,7 @@
 #include "interp/interp.h"
 #include "model_io.h"
 #include "opencl/opencl.h"
+#include "passes/passes.h"
 #include "program.h"
 
 #include <errno.h>
@@ -506,18 +507,30 @@ static const char show_help[] =
     "text form.\n"
     "\n"
     "  --dot     print it as a Graphviz graph instead\n"
-    "  --data    include parameter data in the text form\n";
+    "  --data    include parameter data in the text form\n"
+    "  --passes LIST\n"
+    "            print it after the graph passes LIST (none, basic, all, or pass\n"
+    "            names with commas: const_fold, cse, bn_fold, fuse_conv, dce; all\n"
+    "            is what running a saved model applies) and each pass's rewrite\n"
+    "            count on stderr\n";
 
 static int cmd_show(int argc, char **argv)
 {
     const command *self = find_command("show");
     const char *model_path = NULL;
+    const char *passes = NULL;
     bool dot = false, data = false, opts_done = false;
     for (int i = 1; i < argc; i++) {
         if (!opts_done && strcmp(argv[i], "--") == 0)
             opts_done = true;
         else if (!opts_done && strcmp(argv[i], "--dot") == 0)
             dot = true;
+        else if (!opts_done && strcmp(argv[i], "--passes") == 0) {
+            if (++i == argc)
+                return usage_error(self, "--passes needs a LIST");
+            passes = argv[i];
+        } else if (!opts_done && strncmp(argv[i], "--passes=", 9) == 0)
+            passes = argv[i] + 9;
         else if (!opts_done && strcmp(argv[i], "--data") == 0)
             data = true;
         else if (!opts_done && argv[i][0] == '-' && argv[i][1] != '\0')
@@ -532,9 +545,25 @@ static int cmd_show(int argc, char **argv)
     if (dot && data)
         return usage_error(self, "--dot and --data do not go together");
     d2_err err = {0};
+    d2_pass_set set = 0;
+    if (passes && d2_passes_parse(passes, &set, &err) < 0)
+        return usage_error(self, "%s", err.msg);
     d2_program *p = d2_model_open(model_path, &err);
     if (!p)
         return status_error(err.msg);
+    if (set) {
+        d2_pass_stats st;
+        if (d2_passes_run(p, set, &st, &err) < 0) {
+            d2_program_free(p);
+            return status_error(err.msg);
+        }
+        int n;
+        const d2_pass *all = d2_passes_all(&n);
+        for (int i = 0; i < n; i++)
+            if (set & ((d2_pass_set)1 << i))
+                fprintf(stderr, "pass %s: %d rewrite%s\n", all[i].name, st.changes[i],
+                        st.changes[i] == 1 ? "" : "s");
+    }
     char *text = dot ? d2_program_dot(p) : d2_program_print(p, data);
     d2_program_free(p);
     if (!text)
@@ -659,7 +688,7 @@ static int cmd_help(int argc, char **argv);
 static const command commands[] = {
     {"run", "MODEL [--input NAME=FILE.npy]... [--output-dir DIR] [--device DEV] [--timeout S]",
      "Run a saved model or a text-form program on .npy inputs.", run_help, cmd_run},
-    {"show", "MODEL [--dot | --data]", "Print a model's Program (text form or Graphviz).",
+    {"show", "MODEL [--dot | --data] [--passes LIST]", "Print a model's Program (text form or Graphviz).",
      show_help, cmd_show},
     {"exec", "[--device DEV] [--no-fallback] [--timeout S] SCRIPT [ARGS]...",
      "Run a Python build script (dygraph code, to_static, saving).", exec_help, cmd_exec},

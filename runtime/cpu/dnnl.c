@@ -140,16 +140,16 @@ static thread_ws *thread_state(size_t n)
 typedef struct conv_key {
     d2_dnnl_conv cv;
     int threads;
-    int64_t v[21]; /* every field above, as compared (no padding bytes) */
+    int64_t v[22]; /* every field above, as compared (no padding bytes) */
 } conv_key;
 
 static void key_make(conv_key *k, const d2_dnnl_conv *c, int threads)
 {
     k->cv = *c;
     k->threads = threads;
-    int64_t v[21] = {c->n,  c->c,  c->h,  c->w,  c->oc, c->kh, c->kw,   c->oh,   c->ow,   c->groups,
-                     c->sh, c->sw, c->dh, c->dw, c->pt, c->pl, c->pb,   c->pr,   c->bias, c->relu,
-                     threads};
+    int64_t v[22] = {c->n,  c->c,  c->h,  c->w,  c->oc,   c->kh,   c->kw,   c->oh,
+                     c->ow, c->groups, c->sh, c->sw, c->dh, c->dw, c->pt, c->pl,
+                     c->pb, c->pr,     c->bias, c->relu, c->sum, threads};
     memcpy(k->v, v, sizeof v);
 }
 
@@ -157,7 +157,8 @@ typedef struct conv_entry {
     conv_key key;
     long refs;  /* users plus 1 while in the cache; under g_cache.lock */
     unsigned long long used;
-    dnnl_primitive_t conv, src_re, wei_re, dst_re; /* reorders NULL when not needed */
+    /* reorders NULL when not needed; res_re brings a residual into dst's layout (sum only) */
+    dnnl_primitive_t conv, src_re, wei_re, dst_re, res_re;
     dnnl_memory_desc_t src_user, wei_user, dst_user, bias_md, src_md, wei_md, dst_md, pad_md;
     size_t src_sz, wei_sz, dst_sz, pad_sz; /* workspace parts (0 when unused) */
 } conv_entry;
@@ -185,6 +186,7 @@ static void entry_destroy(conv_entry *e)
     dnnl_primitive_destroy(e->src_re);
     dnnl_primitive_destroy(e->wei_re);
     dnnl_primitive_destroy(e->dst_re);
+    dnnl_primitive_destroy(e->res_re);
     d2_free(e);
 }
 
@@ -271,10 +273,11 @@ static conv_entry *entry_build(const conv_key *k)
               dnnl_primitive_attr_create(&attr) == dnnl_success &&
               dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user) ==
                   dnnl_success;
-    if (ok && c->relu)
+    if (ok && (c->relu || c->sum))
         ok = dnnl_post_ops_create(&po) == dnnl_success &&
-             dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_relu, 0.0f, 0.0f) ==
-                 dnnl_success &&
+             (!c->sum || dnnl_post_ops_append_sum(po, 1.0f) == dnnl_success) &&
+             (!c->relu || dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_relu, 0.0f,
+                                                       0.0f) == dnnl_success) &&
              dnnl_primitive_attr_set_post_ops(attr, po) == dnnl_success;
     dnnl_convolution_desc_t cd;
     if (ok)
@@ -297,6 +300,8 @@ static conv_entry *entry_build(const conv_key *k)
             e->src_re = make_reorder(&e->src_user, &e->src_md, rattr, &pad, &ok);
             e->wei_re = make_reorder(&e->wei_user, &e->wei_md, rattr, &pad, &ok);
             e->dst_re = make_reorder(&e->dst_md, &e->dst_user, rattr, &pad, &ok);
+            if (c->sum)
+                e->res_re = make_reorder(&e->dst_user, &e->dst_md, rattr, &pad, &ok);
         }
         dnnl_primitive_attr_destroy(rattr);
         e->src_sz = e->src_re ? align64(dnnl_memory_desc_get_size(&e->src_md)) : 0;
@@ -445,6 +450,8 @@ int d2_dnnl_conv2d(const d2_dnnl_conv *cv, const float *x, const float *w, const
         ok = exec1(e->src_re, t->stream, m[SRC_U], m[SRC], m[PAD]) == 0;
     if (ok && e->wei_re)
         ok = exec1(e->wei_re, t->stream, m[WEI_U], m[WEI], m[PAD]) == 0;
+    if (ok && e->res_re) /* the residual y holds, into the layout the sum post-op reads */
+        ok = exec1(e->res_re, t->stream, m[DST_U], m[DST], m[PAD]) == 0;
     if (ok) {
         dnnl_exec_arg_t a[5] = {{DNNL_ARG_SRC, m[SRC]}, {DNNL_ARG_WEIGHTS, m[WEI]},
                                 {DNNL_ARG_DST, m[DST]}};

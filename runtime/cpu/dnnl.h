@@ -7,11 +7,12 @@
 /* One NCHW float32 convolution: x [n, c, h, w], weight [oc, c/groups, kh, kw],
  * y [n, oc, oh, ow]; paddings top/left and bottom/right (bottom/right are what
  * makes oh and ow come out, possibly negative), dilations as in Paddle (1 =
- * none). relu: apply max(0, .) to the result. */
+ * none). sum: add what y holds on entry (a residual, NCHW) to the convolution
+ * (a oneDNN sum post-op); relu: then apply max(0, .) to the result. */
 typedef struct d2_dnnl_conv {
     int64_t n, c, h, w, oc, kh, kw, oh, ow, groups;
     int64_t sh, sw, dh, dw, pt, pl, pb, pr;
-    bool bias, relu;
+    bool bias, relu, sum;
 } d2_dnnl_conv;
 
 /* When the oneDNN path is taken: D2_DNNL_AUTO picks per shape (small

@@ -2,6 +2,7 @@
 #include "../ops.h"
 #include "dnnl.h"
 #include "gemm.h"
+#include "../rng.h"
 
 #include <float.h>
 #include <math.h>
@@ -254,45 +255,15 @@ static int64_t pad_end(int64_t o, int64_t s, int64_t k, int64_t d, int64_t in, i
     return p > 0 ? p : 0;
 }
 
-int cpu_conv2d(d2_kctx *k)
+/* conv2d through im2col + GEMM (or one GEMM for 1x1 stride-1 layers) into od. */
+static int conv_plain(d2_kctx *k, const char *xd, const char *wd, d2_tensor *b, char *od,
+                      d2_dtype dt, int64_t nn, int64_t c, int64_t h, int64_t w, int64_t oc,
+                      int64_t cg, int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t groups,
+                      const conv_geom *gp)
 {
-    d2_tensor *x = k->in[0], *wt = k->in[1], *b = k->n_in > 2 ? k->in[2] : NULL, *out = k->out[0];
-    if (need_float(k, x) < 0)
-        return -1;
-    if (wt->dtype != x->dtype || (b && b->dtype != x->dtype))
-        return d2_err_set(k->err, D2_ERR_DTYPE, "conv2d: x, weight and bias must share a dtype");
-    if (x->ndim != 4 || wt->ndim != 4 || out->ndim != 4)
-        return d2_err_set(k->err, D2_ERR_SHAPE, "conv2d: x and weight must be 4-D");
-    int64_t nn = x->shape[0], c = x->shape[1], h = x->shape[2], w = x->shape[3];
-    int64_t oc = wt->shape[0], cg = wt->shape[1], kh = wt->shape[2], kw = wt->shape[3];
-    int64_t oh = out->shape[2], ow = out->shape[3], groups = ATTR_INT(k, "groups");
-    int64_t cgg = 0;
-    if (groups < 1 || !d2_mul_i64(cg, groups, &cgg) || c != cgg || oc % groups != 0 ||
-        out->shape[1] != oc ||
-        out->shape[0] != nn)
-        return d2_err_set(k->err, D2_ERR_SHAPE, "conv2d: channel counts do not match groups");
-    if (b && d2_tensor_numel(b) != oc)
-        return d2_err_set(k->err, D2_ERR_SHAPE, "conv2d: bias must have %lld elements",
-                          (long long)oc);
-    if (d2_tensor_numel(out) == 0)
-        return 0;
-    conv_geom g;
-    conv_resolve(k, h, w, kh, kw, &g);
-    d2_dtype dt = x->dtype;
+    conv_geom g = *gp;
     size_t es = d2_dtype_size(dt);
     int64_t ocg = oc / groups, kdim = cg * kh * kw, ohw = oh * ow;
-    char *od = d2_tensor_data(out);
-    const char *xd = d2_tensor_data(x), *wd = d2_tensor_data(wt);
-    if (dt == D2_F32 && kdim > 0) {
-        /* oneDNN where built with it and faster for this shape (dnnl.c) */
-        d2_dnnl_conv cv = {nn, c, h, w, oc, kh, kw, oh, ow, groups, g.sh, g.sw, g.dh, g.dw, g.pt,
-                           g.pl, pad_end(oh, g.sh, kh, g.dh, h, g.pt),
-                           pad_end(ow, g.sw, kw, g.dw, w, g.pl), b != NULL, false};
-        int dr = d2_dnnl_conv2d(&cv, (const float *)xd, (const float *)wd,
-                                b ? d2_tensor_data(b) : NULL, (float *)od, k->err);
-        if (dr <= 0)
-            return dr;
-    }
     if (b || kdim == 0)
         fill_channels(dt, od, b ? d2_tensor_data(b) : NULL, nn * oc, oc, ohw);
     if (kdim == 0)
@@ -335,6 +306,102 @@ int cpu_conv2d(d2_kctx *k)
         }
     d2_free(col);
     return rc;
+}
+
+/* The epilogue of a fused convolution: od += res (when given), then relu (which keeps NaN,
+ * as the relu op does). One branch-free loop per case, each marked for vectorisation (-O2
+ * alone vectorises only trip counts known to be a multiple of the vector width). */
+#ifdef _OPENMP
+#define EPI_SIMD _Pragma("omp simd")
+#else
+#define EPI_SIMD
+#endif
+#define EPILOGUE(T, o, r, relu, n)                                                                \
+    do {                                                                                          \
+        if ((r) && (relu))                                                                        \
+            EPI_SIMD for (int64_t i = 0; i < (n); i++) {                                                   \
+                T v = (o)[i] + (r)[i];                                                            \
+                (o)[i] = v < 0 ? 0 : v;                                                           \
+            }                                                                                     \
+        else if (r)                                                                               \
+            EPI_SIMD for (int64_t i = 0; i < (n); i++)                                                     \
+                (o)[i] += (r)[i];                                                                 \
+        else                                                                                      \
+            EPI_SIMD for (int64_t i = 0; i < (n); i++)                                            \
+                (o)[i] = (o)[i] < 0 ? 0 : (o)[i];                                                 \
+    } while (0)
+
+static void epilogue(d2_dtype dt, char *od, const char *res, bool relu, int64_t n)
+{
+    if (dt == D2_F32)
+        EPILOGUE(float, (float *)od, (const float *)res, relu, n);
+    else
+        EPILOGUE(double, (double *)od, (const double *)res, relu, n);
+}
+
+/* The convolution of conv2d and conv2d_fused: out = conv(x, wt) + b, plus res
+ * (NULL: none, else shaped as out) and relu when asked. */
+static int conv_forward(d2_kctx *k, d2_tensor *x, d2_tensor *wt, d2_tensor *b, d2_tensor *res,
+                        bool relu, d2_tensor *out)
+{
+    if (need_float(k, x) < 0)
+        return -1;
+    if (wt->dtype != x->dtype || (b && b->dtype != x->dtype))
+        return d2_err_set(k->err, D2_ERR_DTYPE, "conv2d: x, weight and bias must share a dtype");
+    if (x->ndim != 4 || wt->ndim != 4 || out->ndim != 4)
+        return d2_err_set(k->err, D2_ERR_SHAPE, "conv2d: x and weight must be 4-D");
+    int64_t nn = x->shape[0], c = x->shape[1], h = x->shape[2], w = x->shape[3];
+    int64_t oc = wt->shape[0], cg = wt->shape[1], kh = wt->shape[2], kw = wt->shape[3];
+    int64_t oh = out->shape[2], ow = out->shape[3], groups = ATTR_INT(k, "groups");
+    int64_t cgg = 0;
+    if (groups < 1 || !d2_mul_i64(cg, groups, &cgg) || c != cgg || oc % groups != 0 ||
+        out->shape[1] != oc ||
+        out->shape[0] != nn)
+        return d2_err_set(k->err, D2_ERR_SHAPE, "conv2d: channel counts do not match groups");
+    if (b && d2_tensor_numel(b) != oc)
+        return d2_err_set(k->err, D2_ERR_SHAPE, "conv2d: bias must have %lld elements",
+                          (long long)oc);
+    if (d2_tensor_numel(out) == 0)
+        return 0;
+    conv_geom g;
+    conv_resolve(k, h, w, kh, kw, &g);
+    d2_dtype dt = x->dtype;
+    size_t es = d2_dtype_size(dt);
+    int64_t kdim = cg * kh * kw;
+    char *od = d2_tensor_data(out);
+    const char *xd = d2_tensor_data(x), *wd = d2_tensor_data(wt);
+    if (dt == D2_F32 && kdim > 0) {
+        /* oneDNN where built with it and faster for this shape (dnnl.c) */
+        d2_dnnl_conv cv = {nn, c, h, w, oc, kh, kw, oh, ow, groups, g.sh, g.sw, g.dh, g.dw, g.pt,
+                           g.pl, pad_end(oh, g.sh, kh, g.dh, h, g.pt),
+                           pad_end(ow, g.sw, kw, g.dw, w, g.pl), b != NULL, relu, res != NULL};
+        if (res) /* the sum post-op adds what the output holds */
+            memcpy(od, d2_tensor_data(res), (size_t)d2_tensor_numel(out) * es);
+        int dr = d2_dnnl_conv2d(&cv, (const float *)xd, (const float *)wd,
+                                b ? d2_tensor_data(b) : NULL, (float *)od, k->err);
+        if (dr <= 0)
+            return dr;
+    }
+    int rc = conv_plain(k, xd, wd, b, od, dt, nn, c, h, w, oc, cg, kh, kw, oh, ow, groups, &g);
+    if (rc == 0 && (res || relu))
+        epilogue(dt, od, res ? d2_tensor_data(res) : NULL, relu, d2_tensor_numel(out));
+    return rc;
+}
+
+int cpu_conv2d(d2_kctx *k)
+{
+    return conv_forward(k, k->in[0], k->in[1], k->n_in > 2 ? k->in[2] : NULL, NULL, false,
+                        k->out[0]);
+}
+
+int cpu_conv2d_fused(d2_kctx *k)
+{
+    d2_tensor *res = k->n_in > 3 ? k->in[3] : NULL, *out = k->out[0];
+    if (res && (res->dtype != out->dtype || d2_tensor_numel(res) != d2_tensor_numel(out)))
+        return d2_err_set(k->err, D2_ERR_SHAPE,
+                          "conv2d_fused: the residual must have the result's shape and dtype");
+    return conv_forward(k, k->in[0], k->in[1], k->n_in > 2 ? k->in[2] : NULL, res,
+                        strcmp(ATTR_STR(k, "activation"), "relu") == 0, out);
 }
 
 /* ---- conv2d gradients: conv2d_grad_filter(x, weight, dout) = dweight via im2col
@@ -516,6 +583,33 @@ typedef struct {
     bool adaptive, exclusive, is_max;
 } pool_geom;
 
+/* The input window [hs, he) x [ws, we) of output (oh, ow) of one plane, clipped
+ * to the input, and the divisor of an average over it (*size: the clipped
+ * window when exclusive or adaptive, else the window within the padding). */
+static inline void pool_window(const pool_geom *g, int64_t oh, int64_t ow, int64_t h, int64_t w,
+                               int64_t oh_n, int64_t ow_n, int64_t *hs, int64_t *he, int64_t *ws,
+                               int64_t *we, int64_t *size)
+{
+    if (g->adaptive) {
+        *hs = oh * h / oh_n;
+        *he = ((oh + 1) * h + oh_n - 1) / oh_n;
+        *ws = ow * w / ow_n;
+        *we = ((ow + 1) * w + ow_n - 1) / ow_n;
+        *size = (*he - *hs) * (*we - *ws);
+        return;
+    }
+    int64_t h0 = oh * g->sh - g->pt, w0 = ow * g->sw - g->pl;
+    int64_t h1 = h0 + g->kh < h + g->pt ? h0 + g->kh : h + g->pt;
+    int64_t w1 = w0 + g->kw < w + g->pl ? w0 + g->kw : w + g->pl;
+    *size = (h1 - h0) * (w1 - w0);
+    *hs = h0 > 0 ? h0 : 0;
+    *ws = w0 > 0 ? w0 : 0;
+    *he = h1 < h ? h1 : h;
+    *we = w1 < w ? w1 : w;
+    if (g->exclusive)
+        *size = (*he - *hs) * (*we - *ws);
+}
+
 #define DEFINE_POOL(T)                                                                            \
     static void pool_##T(const T *x, T *y, int64_t planes, int64_t h, int64_t w, int64_t oh_n,   \
                          int64_t ow_n, const pool_geom *g)                                        \
@@ -524,25 +618,7 @@ typedef struct {
             for (int64_t oh = 0; oh < oh_n; oh++)                                                 \
                 for (int64_t ow = 0; ow < ow_n; ow++) {                                           \
                     int64_t hs, he, ws, we, size;                                                 \
-                    if (g->adaptive) {                                                            \
-                        hs = oh * h / oh_n;                                                       \
-                        he = ((oh + 1) * h + oh_n - 1) / oh_n;                                    \
-                        ws = ow * w / ow_n;                                                       \
-                        we = ((ow + 1) * w + ow_n - 1) / ow_n;                                    \
-                        size = (he - hs) * (we - ws);                                             \
-                    } else {                                                                      \
-                        hs = oh * g->sh - g->pt;                                                  \
-                        ws = ow * g->sw - g->pl;                                                  \
-                        he = hs + g->kh < h + g->pt ? hs + g->kh : h + g->pt;                     \
-                        we = ws + g->kw < w + g->pl ? ws + g->kw : w + g->pl;                     \
-                        size = (he - hs) * (we - ws);                                             \
-                        hs = hs > 0 ? hs : 0;                                                     \
-                        ws = ws > 0 ? ws : 0;                                                     \
-                        he = he < h ? he : h;                                                     \
-                        we = we < w ? we : w;                                                     \
-                        if (g->exclusive)                                                         \
-                            size = (he - hs) * (we - ws);                                         \
-                    }                                                                             \
+                    pool_window(g, oh, ow, h, w, oh_n, ow_n, &hs, &he, &ws, &we, &size);          \
                     T v = g->is_max ? (T)-FLT_MAX : (T)0;                                         \
                     for (int64_t ih = hs; ih < he; ih++)                                          \
                         for (int64_t iw = ws; iw < we; iw++) {                                    \
@@ -683,25 +759,7 @@ int cpu_pool2d(d2_kctx *k)
             for (int64_t oh = 0; oh < oh_n; oh++)                                                 \
                 for (int64_t ow = 0; ow < ow_n; ow++, y++, dy++) {                                \
                     int64_t hs, he, ws, we, size;                                                 \
-                    if (g->adaptive) {                                                            \
-                        hs = oh * h / oh_n;                                                       \
-                        he = ((oh + 1) * h + oh_n - 1) / oh_n;                                    \
-                        ws = ow * w / ow_n;                                                       \
-                        we = ((ow + 1) * w + ow_n - 1) / ow_n;                                    \
-                        size = (he - hs) * (we - ws);                                             \
-                    } else {                                                                      \
-                        hs = oh * g->sh - g->pt;                                                  \
-                        ws = ow * g->sw - g->pl;                                                  \
-                        he = hs + g->kh < h + g->pt ? hs + g->kh : h + g->pt;                     \
-                        we = ws + g->kw < w + g->pl ? ws + g->kw : w + g->pl;                     \
-                        size = (he - hs) * (we - ws);                                             \
-                        hs = hs > 0 ? hs : 0;                                                     \
-                        ws = ws > 0 ? ws : 0;                                                     \
-                        he = he < h ? he : h;                                                     \
-                        we = we < w ? we : w;                                                     \
-                        if (g->exclusive)                                                         \
-                            size = (he - hs) * (we - ws);                                         \
-                    }                                                                             \
+                    pool_window(g, oh, ow, h, w, oh_n, ow_n, &hs, &he, &ws, &we, &size);          \
                     bool done = false;                                                            \
                     for (int64_t ih = hs; ih < he && !done; ih++)                                 \
                         for (int64_t iw = ws; iw < we && !done; iw++) {                           \
@@ -928,6 +986,42 @@ int cpu_dropout(d2_kctx *k)
     } else {
         for (int64_t i = 0; i < n; i++)
             ((double *)od)[i] = ((const double *)xd)[i] * (1.0 - p);
+    }
+    return 0;
+}
+
+/* ---- dropout_train: mask from the counter-based stream of seed, out = x * mask ---- */
+int cpu_dropout_train(d2_kctx *k)
+{
+    d2_tensor *x = k->in[0], *seed = k->in[1], *out = k->out[0], *mask = k->out[1];
+    if (need_float(k, x) < 0)
+        return -1;
+    if (!d2_dtype_is_int(seed->dtype) || d2_tensor_numel(seed) != 1)
+        return d2_err_set(k->err, D2_ERR_INVALID,
+                          "dropout_train: seed must be an int32 or int64 tensor of one element");
+    double p = ATTR_FLOAT(k, "p");
+    const char *mode = ATTR_STR(k, "mode");
+    if (!(p >= 0 && p <= 1))
+        return d2_err_set(k->err, D2_ERR_INVALID, "dropout_train: p = %g must be in [0, 1]", p);
+    bool down = strcmp(mode, "downscale_in_infer") == 0;
+    if (!down && strcmp(mode, "upscale_in_train") != 0)
+        return d2_err_set(k->err, D2_ERR_INVALID,
+                          "dropout_train: mode \"%s\" is not upscale_in_train or downscale_in_infer",
+                          mode);
+    double keep = down ? 1.0 : (p < 1 ? 1.0 / (1.0 - p) : 0.0);
+    uint64_t s = (uint64_t)d2_tensor_get_i64(seed, 0);
+    int64_t n = d2_tensor_numel(x);
+    const void *xd = n ? d2_tensor_data(x) : NULL;
+    void *od = n ? d2_tensor_data(out) : NULL, *md = n ? d2_tensor_data(mask) : NULL;
+    for (int64_t i = 0; i < n; i++) {
+        double m = d2_rng_at(s, (uint64_t)i) >= p ? keep : 0.0;
+        if (x->dtype == D2_F32) {
+            ((float *)md)[i] = (float)m;
+            ((float *)od)[i] = ((const float *)xd)[i] * (float)m;
+        } else {
+            ((double *)md)[i] = m;
+            ((double *)od)[i] = ((const double *)xd)[i] * m;
+        }
     }
     return 0;
 }

@@ -2254,7 +2254,7 @@ static int all_via_host(d2_kctx *k, d2_kernel_fn cpu_fn)
     X(erfinv) X(digamma) X(bitwise_and) X(bitwise_or) X(bitwise_xor) X(bitwise_not) X(cumsum)      \
     X(cumprod) X(logcumsumexp) X(cummax) X(cummin) X(argsort) X(topk) X(tril_triu) X(flip)         \
     X(roll) X(gather_nd) X(scatter) X(scatter_nd_add) X(take_along_axis) X(put_along_axis)       \
-    X(gcd) X(lcm)
+    X(gcd) X(lcm) X(dropout_train)
 #define X(name)                                                                                    \
     int ocl_##name(d2_kctx *k) { return all_via_host(k, cpu_##name); }
 HOST_OPS(X)
@@ -2270,3 +2270,34 @@ int ocl_lamb(d2_kctx *k) { return all_via_host(k, cpu_lamb); }
 
 /* conv2d_transpose: the CPU kernel (GEMM + col2im) on host copies */
 int ocl_conv2d_transpose(d2_kctx *k) { return via_host(k, cpu_conv2d_transpose); }
+
+/* conv2d_fused: conv2d, then the residual added and relu applied in place on the device by
+ * the add and relu kernels */
+int ocl_conv2d_fused(d2_kctx *k)
+{
+    if (ocl_conv2d(k) < 0)
+        return -1;
+    d2_tensor *res = k->n_in > 3 ? k->in[3] : NULL, *out = k->out[0];
+    d2_attrs none = {0};
+    d2_kctx e = *k;
+    e.attrs = &none;
+    e.n_out = 1;
+    e.out = &out;
+    if (res) {
+        d2_tensor *in[2] = {out, res};
+        e.def = d2_op_def(D2_OP_add);
+        e.n_in = 2;
+        e.in = in;
+        if (ocl_add(&e) < 0)
+            return -1;
+    }
+    if (strcmp(ATTR_STR(k, "activation"), "relu") == 0) {
+        d2_tensor *in[1] = {out};
+        e.def = d2_op_def(D2_OP_relu);
+        e.n_in = 1;
+        e.in = in;
+        if (ocl_relu(&e) < 0)
+            return -1;
+    }
+    return 0;
+}

@@ -136,6 +136,20 @@ expect 0 "digraph" "$DY2ST" show --dot "$SAMPLE"
 expect 2 "dy2st: error: no MODEL given" "$DY2ST" show
 expect 2 "do not go together" "$DY2ST" show --dot --data "$SAMPLE"
 expect 1 "dy2st: error: $TMP/missing.d2m: cannot open" "$DY2ST" show "$TMP/missing.d2m"
+# show --passes: the rewritten Program and each pass's count; a bad list is a usage error
+cat >"$TMP/fuse.d2p" <<'EOF'
+param w : float32[1,1,1,1] = [2]
+
+block ^0 (x : float32[1,1,2,2]) {
+  c : float32[1,1,2,2] = conv2d(x, w, _)
+  r : float32[1,1,2,2] = relu(c)
+  return r
+}
+EOF
+expect 0 "r : float32[1,1,2,2] = conv2d_fused(x, w, _, _)" "$DY2ST" show --passes all "$TMP/fuse.d2p"
+expect 0 "pass fuse_conv: 1 rewrite" "$DY2ST" show --passes=fuse_conv,dce "$TMP/fuse.d2p"
+expect 0 "r : float32[1,1,2,2] = relu(c)" "$DY2ST" show --passes basic "$TMP/fuse.d2p"
+expect 2 "unknown pass 'fusion'" "$DY2ST" show --passes fusion "$TMP/fuse.d2p"
 
 # show prints without data what show --data prints, and the text form reads back
 "$DY2ST" show --data "$SAMPLE" >"$TMP/data.d2p" 2>&1 || fail "show --data failed"

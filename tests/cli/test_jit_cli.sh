@@ -198,4 +198,49 @@ expect 0 "mnist_traced: saved, feeds 1 fetches 1 output [2, 10] matches eager" \
 expect 0 "output_0: float32[4,10]" "$DY2ST" run "$TMP/built/lenet.dy2st" \
     --input "image=$TMP/built/image.npy"
 
+# ---- training through to_static, then jit.save: the saved model holds the
+# trained weights ('dy2st run' gives the trained layer's outputs)
+cat >"$TMP/jtrain.py" <<PY
+import numpy as np
+import paddle
+
+
+class MLP(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = paddle.nn.Linear(3, 4)
+        self.fc2 = paddle.nn.Linear(4, 1)
+
+    @paddle.jit.to_static
+    def forward(self, x):
+        return self.fc2(paddle.tanh(self.fc1(x)))
+
+
+paddle.seed(3)
+net = MLP()
+x = paddle.to_tensor(np.linspace(-1, 1, 24).reshape(8, 3).astype("float32"))
+t = x.sum(axis=1, keepdim=True) * 0.5
+before = net(x).numpy()
+opt = paddle.optimizer.Adam(0.05, parameters=net.parameters())
+for step in range(5):
+    loss = ((net(x) - t) ** 2).mean()
+    loss.backward()
+    opt.step()
+    opt.clear_grad()
+after = net(x).numpy()
+print("trained", float(np.abs(after - before).max()) > 1e-3)
+paddle.jit.save(net, "$TMP/jtrain/model")
+np.save("$TMP/jtrain_x.npy", x.numpy())
+np.save("$TMP/jtrain_want.npy", after)
+PY
+expect_exact 0 "trained True" "$DY2ST" exec "$TMP/jtrain.py"
+expect 0 "" "$DY2ST" run "$TMP/jtrain/model.dy2st" --input "x=$TMP/jtrain_x.npy" -o "$TMP/jtrain_out"
+cat >"$TMP/jtrain_cmp.py" <<PY
+import numpy as np
+got = np.load("$TMP/jtrain_out/output_0.npy")
+want = np.load("$TMP/jtrain_want.npy")
+print("saved model gives the trained outputs", got.shape == want.shape and np.allclose(got, want, atol=1e-6))
+PY
+expect_exact 0 "saved model gives the trained outputs True" "$DY2ST" exec "$TMP/jtrain_cmp.py"
+
 finish

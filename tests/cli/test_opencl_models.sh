@@ -174,8 +174,9 @@ for c in $corpus; do
     echo "ok: exec --device $DEVICE $c.py ($launches kernel launches on the device)"
 done
 
-# ---- eager training scripts: optimizer updates, losses and the DataLoader on the device
-for c in optimizers losses io_data; do
+# ---- eager training scripts: optimizer updates, losses and the DataLoader on the device;
+# training through to_static (parameters on the device bound into its Programs)
+for c in optimizers losses io_data jit_train; do
     checks=$((checks + 1))
     dir="$TMP/train_$c"
     mkdir -p "$dir"

@@ -48,6 +48,31 @@ def leading_mask(x):
 
 
 @paddle.jit.to_static
+def mask_one_row_each(x, v):
+    # a mask over the leading dim with one value per selected row
+    y = x.clone()
+    y[x.sum(axis=1) > 0] = v
+    return y
+
+
+@paddle.jit.to_static
+def mask_rows_2d(x):
+    # a mask over two leading dims of a [2, 3, 2] tensor (4 selected): one [2] row for each
+    y = x.clone()
+    m = x[:, :, 0] > 3
+    y[m] = paddle.arange(8, dtype="float32").reshape([4, 2]) * -1.0
+    return y
+
+
+@paddle.jit.to_static
+def mask_rows_in_loop(x):
+    y = x.clone()
+    for i in range(2):
+        y[y.sum(axis=1) > i] = paddle.to_tensor([[10.0], [20.0]]) + float(i)
+    return y
+
+
+@paddle.jit.to_static
 def too_many_values(x):
     y = x.clone()
     try:
@@ -91,6 +116,11 @@ show("mask_in_loop", mask_in_loop(x))
 show("mask_in_cond", mask_in_cond(x))
 show("mask_in_cond", mask_in_cond(-x - 1))
 show("leading_mask", leading_mask(x3))
+show("mask_one_row_each", mask_one_row_each(paddle.to_tensor([[1.0, 1.0, 1.0], [-1.0, -1.0, -1.0], [2.0, 2.0, 2.0]]),
+                                            paddle.to_tensor([[7.0, 8.0, 9.0], [4.0, 5.0, 6.0]])))
+show("mask_one_row_each", mask_one_row_each(x * x, paddle.to_tensor([[7.0, 8.0, 9.0], [4.0, 5.0, 6.0]])))
+show("mask_rows_2d", mask_rows_2d(x3))
+show("mask_rows_in_loop", mask_rows_in_loop(paddle.to_tensor([[1.0, 1.0], [3.0, 3.0]])))
 show("too_many_values", too_many_values(x))
 show("separated_scalar", separated_scalar(x3))
 show("separated_values", separated_values(x3))

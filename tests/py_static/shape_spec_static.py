@@ -46,6 +46,18 @@ def still_dynamic(x):
     return paddle.sum(x, axis=0) * 2
 
 
+@paddle.jit.to_static(input_spec=[InputSpec([None, 3], "float32")])
+def traced_by_rows(x):
+    # `try` cannot be converted: traced, on each call's shapes
+    try:
+        y = x * 2
+    except ValueError:
+        y = x
+    if x.shape[0] > 1:
+        return y.sum(axis=0)
+    return paddle.cast(y, "int64")
+
+
 x2 = paddle.to_tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
 x1 = paddle.to_tensor([[1.5, -2.0, 0.5]])
 x4 = paddle.arange(12, dtype="float32").reshape([4, 3])
@@ -53,6 +65,7 @@ for x in (x2, x1, x4, x2):
     show("dtype_by_rows", dtype_by_rows(x))
     show("numpy_of_shape", numpy_of_shape(x))
     show("still_dynamic", still_dynamic(x))
+    show("traced_by_rows", traced_by_rows(x))
 head = Head()
 for x in (x2, x1, x4):
     show("head", head(x))

@@ -171,7 +171,7 @@ static void test_fused_relu(void **state)
     d2_err err = {0};
     d2_tensor *got = d2_tensor_new(NULL, D2_F32, 4, ref->shape, &err);
     d2_dnnl_conv cv = {cs->n, cs->c, cs->h, cs->w, cs->oc, cs->kh, cs->kw, ref->shape[2],
-                       ref->shape[3], 1, 2, 3, 1, 1, 2, 1, 0, 0, true, true};
+                       ref->shape[3], 1, 2, 3, 1, 1, 2, 1, 0, 0, true, true, false};
     cv.pb = (cv.oh - 1) * cv.sh + cv.kh - cv.h - cv.pt;
     cv.pr = (cv.ow - 1) * cv.sw + cv.kw - cv.w - cv.pl;
     cv.pb = cv.pb > 0 ? cv.pb : 0;
@@ -189,6 +189,48 @@ static void test_fused_relu(void **state)
     }
     assert_true(negatives > 0);
     d2_tensor_unref(got);
+    d2_tensor_unref(ref);
+    for (int i = 0; i < 3; i++)
+        d2_tensor_unref(in[i]);
+}
+
+/* The residual sum post-op (conv2d_fused): y holds the residual on entry and
+ * receives relu(conv + bias + residual), in oneDNN's blocked layout inside. */
+static void test_fused_residual(void **state)
+{
+    (void)state;
+    if (!d2_dnnl_available())
+        skip();
+    const conv_case *cs = &CASES[9];
+    int64_t xs[4] = {cs->n, cs->c, cs->h, cs->w}, ws[4] = {cs->oc, cs->c, cs->kh, cs->kw};
+    int64_t bs[1] = {cs->oc};
+    d2_tensor *in[3] = {filled(4, xs, 3), filled(4, ws, 4), filled(1, bs, 5)};
+    d2_tensor *ref = run_conv(D2_DNNL_NEVER, cs, in, 3);
+    d2_tensor *res = filled(4, ref->shape, 6);
+    d2_err err = {0};
+    d2_tensor *got = d2_tensor_new(NULL, D2_F32, 4, ref->shape, &err);
+    size_t n = (size_t)d2_tensor_numel(ref);
+    memcpy(d2_tensor_data(got), d2_tensor_data(res), n * sizeof(float));
+    d2_dnnl_conv cv = {cs->n, cs->c, cs->h, cs->w, cs->oc, cs->kh, cs->kw, ref->shape[2],
+                       ref->shape[3], 1, 2, 3, 1, 1, 2, 1, 0, 0, true, true, true};
+    cv.pb = (cv.oh - 1) * cv.sh + cv.kh - cv.h - cv.pt;
+    cv.pr = (cv.ow - 1) * cv.sw + cv.kw - cv.w - cv.pl;
+    cv.pb = cv.pb > 0 ? cv.pb : 0;
+    cv.pr = cv.pr > 0 ? cv.pr : 0;
+    d2_dnnl_set_mode(D2_DNNL_ALWAYS);
+    assert_int_equal(d2_dnnl_conv2d(&cv, d2_tensor_data(in[0]), d2_tensor_data(in[1]),
+                                    d2_tensor_data(in[2]), d2_tensor_data(got), &err),
+                     0);
+    const float *r = d2_tensor_data(ref), *g = d2_tensor_data(got), *rs = d2_tensor_data(res);
+    int clipped = 0;
+    for (size_t i = 0; i < n; i++) {
+        float sum = r[i] + rs[i], want = sum > 0 ? sum : 0;
+        clipped += sum < 0;
+        assert_true(fabsf(g[i] - want) <= 1e-4f * fmaxf(1.0f, fabsf(sum)));
+    }
+    assert_true(clipped > 0);
+    d2_tensor_unref(got);
+    d2_tensor_unref(res);
     d2_tensor_unref(ref);
     for (int i = 0; i < 3; i++)
         d2_tensor_unref(in[i]);
@@ -310,6 +352,7 @@ int main(void)
         cmocka_unit_test_teardown(test_matches_reference, teardown),
         cmocka_unit_test_teardown(test_two_threads_per_op, teardown),
         cmocka_unit_test_teardown(test_fused_relu, teardown),
+        cmocka_unit_test_teardown(test_fused_residual, teardown),
         cmocka_unit_test_teardown(test_modes, teardown),
         cmocka_unit_test_teardown(test_cache_bound, teardown),
         cmocka_unit_test_teardown(test_threads, teardown),

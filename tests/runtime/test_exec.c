@@ -896,6 +896,46 @@ static void test_param_without_data(void **state)
     d2_program_free(p);
 }
 
+/* d2_exec_bind_param: runs read the bound tensor, and see writes into it. */
+static void test_bind_param(void **state)
+{
+    (void)state;
+    d2_program *p = new_program();
+    d2_err err = {0};
+    const float w0[2] = {1, 2}, b0[2] = {10, 20}, one[2] = {1, 1};
+    int w = const_f32(p, "w", 2, w0);
+    int x = bparam(p, 0, "x", T(D2_F32, 2));
+    yield(p, 0, binop(p, 0, D2_OP_add, x, w, "y", T(D2_F32, 2)));
+    d2_prepared *pp = d2_exec_prepare(p, NULL, &err);
+    assert_non_null(pp);
+    int64_t shape[1] = {2};
+    d2_tensor *b = d2_tensor_from_data(D2_F32, 1, shape, b0, &err);
+    d2_tensor *in = d2_tensor_from_data(D2_F32, 1, shape, one, &err);
+    assert_non_null(b);
+    assert_non_null(in);
+    assert_int_equal(d2_exec_bind_param(pp, w, b, &err), 0);
+    d2_tensor *out = NULL;
+    assert_int_equal(d2_exec_run(pp, &in, 1, &out, 1, &err), 0);
+    assert_float_equal(((float *)d2_tensor_data(out))[1], 21.0f, 0);
+    d2_tensor_unref(out);
+    ((float *)d2_tensor_data(b))[1] = 5; /* an in-place update */
+    assert_int_equal(d2_exec_run(pp, &in, 1, &out, 1, &err), 0);
+    assert_float_equal(((float *)d2_tensor_data(out))[1], 6.0f, 0);
+    d2_tensor_unref(out);
+    /* not a parameter; not of the parameter's type */
+    assert_int_equal(d2_exec_bind_param(pp, x, b, &err), -1);
+    assert_non_null(strstr(err.msg, "not one"));
+    d2_err_clear(&err);
+    d2_tensor *s = d2_tensor_scalar_i64(3, &err);
+    assert_int_equal(d2_exec_bind_param(pp, w, s, &err), -1);
+    assert_non_null(strstr(err.msg, "'w'"));
+    d2_tensor_unref(s);
+    d2_tensor_unref(in);
+    d2_tensor_unref(b);
+    d2_exec_free(pp);
+    d2_program_free(p);
+}
+
 /* Infers the types of op `i` of block b. */
 static int infer_op(const d2_program *p, int b, int i, d2_type *out, d2_err *err)
 {
@@ -1328,6 +1368,7 @@ int main(void)
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_missing_kernel),
         cmocka_unit_test(test_param_without_data),
+        cmocka_unit_test(test_bind_param),
         cmocka_unit_test(test_infer_cond),
         cmocka_unit_test(test_infer_while),
         cmocka_unit_test(test_body_wrong_dtype),

@@ -93,6 +93,8 @@
     C("where", "", "bool[2,1] f64[] f64[2,3]", 1)                                                  \
     C("dropout", "p = 0.3", "f64[2,3]", 1)                                                         \
     C("dropout", "p = 0.3, mode = \"downscale_in_infer\"", "f64[2,3]", 1)                          \
+    C("dropout_train", "p = 0.4", "f64[3,4] i64[]:val7", 2)                                         \
+    C("dropout_train", "p = 0.5, mode = \"downscale_in_infer\"", "f64[2,5] i32[1]:val3", 2)        \
     C("assign", "", "f64[2,3]", 1)                                                                 \
     /* reductions */                                                                               \
     C("sum", "", "f64[2,3]", 1)                                                                    \
@@ -139,6 +141,10 @@
     C("slice", "axes = [0], starts = [1], ends = [2], decrease_axis = [0]", "f64[3,2]", 1)         \
     C("set_value", "axes = [1], starts = [1], ends = [3]", "f64[2,4] f64[2]", 1)                   \
     C("set_value", "axes = [0], starts = [2], ends = [3], decrease_axis = [0]", "f64[3,2] f64[2]", \
+      1)                                                                                           \
+    C("set_value", "axes = [0], starts = [1], ends = [2], decrease_axis = [0]", "f64[3] f64[1]",   \
+      1)                                                                                           \
+    C("set_value", "axes = [1], starts = [0], ends = [1], decrease_axis = [1]", "f64[2,3] f64[1,1]",\
       1)                                                                                           \
     C("gather", "axis = 1", "f64[2,4] i64[5]:idx4", 1)                                             \
     C("gather", "", "f64[3,2] i32[]:val1", 1)                                                      \

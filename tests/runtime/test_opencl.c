@@ -418,6 +418,8 @@ static void build_ext_cases(void)
         add_case("argsort", "axis = 0, descending = true", fmt("%s[5,7]", DT[d]), EXACT);
     }
     add_case("topk", "k = 3", "f32[4,33]", EXACT);
+    add_case("dropout_train", "p = 0.3", "f32[4,33] i64[]:val5", EXACT);
+    add_case("dropout_train", "p = 0.5, mode = \"downscale_in_infer\"", "f32[65] i32[]:val2", EXACT);
     add_case("topk", "k = 2, axis = 0, largest = false", "i64[5,7]", EXACT);
     for (int d = 0; d < 5; d++) {
         add_case("tril_triu", "diagonal = 1", fmt("%s[2,5,7]", DT[d]), EXACT);
@@ -789,6 +791,18 @@ static void build_cases(void)
                          : fmt("%s%s:unit %s%s:unit %s%s:unit", DT[d], a, DT[d], b, DT[d], c),
                      GEMM);
         }
+    /* conv2d_fused: bias, residual and relu after the convolution */
+    for (int d = 0; d < 2; d++) {
+        add_case("conv2d_fused", "paddings = [1, 1], activation = \"relu\"",
+                 fmt("%s[2,3,9,9]:unit %s[4,3,3,3]:unit %s[4]:unit %s[2,4,9,9]", DT[d], DT[d],
+                     DT[d], DT[d]),
+                 GEMM);
+        add_case("conv2d_fused", "strides = [2, 2], activation = \"relu\"",
+                 fmt("%s[1,3,7,33]:unit %s[5,3,3,3]:unit none none", DT[d], DT[d]), GEMM);
+        add_case("conv2d_fused", "",
+                 fmt("%s[2,8,5,7]:unit %s[3,8,1,1]:unit none %s[2,3,5,7]", DT[d], DT[d], DT[d]),
+                 GEMM);
+    }
     static const char *ct[][2] = {
         {"[2,3,5,4] [3,4,3,3] [4]", "strides = [2, 2], paddings = [1, 1]"},
         {"[1,4,4,5] [4,2,3,2] none", "groups = 2, strides = [2, 3], output_padding = [1, 0]"},

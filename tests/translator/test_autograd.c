@@ -13,76 +13,20 @@
 #include "lib/paddle/paddle_priv.h"
 #include "../testutil.h"
 
-static d2_interp *new_interp(FILE *out)
-{
-    d2_interp *I = tu_new_interp(out);
-    if (!d2_dict_get_str(I, I->modules, "paddle")) {
-        assert_int_equal(d2_tensor_api_init(I), 0);
-        assert_int_equal(d2_numpy_api_init(I), 0);
-    }
-    return I;
-}
-
-/* The message of the pending exception ("Class: text", static buffer); clears it. */
-static const char *exc_message(d2_interp *I)
-{
-    static char buf[2048];
-    buf[0] = 0;
-    if (!I->exc)
-        return buf;
-    d2_obj *e = I->exc;
-    d2_incref(e);
-    d2_exc_clear(I);
-    d2_obj *s = d2_str_of(I, e);
-    if (s && s->kind == D2_OBJ_STR)
-        snprintf(buf, sizeof buf, "%s: %s", e->cls->name, D2_AS(d2_str, s)->s);
-    d2_decref(s);
-    d2_decref(e);
-    return buf;
-}
-
-/* Runs tests/py_paddle/NAME.py and compares its output with NAME.out,
- * which real Paddle printed (tests/gen/gen_paddle_expected.py). */
-static void run_golden(const char *name)
-{
-    char py[1024], outp[1024];
-    snprintf(py, sizeof py, "%s/tests/py_paddle/%s.py", D2_SRCDIR, name);
-    snprintf(outp, sizeof outp, "%s/tests/py_paddle/%s.out", D2_SRCDIR, name);
-    FILE *out = tmpfile();
-    assert_non_null(out);
-    d2_interp *I = new_interp(out);
-    int rc = d2_interp_run_file(I, py);
-    if (rc < 0) {
-        d2_buf b;
-        d2_buf_init(&b);
-        d2_diag_render(&I->diag, &b);
-        fprintf(stderr, "%s failed:\n%s\n", name, b.data ? b.data : "");
-        d2_buf_free(&b);
-    }
-    d2_interp_free(I);
-    char *got = tu_slurp(out);
-    fclose(out);
-    char *want = tu_read_file(outp, NULL);
-    assert_non_null(want);
-    if (strcmp(got, want) != 0)
-        tu_show_diff(name, got, want);
-    assert_int_equal(rc, 0);
-    assert_string_equal(got, want);
-    free(got);
-    free(want);
-}
-
 #define GOLDEN(name)                                                                               \
     static void test_golden_##name(void **state)                                                   \
     {                                                                                              \
         (void)state;                                                                               \
-        run_golden(#name);                                                                         \
+        tu_run_paddle_golden(#name);                                                                         \
     }
 GOLDEN(autograd_basic)
 GOLDEN(autograd_grad)
 GOLDEN(autograd_hooks)
 GOLDEN(autograd_errors)
 GOLDEN(autograd_train)
+GOLDEN(bn_train)
+GOLDEN(dropout_train)
+GOLDEN(jit_train)
 
 /* Resident memory in KiB (Linux), 0 when unknown. */
 static long rss_kib(void)
@@ -107,7 +51,7 @@ static void call_main(d2_interp *I, const char *name, int n)
     for (int k = 0; k < n; k++) {
         d2_obj *r = d2_call(I, fn, NULL, 0, NULL);
         if (!r)
-            fail_msg("%s raised %s", name, exc_message(I));
+            fail_msg("%s raised %s", name, tu_exc_message(I));
         d2_decref(r);
     }
     d2_decref(fn);
@@ -118,7 +62,7 @@ static void call_main(d2_interp *I, const char *name, int n)
 static void test_tape_memory_flat(void **state)
 {
     (void)state;
-    d2_interp *I = new_interp(NULL);
+    d2_interp *I = tu_new_paddle_interp(NULL);
     static const char src[] =
         "import paddle\n"
         "paddle.seed(1)\n"
@@ -166,7 +110,7 @@ static void test_tape_memory_flat(void **state)
 static void test_allocation_failures(void **state)
 {
     (void)state;
-    d2_interp *I = new_interp(NULL);
+    d2_interp *I = tu_new_paddle_interp(NULL);
     static const char src[] =
         "import paddle\n"
         "w = paddle.to_tensor([[0.5, -1.0], [2.0, 0.25]], stop_gradient=False)\n"
@@ -201,7 +145,7 @@ static void test_allocation_failures(void **state)
     assert_true(failures > 100);
     d2_obj *r = d2_call(I, step, NULL, 0, NULL);
     if (!r)
-        fail_msg("step after the failures: %s", exc_message(I));
+        fail_msg("step after the failures: %s", tu_exc_message(I));
     d2_decref(r);
     d2_decref(step);
     d2_interp_free(I);
@@ -237,7 +181,7 @@ static void test_custom_node(void **state)
     (void)state;
     static const d2_gnode_vt vt = {"Triple", custom_backward, custom_fini};
     FILE *out = tmpfile();
-    d2_interp *I = new_interp(out);
+    d2_interp *I = tu_new_paddle_interp(out);
     static const char src[] = "import paddle\n"
                               "x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)\n";
     assert_int_equal(d2_interp_run_source(I, "c.py", src, sizeof src - 1), 0);
@@ -313,7 +257,7 @@ static void test_static_not_taped(void **state)
 {
     (void)state;
     FILE *out = tmpfile();
-    d2_interp *I = new_interp(out);
+    d2_interp *I = tu_new_paddle_interp(out);
     static const char src[] =
         "import paddle\n"
         "class Net(paddle.nn.Layer):\n"
@@ -345,10 +289,54 @@ static void test_static_not_taped(void **state)
     free(got);
 }
 
+/* Dropout recorded in a to_static Layer in train mode drops: element-wise
+ * with the fraction of zeros near p and kept values scaled by 1/(1-p), along
+ * axes with one draw per index of those axes; identity in eval mode. */
+static void test_static_dropout_train(void **state)
+{
+    (void)state;
+    FILE *out = tmpfile();
+    d2_interp *I = new_interp(out);
+    static const char src[] =
+        "import paddle\n"
+        "import paddle.nn.functional as F\n"
+        "class Net(paddle.nn.Layer):\n"
+        "    def forward(self, x):\n"
+        "        return F.dropout(x, 0.5, training=self.training), "
+        "F.dropout(x, 0.5, axis=[0, 1], training=self.training)\n"
+        "net = Net()\n"
+        "st = paddle.jit.to_static(net)\n"
+        "x = paddle.ones([40, 30, 5])\n"
+        "a, b = st(x)\n"
+        "an = a.numpy()\n"
+        "bn = b.numpy()\n"
+        "print(abs(float((an == 0).mean()) - 0.5) < 0.03, float(an.max()))\n"
+        "print(bool((bn.min(axis=2) == bn.max(axis=2)).all()), "
+        "abs(float((bn == 0).mean()) - 0.5) < 0.06)\n"
+        "net.eval()\n"
+        "a, b = st(x)\n"
+        "print(bool((a.numpy() == 1).all()), bool((b.numpy() == 1).all()))\n";
+    int rc = d2_interp_run_source(I, "s.py", src, sizeof src - 1);
+    if (rc < 0) {
+        d2_buf b;
+        d2_buf_init(&b);
+        d2_diag_render(&I->diag, &b);
+        fprintf(stderr, "%s\n", b.data ? b.data : "");
+        d2_buf_free(&b);
+    }
+    assert_int_equal(rc, 0);
+    d2_interp_free(I);
+    char *got = tu_slurp(out);
+    fclose(out);
+    assert_string_equal(got, "True 2.0\nTrue True\nTrue True\n");
+    free(got);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_static_not_taped),
+        cmocka_unit_test(test_static_dropout_train),
         cmocka_unit_test(test_custom_node),
         cmocka_unit_test(test_tape_memory_flat),
         cmocka_unit_test(test_allocation_failures),
@@ -357,6 +345,9 @@ int main(void)
         cmocka_unit_test(test_golden_autograd_hooks),
         cmocka_unit_test(test_golden_autograd_errors),
         cmocka_unit_test(test_golden_autograd_train),
+        cmocka_unit_test(test_golden_bn_train),
+        cmocka_unit_test(test_golden_dropout_train),
+        cmocka_unit_test(test_golden_jit_train),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,70 +15,11 @@
 
 /* ---- helpers ---- */
 
-static d2_interp *new_interp(FILE *out)
-{
-    d2_interp *I = tu_new_interp(out);
-    if (!d2_dict_get_str(I, I->modules, "paddle")) {
-        assert_int_equal(d2_tensor_api_init(I), 0);
-        assert_int_equal(d2_numpy_api_init(I), 0);
-    }
-    return I;
-}
-
-/* The message of the pending exception (static buffer), and clears it. */
-static const char *exc_message(d2_interp *I)
-{
-    static char buf[2048];
-    buf[0] = 0;
-    if (!I->exc)
-        return buf;
-    d2_obj *e = I->exc;
-    d2_incref(e);
-    d2_exc_clear(I);
-    d2_obj *s = d2_str_of(I, e);
-    if (s && s->kind == D2_OBJ_STR)
-        snprintf(buf, sizeof buf, "%s: %s", e->cls->name, D2_AS(d2_str, s)->s);
-    d2_decref(s);
-    d2_decref(e);
-    return buf;
-}
-
-/* Runs tests/py_paddle/NAME.py and compares its output with NAME.out,
- * which real Paddle printed (tests/gen/gen_paddle_expected.py). */
-static void run_golden(const char *name)
-{
-    char py[1024], outp[1024];
-    snprintf(py, sizeof py, "%s/tests/py_paddle/%s.py", D2_SRCDIR, name);
-    snprintf(outp, sizeof outp, "%s/tests/py_paddle/%s.out", D2_SRCDIR, name);
-    FILE *out = tmpfile();
-    assert_non_null(out);
-    d2_interp *I = new_interp(out);
-    int rc = d2_interp_run_file(I, py);
-    if (rc < 0) {
-        d2_buf b;
-        d2_buf_init(&b);
-        d2_diag_render(&I->diag, &b);
-        fprintf(stderr, "%s failed:\n%s\n", name, b.data ? b.data : "");
-        d2_buf_free(&b);
-    }
-    d2_interp_free(I);
-    char *got = tu_slurp(out);
-    fclose(out);
-    char *want = tu_read_file(outp, NULL);
-    assert_non_null(want);
-    if (strcmp(got, want) != 0)
-        tu_show_diff(name, got, want);
-    assert_int_equal(rc, 0);
-    assert_string_equal(got, want);
-    free(got);
-    free(want);
-}
-
 #define GOLDEN(name)                                                                               \
     static void test_golden_##name(void **state)                                                   \
     {                                                                                              \
         (void)state;                                                                               \
-        run_golden(#name);                                                                         \
+        tu_run_paddle_golden(#name);                                                                         \
     }
 GOLDEN(tensor_basics)
 GOLDEN(tensor_arith)
@@ -195,7 +136,7 @@ static void test_mt19937_streams(void **state)
 static void test_to_tensor_dtypes(void **state)
 {
     (void)state;
-    d2_interp *I = new_interp(NULL);
+    d2_interp *I = tu_new_paddle_interp(NULL);
     d2_obj *f = d2_float_new(I, 1.5), *i = d2_int_new(I, 3), *b = d2_bool(I, true);
     d2_obj *tf = d2_to_tensor(I, f, -1), *ti = d2_to_tensor(I, i, -1), *tb = d2_to_tensor(I, b, -1);
     assert_non_null(tf);
@@ -227,7 +168,7 @@ static void test_to_tensor_dtypes(void **state)
     d2_list_append(I, rag, l);
     d2_list_append(I, rag, f);
     assert_null(d2_to_tensor(I, rag, -1));
-    assert_non_null(strstr(exc_message(I), "ragged"));
+    assert_non_null(strstr(tu_exc_message(I), "ragged"));
     d2_obj *objs[] = {f, i, b, tf, ti, tb, nd, tn, tn32, l, tl, rag};
     for (size_t k = 0; k < sizeof objs / sizeof objs[0]; k++)
         d2_decref(objs[k]);
@@ -239,7 +180,7 @@ static void test_to_tensor_dtypes(void **state)
 static void expect_error(d2_interp *I, d2_obj *r, const char *cls, const char *needle)
 {
     assert_null(r);
-    const char *m = exc_message(I);
+    const char *m = tu_exc_message(I);
     if (!strstr(m, cls) || !strstr(m, needle))
         fprintf(stderr, "unexpected error message: %s\n", m);
     assert_non_null(strstr(m, cls));
@@ -249,7 +190,7 @@ static void expect_error(d2_interp *I, d2_obj *r, const char *cls, const char *n
 static void test_errors(void **state)
 {
     (void)state;
-    d2_interp *I = new_interp(NULL);
+    d2_interp *I = tu_new_paddle_interp(NULL);
     double v6[6] = {1, 2, 3, 4, 5, 6};
     d2_obj *l = floats(I, 6, v6);
     d2_obj *x = call(I, "paddle", "to_tensor", 1, l);
@@ -274,7 +215,7 @@ static void test_errors(void **state)
     expect_error(I, call(I, "paddle", "cast", 2, x, bad), "TypeError", "float128");
     /* the truth value of a many-element tensor is ambiguous */
     assert_int_equal(d2_truthy(I, x), -1);
-    assert_non_null(strstr(exc_message(I), "ambiguous"));
+    assert_non_null(strstr(tu_exc_message(I), "ambiguous"));
     /* numpy: reshape to a wrong size */
     d2_obj *arr = call(I, "numpy", "array", 1, l);
     d2_obj *rs = d2_getattr(I, arr, "reshape");
@@ -291,7 +232,7 @@ static void test_errors(void **state)
 static void test_static_mode(void **state)
 {
     (void)state;
-    d2_interp *I = new_interp(NULL);
+    d2_interp *I = tu_new_paddle_interp(NULL);
     d2_err err = {0};
     /* a Linear layer built eagerly: its parameters are concrete */
     d2_obj *four = d2_int_new(I, 4), *three = d2_int_new(I, 3);
@@ -347,7 +288,7 @@ static void test_static_mode(void **state)
     assert_int_equal(blk->ops[3].id, D2_OP_relu);
     /* data-dependent Python control flow needs the converted forms */
     assert_int_equal(d2_truthy(I, relu), -1);
-    assert_non_null(strstr(exc_message(I), "symbolic"));
+    assert_non_null(strstr(tu_exc_message(I), "symbolic"));
     /* x[k] = v on a tensor of the block being built: a set_value op, and the
      * tensor stands for its result */
     int before = D2_AS(d2_tensor_obj, relu)->var;
@@ -359,7 +300,7 @@ static void test_static_mode(void **state)
     d2_obj *wt = d2_getattr(I, lin, "weight");
     assert_non_null(wt);
     assert_int_equal(d2_setitem(I, wt, three, half), -1);
-    assert_non_null(strstr(exc_message(I), "outside the current branch"));
+    assert_non_null(strstr(tu_exc_message(I), "outside the current branch"));
     d2_decref(wt);
     /* paddle.zeros with a dynamic dim taken from paddle.shape */
     d2_obj *shp = call(I, "paddle", "shape", 1, x);
@@ -387,7 +328,7 @@ static void test_static_mode(void **state)
 static void test_no_object_growth(void **state)
 {
     (void)state;
-    d2_interp *I = new_interp(NULL);
+    d2_interp *I = tu_new_paddle_interp(NULL);
     static const char src[] =
         "import numpy as np\n"
         "import paddle\n"
@@ -438,7 +379,7 @@ static void test_no_object_growth(void **state)
 static void test_allocation_failures(void **state)
 {
     (void)state;
-    d2_interp *I = new_interp(NULL);
+    d2_interp *I = tu_new_paddle_interp(NULL);
     static const char src[] =
         "import numpy as np\n"
         "import paddle\n"
@@ -485,7 +426,7 @@ static void test_bad_arguments(void **state)
     snprintf(py, sizeof py, "%s/tests/translator/tensor_api_errors.py", D2_SRCDIR);
     FILE *out = tmpfile();
     assert_non_null(out);
-    d2_interp *I = new_interp(out);
+    d2_interp *I = tu_new_paddle_interp(out);
     int rc = d2_interp_run_file(I, py);
     d2_interp_free(I);
     rewind(out);
@@ -526,7 +467,7 @@ static void expect_np(d2_interp *I, d2_dtype dt, int n, const double *v, bool re
 static void test_numpy_format(void **state)
 {
     (void)state;
-    d2_interp *I = new_interp(NULL);
+    d2_interp *I = tu_new_paddle_interp(NULL);
     /* strings printed by NumPy 1.26 */
     expect_np(I, D2_F64, 2, (double[]){0.001953125, 1.5}, false, "[0.00195312 1.5       ]");
     expect_np(I, D2_F64, 3, (double[]){1.0 / 3, 2.0 / 3, 1}, true,

@@ -1844,6 +1844,31 @@ D2_FN(f_median)
     return done(p, r);
 }
 
+/* The q argument of quantile/nanquantile (a number or a list of 1 to 64) into
+ * qs, each checked to lie in [0, 1]; their count, or -1 with an exception. */
+static int quantile_qs(pool *p, d2_obj *q, double qs[64])
+{
+    d2_interp *I = p->I;
+    int nq = 0;
+    if (is_seq(q)) {
+        if (seq_len(q) == 0 || seq_len(q) > 64) {
+            d2_raise(I, "ValueError", "%s: q must have 1 to 64 values", p->fname);
+            return -1;
+        }
+        for (size_t i = 0; i < seq_len(q); i++)
+            if (d2_pd_get_float(I, seq_item(q, i), p->fname, "q", &qs[nq++]) < 0)
+                return -1;
+    } else if (d2_pd_get_float(I, q, p->fname, "q", &qs[nq++]) < 0) {
+        return -1;
+    }
+    for (int i = 0; i < nq; i++)
+        if (!(qs[i] >= 0 && qs[i] <= 1)) {
+            d2_raise(I, "ValueError", "%s: q should be in range [0, 1]", p->fname);
+            return -1;
+        }
+    return nq;
+}
+
 /* quantile(x, q, axis=None, keepdim=False): linear interpolation between the
  * sorted values (float64 results, as Paddle); a list q stacks on a new axis 0 */
 D2_FN(f_quantile)
@@ -1851,22 +1876,10 @@ D2_FN(f_quantile)
     POOL("paddle.quantile");
     bool kd;
     double qs[64];
-    int nq = 0;
+    int nq;
     bool qlist = is_seq(a[1]);
-    if (d2_pd_get_bool(I, a[3], p->fname, "keepdim", &kd) < 0)
+    if (d2_pd_get_bool(I, a[3], p->fname, "keepdim", &kd) < 0 || (nq = quantile_qs(p, a[1], qs)) < 0)
         return NULL;
-    if (qlist) {
-        if (seq_len(a[1]) == 0 || seq_len(a[1]) > 64)
-            return d2_raise(I, "ValueError", "%s: q must have 1 to 64 values", p->fname);
-        for (size_t i = 0; i < seq_len(a[1]); i++)
-            if (d2_pd_get_float(I, seq_item(a[1], i), p->fname, "q", &qs[nq++]) < 0)
-                return NULL;
-    } else if (d2_pd_get_float(I, a[1], p->fname, "q", &qs[nq++]) < 0) {
-        return NULL;
-    }
-    for (int i = 0; i < nq; i++)
-        if (!(qs[i] >= 0 && qs[i] <= 1))
-            return d2_raise(I, "ValueError", "%s: q should be in range [0, 1]", p->fname);
     d2_obj *x = cast(p, T(p, a[0]), D2_F64);
     if (!x)
         return done(p, NULL);
@@ -2475,22 +2488,10 @@ D2_FN(f_nanquantile)
     POOL("paddle.nanquantile");
     bool kd;
     double qs[64];
-    int nq = 0;
+    int nq;
     bool qlist = is_seq(a[1]);
-    if (d2_pd_get_bool(I, a[3], p->fname, "keepdim", &kd) < 0)
+    if (d2_pd_get_bool(I, a[3], p->fname, "keepdim", &kd) < 0 || (nq = quantile_qs(p, a[1], qs)) < 0)
         return NULL;
-    if (qlist) {
-        if (seq_len(a[1]) == 0 || seq_len(a[1]) > 64)
-            return d2_raise(I, "ValueError", "%s: q must have 1 to 64 values", p->fname);
-        for (size_t i = 0; i < seq_len(a[1]); i++)
-            if (d2_pd_get_float(I, seq_item(a[1], i), p->fname, "q", &qs[nq++]) < 0)
-                return NULL;
-    } else if (d2_pd_get_float(I, a[1], p->fname, "q", &qs[nq++]) < 0) {
-        return NULL;
-    }
-    for (int i = 0; i < nq; i++)
-        if (!(qs[i] >= 0 && qs[i] <= 1))
-            return d2_raise(I, "ValueError", "%s: q should be in range [0, 1]", p->fname);
     d2_obj *x = cast(p, T(p, a[0]), D2_F64);
     if (!x)
         return done(p, NULL);

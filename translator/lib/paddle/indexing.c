@@ -396,6 +396,47 @@ done:
     return rc;
 }
 
+/* x[..., T1, ..., Tk, ...] where an indexed dim is dynamic, or more than one
+ * dim is → index_get(x', T1..Tk, axis), x' = x with the indexed dims moved to
+ * the front (axis 0) unless they are adjacent (axis = the first of them): no
+ * dim is merged, so any dim may be dynamic; the kernel checks the indices'
+ * bounds and counts negative ones from the end. New reference. */
+static d2_obj *index_get_several(d2_interp *I, d2_obj *x, d2_obj *const *idx, const int *ax,
+                                 int k, const char *fname)
+{
+    int nd = obj_type(x)->shape.ndim;
+    int64_t perm[D2_MAX_DIMS];
+    bool used[D2_MAX_DIMS] = {false}, adjacent = true;
+    for (int j = 0; j < k; j++) {
+        perm[j] = ax[j];
+        used[ax[j]] = true;
+        adjacent &= j == 0 || ax[j] == ax[j - 1] + 1;
+    }
+    for (int d = 0, m = k; d < nd; d++)
+        if (!used[d])
+            perm[m++] = d;
+    d2_obj *in[1 + D2_MAX_DIMS] = {NULL}, *r = NULL;
+    d2_ab b;
+    if (adjacent) {
+        in[0] = d2_incref(x);
+    } else {
+        d2_ab_init(&b, D2_OP_transpose);
+        d2_ab_ints(&b, "perm", perm, nd);
+        in[0] = op1(I, fname, D2_OP_transpose, x, &b);
+    }
+    int n = 0;
+    while (in[0] && n < k && (in[1 + n] = d2_pd_cast_to(I, fname, idx[n], D2_I64)))
+        n++;
+    if (n == k) {
+        d2_ab_init(&b, D2_OP_index_get);
+        d2_ab_int(&b, "axis", adjacent ? ax[0] : 0);
+        r = d2_pd_opn(I, fname, D2_OP_index_get, in, 1 + k, &b);
+    }
+    for (int i = 0; i <= n; i++)
+        d2_decref(in[i]);
+    return r;
+}
+
 /* x[..., T1, ..., Tk, ...] for k > 1 tensor indices (0-D or 1-D) at dims
  * ax[0..k) of x → the indexed dims moved to the front (transpose) and merged
  * (reshape), gathered with the broadcast linear index
@@ -413,29 +454,25 @@ static d2_obj *gather_several(d2_interp *I, d2_obj *x, d2_obj *const *idx, const
     bool used[D2_MAX_DIMS] = {false};
     int64_t merged = 1;
     bool adjacent = true;
+    int ndyn = 0;
+    for (int d = 0; d < nd; d++)
+        ndyn += xs->dims[d] < 0;
+    for (int j = 0; j < k; j++)
+        if (xs->dims[ax[j]] < 0 || ndyn > 1)
+            return index_get_several(I, x, idx, ax, k, fname);
     for (int j = 0; j < k; j++) {
-        if (xs->dims[ax[j]] < 0)
-            return d2_raise(I, "IndexError",
-                            "%s: several tensor indices over a dynamic dim are not supported",
-                            fname);
         merged *= xs->dims[ax[j]];
         perm[j] = ax[j];
         used[ax[j]] = true;
         adjacent &= j == 0 || ax[j] == ax[j - 1] + 1;
     }
-    int m = k, dyn = 0;
+    int m = k;
     shape[0] = merged;
     for (int d = 0; d < nd; d++)
         if (!used[d]) {
             shape[1 + m - k] = xs->dims[d];
-            dyn += xs->dims[d] < 0;
             perm[m++] = d;
         }
-    if (dyn > 1)
-        return d2_raise(I, "IndexError",
-                        "%s: several tensor indices beside more than one dynamic dim are not "
-                        "supported",
-                        fname);
     d2_obj *lin = NULL, *y = NULL, *r = NULL;
     for (int j = 0; j < k; j++) {
         d2_obj *t = d2_pd_cast_to(I, fname, idx[j], D2_I64);
@@ -1070,6 +1107,118 @@ done:
     return r;
 }
 
+/* assert(sum(mi) == last + 1): the mask selects as many rows as v has
+ * (Paddle's expand of v fails otherwise). */
+static int check_row_count(d2_interp *I, d2_obj *mi, d2_obj *last, const char *fname)
+{
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_sum);
+    d2_obj *n = op1(I, fname, D2_OP_sum, mi, &b);
+    d2_obj *one = n ? d2_pd_const_tensor(I, 0, 1, true, D2_I64) : NULL;
+    d2_obj *k = one ? op2(I, fname, D2_OP_add, last, one, NULL) : NULL;
+    d2_obj *eq = k ? op2(I, fname, D2_OP_equal, n, k, NULL) : NULL;
+    int rc = -1;
+    if (eq) {
+        char msg[200];
+        snprintf(msg, sizeof msg,
+                 "%s: the boolean mask selects a different number of rows than the value "
+                 "gives (one value per selected row)",
+                 fname);
+        d2_ab_init(&b, D2_OP_assert);
+        d2_ab_str(&b, "message", msg);
+        d2_obj *none = NULL;
+        rc = b.bad ? -1 : d2_apply_op(I, D2_OP_assert, &eq, 1, &b.a, &none, 0);
+        d2_attrs_free(&b.a);
+        if (rc < 0 && !d2_exc_pending(I))
+            nomem(I);
+    }
+    d2_decref(n);
+    d2_decref(one);
+    d2_decref(k);
+    d2_decref(eq);
+    return rc;
+}
+
+/* x[mask] = v with one value per selected row, v of shape [k, trailing...]
+ * (mask over x's leading dims) → where(mask, gather(v, min(rank, k - 1)), x),
+ * rank = the exclusive cumsum of the flattened mask: the j-th selected row
+ * takes v[j], as Paddle's index_put with a boolean index does, with shapes
+ * that do not depend on the data. New reference: the gathered rows in the
+ * mask's shape followed by v's trailing dims. */
+static d2_obj *mask_rows(d2_interp *I, d2_obj *m, d2_obj *val, const char *fname)
+{
+    const d2_shape *ms = &obj_type(m)->shape, *vs = &obj_type(val)->shape;
+    int64_t shape[D2_MAX_DIMS];
+    int nd = 0, dyn = 0;
+    for (int d = 0; d < ms->ndim; d++)
+        dyn += (shape[nd++] = ms->dims[d]) < 0;
+    for (int d = 1; d < vs->ndim && nd < D2_MAX_DIMS; d++)
+        dyn += (shape[nd++] = vs->dims[d]) < 0;
+    if (ms->ndim > 1 && dyn > 1)
+        return d2_raise(I, "ValueError",
+                        "%s: one value per selected row with a boolean mask over several dims "
+                        "is not supported inside to_static when more than one of the mask's "
+                        "and the value's dims are dynamic",
+                        fname);
+    d2_obj *flat = d2_incref(m);
+    if (ms->ndim > 1) {
+        int64_t all = -1;
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_reshape);
+        d2_ab_ints(&b, "shape", &all, 1);
+        d2_setref(&flat, op1(I, fname, D2_OP_reshape, flat, &b));
+    }
+    d2_obj *mi = flat ? d2_pd_cast_to(I, fname, flat, D2_I64) : NULL, *rank = NULL, *last = NULL;
+    if (mi) {
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_cumsum);
+        d2_ab_int(&b, "axis", 0);
+        d2_ab_bool(&b, "exclusive", true);
+        rank = op1(I, fname, D2_OP_cumsum, mi, &b);
+    }
+    if (rank && vs->dims[0] >= 0) {
+        last = d2_pd_const_tensor(I, 0, vs->dims[0] - 1, true, D2_I64);
+    } else if (rank) {
+        d2_obj *sh = op1(I, fname, D2_OP_shape, val, NULL);
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_slice);
+        int64_t ax = 0, st = 0, en = 1;
+        d2_ab_ints(&b, "axes", &ax, 1);
+        d2_ab_ints(&b, "starts", &st, 1);
+        d2_ab_ints(&b, "ends", &en, 1);
+        d2_ab_ints(&b, "decrease_axis", &ax, 1);
+        d2_obj *k = sh ? op1(I, fname, D2_OP_slice, sh, &b) : NULL;
+        d2_obj *k64 = k ? d2_pd_cast_to(I, fname, k, D2_I64) : NULL;
+        d2_obj *one = k64 ? d2_pd_const_tensor(I, 0, 1, true, D2_I64) : NULL;
+        last = one ? op2(I, fname, D2_OP_subtract, k64, one, NULL) : NULL;
+        d2_decref(sh);
+        d2_decref(k);
+        d2_decref(k64);
+        d2_decref(one);
+    }
+    if (last && check_row_count(I, mi, last, fname) < 0)
+        d2_setref(&last, NULL);
+    d2_obj *idx = last ? op2(I, fname, D2_OP_minimum, rank, last, NULL) : NULL, *r = NULL;
+    if (idx) {
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_gather);
+        d2_ab_int(&b, "axis", 0);
+        r = op2(I, fname, D2_OP_gather, val, idx, &b);
+    }
+    if (r && ms->ndim > 1) {
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_reshape);
+        d2_ab_ints(&b, "shape", shape, nd);
+        d2_setref(&r, op1(I, fname, D2_OP_reshape, r, &b));
+    }
+    d2_decref(flat);
+    d2_decref(mi);
+    d2_decref(rank);
+    d2_decref(last);
+    d2_decref(idx);
+    return r;
+}
+
 /* x[mask] = v: where(mask, v, x), as Paddle 2.6 assigns: a mask of x's shape
  * takes v expanded to x's shape (so a v with one value per selected element
  * is not taken one by one); a mask over leading dims takes one v, or one per
@@ -1127,15 +1276,23 @@ static d2_obj *assign_mask(d2_interp *I, d2_obj *x, d2_obj *key, d2_obj *v, cons
             goto done;
         }
     } else {
-        for (int d = 0; d < vs->ndim - (xs->ndim - ms->ndim); d++)
-            if (vs->dims[d] != 1) {
+        int lead = vs->ndim - (xs->ndim - ms->ndim);
+        for (int d = 0; d < lead; d++)
+            if (vs->dims[d] != 1 && lead > 1) {
+                char a[128], b[128];
+                d2_shape_str(vs, a, sizeof a);
+                d2_shape_str(xs, b, sizeof b);
                 d2_raise(I, "ValueError",
-                         "%s: one value per row a boolean mask over leading dims selects is not "
-                         "supported inside to_static (how many rows it selects depends on the "
-                         "data); assign one value for all rows, or use paddle.where",
-                         fname);
+                         "%s: the value's shape %s does not fit the rows a boolean mask over "
+                         "%d leading dims of %s selects: give one value for all of them or one "
+                         "per selected row",
+                         fname, a, ms->ndim, b);
                 goto done;
             }
+        if (lead == 1 && vs->dims[0] != 1)
+            d2_setref(&val, mask_rows(I, m, val, fname)); /* one value per selected row */
+        if (!val)
+            goto done;
     }
     if (ms->ndim < xs->ndim) {
         int64_t ax[D2_MAX_DIMS];

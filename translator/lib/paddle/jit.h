@@ -25,6 +25,9 @@ enum { D2_EXT_JIT = 2 };
  * actual inputs. Layer parameters are lifted into the Program sharing their
  * data; a parameter whose tensor is replaced (set_state_dict) is picked up
  * on the next call. Called while a Program is being built, it runs inline.
+ * With gradients on and a parameter or input that wants one, the run is
+ * one tape node whose backward runs the Program's gradient Program
+ * (jit_train.h), so loss.backward() and an optimizer train the Layer.
  *
  * Saved models: paddle.jit.save(layer, path, input_spec) writes path +
  * ".dy2st" (a d2_model_save file; Paddle writes path.pdmodel/.pdiparams)

@@ -3,6 +3,7 @@
  * running it, and the Programs that saving builds from InputSpecs. */
 #include "lib/paddle/jit.h"
 #include "lib/paddle/jit_priv.h"
+#include "lib/paddle/jit_train.h"
 
 #include "exec.h"
 #include "lib/paddle/tensor_api.h"
@@ -382,6 +383,7 @@ typedef struct entry {
     d2_obj *lifted; /* the builder's dict: id -> (tensor, var) (owned) */
     d2_obj *tmpl;   /* output template (owned) */
     d2_obj *pins;   /* objects whose identity is part of the key (owned) */
+    d2_jit_grad *grads; /* its gradient Programs, built when it trains (jit_train.c) */
     int n_feeds, n_out;
     /* A signature whose dynamic-shape build failed and whose calls are
      * specialised on their shapes: no Program, the failure's message, where
@@ -411,6 +413,7 @@ static void entry_free(entry *e)
     d2_decref(e->lifted);
     d2_decref(e->tmpl);
     d2_decref(e->pins);
+    d2_jit_grad_release(e->grads);
     d2_free(e->key);
     d2_free(e->failed);
     d2_free(e);
@@ -496,6 +499,7 @@ static d2_obj *fallback_error(d2_interp *I, sfn *s)
 typedef struct feeds {
     int n, cap;
     d2_tensor **t; /* concrete values (borrowed), NULL when compiling from an InputSpec */
+    d2_obj **obj;  /* the tensor objects they come from (borrowed), NULL for ndarrays */
     d2_type *type;
     char **name;
 } feeds;
@@ -505,19 +509,24 @@ static void feeds_free(feeds *f)
     for (int i = 0; i < f->n; i++)
         d2_free(f->name[i]);
     d2_free(f->t);
+    d2_free(f->obj);
     d2_free(f->type);
     d2_free(f->name);
     memset(f, 0, sizeof *f);
 }
 
-static int feeds_add(d2_interp *I, feeds *f, d2_tensor *t, const d2_type *ty, const char *name)
+static int feeds_add(d2_interp *I, feeds *f, d2_tensor *t, d2_obj *obj, const d2_type *ty,
+                     const char *name)
 {
     if (f->n == f->cap) {
         int cap = f->cap ? f->cap * 2 : 8;
         d2_tensor **nt = d2_realloc(f->t, sizeof *nt * (size_t)cap);
         if (nt)
             f->t = nt;
-        d2_type *ny = nt ? d2_realloc(f->type, sizeof *ny * (size_t)cap) : NULL;
+        d2_obj **no = nt ? d2_realloc(f->obj, sizeof *no * (size_t)cap) : NULL;
+        if (no)
+            f->obj = no;
+        d2_type *ny = no ? d2_realloc(f->type, sizeof *ny * (size_t)cap) : NULL;
         if (ny)
             f->type = ny;
         char **nn = ny ? d2_realloc(f->name, sizeof *nn * (size_t)cap) : NULL;
@@ -534,6 +543,7 @@ static int feeds_add(d2_interp *I, feeds *f, d2_tensor *t, const d2_type *ty, co
         return -1;
     }
     f->t[f->n] = t;
+    f->obj[f->n] = obj;
     f->type[f->n] = *ty;
     f->n++;
     return 0;
@@ -629,7 +639,7 @@ static int walk_value(walk *w, d2_obj *v, d2_obj *spec, const char *name, int de
         }
         d2_type_str(&ty, ts, sizeof ts);
         d2_buf_printf(w->key, "T%s,", ts);
-        return feeds_add(I, w->fd, t, &ty, sname ? sname : name);
+        return feeds_add(I, w->fd, t, is_tensor(v) ? v : NULL, &ty, sname ? sname : name);
     }
     if (v->kind == D2_OBJ_LIST || v->kind == D2_OBJ_TUPLE) {
         size_t n, ns = 0;
@@ -1078,7 +1088,9 @@ static int refresh_params(d2_interp *I, entry *e)
     return 0;
 }
 
-static d2_obj *run_entry(d2_interp *I, entry *e, feeds *fd)
+/* Runs entry e of s on feeds fd; with gradients on and a feed or lifted
+ * parameter that wants one, the run is one tape node (jit_train.c). */
+static d2_obj *run_entry(d2_interp *I, sfn *s, entry *e, feeds *fd)
 {
     d2_tensor **outs = d2_calloc((size_t)e->n_out + 1, sizeof *outs);
     d2_obj **vals = d2_calloc((size_t)e->n_out + 1, sizeof *vals);
@@ -1087,6 +1099,8 @@ static d2_obj *run_entry(d2_interp *I, entry *e, feeds *fd)
         nomem(I);
         goto done;
     }
+    if (d2_jit_bind_lifted(I, e->lifted, e->prog, e->pp) < 0)
+        goto done;
     d2_err err = {0};
     /* print ops write where print() does */
     FILE *saved = d2_print_stream_set(I->opt.out);
@@ -1101,6 +1115,9 @@ static d2_obj *run_entry(d2_interp *I, entry *e, feeds *fd)
         if (!vals[k])
             goto done;
     }
+    if (d2_jit_tape_run(I, D2_AS(d2_function, s->fn)->name, e->prog, e->lifted, &e->grads,
+                        fd->obj, fd->t, fd->n, vals, e->n_out) < 0)
+        goto done;
     r = d2_jit_fill_slots(I, e->tmpl, vals, 0);
 done:
     for (int k = 0; outs && k < e->n_out; k++)
@@ -1322,14 +1339,18 @@ static d2_obj *run_static(d2_interp *I, sfn *s, d2_obj **args, size_t nargs, d2_
     if (!pins || signature(I, s, args, nargs, kw, &fd, &key, pins) < 0)
         goto done;
     const char *k = key.data ? key.data : "";
-    entry *e = get_entry(I, s, args, nargs, kw, &fd, k, pins);
+    /* a traced function freezes what it reads of its inputs' shapes: with
+     * InputSpec dims this call does not fill, trace it on its own shapes */
+    entry *e = s->fallback && s->spec && feeds_relaxed(&fd)
+                   ? specialise(I, s, args, nargs, kw, k, NULL)
+                   : get_entry(I, s, args, nargs, kw, &fd, k, pins);
     if (e && e->failed)
         e = specialise(I, s, args, nargs, kw, k, e);
     else if (!e && s->spec && feeds_relaxed(&fd) && shape_may_fix(I))
         e = specialise(I, s, args, nargs, kw, k, NULL);
     /* a specialised Program takes the same tensors */
     if (e)
-        r = run_entry(I, e, &fd);
+        r = run_entry(I, s, e, &fd);
 done:
     feeds_free(&fd);
     d2_buf_free(&key);
@@ -1360,6 +1381,54 @@ D2_FN(SF_rollback)
 /* f.rollback, bound to the state */
 static const d2_def ROLLBACK_DEF = D2_DEF("rollback", "", SF_rollback, "rollback");
 
+/* Paddle's FunctionSpec takes only the named positional parameters (self
+ * left out): more positional arguments than those, *args included, raise
+ * ValueError (NotImplementedError when the first is a class). A method
+ * decorated in its class body gets its instance first here; Paddle binds it
+ * before counting. */
+static int check_arg_count(d2_interp *I, sfn *s, d2_obj **items, size_t n)
+{
+    if (s->fn->kind != D2_OBJ_FUNCTION)
+        return 0;
+    const d2_ast_arguments *a = D2_AS(d2_function, s->fn)->args;
+    size_t np = a->posonlyargs.n + a->args.n, skip = 0;
+    d2_buf names;
+    d2_buf_init(&names);
+    for (size_t i = 0; i < np; i++) {
+        const d2_ast_seq *q = i < a->posonlyargs.n ? &a->posonlyargs : &a->args;
+        const d2_ast_arg *g = q->items[i < a->posonlyargs.n ? i : i - a->posonlyargs.n];
+        if (i == 0 && !strcmp(g->arg, "self")) {
+            skip = 1;
+            continue;
+        }
+        d2_buf_printf(&names, "%s'%s'", i > skip ? ", " : "", g->arg);
+    }
+    if (skip && !s->bound && n > 0) {
+        items++;
+        n--;
+    }
+    if (n <= np - skip) {
+        d2_buf_free(&names);
+        return 0;
+    }
+    d2_obj *tuple = d2_tuple_from_array(I, items, n);
+    d2_obj *r = tuple ? d2_repr(I, tuple) : NULL;
+    d2_decref(tuple);
+    if (r)
+        d2_raise(I, items[0]->kind == D2_OBJ_CLASS ? "NotImplementedError" : "ValueError",
+                 "The decorated function `%s` requires %zu arguments: [%s], but received %zu "
+                 "with %s.%s",
+                 D2_AS(d2_function, s->fn)->name, np - skip, names.data ? names.data : "", n,
+                 cstr(r),
+                 items[0]->kind == D2_OBJ_CLASS
+                     ? "\n\tMaybe the function has more than one decorator, we don't support "
+                       "this for now."
+                     : "");
+    d2_decref(r);
+    d2_buf_free(&names);
+    return -1;
+}
+
 static d2_obj *SF_call(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
 {
     D2_UNUSED(kw);
@@ -1369,6 +1438,8 @@ static d2_obj *SF_call(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, 
     size_t n;
     d2_obj **items = d2_jit_seq_items(args[0], &n);
     d2_dict *kwd = D2_AS(d2_dict, args[1])->live ? D2_AS(d2_dict, args[1]) : NULL;
+    if (JS(I)->enabled && !D2_MODE(I)->tracer && check_arg_count(I, s, items, n) < 0)
+        return NULL;
     size_t off = s->bound ? 1 : 0;
     d2_obj **all = d2_calloc(n + 2, sizeof *all);
     if (!all)

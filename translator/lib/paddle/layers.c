@@ -527,11 +527,58 @@ static d2_obj *bn_forward(d2_interp *I, d2_obj *self, d2_obj *x, const char *fna
     int nd = obj_type(x)->shape.ndim;
     if (nd < 2 || nd > 5)
         return d2_raise(I, "ValueError", "%s: expected a 2-D to 5-D input, got %d-D", fname, nd);
+    /* channels last (NLC, NHWC, NDHWC): normalise a transposed copy */
+    bool last = false;
+    if (!old) {
+        d2_obj *df = arg_of(I, self, "_data_format");
+        const char *f = is_none(I, df) ? "NCHW" : d2_pd_get_str(I, df, fname, "data_format");
+        if (!f)
+            return NULL;
+        size_t fl = strlen(f);
+        last = fl > 2 && f[0] == 'N' && f[fl - 1] == 'C';
+        if (!last && !(fl >= 2 && f[0] == 'N' && f[1] == 'C'))
+            return d2_raise(I, "ValueError", "%s: data_format '%s' is not supported", fname, f);
+        /* as Paddle, the 1-D layouts read as their 2-D names from the first call */
+        if (strcmp(f, "NC") == 0 || strcmp(f, "NCL") == 0 || strcmp(f, "NLC") == 0) {
+            d2_obj *nf = d2_str_from(I, last ? "NHWC" : "NCHW");
+            if (!nf || iset(I, self, "_data_format", nf) < 0) {
+                d2_decref(nf);
+                return NULL;
+            }
+            d2_decref(nf);
+        }
+    }
+    int64_t to_first[D2_MAX_DIMS], to_last[D2_MAX_DIMS];
+    to_first[0] = to_last[0] = 0;
+    to_first[1] = nd - 1;
+    to_last[nd - 1] = 1;
+    for (int d = 2; d < nd; d++) {
+        to_first[d] = d - 1;
+        to_last[d - 1] = d;
+    }
+    d2_obj *xt = d2_incref(x);
+    if (last && nd > 2) {
+        d2_ab tb;
+        d2_ab_init(&tb, D2_OP_transpose);
+        d2_ab_ints(&tb, "perm", to_first, nd);
+        d2_setref(&xt, op1(I, fname, D2_OP_transpose, x, &tb));
+        if (!xt)
+            return NULL;
+    }
     d2_obj *w = d2_getattr(I, self, "weight");
     d2_obj *b = w ? d2_getattr(I, self, "bias") : NULL;
     d2_obj *m = b ? d2_getattr(I, self, "_mean") : NULL;
     d2_obj *v = m ? d2_getattr(I, self, "_variance") : NULL;
-    d2_obj *r = v ? d2_pd_batch_norm(I, fname, x, m, v, w, b, training, mom, eps, global) : NULL;
+    d2_obj *r = v ? d2_pd_batch_norm(I, fname, xt, m, v, w, b, training, mom, eps, global) : NULL;
+    d2_decref(xt);
+    if (r && last && nd > 2) {
+        d2_ab tb;
+        d2_ab_init(&tb, D2_OP_transpose);
+        d2_ab_ints(&tb, "perm", to_last, nd);
+        d2_obj *rt = op1(I, fname, D2_OP_transpose, r, &tb);
+        d2_decref(r);
+        r = rt;
+    }
     d2_decref(w);
     d2_decref(b);
     d2_decref(m);
@@ -565,6 +612,9 @@ static d2_obj *BatchNormND_extra_repr(d2_interp *I, d2_obj *self, d2_obj **args,
     ok = ok && repr_of(I, &b, arg_of(I, self, "_momentum"));
     d2_buf_puts(&b, ", epsilon=");
     ok = ok && repr_of(I, &b, arg_of(I, self, "_epsilon"));
+    d2_obj *df = arg_of(I, self, "_data_format");
+    if (df && df->kind == D2_OBJ_STR && strcmp(D2_AS(d2_str, df)->s, "NCHW") != 0)
+        d2_buf_printf(&b, ", data_format=%s", D2_AS(d2_str, df)->s);
     return buf_result(I, &b, ok);
 }
 
@@ -1359,6 +1409,14 @@ static const d2_def BATCHNORM_ND_DEFS[] = {
     D2_DEF("forward", "input", BatchNormND_forward, "BatchNorm2D.forward"),
 };
 
+static const d2_def BATCHNORM_1D_DEFS[] = {
+    D2_DEF("__init__",
+           "num_features, momentum=0.9, epsilon=1e-05, weight_attr=None, bias_attr=None, "
+           "data_format='NCL', use_global_stats=None, name=None",
+           BatchNormND_init, "paddle.nn.BatchNorm1D"),
+    D2_DEF("forward", "input", BatchNormND_forward, "BatchNorm1D.forward"),
+};
+
 static const d2_def BATCHNORM_DEFS[] = {
     D2_DEF("__init__",
            "num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05, param_attr=None, "
@@ -1460,7 +1518,7 @@ int d2_pd_layers_add(d2_interp *I, pd_state *s)
     LAYER(nn, "AdaptiveAvgPool2D", ADAPTIVE_AVG_DEFS, {"extra_repr", Adaptive_extra_repr})
     LAYER(nn, "AdaptiveMaxPool2D", ADAPTIVE_MAX_DEFS, {"extra_repr", Adaptive_extra_repr})
     LAYER(nn, "BatchNorm2D", BATCHNORM_ND_DEFS, {"extra_repr", BatchNormND_extra_repr})
-    LAYER(nn, "BatchNorm1D", BATCHNORM_ND_DEFS, {"extra_repr", BatchNormND_extra_repr})
+    LAYER(nn, "BatchNorm1D", BATCHNORM_1D_DEFS, {"extra_repr", BatchNormND_extra_repr})
     LAYER_ROWS(nn, "BatchNorm", BATCHNORM_DEFS)
     LAYER_ROWS(dyg, "BatchNorm", BATCHNORM_DEFS)
     LAYER(nn, "LayerNorm", LAYERNORM_DEFS, {"extra_repr", LayerNorm_extra_repr})

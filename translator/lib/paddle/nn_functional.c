@@ -635,9 +635,9 @@ static d2_obj *dropout_impl(d2_interp *I, const char *fname, d2_obj *x, double p
         return d2_raise(I, "ValueError",
                         "%s: mode must be 'upscale_in_train' or 'downscale_in_infer', got '%s'",
                         fname, mode);
-    if (!training || p == 0 || D2_MODE(I)->builder) {
-        /* inference semantics (also what a static program records) */
-        d2_ab b;
+    d2_ab b;
+    if (!training || p == 0) {
+        /* inference semantics */
         d2_ab_init(&b, D2_OP_dropout);
         d2_ab_float(&b, "p", p);
         d2_ab_str(&b, "mode", mode);
@@ -645,23 +645,29 @@ static d2_obj *dropout_impl(d2_interp *I, const char *fname, d2_obj *x, double p
             return d2_incref(x);
         return op1(I, fname, D2_OP_dropout, x, &b);
     }
-    /* training: a random keep mask drawn on the host */
-    const d2_shape *xs = &obj_type(x)->shape;
-    int64_t n = d2_shape_numel(xs);
-    double *m = d2_malloc((size_t)n * sizeof *m + 1);
-    if (!m)
-        return nomem(I);
-    d2_mt19937 *rng = &ST(I)->rng;
-    for (int64_t i = 0; i < n; i++) {
-        bool keep = d2_mt_double(rng) >= p;
-        m[i] = keep ? (up ? (p < 1 ? 1.0 / (1.0 - p) : 0) : 1.0) : 0.0;
+    /* training: a keep mask from a seed drawn from paddle.seed's generator
+     * (a constant of the Program in static mode); the mask is an output, so
+     * the gradient is dout * mask */
+    d2_obj *seed = d2_pd_const_tensor(I, 0, (int64_t)(d2_mt_next64(&ST(I)->rng) >> 1), true,
+                                      D2_I64);
+    if (!seed)
+        return NULL;
+    d2_ab_init(&b, D2_OP_dropout_train);
+    d2_ab_float(&b, "p", p);
+    d2_ab_str(&b, "mode", mode);
+    d2_obj *in[2] = {x, seed}, *outs[2] = {NULL, NULL};
+    if (b.bad) {
+        d2_ab_free(&b);
+        d2_decref(seed);
+        return d2_raise(I, "RuntimeError", "%s: internal error building attributes", fname);
     }
-    d2_tensor *mt = d2_pd_host_from_doubles(I, obj_type(x)->dtype, xs->ndim, xs->dims, m);
-    d2_free(m);
-    d2_obj *mo = mt ? d2_pd_wrap_host(I, mt) : NULL;
-    d2_obj *r = mo ? op2(I, fname, D2_OP_multiply, x, mo, NULL) : NULL;
-    d2_decref(mo);
-    return r;
+    int rc = d2_pd_apply_named(I, fname, D2_OP_dropout_train, in, 2, &b.a, outs, 2);
+    d2_ab_free(&b);
+    d2_decref(seed);
+    if (rc < 0)
+        return NULL;
+    d2_decref(outs[1]);
+    return outs[0];
 }
 
 /* dropout with Paddle's axis argument: in training one keep/drop draw per
@@ -670,8 +676,7 @@ static d2_obj *dropout_impl(d2_interp *I, const char *fname, d2_obj *x, double p
 d2_obj *d2_pd_dropout(d2_interp *I, const char *fname, d2_obj *x, double p, bool training,
                       const char *mode, d2_obj *axis)
 {
-    if (is_none(I, axis) || !training || p == 0 || D2_MODE(I)->builder || !is_tensor(x) ||
-        !(p >= 0 && p <= 1))
+    if (is_none(I, axis) || !training || p == 0 || !is_tensor(x) || !(p >= 0 && p <= 1))
         return dropout_impl(I, fname, x, p, training, mode);
     int64_t axes[D2_MAX_DIMS];
     int na;
@@ -693,6 +698,25 @@ d2_obj *d2_pd_dropout(d2_interp *I, const char *fname, d2_obj *x, double p, bool
     bool up = strcmp(mode, "upscale_in_train") == 0;
     if (!up && strcmp(mode, "downscale_in_infer") != 0)
         return dropout_impl(I, fname, x, p, training, mode); /* raises the mode error */
+    if (D2_MODE(I)->builder) {
+        /* static: the mask is dropout_train's mask of ones shaped md */
+        for (int d = 0; d < xs->ndim; d++)
+            if (md[d] < 0)
+                return d2_raise(I, "ValueError",
+                                "%s: axis %d has an unknown size; dropout along axes needs them "
+                                "known in a static program", fname, d);
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_full);
+        d2_ab_ints(&b, "shape", md, xs->ndim);
+        d2_ab_float(&b, "value", 1);
+        d2_ab_int(&b, "dtype", obj_type(x)->dtype);
+        d2_obj *ones = d2_pd_opn(I, fname, D2_OP_full, NULL, 0, &b);
+        d2_obj *mk = ones ? dropout_impl(I, fname, ones, p, true, mode) : NULL;
+        d2_obj *r = mk ? op2(I, fname, D2_OP_multiply, x, mk, NULL) : NULL;
+        d2_decref(ones);
+        d2_decref(mk);
+        return r;
+    }
     int64_t n = 1;
     for (int d = 0; d < xs->ndim; d++)
         n *= md[d] > 0 ? md[d] : 0;

@@ -8,6 +8,7 @@
 #include "lib/paddle/jit.h"
 #include "lib/paddle/jit_priv.h"
 #include "lib/paddle/tensor_api.h"
+#include "passes/passes.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -82,8 +83,10 @@ static void sprog_fin(void *v)
         if (s->next)
             s->next->prev = s->prev;
         d2_decref((d2_obj *)s->b->lifted);
+        d2_decref(s->lr_sched);
     }
     d2_free(s->b);
+    d2_free(s->wb);
     d2_exec_free(s->pp);
     d2_program_free(s->p);
     d2_free(s->file);
@@ -394,22 +397,83 @@ D2_FN(PG_list_vars)
     return r;
 }
 
-/* program.clone(for_test=False): a copy sharing the parameter data */
+/* program.clone(for_test=False): a copy sharing the parameter data; for_test
+ * drops the backward and the optimizer ops (block 0's ops from the first
+ * append_backward on), as Paddle's prune_backward. */
 D2_FN(PG_clone)
 {
     sprog *s = self_prog(I, self, def->qualname);
-    if (!s)
+    bool for_test = false;
+    if (!s || (a[0] && d2_to_bool(I, a[0], "for_test", &for_test) < 0))
         return NULL;
     d2_err err = {0};
     d2_program *q = NULL;
     if (s->p && !(q = d2_program_clone(s->p, &err)))
         return d2_raise_err(I, &err);
+    if (q && for_test && s->has_backward) {
+        d2_block *b0 = &q->blocks[0];
+        for (int k = s->fwd_ops; k < b0->n_ops; k++) {
+            d2_free(b0->ops[k].in);
+            d2_free(b0->ops[k].out);
+            d2_attrs_free(&b0->ops[k].attrs);
+        }
+        if (s->fwd_ops < b0->n_ops)
+            b0->n_ops = s->fwd_ops;
+    }
     char *file = s->file ? d2_strdup(s->file) : NULL;
     if (s->file && !file) {
         d2_program_free(q);
         return nomem(I);
     }
     return d2_static_prog_new(I, q, file);
+}
+
+int d2_static_write_back(d2_interp *I, const d2_builder *b, int dst, int src)
+{
+    sprog *s = SS(I)->built;
+    while (s && s->b != b)
+        s = s->next;
+    if (!s || dst < 0 || dst >= s->p->n_vars || !s->p->vars[dst].persistable || src < 0 ||
+        src >= s->p->n_vars) {
+        d2_raise(I, "ValueError",
+                 "internal: a write-back needs a persistable variable of a static Program");
+        return -1;
+    }
+    for (int k = 0; k < s->n_wb; k++)
+        if (s->wb[2 * k] == dst) {
+            s->wb[2 * k + 1] = src; /* a later update of the same variable wins */
+            return 0;
+        }
+    int *nw = d2_realloc(s->wb, sizeof *nw * 2 * ((size_t)s->n_wb + 1));
+    if (!nw) {
+        nomem(I);
+        return -1;
+    }
+    s->wb = nw;
+    nw[2 * s->n_wb] = dst;
+    nw[2 * s->n_wb + 1] = src;
+    s->n_wb++;
+    d2_exec_free(s->pp);
+    s->pp = NULL;
+    return 0;
+}
+
+int d2_static_set_lr(d2_interp *I, d2_obj *loss, d2_obj *lr, d2_obj *sched)
+{
+    d2_builder *b = is_tensor(loss) && !TOBJ(loss)->t ? TOBJ(loss)->builder : NULL;
+    sprog *s = SS(I)->built;
+    while (s && (!b || s->b != b))
+        s = s->next;
+    if (!s) {
+        d2_raise(I, "TypeError", "Optimizer.minimize: loss must be a Variable of a static Program");
+        return -1;
+    }
+    int v = d2_pd_lift(I, b, lr);
+    if (v < 0)
+        return -1;
+    d2_setref(&s->lr_sched, d2_incref(sched));
+    s->lr_var = v;
+    return 0;
 }
 
 d2_obj *d2_static_program_new(d2_interp *I, const d2_program *p)
@@ -421,14 +485,56 @@ d2_obj *d2_static_program_new(d2_interp *I, const d2_program *p)
     return d2_static_prog_new(I, q, NULL);
 }
 
+/* The graph passes (runtime/passes) a BuildStrategy selects: the meaning-preserving ones
+ * always, batch_norm folding and conv epilogue fusion for the fuse_* flags below (they run
+ * only on Programs that do not train). enable_inplace and memory_optimize select nothing yet.
+ * -1 with an exception. */
+static int strategy_passes(d2_interp *I, d2_obj *bs, uint32_t *set)
+{
+    static const struct {
+        const char *flag, *passes;
+    } map[] = {
+        {"fuse_bn_act_ops", "bn_fold"},
+        {"fuse_bn_add_act_ops", "bn_fold,fuse_conv"},
+        {"fuse_elewise_add_act_ops", "fuse_conv"},
+        {"fuse_relu_depthwise_conv", "fuse_conv"},
+    };
+    d2_pass_set s = d2_passes_level(D2_PASS_BASIC), one = 0;
+    d2_err err = {0};
+    for (size_t i = 0; i < D2_COUNTOF(map); i++) {
+        d2_obj *v = d2_getattr_opt(I, bs, map[i].flag);
+        int t = v ? d2_truthy(I, v) : 0;
+        d2_decref(v);
+        if (t < 0 || d2_exc_pending(I))
+            return -1;
+        if (t && d2_passes_parse(map[i].passes, &one, &err) == 0)
+            s |= one;
+    }
+    *set = s;
+    return 0;
+}
+
 /* paddle.static.CompiledProgram(program, build_strategy=None): dy2st
- * prepares every Program once anyway, so this is the Program itself. */
+ * prepares every Program once anyway, so this is the Program itself; a
+ * build_strategy selects the graph passes its runs prepare with (on a copy:
+ * the Program itself is not rewritten). */
 D2_FN(CP_new)
 {
-    if (!d2_static_sprog_of(I, a[0]))
+    sprog *s = d2_static_sprog_of(I, a[0]);
+    if (!s)
         return d2_raise(I, "TypeError",
                         "paddle.static.CompiledProgram: expected a Program, got %s",
                         d2_type_name(a[0]));
+    if (a[1] && a[1]->kind != D2_OBJ_NONE) {
+        uint32_t set = 0;
+        if (strategy_passes(I, a[1], &set) < 0)
+            return NULL;
+        if (set != s->passes) {
+            d2_exec_free(s->pp); /* prepared again, with the passes */
+            s->pp = NULL;
+            s->passes = set;
+        }
+    }
     return d2_incref(a[0]);
 }
 

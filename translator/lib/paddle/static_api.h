@@ -41,8 +41,15 @@ enum { D2_EXT_STATIC = 5 };
  *     built op by op: the backward is appended to the Program
  *     (runtime/backward.h) and the (parameter, gradient) pairs or gradient
  *     Variables are returned, fetchable with Executor.run;
- *   paddle.optimizer (when missing) whose minimize/step raise
- *     NotImplementedError;
+ *   Optimizer.minimize in static mode (train_optim_src.c) appends the
+ *     backward and the update ops; Executor.run then copies the update ops'
+ *     results into the persistable variables they update (the write-back
+ *     list of the Program, d2_static_write_back below);
+ *   paddle.static.global_scope().find_var(name).get_tensor() (a Tensor
+ *     sharing a built Program's persistable data); paddle.static.save(
+ *     program, model_path) (parameters to .pdparams, optimizer state to
+ *     .pdopt, {name: ndarray} pickles; no .pdmodel) and load(program,
+ *     model_path) writing them back;
  *   paddle.jit.ProgramTranslator (also fluid.dygraph.ProgramTranslator).
  *
  * Model files are dy2st saved models (model_io.h). A path names one by
@@ -61,6 +68,19 @@ int d2_api_compat_init(d2_interp *I);
  * TracedLayer.program and the like. New reference, or NULL with an
  * exception. */
 d2_obj *d2_static_program_new(d2_interp *I, const d2_program *p);
+
+/* Registers a persistable write-back on the Program built by b: after each
+ * Executor.run, the value of variable src (an optimizer op's result) is
+ * copied into the data of persistable variable dst (a parameter or an
+ * optimizer state; its tensor objects share that storage). Registering dst
+ * again replaces its source. 0, or -1 with an exception. */
+int d2_static_write_back(d2_interp *I, const d2_builder *b, int dst, int src);
+
+/* Makes Executor.run of loss's Program (built op by op) call sched (an
+ * LRScheduler) before every run and write its value into lr, a concrete
+ * tensor the Program takes in as a persistable variable. 0, or -1 with an
+ * exception. */
+int d2_static_set_lr(d2_interp *I, d2_obj *loss, d2_obj *lr, d2_obj *sched);
 
 /* Paddle's text for a symbolic tensor of a Program built op by op
  * ("var x : LOD_TENSOR.shape(-1, 4).dtype(float32).stop_gradient(True)"),

@@ -9,6 +9,7 @@
 #include "lib/paddle/jit_priv.h"
 #include "model_io.h"
 #include "lib/paddle/tensor_api.h"
+#include "passes/passes.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -157,7 +158,7 @@ static int run_fetch(d2_interp *I, sprog *s, d2_tensor **in, const int *vars, in
     d2_tensor **outs = NULL;
     int n_out = 0;
     if (any && own) {
-        if (!s->pp && !(s->pp = d2_exec_prepare(p, D2_MODE(I)->backend, &err)))
+        if (!s->pp && !(s->pp = d2_passes_prepare(p, s->passes, D2_MODE(I)->backend, &err)))
             goto fail;
         qp = s->pp;
         n_out = b0->n_yields;
@@ -171,7 +172,7 @@ static int run_fetch(d2_interp *I, sprog *s, d2_tensor **in, const int *vars, in
                 d2_block_add_yield(q, 0, vars[i], &err) < 0)
                 goto fail;
         n_out = q->blocks[0].n_yields;
-        if (!(qp = d2_exec_prepare(q, D2_MODE(I)->backend, &err)))
+        if (!(qp = d2_passes_prepare(q, s->passes, D2_MODE(I)->backend, &err)))
             goto fail;
     }
     outs = d2_calloc((size_t)n_out + 1, sizeof *outs);
@@ -222,6 +223,34 @@ static int param_index(const d2_block *b, int v)
     return -1;
 }
 
+/* Copies the values of src (an executor output) into the storage of dst (a
+ * persistable variable's data, shared with its tensor objects). 0, or -1
+ * with err set. */
+static int write_persistable(d2_tensor *dst, d2_tensor *src, const char *name, d2_err *err)
+{
+    int64_t n = d2_tensor_numel(dst);
+    if (dst->dtype != src->dtype || n != d2_tensor_numel(src) || !d2_tensor_is_contiguous(dst) ||
+        !d2_tensor_is_contiguous(src) || !dst->storage || !src->storage) {
+        d2_err_set(err, D2_ERR_INVALID,
+                   "Executor.run: the update of '%s' does not match its type", name);
+        return -1;
+    }
+    if (n == 0 || dst->storage == src->storage)
+        return 0;
+    d2_tensor *moved = NULL;
+    if (src->storage->backend != dst->storage->backend) {
+        if (!(moved = d2_tensor_copy_to(src, dst->storage->backend, err)))
+            return -1;
+        src = moved;
+    }
+    d2_backend *be = dst->storage->backend ? dst->storage->backend : d2_cpu_backend();
+    size_t es = d2_dtype_size(dst->dtype);
+    int rc = be->copy(be, dst->storage->data, (size_t)dst->offset * es, src->storage->data,
+                      (size_t)src->offset * es, (size_t)n * es, err);
+    d2_tensor_unref(moved);
+    return rc;
+}
+
 /* Executor.run of a Program built op by op: a copy pruned to the fetched
  * variables runs. As in Paddle, every input that an op reads must be fed,
  * also when the fetched variables do not need it; inputs no op reads need
@@ -247,6 +276,7 @@ static d2_obj *run_built(d2_interp *I, sprog *s, d2_obj *feed, d2_obj **fitems, 
             goto done;
         any = any || !p->vars[vars[i]].persistable;
     }
+    any = any || s->n_wb > 0; /* a training Program: its updates run on every run */
     d2_block *qb = NULL;
     if (any) {
         if (!(q = d2_program_clone(p, &err)))
@@ -256,6 +286,10 @@ static d2_obj *run_built(d2_interp *I, sprog *s, d2_obj *feed, d2_obj **fitems, 
         for (int i = 0; i < n; i++)
             if (!p->vars[vars[i]].persistable && param_index(qb, vars[i]) < 0 &&
                 yield_index(qb, vars[i]) < 0 && d2_block_add_yield(q, 0, vars[i], &err) < 0)
+                goto fail;
+        for (int k = 0; k < s->n_wb; k++)
+            if (yield_index(qb, s->wb[2 * k + 1]) < 0 &&
+                d2_block_add_yield(q, 0, s->wb[2 * k + 1], &err) < 0)
                 goto fail;
         if (prune_dead(I, q) < 0)
             goto done;
@@ -286,7 +320,8 @@ static d2_obj *run_built(d2_interp *I, sprog *s, d2_obj *feed, d2_obj **fitems, 
             if (!(in[j] = feed_tensor(I, var, v)) || d2_block_add_param(q, 0, need[j], &err) < 0)
                 goto fail;
         }
-        if (d2_program_verify(q, &err) < 0 || !(qp = d2_exec_prepare(q, D2_MODE(I)->backend, &err)))
+        if (d2_program_verify(q, &err) < 0 ||
+            !(qp = d2_passes_prepare(q, s->passes, D2_MODE(I)->backend, &err)))
             goto fail;
         n_out = qb->n_yields;
         if (!(outs = d2_calloc((size_t)n_out + 1, sizeof *outs))) {
@@ -295,6 +330,14 @@ static d2_obj *run_built(d2_interp *I, sprog *s, d2_obj *feed, d2_obj **fitems, 
         }
         if (d2_jit_exec_run(I, qp, in, n_need, outs, n_out, &err) < 0)
             goto fail;
+        /* the persistable write-back: parameters and optimizer states take
+         * the values the update ops computed */
+        for (int k = 0; k < s->n_wb; k++) {
+            const d2_var *dv = &p->vars[s->wb[2 * k]];
+            if (dv->data && write_persistable(dv->data, outs[yield_index(qb, s->wb[2 * k + 1])],
+                                              dv->name, &err) < 0)
+                goto fail;
+        }
     }
     for (int i = 0; i < n; i++) {
         const d2_var *v = &p->vars[vars[i]];
@@ -382,6 +425,21 @@ D2_FN(EX_run)
                         "Executor.run: the program is empty, there is nothing to fetch (build "
                         "it with paddle.static.data and operations on it, or load a model with "
                         "paddle.static.load_inference_model)");
+    }
+    if (s->b && s->lr_sched) {
+        /* as Paddle's Executor: the learning rate variable takes the scheduler's value */
+        d2_obj *v = d2_call(I, s->lr_sched, NULL, 0, NULL);
+        d2_obj *t = v ? d2_to_tensor(I, v, D2_F32) : NULL;
+        d2_err err = {0};
+        const d2_var *lv = &s->p->vars[s->lr_var];
+        int rc = t && lv->data ? write_persistable(lv->data, TOBJ(t)->t, lv->name, &err) : -1;
+        d2_decref(v);
+        d2_decref(t);
+        if (rc < 0) {
+            if (!I->exc)
+                d2_raise_err(I, &err);
+            return NULL;
+        }
     }
     if (s->b)
         return run_built(I, s, feed, fitems, nfl, ret_np);
@@ -548,7 +606,14 @@ static d2_obj *load_program(d2_interp *I, const char *fname, const char *path,
     }
     d2_err err = {0};
     d2_program *p = d2_model_load(file, &err);
-    d2_prepared *pp = p ? d2_exec_prepare(p, D2_MODE(I)->backend, &err) : NULL;
+    /* an inference model: prepared after the passes a loaded model gets (api.c); the
+     * Program object itself stays as saved */
+    d2_pass_set passes = 0;
+    if (d2_passes_from_env(&passes, &err) < 0) {
+        passes = 0;
+        d2_err_clear(&err);
+    }
+    d2_prepared *pp = p ? d2_passes_prepare(p, passes, D2_MODE(I)->backend, &err) : NULL;
     if (!pp) {
         d2_program_free(p);
         d2_free(file);
@@ -564,6 +629,7 @@ static d2_obj *load_program(d2_interp *I, const char *fname, const char *path,
         return NULL;
     }
     d2_static_sprog_of(I, po)->pp = pp;
+    d2_static_sprog_of(I, po)->passes = passes;
     return po;
 }
 
@@ -1197,6 +1263,225 @@ done:
 }
 
 /* ======================================================================
+ * global_scope: the persistable variables of the Programs built op by op
+ * ====================================================================== */
+
+/* paddle.static.global_scope(): a Scope object over every built Program's
+ * persistable variables (parameters, learning rates, optimizer states) */
+D2_FN(S_global_scope)
+{
+    return d2_call(I, (d2_obj *)SS(I)->scope_cls, NULL, 0, NULL);
+}
+
+/* Scope.find_var(name): the variable of that name (its get_tensor() is a
+ * Tensor sharing the variable's data), or None */
+D2_FN(SC_find_var)
+{
+    const char *name = d2_to_cstr(I, a[0], "name");
+    if (!name)
+        return NULL;
+    for (sprog *s = SS(I)->built; s; s = s->next) {
+        int v = s->p ? d2_program_find_var(s->p, name) : -1;
+        if (v < 0 || !s->p->vars[v].persistable || !s->p->vars[v].data)
+            continue;
+        d2_obj *o = d2_call(I, (d2_obj *)SS(I)->scope_var_cls, NULL, 0, NULL);
+        if (!o || iset_steal(I, o, "_tensor", d2_tensor_wrap(I, s->p->vars[v].data)) < 0 ||
+            iset_steal(I, o, "name", d2_str_new(I, name, strlen(name))) < 0) {
+            d2_decref(o);
+            return NULL;
+        }
+        return o;
+    }
+    return d2_none(I);
+}
+
+D2_FN(SV_get_tensor)
+{
+    d2_obj *t = iget(I, self, "_tensor");
+    return t ? d2_incref(t) : NULL;
+}
+
+/* ======================================================================
+ * paddle.static.save / load: a built Program's persistable data
+ * ====================================================================== */
+
+/* 1 when variable v of s's Program is a parameter (a lifted persistable
+ * tensor), 2 when it is optimizer state (what an update writes back, or the
+ * scheduled learning rate), else 0. */
+static int persistable_kind(const sprog *s, int v)
+{
+    d2_dict *l = s->b ? s->b->lifted : NULL;
+    for (size_t k = 0; l && k < l->n; k++) {
+        d2_obj *e = l->entries[k].value;
+        if (l->entries[k].key && e && e->kind == D2_OBJ_TUPLE &&
+            D2_AS(d2_int, D2_AS(d2_tuple, e)->items[1])->v == v &&
+            TOBJ(D2_AS(d2_tuple, e)->items[0])->persistable)
+            return 1;
+    }
+    for (int k = 0; k < s->n_wb; k++)
+        if (s->wb[2 * k] == v)
+            return 2;
+    return s->lr_sched && s->lr_var == v ? 2 : 0;
+}
+
+/* The built Program argument of fname; NULL with an exception. */
+static sprog *built_arg(d2_interp *I, d2_obj *po, const char *fname)
+{
+    sprog *s = d2_static_sprog_of(I, po);
+    if (!s)
+        d2_raise(I, "TypeError", "%s: program must be a Program, got %s", fname,
+                 d2_type_name(po));
+    else if (!s->b || !s->p) {
+        d2_raise(I, "ValueError", "%s: the program has no variables built op by op", fname);
+        s = NULL;
+    }
+    return s;
+}
+
+/* paddle.static.save(program, model_path, protocol=4): the parameters to
+ * model_path.pdparams and the optimizer state to model_path.pdopt, as
+ * {name: ndarray} pickles (paddle.save) */
+D2_FN(S_save)
+{
+    const char *fname = def->qualname;
+    sprog *s = built_arg(I, a[0], fname);
+    const char *path = s ? d2_to_cstr(I, a[1], "model_path") : NULL;
+    if (!path)
+        return NULL;
+    const char *base = strrchr(path, '/');
+    if (!*(base ? base + 1 : path))
+        return d2_raise(I, "ValueError",
+                        "The input model_path MUST be format of dirname/filename [dirname\\filename "
+                        "in Windows system], but received model_path is empty string.");
+    d2_obj *save = d2_jit_mod_attr(I, "paddle", "save");
+    if (!save)
+        return d2_raise(I, "RuntimeError", "internal: paddle.save is missing");
+    if (base && base != path) {
+        char *dir = d2_strndup(path, (size_t)(base - path));
+        int rc = dir ? make_dirs(I, dir, fname) : -1;
+        if (!dir)
+            nomem(I);
+        d2_free(dir);
+        if (rc < 0)
+            return NULL;
+    }
+    d2_obj *dicts[2] = {d2_dict_new(I), d2_dict_new(I)}, *r = NULL;
+    d2_err err = {0};
+    for (int v = 0; dicts[0] && dicts[1] && v < s->p->n_vars; v++) {
+        const d2_var *var = &s->p->vars[v];
+        int kind = var->persistable && var->data ? persistable_kind(s, v) : 0;
+        if (!kind)
+            continue;
+        d2_tensor *h = d2_tensor_copy_to(var->data, NULL, &err);
+        d2_obj *nd = h ? d2_ndarray_wrap(I, h) : NULL;
+        d2_tensor_unref(h);
+        int rc = nd ? d2_dict_set_str(I, D2_AS(d2_dict, dicts[kind - 1]), var->name, nd) : -1;
+        d2_decref(nd);
+        if (rc < 0)
+            goto done;
+    }
+    if (!dicts[0] || !dicts[1])
+        goto done;
+    static const char *const ext[2] = {".pdparams", ".pdopt"};
+    for (int k = 0; k < 2; k++) {
+        char *file = join(path, "", ext[k]);
+        d2_obj *fo = file ? d2_str_new(I, file, strlen(file)) : NULL;
+        d2_free(file);
+        d2_obj *args[2] = {dicts[k], fo};
+        d2_obj *res = fo ? d2_call(I, save, args, 2, NULL) : NULL;
+        d2_decref(fo);
+        if (!res)
+            goto done;
+        d2_decref(res);
+    }
+    r = d2_none(I);
+done:
+    if (!r && !I->exc) {
+        if (err.code)
+            d2_raise_err(I, &err);
+        else
+            nomem(I);
+    }
+    d2_decref(dicts[0]);
+    d2_decref(dicts[1]);
+    return r;
+}
+
+/* Writes the {name: array} pickle in file into the persistable variables of
+ * s's Program of those names. 0, or -1 with an exception. */
+static int load_into(d2_interp *I, sprog *s, const char *file, const char *fname)
+{
+    d2_obj *load = d2_jit_mod_attr(I, "paddle", "load");
+    if (!load) {
+        d2_raise(I, "RuntimeError", "internal: paddle.load is missing");
+        return -1;
+    }
+    d2_obj *fo = d2_str_new(I, file, strlen(file));
+    d2_obj *d = fo ? d2_call(I, load, &fo, 1, NULL) : NULL;
+    d2_decref(fo);
+    if (!d)
+        return -1;
+    int rc = 0;
+    if (d->kind != D2_OBJ_DICT) {
+        d2_raise(I, "ValueError", "%s: %s does not hold a dict of arrays", fname, file);
+        rc = -1;
+    }
+    for (int v = 0; rc == 0 && v < s->p->n_vars; v++) {
+        const d2_var *var = &s->p->vars[v];
+        d2_obj *val = var->persistable && var->data
+                          ? d2_dict_get_str(I, D2_AS(d2_dict, d), var->name)
+                          : NULL;
+        if (!val)
+            continue;
+        d2_obj *t = d2_to_tensor(I, val, var->data->dtype);
+        d2_err err = {0};
+        if (!t)
+            rc = -1;
+        else if (d2_tensor_numel(TOBJ(t)->t) != d2_tensor_numel(var->data)) {
+            d2_raise(I, "RuntimeError", "%s: the shape of '%s' in %s does not match the program's",
+                     fname, var->name, file);
+            rc = -1;
+        } else if (write_persistable(var->data, TOBJ(t)->t, var->name, &err) < 0) {
+            d2_raise_err(I, &err);
+            rc = -1;
+        }
+        d2_decref(t);
+    }
+    d2_decref(d);
+    return rc;
+}
+
+/* paddle.static.load(program, model_path, executor=None, var_list=None):
+ * the parameters from model_path.pdparams and, where it exists, the
+ * optimizer state from model_path.pdopt */
+D2_FN(S_load)
+{
+    const char *fname = def->qualname;
+    sprog *s = built_arg(I, a[0], fname);
+    const char *path = s ? d2_to_cstr(I, a[1], "model_path") : NULL;
+    if (!path)
+        return NULL;
+    size_t n = strlen(path);
+    char *prefix = d2_strdup(path);
+    if (!prefix)
+        return nomem(I);
+    if (n > 9 && strcmp(prefix + n - 9, ".pdparams") == 0)
+        prefix[n - 9] = '\0';
+    char *pf = join(prefix, "", ".pdparams"), *of = join(prefix, "", ".pdopt");
+    d2_obj *r = NULL;
+    if (!pf || !of)
+        nomem(I);
+    else if (!is_file(pf))
+        d2_raise(I, "ValueError", "Parameter file [%s] not exits", pf);
+    else if (load_into(I, s, pf, fname) == 0 && (!is_file(of) || load_into(I, s, of, fname) == 0))
+        r = d2_none(I);
+    d2_free(prefix);
+    d2_free(pf);
+    d2_free(of);
+    return r;
+}
+
+/* ======================================================================
  * Registration
  * ====================================================================== */
 
@@ -1233,6 +1518,17 @@ int d2_static_exec_init(d2_interp *I, st_state *s)
                "path_prefix, feed_vars, fetch_vars, executor, program=None, **kwargs",
                S_save_inference_model, "paddle.static.save_inference_model"),
         D2_DEF("cpu_places", "device_count=None", S_cpu_places, "paddle.static.cpu_places"),
+        D2_DEF("global_scope", "", S_global_scope, "paddle.static.global_scope"),
+        D2_DEF("save", "program, model_path, protocol=4, **configs", S_save,
+               "paddle.static.save"),
+        D2_DEF("load", "program, model_path, executor=None, var_list=None", S_load,
+               "paddle.static.load"),
+    };
+    static const d2_def scope_defs[] = {
+        D2_DEF("find_var", "name", SC_find_var, "Scope.find_var"),
+    };
+    static const d2_def scope_var_defs[] = {
+        D2_DEF("get_tensor", "", SV_get_tensor, "Variable.get_tensor"),
     };
     static const d2_def io_defs[] = {
         D2_DEF("load_inference_model",
@@ -1252,7 +1548,11 @@ int d2_static_exec_init(d2_interp *I, st_state *s)
                     ? d2_jit_new_class(I, jit, "ProgramTranslator", D2_OBJ_INSTANCE, pt_defs,
                                        D2_COUNTOF(pt_defs), pt_m, D2_COUNTOF(pt_m))
                     : NULL;
-    if (!s->exe_cls || !s->pt_cls)
+    s->scope_cls = d2_jit_new_class(I, NULL, "Scope", D2_OBJ_INSTANCE, scope_defs,
+                                 D2_COUNTOF(scope_defs), NULL, 0);
+    s->scope_var_cls = d2_jit_new_class(I, NULL, "_ScopeVariable", D2_OBJ_INSTANCE, scope_var_defs,
+                                     D2_COUNTOF(scope_var_defs), NULL, 0);
+    if (!s->exe_cls || !s->pt_cls || !s->scope_cls || !s->scope_var_cls)
         return -1;
     d2_obj *gi = d2_def_new(I, &get_instance, NULL);
     int rc = gi ? d2_dict_set_str(I, s->pt_cls->dict, "get_instance", gi) : -1;

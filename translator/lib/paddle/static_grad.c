@@ -130,12 +130,16 @@ static int run_gradients(d2_interp *I, d2_builder *b, const int *targets, const 
                          int *grads)
 {
     d2_err err = {0};
+    sprog *s = sprog_of_builder(I, b);
+    if (s && !s->has_backward) {
+        s->has_backward = true;
+        s->fwd_ops = b->prog->blocks[0].n_ops;
+    }
     if (d2_gradients(b->prog, b->block, targets, tgrads, n_t, wrt, n_wrt, stop, n_stop, grads,
                      &err) < 0) {
         d2_raise_err(I, &err);
         return -1;
     }
-    sprog *s = sprog_of_builder(I, b);
     if (s) {
         d2_exec_free(s->pp);
         s->pp = NULL;

@@ -13,6 +13,7 @@ typedef struct st_state {
     d2_class *block_cls; /* Block */
     d2_class *op_cls;    /* Operator */
     d2_class *exe_cls;   /* paddle.static.Executor */
+    d2_class *scope_cls, *scope_var_cls; /* global_scope() and its find_var results */
     d2_class *pt_cls;    /* paddle.jit.ProgramTranslator */
     d2_class *guard_cls; /* paddle.static.program_guard */
     d2_module *static_nn; /* paddle.static.nn */
@@ -33,7 +34,21 @@ typedef struct sprog {
      * the module state is gone (interpreter teardown). */
     d2_builder *b;
     d2_interp *I;
+    /* persistable write-back (Optimizer.minimize): after each run, the value
+     * of variable wb[2k+1] (an update op's result) replaces the data of the
+     * persistable variable wb[2k] (a parameter or an optimizer state) */
+    int *wb;
+    int n_wb;
+    /* an LRScheduler whose value Executor.run writes into variable lr_var
+     * before every run (NULL: none) */
+    d2_obj *lr_sched;
+    int lr_var;
+    /* the number of block 0's ops before the first append_backward (valid
+     * when has_backward): clone(for_test=True) keeps only those */
+    int fwd_ops;
+    bool has_backward;
     struct sprog *next, *prev;
+    uint32_t passes; /* the graph passes CompiledProgram's BuildStrategy selects (passes.h) */
 } sprog;
 
 static inline st_state *SS(d2_interp *I) { return I->ext[D2_EXT_STATIC]; }

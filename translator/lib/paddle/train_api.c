@@ -3,6 +3,7 @@
 
 #include "lib/paddle/functions_priv.h"
 #include "lib/paddle/layers_priv.h"
+#include "lib/paddle/static_api.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -116,7 +117,11 @@ static int set_op_attr(d2_interp *I, d2_ab *b, const char *fname, const char *na
 /* _optim.update(op, param, grad, lr, states, attrs): runs optimizer op `op`
  * (ops.def: param, grad, lr, state... -> param, state...) and writes the
  * results back into param and the state tensors in place. lr is a number
- * or a one-element tensor. */
+ * or a one-element tensor. With grad a gradient Variable of a static
+ * Program (Optimizer.minimize in static mode) the op is appended to that
+ * Program instead, param, lr and the states become its persistable
+ * variables, and each result is registered as the write-back of the
+ * variable it updates (Executor.run copies it there after every run). */
 D2_FN(T_update)
 {
     const char *fname = "paddle._optim.update";
@@ -126,7 +131,8 @@ D2_FN(T_update)
     const d2_opdef *od = d2_op_lookup(opname, strlen(opname));
     if (!od || !od->infer || od->n_ins < 3 || od->n_outs != od->n_ins - 2)
         return d2_raise(I, "ValueError", "%s: '%s' is not an optimizer op", fname, opname);
-    if (!concrete(I, a[1], fname, "param") || !concrete(I, a[2], fname, "grad"))
+    d2_builder *sb = is_tensor(a[2]) && is_sym(a[2]) ? TOBJ(a[2])->builder : NULL;
+    if (!concrete(I, a[1], fname, "param") || (!sb && !concrete(I, a[2], fname, "grad")))
         return NULL;
     if (!is_seq(a[4]) || seq_len(a[4]) != (size_t)od->n_ins - 3)
         return d2_raise(I, "TypeError", "%s: %s takes %d state tensors", fname, opname,
@@ -162,9 +168,15 @@ D2_FN(T_update)
     }
     if (d2_pd_apply_named(I, fname, od->id, ins, n_in, &b.a, outs, n_out) < 0)
         goto done;
-    for (int i = 0; i < n_out; i++)
-        if (write_into(I, i == 0 ? a[1] : ins[i + 2], outs[i]) < 0)
+    for (int i = 0; i < n_out; i++) {
+        d2_obj *dst = i == 0 ? a[1] : ins[i + 2];
+        if (sb) {
+            int v = d2_pd_lift(I, sb, dst);
+            if (v < 0 || d2_static_write_back(I, sb, v, TOBJ(outs[i])->var) < 0)
+                goto done;
+        } else if (write_into(I, dst, outs[i]) < 0)
             goto done;
+    }
     r = d2_none(I);
 done:
     d2_ab_free(&b);
@@ -173,6 +185,29 @@ done:
     for (int i = 0; i < n_out; i++)
         d2_decref(outs[i]);
     return r;
+}
+
+/* _optim.static_lr(loss, lr, scheduler): Executor.run of loss's Program
+ * writes scheduler() into lr before every run. */
+D2_FN(T_static_lr)
+{
+    return d2_static_set_lr(I, a[0], a[1], a[2]) < 0 ? NULL : d2_none(I);
+}
+
+/* _optim.static_param(var, param): param (a concrete tensor: a parameter,
+ * the learning rate) as a Variable of the static Program of Variable var (a
+ * symbolic tensor of its persistable variable), so that ops on it (weight
+ * decay, a group's learning-rate factor) read its value on every run. */
+D2_FN(T_static_param)
+{
+    const char *fname = "paddle._optim.static_param";
+    if (!is_tensor(a[0]) || !is_sym(a[0]))
+        return d2_raise(I, "TypeError", "%s: var must be a Variable of a static Program", fname);
+    if (!concrete(I, a[1], fname, "param"))
+        return NULL;
+    d2_builder *b = TOBJ(a[0])->builder;
+    int v = d2_pd_lift(I, b, a[1]);
+    return v < 0 ? NULL : d2_pd_symbolic(I, b, v);
 }
 
 /* _optim.write(dst, src): src's values into dst's storage (set_state_dict). */
@@ -301,6 +336,8 @@ int d2_train_init(d2_interp *I)
     static const d2_def optim_defs[] = {
         D2_DEF("update", "op, param, grad, lr, states, attrs", T_update, "paddle._optim.update"),
         D2_DEF("write", "dst, src", T_write, "paddle._optim.write"),
+        D2_DEF("static_lr", "loss, lr, scheduler", T_static_lr, "paddle._optim.static_lr"),
+        D2_DEF("static_param", "var, param", T_static_param, "paddle._optim.static_param"),
         D2_DEF("grad", "p", T_grad, "paddle._optim.grad"),
         D2_DEF("set_grad", "p, g", T_set_grad, "paddle._optim.set_grad"),
     };

@@ -1,0 +1,341 @@
+/* test_passes.c - the graph passes: golden Programs before and after each pass
+ * (tests/golden/passes/NAME.prog in, NAME.out expected; DY2ST_UPDATE_GOLDEN=1 rewrites the
+ * .out files), the same outputs before and after on fixed inputs, pass selection, and the
+ * conv2d_fused op against conv2d + add + relu. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec.h"
+#include "passes/passes.h"
+#include "program.h"
+#include "../testutil.h"
+
+#define GOLDEN D2_SRCDIR "/tests/golden/passes"
+
+static int setup(void **state)
+{
+    (void)state;
+    d2_err err = {0};
+    return d2_ops_init(&err);
+}
+
+/* Fixed inputs for the main block's params: floats in [-1, 1), bools alternating. */
+static d2_tensor *make_input(const d2_type *t, unsigned seed)
+{
+    d2_err err = {0};
+    d2_tensor *x = d2_tensor_new(NULL, t->dtype, t->shape.ndim, t->shape.dims, &err);
+    assert_non_null(x);
+    int64_t n = d2_tensor_numel(x);
+    unsigned s = seed * 2654435761u + 12345u;
+    for (int64_t i = 0; i < n; i++) {
+        s = s * 1103515245u + 12345u;
+        double v = (double)((s >> 8) & 0xffff) / 32768.0 - 1.0;
+        if (t->dtype == D2_F32)
+            ((float *)d2_tensor_data(x))[i] = (float)v;
+        else if (t->dtype == D2_F64)
+            ((double *)d2_tensor_data(x))[i] = v;
+        else if (t->dtype == D2_BOOL)
+            ((bool *)d2_tensor_data(x))[i] = (i + seed) % 2 == 0;
+        else
+            memset(d2_tensor_data(x), 0, (size_t)n * d2_dtype_size(t->dtype));
+    }
+    return x;
+}
+
+/* Runs p's main block on the fixed inputs; outputs receives new references. */
+static void run_program(const d2_program *p, d2_tensor **outputs, int n_out)
+{
+    d2_err err = {0};
+    const d2_block *b0 = &p->blocks[0];
+    d2_tensor *in[8] = {NULL};
+    assert_true(b0->n_params <= 8);
+    for (int i = 0; i < b0->n_params; i++)
+        in[i] = make_input(&p->vars[b0->params[i]].type, (unsigned)i + 1);
+    d2_prepared *pp = d2_exec_prepare(p, NULL, &err);
+    if (!pp)
+        fail_msg("prepare: %s", err.msg);
+    if (d2_exec_run(pp, in, b0->n_params, outputs, n_out, &err) < 0)
+        fail_msg("run: %s", err.msg);
+    d2_exec_free(pp);
+    for (int i = 0; i < b0->n_params; i++)
+        d2_tensor_unref(in[i]);
+}
+
+/* The pass list of a golden input: its first line "# passes: LIST". */
+static d2_pass_set header_passes(const char *text)
+{
+    const char *h = strstr(text, "# passes: ");
+    assert_non_null(h);
+    h += strlen("# passes: ");
+    char list[128];
+    size_t n = strcspn(h, "\n");
+    assert_true(n < sizeof list);
+    memcpy(list, h, n);
+    list[n] = '\0';
+    d2_pass_set set;
+    d2_err err = {0};
+    assert_int_equal(d2_passes_parse(list, &set, &err), 0);
+    return set;
+}
+
+/* One golden case: parse, run the passes, compare the printed Program with NAME.out, and
+ * the outputs on fixed inputs with the unrewritten Program's. Returns the rewrite count. */
+static int golden_case(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s.prog", GOLDEN, name);
+    char *src = tu_load_file(path, NULL);
+    d2_err err = {0};
+    d2_program *p = d2_program_parse(src, path, &err);
+    if (!p)
+        fail_msg("%s: %s", path, err.msg);
+    d2_program *orig = d2_program_clone(p, &err);
+    assert_non_null(orig);
+    d2_pass_stats st;
+    int n = d2_passes_run(p, header_passes(src), &st, &err);
+    if (n < 0)
+        fail_msg("%s: %s", name, err.msg);
+    assert_int_equal(d2_program_verify(p, &err), 0);
+    char *got = d2_program_print(p, true);
+    snprintf(path, sizeof path, "%s/%s.out", GOLDEN, name);
+    const char *upd = getenv("DY2ST_UPDATE_GOLDEN");
+    if (upd && *upd == '1') {
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(got, f);
+        fclose(f);
+    }
+    char *want = tu_load_file(path, NULL);
+    if (strcmp(got, want) != 0) {
+        tu_show_diff(name, got, want);
+        fail_msg("%s: the rewritten Program differs from %s", name, path);
+    }
+    /* the printed form reads back to the same Program */
+    d2_program *back = d2_program_parse(got, path, &err);
+    assert_non_null(back);
+    char *again = d2_program_print(back, true);
+    assert_string_equal(again, got);
+    /* and computes what the Program computed before */
+    int n_out = p->blocks[0].n_yields;
+    assert_int_equal(n_out, orig->blocks[0].n_yields);
+    d2_tensor *before[8] = {NULL}, *after[8] = {NULL};
+    assert_true(n_out <= 8);
+    run_program(orig, before, n_out);
+    run_program(p, after, n_out);
+    for (int i = 0; i < n_out; i++) {
+        tu_expect_close(name, after[i], before[i], 1e-5, 1e-5, "the Program before the passes");
+        d2_tensor_unref(before[i]);
+        d2_tensor_unref(after[i]);
+    }
+    free(again);
+    d2_program_free(back);
+    free(want);
+    free(got);
+    free(src);
+    d2_program_free(orig);
+    d2_program_free(p);
+    return n;
+}
+
+static void test_dce(void **state)
+{
+    (void)state;
+    /* exp, add, exp in ^3 and the dead cond (its neg goes with its block) */
+    assert_int_equal(golden_case("dce"), 4);
+}
+
+static void test_const_fold(void **state)
+{
+    (void)state;
+    /* add, multiply, cast, shape, cast, transpose */
+    assert_int_equal(golden_case("const_fold"), 6);
+}
+
+static void test_cse(void **state)
+{
+    (void)state;
+    /* the second add and the second tanh; the commuted add(y, x) is not matched */
+    assert_int_equal(golden_case("cse"), 2);
+}
+
+static void test_bn_fold(void **state)
+{
+    (void)state;
+    assert_int_equal(golden_case("bn_fold"), 3);
+}
+
+static void test_fuse_conv(void **state)
+{
+    (void)state;
+    assert_int_equal(golden_case("fuse_conv"), 3);
+}
+
+static void test_training_program(void **state)
+{
+    (void)state;
+    d2_err err = {0};
+    char path[512];
+    snprintf(path, sizeof path, "%s/train.prog", GOLDEN);
+    char *src = tu_load_file(path, NULL);
+    d2_program *p = d2_program_parse(src, path, &err);
+    assert_non_null(p);
+    assert_true(d2_program_trains(p));
+    d2_program_free(p);
+    free(src);
+    assert_int_equal(golden_case("train"), 1); /* only the dead exp */
+}
+
+static void test_parse_sets(void **state)
+{
+    (void)state;
+    d2_err err = {0};
+    d2_pass_set s;
+    int n;
+    d2_passes_all(&n);
+    assert_true(n >= 5);
+    assert_int_equal(d2_passes_parse("none", &s, &err), 0);
+    assert_int_equal(s, 0);
+    assert_int_equal(d2_passes_parse("all", &s, &err), 0);
+    assert_int_equal(s, d2_passes_level(D2_PASS_INFERENCE));
+    assert_int_equal(d2_passes_parse("basic", &s, &err), 0);
+    assert_true((s & d2_passes_level(D2_PASS_INFERENCE)) == s);
+    assert_true(s != d2_passes_level(D2_PASS_INFERENCE));
+    assert_int_equal(d2_passes_parse("dce,bn_fold", &s, &err), 0);
+    const d2_pass *all = d2_passes_all(&n);
+    int bits = 0;
+    for (int i = 0; i < n; i++)
+        if (s & ((d2_pass_set)1 << i)) {
+            bits++;
+            assert_true(strcmp(all[i].name, "dce") == 0 || strcmp(all[i].name, "bn_fold") == 0);
+        }
+    assert_int_equal(bits, 2);
+    assert_int_equal(d2_passes_parse("dce,nosuch", &s, &err), -1);
+    assert_non_null(strstr(err.msg, "nosuch"));
+    assert_non_null(d2_pass_find("fuse_conv"));
+    assert_null(d2_pass_find("fuse"));
+}
+
+/* d2_passes_prepare: the prepared form runs the rewritten copy (same outputs) and leaves the
+ * Program it was given as it was. */
+static void test_prepare(void **state)
+{
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof path, "%s/bn_fold.prog", GOLDEN);
+    char *src = tu_load_file(path, NULL);
+    d2_err err = {0};
+    d2_program *p = d2_program_parse(src, path, &err);
+    assert_non_null(p);
+    char *before = d2_program_print(p, true);
+    const d2_block *b0 = &p->blocks[0];
+    d2_tensor *in[2] = {make_input(&p->vars[b0->params[0]].type, 1),
+                        make_input(&p->vars[b0->params[1]].type, 2)};
+    d2_tensor *want[4] = {NULL}, *got[4] = {NULL};
+    d2_prepared *plain = d2_exec_prepare(p, NULL, &err);
+    d2_prepared *opt = d2_passes_prepare(p, d2_passes_level(D2_PASS_INFERENCE), NULL, &err);
+    assert_non_null(plain);
+    assert_non_null(opt);
+    assert_int_equal(d2_exec_run(plain, in, 2, want, 4, &err), 0);
+    assert_int_equal(d2_exec_run(opt, in, 2, got, 4, &err), 0);
+    for (int i = 0; i < 4; i++) {
+        tu_expect_close("prepared", got[i], want[i], 1e-5, 1e-5, "the unrewritten Program");
+        d2_tensor_unref(got[i]);
+        d2_tensor_unref(want[i]);
+    }
+    d2_exec_free(opt);
+    d2_exec_free(plain);
+    char *after = d2_program_print(p, true);
+    assert_string_equal(after, before);
+    free(after);
+    free(before);
+    d2_tensor_unref(in[0]);
+    d2_tensor_unref(in[1]);
+    d2_program_free(p);
+    free(src);
+}
+
+/* conv2d_fused with each of its epilogues equals conv2d, then add, then relu, on the CPU in
+ * both dtypes (the oneDNN path for float32 shapes it takes, im2col otherwise). */
+static void test_conv2d_fused_op(void **state)
+{
+    (void)state;
+    d2_err err = {0};
+    const d2_dtype dts[2] = {D2_F32, D2_F64};
+    for (int d = 0; d < 2; d++) {
+        d2_type tx = {D2_VALUE_TENSOR, dts[d], {4, {2, 8, 12, 12}}};
+        d2_type tw = {D2_VALUE_TENSOR, dts[d], {4, {16, 8, 3, 3}}};
+        d2_type tb = {D2_VALUE_TENSOR, dts[d], {1, {16}}};
+        d2_type tr = {D2_VALUE_TENSOR, dts[d], {4, {2, 16, 12, 12}}};
+        d2_tensor *x = make_input(&tx, 1), *w = make_input(&tw, 2), *b = make_input(&tb, 3);
+        d2_tensor *r = make_input(&tr, 4);
+        const d2_opdef *cdef = d2_op_def(D2_OP_conv2d), *fdef = d2_op_def(D2_OP_conv2d_fused);
+        d2_attrs ca, fa;
+        assert_int_equal(d2_attrs_parse(cdef, "paddings = [1, 1]", &ca, &err), 0);
+        for (int mode = 0; mode < 3; mode++) {
+            const char *text = mode == 0   ? "paddings = [1, 1], activation = \"relu\""
+                               : mode == 1 ? "paddings = [1, 1]"
+                                           : "paddings = [1, 1], activation = \"relu\"";
+            assert_int_equal(d2_attrs_parse(fdef, text, &fa, &err), 0);
+            d2_tensor *cin[3] = {x, w, b}, *conv = NULL, *want = NULL, *got = NULL;
+            assert_int_equal(d2_op_run(NULL, D2_OP_conv2d, &ca, cin, 3, &conv, 1, &err), 0);
+            want = d2_tensor_ref(conv);
+            if (mode >= 1) { /* residual */
+                d2_tensor *ain[2] = {want, r}, *sum = NULL;
+                assert_int_equal(d2_op_run(NULL, D2_OP_add, NULL, ain, 2, &sum, 1, &err), 0);
+                d2_tensor_unref(want);
+                want = sum;
+            }
+            if (mode != 1) {
+                d2_tensor *rl = NULL;
+                assert_int_equal(d2_op_run(NULL, D2_OP_relu, NULL, &want, 1, &rl, 1, &err), 0);
+                d2_tensor_unref(want);
+                want = rl;
+            }
+            d2_tensor *fin[4] = {x, w, b, mode >= 1 ? r : NULL};
+            if (d2_op_run(NULL, D2_OP_conv2d_fused, &fa, fin, 4, &got, 1, &err) < 0)
+                fail_msg("conv2d_fused: %s", err.msg);
+            tu_expect_close("conv2d_fused", got, want, 1e-5, 1e-5, "conv2d + add + relu");
+            d2_tensor_unref(conv);
+            d2_tensor_unref(want);
+            d2_tensor_unref(got);
+            d2_attrs_free(&fa);
+        }
+        /* an unknown activation and a residual of another shape are refused */
+        assert_int_equal(d2_attrs_parse(fdef, "activation = \"gelu\"", &fa, &err), 0);
+        d2_tensor *fin[4] = {x, w, b, NULL}, *got = NULL;
+        assert_int_equal(d2_op_run(NULL, D2_OP_conv2d_fused, &fa, fin, 4, &got, 1, &err), -1);
+        assert_non_null(strstr(err.msg, "gelu"));
+        d2_err_clear(&err);
+        d2_attrs_free(&fa);
+        assert_int_equal(d2_attrs_parse(fdef, "", &fa, &err), 0);
+        fin[3] = x;
+        assert_int_equal(d2_op_run(NULL, D2_OP_conv2d_fused, &fa, fin, 4, &got, 1, &err), -1);
+        assert_non_null(strstr(err.msg, "residual"));
+        d2_err_clear(&err);
+        d2_attrs_free(&fa);
+        d2_attrs_free(&ca);
+        d2_tensor_unref(x);
+        d2_tensor_unref(w);
+        d2_tensor_unref(b);
+        d2_tensor_unref(r);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_dce),          cmocka_unit_test(test_const_fold),
+        cmocka_unit_test(test_cse),          cmocka_unit_test(test_bn_fold),
+        cmocka_unit_test(test_fuse_conv),    cmocka_unit_test(test_training_program),
+        cmocka_unit_test(test_parse_sets),   cmocka_unit_test(test_prepare),
+        cmocka_unit_test(test_conv2d_fused_op),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
