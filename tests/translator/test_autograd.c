@@ -296,7 +296,7 @@ static void test_static_dropout_train(void **state)
 {
     (void)state;
     FILE *out = tmpfile();
-    d2_interp *I = new_interp(out);
+    d2_interp *I = tu_new_paddle_interp(out);
     static const char src[] =
         "import paddle\n"
         "import paddle.nn.functional as F\n"
