@@ -4,7 +4,8 @@
 
 Reads WORK/peers.json (peers.py), WORK/dy2st.json (dy2st_bench.py),
 WORK/convert.json (convert_bench.py, conversion times), WORK/opencl.md (from
-opencl_bench.sh, included as it is), WORK/gemm.txt (the GEMM benchmark's
+opencl_bench.sh, included as it is), WORK/train.md (train_bench.py's table,
+included as it is, followed by the dated sections of bench/RESULTS-train.md), WORK/gemm.txt (the GEMM benchmark's
 output) and WORK/commands.txt (the commands run_bench.sh ran). What it writes names no directory of the machine
 it ran on: the work, build and source directories become WORK, BUILD and
 paths relative to the source tree. Every ratio is a peer's median latency divided by
@@ -671,6 +672,21 @@ def markdown(peers, dy, recs, rows, mach, raw, chart_note, conv=None):
     if opencl:
         add("## OpenCL (bench/opencl_bench.sh)\n")
         add(opencl.rstrip() + "\n")
+
+    # the training-step benchmark: this run's table (WORK/train.md, from
+    # train_bench.py), then the dated sections kept in RESULTS-train.md
+    train = read_text(os.path.join(raw, "train.md"))
+    history = read_text(os.path.join(C.BENCH, "RESULTS-train.md"))
+    if train or history:
+        add("## Training step (bench/train_bench.py)\n")
+        if train:
+            add(train.rstrip() + "\n")
+        if history:
+            add("Earlier training-step measurements (`RESULTS-train.md`):\n")
+            body = history.split("\n", 1)[1] if history.startswith("# ") else history
+            # its "## DATE" sections become "### DATE" under this "##" heading
+            add("\n".join("#" + l if l.startswith("## ") else l
+                          for l in body.strip().splitlines()) + "\n")
 
     gemm = read_text(os.path.join(raw, "gemm.txt"))
     add("## GEMM (bench/gemm_bench)\n")

@@ -80,7 +80,11 @@ if [ -x "$here/opencl_bench.sh" ]; then
         echo "run_bench.sh: warning: opencl_bench.sh failed" >&2
 fi
 
-# 6. The report.
+# 6. Training step: dy2st against Paddle (eager, to_static, static) and PyTorch, 1 thread.
+step "$py" bench/train_bench.py run --build-dir "$build" --workdir "$work/train" \
+    --markdown "$work/train.md" || echo "run_bench.sh: warning: train_bench.py failed" >&2
+
+# 7. The report.
 "$py" bench/report.py --raw "$work" --build-dir "$build" --results "$here/results" \
     --markdown "$here/RESULTS.md"
 rc=$?

@@ -816,11 +816,14 @@ static d2_gval undecrease(R *r, d2_gval d, int nd)
     return unsqueeze(r, d, axes, k);
 }
 
-/* dx = zeros with dout written into the slice */
+/* dx = zeros with dout written into the slice; dout has the decreased axes
+ * put back, so the set_value keeps them (a full-rank region) */
 static int g_slice(R *r)
 {
     d2_gval d = undecrease(r, DOUT(r), ndim_of(r, X(r)));
-    give(r, 0, E(r, set_value, slice_attrs(r, D2_OP_set_value), zeros_like(r, X(r)), d));
+    d2_attrs *a = slice_attrs(r, D2_OP_set_value);
+    SET(r, a, D2_OP_set_value, ints, "decrease_axis", NULL, 0);
+    give(r, 0, E(r, set_value, a, zeros_like(r, X(r)), d));
     return r->rc;
 }
 

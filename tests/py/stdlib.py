@@ -48,3 +48,6 @@ print(od, list(od.keys()), isinstance(od, dict), OrderedDict(), dict(od))
 import time
 t0 = time.time()
 print(time.time() >= t0, time.perf_counter() > 0)
+c0 = time.process_time()
+sum(range(20000))
+print(time.process_time() >= c0 >= 0)

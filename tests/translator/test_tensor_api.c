@@ -58,6 +58,11 @@ GOLDEN(misc_layers)
 GOLDEN(io_data)
 GOLDEN(training)
 GOLDEN(loss_grads)
+GOLDEN(train_mnist_cnn)
+GOLDEN(train_char_rnn)
+GOLDEN(train_grad_penalty)
+GOLDEN(train_hooks)
+GOLDEN(train_dataloader)
 
 /* Imports `module` and returns its attribute (new reference). */
 static d2_obj *attr(d2_interp *I, const char *module, const char *name)
@@ -538,6 +543,11 @@ int main(void)
         cmocka_unit_test(test_golden_io_data),
         cmocka_unit_test(test_golden_training),
         cmocka_unit_test(test_golden_loss_grads),
+        cmocka_unit_test(test_golden_train_mnist_cnn),
+        cmocka_unit_test(test_golden_train_char_rnn),
+        cmocka_unit_test(test_golden_train_grad_penalty),
+        cmocka_unit_test(test_golden_train_hooks),
+        cmocka_unit_test(test_golden_train_dataloader),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

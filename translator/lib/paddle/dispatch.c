@@ -313,7 +313,8 @@ int d2_pd_apply_named(d2_interp *I, const char *fname, d2_op_id op, d2_obj **inp
         }
         sg &= TOBJ(inputs[i])->stop_gradient;
     }
-    if (!d2_pd_grad_enabled(I))
+    /* no gradient flows through an op without one (zeros_like, argmax, ...) */
+    if (!d2_pd_grad_enabled(I) || (d2_op_def(op)->flags & D2_OPF_NO_GRAD))
         sg = true;
     int rc;
     /* outside of a build, an op on a symbolic tensor of a static Program

@@ -17,6 +17,15 @@ D2_FN(time_perf_counter)
     return d2_float_new(I, d2_monotonic_s());
 }
 
+/* CPU time of the process (all its threads), in seconds */
+D2_FN(time_process_time)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+        return d2_raise(I, "OSError", "process_time: the CPU clock cannot be read");
+    return d2_float_new(I, (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec);
+}
+
 D2_FN(time_sleep) /* a[0] secs */
 {
     double secs;
@@ -72,6 +81,7 @@ static const d2_def TIME_DEFS[] = {
     D2_DEF_POS("strftime", "format, [t], /", time_strftime, NULL),
     D2_DEF_POS("time", "", time_time, NULL),
     D2_DEF_POS("perf_counter", "", time_perf_counter, NULL),
+    D2_DEF_POS("process_time", "", time_process_time, NULL),
 };
 
 int d2_std_time_init(d2_interp *I)
