@@ -672,6 +672,12 @@ def markdown(peers, dy, recs, rows, mach, raw, chart_note, conv=None):
         add("## OpenCL (bench/opencl_bench.sh)\n")
         add(opencl.rstrip() + "\n")
 
+    # the eager micro-benchmarks are run by hand (bench/eager/run.sh); their
+    # write-up is kept in its own file and copied in as it is
+    eager = read_text(os.path.join(C.BENCH, "RESULTS-eager.md"))
+    if eager:
+        add(eager.rstrip() + "\n")
+
     gemm = read_text(os.path.join(raw, "gemm.txt"))
     add("## GEMM (bench/gemm_bench)\n")
     if gemm:
