@@ -637,12 +637,12 @@ static d2_obj *dropout_impl(d2_interp *I, const char *fname, d2_obj *x, double p
                         fname, mode);
     if (!training || p == 0 || D2_MODE(I)->builder) {
         /* inference semantics (also what a static program records) */
+        if (training && !D2_MODE(I)->builder)
+            return d2_incref(x);
         d2_ab b;
         d2_ab_init(&b, D2_OP_dropout);
         d2_ab_float(&b, "p", p);
         d2_ab_str(&b, "mode", mode);
-        if (training && !D2_MODE(I)->builder)
-            return d2_incref(x);
         return op1(I, fname, D2_OP_dropout, x, &b);
     }
     /* training: a random keep mask drawn on the host */
