@@ -687,6 +687,11 @@ def markdown(peers, dy, recs, rows, mach, raw, chart_note, conv=None):
             # its "## DATE" sections become "### DATE" under this "##" heading
             add("\n".join("#" + l if l.startswith("## ") else l
                           for l in body.strip().splitlines()) + "\n")
+    # the eager micro-benchmarks are run by hand (bench/eager/run.sh); their
+    # write-up is kept in its own file and copied in as it is
+    eager = read_text(os.path.join(C.BENCH, "RESULTS-eager.md"))
+    if eager:
+        add(eager.rstrip() + "\n")
 
     gemm = read_text(os.path.join(raw, "gemm.txt"))
     add("## GEMM (bench/gemm_bench)\n")

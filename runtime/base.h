@@ -54,6 +54,10 @@ typedef struct d2_err {
     char msg[D2_ERR_MSG_MAX];
 } d2_err;
 
+/* A fresh error context without zeroing its message buffer (on hot paths:
+ * `d2_err e = {0}` clears a kilobyte). */
+#define D2_ERR_FRESH(e) ((e).code = D2_OK, (e).msg[0] = '\0')
+
 /* Sets err (if no error is set yet) and returns -1. err may be NULL. */
 int d2_err_set(d2_err *err, d2_errcode code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -75,6 +75,7 @@ typedef struct d2_storage {
     size_t nbytes;
     void (*release)(void *ctx, void *data);
     void *release_ctx;
+    int pool_class; /* 1 + size class of a cached CPU buffer (tensor.c); 0: not cached */
 } d2_storage;
 
 typedef enum { D2_VALUE_TENSOR = 0, D2_VALUE_ARRAY = 1 } d2_value_kind;
@@ -96,6 +97,10 @@ typedef struct d2_tensor {
     int64_t array_len, array_cap;
     struct d2_tensor **items;
 } d2_tensor;
+
+/* Frees the calling thread's cache of freed tensor headers, storages and
+ * small buffers (each thread's is freed when it exits). */
+void d2_tensor_pool_trim(void);
 
 /* The backend every CPU tensor lives on. */
 struct d2_backend *d2_cpu_backend(void);

@@ -7,6 +7,7 @@
 #pragma GCC diagnostic ignored "-Wunused-function"
 #pragma GCC diagnostic ignored "-Wtype-limits"
 #include <blis.h>
+#include <math.h>
 #pragma GCC diagnostic pop
 #include <pthread.h>
 #include <stdatomic.h>
@@ -327,6 +328,45 @@ static const void *item(const void *base, int64_t i, int64_t stride, size_t es)
     return base ? (const char *)base + (size_t)(i * stride) * es : NULL;
 }
 
+/* Products of at most this many multiply-adds skip BLIS: its entry (context
+ * and runtime set-up, the sup dispatch) costs some thousands of instructions,
+ * more than the whole product. Measured with gemm_bench on 4x4 to 16x16. */
+#define TINY_GEMM_VOL 4096
+
+/* C = alpha * op(A) op(B) + beta * C for a tiny product, one row of C at a
+ * time in a local accumulator: fused multiply-adds in k order, as BLIS's
+ * kernels accumulate, so that results match the BLIS path bit for bit. */
+#define TINY_GEMM(T, FMA)                                                                          \
+    static void tiny_##T(const gemm_plan *p, const T *a, const T *b, T *c)                         \
+    {                                                                                              \
+        T acc[TINY_GEMM_VOL];                                                                      \
+        T al = (T)p->alpha, be = (T)p->beta;                                                       \
+        int64_t n = p->n;                                                                          \
+        for (int64_t i = 0; i < p->m; i++) {                                                       \
+            for (int64_t j = 0; j < n; j++)                                                        \
+                acc[j] = 0;                                                                        \
+            for (int64_t q = 0; q < p->k; q++) {                                                   \
+                T av = a[i * p->rsa + q * p->csa];                                                 \
+                const T *br = b + q * p->rsb;                                                      \
+                if (p->csb == 1)                                                                   \
+                    for (int64_t j = 0; j < n; j++)                                                \
+                        acc[j] = FMA(av, br[j], acc[j]);                                           \
+                else                                                                               \
+                    for (int64_t j = 0; j < n; j++)                                                \
+                        acc[j] = FMA(av, br[j * p->csb], acc[j]);                                  \
+            }                                                                                      \
+            T *cr = c + i * p->ldc;                                                                \
+            if (be == 0)                                                                           \
+                for (int64_t j = 0; j < n; j++)                                                    \
+                    cr[j] = al * acc[j];                                                           \
+            else                                                                                   \
+                for (int64_t j = 0; j < n; j++)                                                    \
+                    cr[j] = al * acc[j] + be * cr[j];                                              \
+        }                                                                                          \
+    }
+TINY_GEMM(float, fmaf)
+TINY_GEMM(double, fma)
+
 /* Runs one product of a validated plan with nt threads. */
 static void run_one(const gemm_plan *p, cntx_t *cx, int nt, const void *a, const void *b,
                     void *c)
@@ -335,6 +375,13 @@ static void run_one(const gemm_plan *p, cntx_t *cx, int nt, const void *a, const
         return;
     if (p->k == 0 || p->alpha == 0) {
         scale_c(p, c);
+        return;
+    }
+    if ((double)p->m * (double)p->n * (double)p->k <= TINY_GEMM_VOL) {
+        if (p->dt == D2_F32)
+            tiny_float(p, a, b, c);
+        else
+            tiny_double(p, a, b, c);
         return;
     }
     rntm_t rntm = BLIS_RNTM_INITIALIZER;

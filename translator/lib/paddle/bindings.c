@@ -1,6 +1,7 @@
 /* bindings.c - PADDLE_BINDINGS: one table row per simple paddle function or Tensor method. */
 #include "lib/paddle/functions_priv.h"
 
+#include <pthread.h>
 #include <string.h>
 
 /* ======================================================================
@@ -202,6 +203,65 @@ static const char *map_next(const char *m, char *buf, size_t cap)
     return m;
 }
 
+/* A binding's map, parsed once for all interpreters: one entry per
+ * argument, its kind and the attribute it sets. */
+enum { M_X, M_XOPT, M_IDX, M_XS, M_SKIP, M_CAST, M_INT, M_FLOAT, M_BOOL, M_STR, M_AXES,
+       M_DTYPE, M_SHAPE, M_BAD };
+#define MAP_MAX 24
+
+typedef struct {
+    int n;
+    unsigned char kind[MAP_MAX];
+    const char *attr[MAP_MAX]; /* the attribute, or the entry's text for M_BAD */
+} map_code;
+
+static map_code map_codes[BI_COUNT];
+static pthread_once_t map_once = PTHREAD_ONCE_INIT;
+
+static int map_kind(const char *e)
+{
+    static const struct {
+        const char *s;
+        int k;
+    } names[] = {{"x", M_X},         {"x?", M_XOPT},   {"idx", M_IDX},     {"xs", M_XS},
+                 {"-", M_SKIP},      {"cast", M_CAST}, {"int", M_INT},     {"float", M_FLOAT},
+                 {"bool", M_BOOL},   {"str", M_STR},   {"ints", M_AXES},   {"axes", M_AXES},
+                 {"dtype", M_DTYPE}, {"shape", M_SHAPE}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(e, names[i].s) == 0)
+            return names[i].k;
+    return M_BAD;
+}
+
+static void map_compile(void)
+{
+    for (int b = 0; b < BI_COUNT; b++) {
+        map_code *mc = &map_codes[b];
+        const char *m = BINDINGS[b].map;
+        char e[64];
+        for (;;) {
+            m = map_next(m, e, sizeof e);
+            if (!e[0])
+                break;
+            if (mc->n == MAP_MAX) { /* caught by every test of the binding */
+                mc->kind[MAP_MAX - 1] = M_BAD;
+                mc->attr[MAP_MAX - 1] = "too many entries";
+                break;
+            }
+            char *colon = strchr(e, ':');
+            if (colon)
+                *colon = 0;
+            int k = map_kind(e);
+            if (colon && k < M_INT)
+                k = M_BAD;
+            char *text = d2_strdup(k == M_BAD ? e : colon ? colon + 1 : e);
+            mc->kind[mc->n] = (unsigned char)(text ? k : M_BAD);
+            mc->attr[mc->n] = text ? text : "out of memory";
+            mc->n++;
+        }
+    }
+}
+
 /* In static mode, a shape list mixing ints and tensors leaves every dim of
  * the result open in inference; the ints are known, so the result's declared
  * type takes them (positive entries only: 0 and -1 mean "copy"/"infer"). */
@@ -334,17 +394,19 @@ D2_FN(bind_call)
     int dt_hint = -1, cast_dt = -1;
     int64_t partial[D2_MAX_DIMS];
     int n_partial = -1;
-    const char *m = bd->map;
-    char e[64];
+    pthread_once(&map_once, map_compile);
+    const map_code *mc = &map_codes[bd - BINDINGS];
     bool fail = false;
-    for (int i = 0; !fail; i++) {
-        m = map_next(m, e, sizeof e);
-        if (!e[0])
-            break;
+    for (int i = 0; !fail && i < mc->n; i++) {
+        int kind = mc->kind[i];
+        const char *attr = mc->attr[i];
         d2_obj *o = a[i];
         bool none = is_none(I, o);
-        if (strcmp(e, "x") == 0 || strcmp(e, "x?") == 0 || strcmp(e, "idx") == 0) {
-            if (none && e[1] == '?') {
+        switch (kind) {
+        case M_X:
+        case M_XOPT:
+        case M_IDX:
+            if (none && kind == M_XOPT) {
                 in[n_in++] = NULL;
                 continue;
             }
@@ -354,8 +416,8 @@ D2_FN(bind_call)
                 fail = true;
                 break;
             }
-            in[n_in] = e[0] == 'i' ? d2_pd_as_tensor(I, o, -1, fname)
-                                   : d2_pd_as_tensor(I, o, is_number(o) ? dt_hint : -1, fname);
+            in[n_in] = kind == M_IDX ? d2_pd_as_tensor(I, o, -1, fname)
+                                     : d2_pd_as_tensor(I, o, is_number(o) ? dt_hint : -1, fname);
             if (!in[n_in]) {
                 fail = true;
                 break;
@@ -363,7 +425,8 @@ D2_FN(bind_call)
             if (dt_hint < 0 && is_tensor(o))
                 dt_hint = obj_type(o)->dtype;
             n_in++;
-        } else if (strcmp(e, "xs") == 0) {
+            break;
+        case M_XS:
             if (!is_seq(o) || seq_len(o) == 0) {
                 d2_raise(I, "TypeError",
                          "%s: x must be a non-empty list or tuple of Tensors, got %s", fname,
@@ -383,41 +446,40 @@ D2_FN(bind_call)
                 vin[k] = d2_pd_as_tensor(I, it, -1, fname);
                 fail = !vin[k];
             }
-        } else if (strcmp(e, "-") == 0) {
-        } else if (strcmp(e, "cast") == 0) {
+            break;
+        case M_SKIP:
+            break;
+        case M_CAST:
             if (d2_pd_parse_dtype(I, o, fname, false, &cast_dt) < 0)
                 fail = true;
-        } else {
-            char *colon = strchr(e, ':');
-            const char *attr = colon ? colon + 1 : e;
-            if (colon)
-                *colon = 0;
+            break;
+        default:
             if (none)
                 continue;
-            if (strcmp(e, "int") == 0) {
+            if (kind == M_INT) {
                 int64_t v;
                 fail = d2_pd_get_int(I, o, fname, attr, &v) < 0;
                 d2_ab_int(&b, attr, v);
-            } else if (strcmp(e, "float") == 0) {
+            } else if (kind == M_FLOAT) {
                 double v;
                 fail = d2_pd_get_float(I, o, fname, attr, &v) < 0;
                 d2_ab_float(&b, attr, v);
-            } else if (strcmp(e, "bool") == 0) {
+            } else if (kind == M_BOOL) {
                 bool v;
                 fail = d2_pd_get_bool(I, o, fname, attr, &v) < 0;
                 d2_ab_bool(&b, attr, v);
-            } else if (strcmp(e, "str") == 0) {
+            } else if (kind == M_STR) {
                 const char *v = d2_pd_get_str(I, o, fname, attr);
                 fail = !v;
                 if (v)
                     d2_ab_str(&b, attr, v);
-            } else if (strcmp(e, "ints") == 0 || strcmp(e, "axes") == 0) {
+            } else if (kind == M_AXES) {
                 fail = axes_arg(I, o, fname, attr, &b, attr) < 0;
-            } else if (strcmp(e, "dtype") == 0) {
+            } else if (kind == M_DTYPE) {
                 int dt;
                 fail = d2_pd_parse_dtype(I, o, fname, false, &dt) < 0;
                 d2_ab_int(&b, attr, dt);
-            } else if (strcmp(e, "shape") == 0) {
+            } else if (kind == M_SHAPE) {
                 d2_obj *si = NULL;
                 fail = d2_pd_shape_arg(I, o, fname, &b, &si, partial, &n_partial) < 0;
                 if (si) {
@@ -426,7 +488,7 @@ D2_FN(bind_call)
                     in[n_in++] = si;
                 }
             } else {
-                d2_raise(I, "RuntimeError", "%s: internal: bad binding entry '%s'", fname, e);
+                d2_raise(I, "RuntimeError", "%s: internal: bad binding entry '%s'", fname, attr);
                 fail = true;
             }
         }

@@ -347,7 +347,8 @@ int d2_pd_apply_named(d2_interp *I, const char *fname, d2_op_id op, d2_obj **inp
             }
             in[i] = inputs[i] ? TOBJ(inputs[i])->t : NULL;
         }
-        d2_err err = {0};
+        d2_err err;
+        D2_ERR_FRESH(err);
         if (d2_op_run(eager_backend(I), op, attrs, in, n_in, out, n_out, &err) < 0) {
             d2_pd_raise_err_named(I, fname, &op, &err);
             goto eager_done;
@@ -419,7 +420,8 @@ d2_obj *d2_pd_const_tensor(d2_interp *I, double v, int64_t iv, bool use_int, d2_
         d2_ab_int(&b, "dtype", dt);
         return d2_pd_opn(I, "constant", D2_OP_full, NULL, 0, &b);
     }
-    d2_err err = {0};
+    d2_err err;
+    D2_ERR_FRESH(err);
     d2_tensor *t = d2_tensor_new(NULL, dt, 0, NULL, &err);
     if (!t) {
         d2_raise_err(I, &err);

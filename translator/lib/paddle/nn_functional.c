@@ -641,8 +641,6 @@ static d2_obj *dropout_impl(d2_interp *I, const char *fname, d2_obj *x, double p
         d2_ab_init(&b, D2_OP_dropout);
         d2_ab_float(&b, "p", p);
         d2_ab_str(&b, "mode", mode);
-        if (training && !D2_MODE(I)->builder)
-            return d2_incref(x);
         return op1(I, fname, D2_OP_dropout, x, &b);
     }
     /* training: a keep mask from a seed drawn from paddle.seed's generator

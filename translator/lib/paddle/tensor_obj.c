@@ -231,7 +231,8 @@ d2_tensor *d2_pd_to_backend(d2_interp *I, d2_tensor *t)
     d2_backend *be = eager_backend(I);
     if (!t || be->kind == D2_BACKEND_CPU)
         return t;
-    d2_err err = {0};
+    d2_err err;
+    D2_ERR_FRESH(err);
     d2_tensor *c = d2_tensor_copy_to(t, be, &err);
     d2_tensor_unref(t);
     if (!c)
@@ -261,7 +262,8 @@ d2_tensor *d2_pd_host(d2_interp *I, d2_obj *o, const char *fname)
                  d2_type_name(o));
         return NULL;
     }
-    d2_err err = {0};
+    d2_err err;
+    D2_ERR_FRESH(err);
     d2_tensor *r;
     if (on_cpu(t))
         r = d2_tensor_contiguous(t, &err);
@@ -498,7 +500,8 @@ static int collect_rec(d2_interp *I, collect *c, d2_obj *o, int depth, const cha
 
 d2_tensor *d2_pd_from_py(d2_interp *I, d2_obj *o, int dt, d2_dtype float_dt, const char *fname)
 {
-    d2_err err = {0};
+    d2_err err;
+    D2_ERR_FRESH(err);
     if (is_tensor(o) || is_ndarray(o)) {
         d2_tensor *h = d2_pd_host(I, o, fname);
         if (!h)
@@ -738,7 +741,8 @@ const char *d2_pd_get_str(d2_interp *I, d2_obj *o, const char *fname, const char
 d2_tensor *d2_pd_host_from_doubles(d2_interp *I, d2_dtype dt, int ndim, const int64_t *shape,
                                    const double *v)
 {
-    d2_err err = {0};
+    d2_err err;
+    D2_ERR_FRESH(err);
     d2_tensor *t = d2_tensor_new(NULL, dt, ndim, shape, &err);
     if (!t) {
         d2_raise_err(I, &err);
@@ -865,7 +869,8 @@ static d2_obj *dtype_call(d2_interp *I, d2_obj *self, d2_obj **args, size_t narg
         return d2_raise(I, "TypeError", "'paddle.dtype' object is not callable");
     d2_tensor *t;
     if (nargs == 0) {
-        d2_err err = {0};
+        d2_err err;
+        D2_ERR_FRESH(err);
         t = d2_tensor_zeros(d->dt, 0, NULL, &err);
         if (!t)
             return d2_raise_err(I, &err);
