@@ -1797,6 +1797,54 @@ D2_FN(f_tensordot)
 
 /* median(x, axis=None, keepdim=False): the middle of the sorted values, the
  * mean of the two middle ones for an even count; integers give float32 */
+/* x sorted along the axis axis_arg names (all of x, flattened, when it is
+ * NULL): *axis gets that axis, normalised, and *n its static size. NULL with
+ * an exception on a bad axis or a dynamic size. */
+static d2_obj *sort_along(pool *p, d2_obj *x, d2_obj *axis_arg, int64_t *axis, int64_t *n)
+{
+    d2_interp *I = p->I;
+    int64_t m1 = -1;
+    *axis = 0;
+    if (!axis_arg)
+        x = reshape(p, x, &m1, 1);
+    else if (d2_pd_get_int(I, axis_arg, p->fname, "axis", axis) < 0)
+        return NULL;
+    if (!x)
+        return NULL;
+    int nd = shp(x)->ndim;
+    *axis = *axis < 0 ? *axis + nd : *axis;
+    if (*axis < 0 || *axis >= nd)
+        return d2_raise(I, "ValueError", "%s: axis is out of range", p->fname);
+    *n = shp(x)->dims[*axis];
+    if (*n <= 0) {
+        fail_static_dims(p, "the size of the axis");
+        return NULL;
+    }
+    d2_obj *args[3] = {x, keep(p, d2_int_new(I, *axis)), I->false_};
+    return call_paddle(p, "sort", args, 3);
+}
+
+/* r, a reduction of an nd0-dim tensor along axis (kept as size 1), shaped as
+ * Paddle returns it: all dims 1 (keepdim) or 0-d when all axes were reduced,
+ * else the axis kept or squeezed. */
+static d2_obj *unreduce(pool *p, d2_obj *r, bool all, int nd0, bool kd, int64_t axis)
+{
+    if (!r)
+        return NULL;
+    if (all) {
+        int64_t ones[D2_MAX_DIMS];
+        for (int d = 0; d < nd0; d++)
+            ones[d] = 1;
+        return reshape(p, r, ones, kd ? nd0 : 0);
+    }
+    if (kd)
+        return r;
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_squeeze);
+    d2_ab_ints(&b, "axis", &axis, 1);
+    return keep(p, op1(p->I, p->fname, D2_OP_squeeze, r, &b));
+}
+
 D2_FN(f_median)
 {
     POOL("paddle.median");
@@ -1806,42 +1854,18 @@ D2_FN(f_median)
     d2_obj *x = as_float(p, T(p, a[0]), D2_F32);
     if (!x)
         return done(p, NULL);
-    int64_t axis = 0, m1 = -1;
+    int64_t axis, n;
     bool all = is_none(I, a[1]);
     int nd0 = shp(x)->ndim;
-    if (all)
-        x = reshape(p, x, &m1, 1);
-    else if (d2_pd_get_int(I, a[1], p->fname, "axis", &axis) < 0)
+    d2_obj *srt = sort_along(p, x, all ? NULL : a[1], &axis, &n);
+    if (!srt)
         return done(p, NULL);
-    if (!x)
-        return done(p, NULL);
-    int nd = shp(x)->ndim;
-    axis = axis < 0 ? axis + nd : axis;
-    if (axis < 0 || axis >= nd)
-        return done(p, d2_raise(I, "ValueError", "%s: axis is out of range", p->fname));
-    int64_t n = shp(x)->dims[axis];
-    if (n <= 0)
-        return fail_static_dims(p, "the size of the axis") < 0 ? done(p, NULL) : NULL;
-    d2_obj *args[3] = {x, keep(p, d2_int_new(I, axis)), I->false_};
-    d2_obj *srt = call_paddle(p, "sort", args, 3);
     d2_obj *r = slice1(p, srt, axis, (n - 1) / 2, (n - 1) / 2 + 1, 1);
     if (n % 2 == 0)
         r = scale(p, B(p, D2_OP_add, r, slice1(p, srt, axis, n / 2, n / 2 + 1, 1)), 0.5, 0);
     if (!r)
         return done(p, NULL);
-    if (all) {
-        int64_t ones[D2_MAX_DIMS];
-        for (int d = 0; d < nd0; d++)
-            ones[d] = 1;
-        return done(p, reshape(p, r, ones, kd ? nd0 : 0));
-    }
-    if (!kd) {
-        d2_ab b;
-        d2_ab_init(&b, D2_OP_squeeze);
-        d2_ab_ints(&b, "axis", &axis, 1);
-        r = keep(p, op1(I, p->fname, D2_OP_squeeze, r, &b));
-    }
-    return done(p, r);
+    return done(p, unreduce(p, r, all, nd0, kd, axis));
 }
 
 /* The q argument of quantile/nanquantile (a number or a list of 1 to 64) into
@@ -1883,24 +1907,12 @@ D2_FN(f_quantile)
     d2_obj *x = cast(p, T(p, a[0]), D2_F64);
     if (!x)
         return done(p, NULL);
-    int64_t axis = 0, m1 = -1;
+    int64_t axis, n;
     bool all = is_none(I, a[2]);
     int nd0 = shp(x)->ndim;
-    if (all)
-        x = reshape(p, x, &m1, 1);
-    else if (d2_pd_get_int(I, a[2], p->fname, "axis", &axis) < 0)
+    d2_obj *srt = sort_along(p, x, all ? NULL : a[2], &axis, &n);
+    if (!srt)
         return done(p, NULL);
-    if (!x)
-        return done(p, NULL);
-    int nd = shp(x)->ndim;
-    axis = axis < 0 ? axis + nd : axis;
-    if (axis < 0 || axis >= nd)
-        return done(p, d2_raise(I, "ValueError", "%s: axis is out of range", p->fname));
-    int64_t n = shp(x)->dims[axis];
-    if (n <= 0)
-        return fail_static_dims(p, "the size of the axis") < 0 ? done(p, NULL) : NULL;
-    d2_obj *args[3] = {x, keep(p, d2_int_new(I, axis)), I->false_};
-    d2_obj *srt = call_paddle(p, "sort", args, 3);
     d2_obj *parts[64];
     for (int i = 0; i < nq; i++) {
         double pos = qs[i] * (double)(n - 1);
@@ -1910,17 +1922,7 @@ D2_FN(f_quantile)
         d2_obj *r = B(p, D2_OP_add, vl, scale(p, B(p, D2_OP_subtract, vh, vl), w, 0));
         if (!r)
             return done(p, NULL);
-        if (all) {
-            int64_t ones[D2_MAX_DIMS];
-            for (int d = 0; d < nd0; d++)
-                ones[d] = 1;
-            r = reshape(p, r, ones, kd ? nd0 : 0);
-        } else if (!kd) {
-            d2_ab b;
-            d2_ab_init(&b, D2_OP_squeeze);
-            d2_ab_ints(&b, "axis", &axis, 1);
-            r = keep(p, op1(I, p->fname, D2_OP_squeeze, r, &b));
-        }
+        r = unreduce(p, r, all, nd0, kd, axis);
         if (!r)
             return done(p, NULL);
         parts[i] = r;
