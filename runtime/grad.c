@@ -1502,9 +1502,14 @@ static int g_roll(R *r)
     int64_t neg[D2_MAX_DIMS];
     for (int i = 0; i < n && i < D2_MAX_DIMS; i++)
         neg[i] = sh[i] == INT64_MIN ? INT64_MAX : -sh[i];
+    /* the forward's attributes with the shifts negated; attrs_of's defaults
+     * are replaced, so they are freed first */
     d2_attrs *a = attrs_of(r, D2_OP_roll);
-    if (a && d2_attrs_copy(a, r->g->attrs, r->g->err) < 0)
-        fail(r, "cannot copy attributes");
+    if (a) {
+        d2_attrs_free(a);
+        if (d2_attrs_copy(a, r->g->attrs, r->g->err) < 0)
+            return fail(r, "cannot copy attributes");
+    }
     SET(r, a, D2_OP_roll, ints, "shifts", neg, n < D2_MAX_DIMS ? n : D2_MAX_DIMS);
     give(r, 0, E(r, roll, a, DOUT(r)));
     return r->rc;

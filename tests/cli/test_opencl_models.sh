@@ -147,7 +147,7 @@ done
 # Under LeakSanitizer, the scan of dynamic TLS at exit of these runs can crash on a
 # block of the OpenCL driver's compiler ("Tracer caught signal 11", seen with PoCL and
 # glibc 2.36): here leaks are checked without TLS as roots (use_tls=0).
-lsan_notls="${LSAN_OPTIONS:+$LSAN_OPTIONS:}use_tls=0"
+lsan_notls="${LSAN_OPTIONS:+$LSAN_OPTIONS:}use_tls=0:suppressions=$top_srcdir/tests/lsan.supp"
 for c in $corpus; do
     checks=$((checks + 1))
     dir="$TMP/exec_$c"
