@@ -161,9 +161,8 @@ static bool stopped(const bw *c, int v)
     return v >= 0 && v < c->n_stop && c->stop[v];
 }
 
-/* Whether a gradient may flow through variable v at all. Float tensor
- * arrays count, so that a path through them reaches their ops and is
- * reported rather than silently cut. */
+/* Whether a gradient may flow through variable v at all: float tensors and
+ * float tensor arrays (whose gradients are arrays). */
 static bool grad_var(const bw *c, int v)
 {
     if (v < 0 || stopped(c, v))
@@ -184,17 +183,6 @@ static void op_where(const d2_op *op, char *buf, size_t n)
         snprintf(buf, n, " at line %d, column %d", op->line, op->col);
     else
         buf[0] = 0;
-}
-
-/* The error for a control op whose gradient would carry a tensor array. */
-static int array_unsupported(bw *c, const d2_op *op)
-{
-    char where[64];
-    op_where(op, where, sizeof where);
-    return d2_err_set(c->err, D2_ERR_UNSUPPORTED,
-                      "append_backward: %s%s passes a tensor array on a gradient path; "
-                      "gradients of tensor arrays are not supported",
-                      d2_op_def(op->id)->name, where);
 }
 
 static bool is_control(const d2_opdef *def)
@@ -244,6 +232,8 @@ static int append_control(bw *c, int blk, d2_op_id id, int *in, int n_in, const 
 /* full_like(x) {value} in blk. */
 static int emit_full_like(bw *c, int blk, int x, double value)
 {
+    if (is_array(c, x) && value == 0.0)
+        return emit1(c, blk, D2_OP_array_zeros_like, &x, 1, NULL);
     const d2_opdef *def = d2_op_def(D2_OP_full_like);
     d2_attrs a;
     d2_attrs_init_default(def, &a);
@@ -289,7 +279,7 @@ static int accumulate(bw *c, int blk, gmap *m, int v, int g)
         m->g[v] = g;
         return 0;
     }
-    int s = emit2(c, blk, D2_OP_add, m->g[v], g);
+    int s = emit2(c, blk, is_array(c, v) ? D2_OP_array_add : D2_OP_add, m->g[v], g);
     if (s < 0)
         return -1;
     m->g[v] = s;
@@ -764,11 +754,6 @@ static int grad_cond(bw *c, int blk, int idx, gmap *m, const bool *active)
         rc = 0;
         goto done;
     }
-    for (int i = 0; i < g.nset.n; i++)
-        if (is_array(c, g.nset.v[i])) {
-            array_unsupported(c, &p->blocks[blk].ops[idx]);
-            goto done;
-        }
     int nb[2];
     for (int r = 0; r < 2; r++)
         if ((nb[r] = d2_program_add_block(p, blk, c->err)) < 0 ||
@@ -882,8 +867,9 @@ typedef struct wgrad {
     int blk, idx, n, cond_b, body_b, body_ops, line, col;
     int *inits, *finals, *bpar, *byld; /* n each, one allocation */
     ilist wset;  /* enclosing variables that need a gradient */
-    ilist gset;  /* carried positions whose gradient flows (float tensors) */
-    ilist sset;  /* carried positions recorded per iteration */
+    ilist gset;  /* carried positions whose gradient flows (float tensors, arrays) */
+    ilist sset;  /* variables recorded per iteration: carried values, array lengths */
+    ilist stand; /* carried arrays the gradient replays writes into: their gradient stands in */
     bool *keep;  /* body ops the gradient recomputes (body_ops), then */
     bool *need;  /* the variables they read (p->n_vars) */
     int cnt;     /* the forward's trip count */
@@ -898,6 +884,69 @@ static void wgrad_free(wgrad *w)
     ilist_free(&w->wset);
     ilist_free(&w->gset);
     ilist_free(&w->sset);
+    ilist_free(&w->stand);
+}
+
+/* Whether the gradient of the body reads carried array j only through
+ * array_length of it and array_write into it (and into what those writes
+ * make): the lengths are then recorded instead of the array (their ops are
+ * not replayed), and the replayed writes, whose gradients read only the
+ * index, write into the array's carried gradient, which is as long as the
+ * array ever grows. Sets *rc on failure. */
+static bool array_stand_in(bw *c, wgrad *w, int j, int *rc)
+{
+    const d2_block *b = &c->p->blocks[w->body_b];
+    int a = w->bpar[j];
+    bool carried = false;
+    for (int t = 0; t < w->gset.n; t++)
+        carried |= w->gset.v[t] == j;
+    if (!carried)
+        return false;
+    /* from[v]: v is a, or made from it by the replayed writes */
+    bool *from = d2_calloc((size_t)c->p->n_vars + 1, sizeof *from);
+    if (!from) {
+        *rc = d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+        return true;
+    }
+    from[a] = true;
+    bool ok = true;
+    for (int i = 0; i < w->body_ops && ok; i++) {
+        const d2_op *op = &b->ops[i];
+        if (!w->keep[i])
+            continue;
+        for (int k = 0; k < op->n_in && ok; k++) {
+            if (op->in[k] < 0 || !from[op->in[k]])
+                continue;
+            if (op->id == D2_OP_array_write && k == 0)
+                from[op->out[0]] = true;
+            else if (!(op->id == D2_OP_array_length && op->in[k] == a))
+                ok = false;
+        }
+        if (ok && is_control(d2_op_def(op->id))) {
+            ilist fv = {0};
+            if (op_free_vars(c, op, &fv) < 0) {
+                *rc = -1;
+                d2_free(from);
+                return true;
+            }
+            for (int f = 0; f < fv.n; f++)
+                ok = ok && !from[fv.v[f]];
+            ilist_free(&fv);
+        }
+    }
+    d2_free(from);
+    if (!ok)
+        return false;
+    for (int i = 0; i < w->body_ops && *rc == 0; i++) {
+        const d2_op *op = &b->ops[i];
+        if (w->keep[i] && op->id == D2_OP_array_length && op->in[0] == a) {
+            w->keep[i] = false;
+            *rc = ilist_push(&w->sset, op->out[0], c->err);
+        }
+    }
+    if (*rc == 0)
+        *rc = ilist_push(&w->stand, j, c->err);
+    return true;
 }
 
 /* Fills w for the while_loop at idx of blk; *flows is false when no gradient
@@ -938,11 +987,6 @@ static int while_plan(bw *c, wgrad *w, gmap *m, const bool *active, bool *flows)
         if (!grad_var(c, w->bpar[j]))
             continue;
         bool init_active = w->inits[j] < m->n && active[w->inits[j]] && grad_var(c, w->inits[j]);
-        if (is_array(c, w->bpar[j])) {
-            if (init_active)
-                return array_unsupported(c, &p->blocks[w->blk].ops[w->idx]);
-            continue;
-        }
         if (ilist_push(&w->gset, j, c->err) < 0)
             return -1;
         out |= gmap_get(m, w->finals[j]) >= 0;
@@ -972,6 +1016,8 @@ static int while_plan(bw *c, wgrad *w, gmap *m, const bool *active, bool *flows)
     for (int j = 0; j < n && rc == 0; j++) {
         if (!w->need[w->bpar[j]])
             continue;
+        if (is_array(c, w->bpar[j]) && array_stand_in(c, w, j, &rc))
+            continue;
         if (is_array(c, w->bpar[j])) {
             char where[64];
             op_where(&p->blocks[w->blk].ops[w->idx], where, sizeof where);
@@ -980,7 +1026,7 @@ static int while_plan(bw *c, wgrad *w, gmap *m, const bool *active, bool *flows)
                               "that its body's gradient reads; this is not supported",
                               where, j);
         }
-        rc = ilist_push(&w->sset, j, c->err);
+        rc = ilist_push(&w->sset, w->bpar[j], c->err);
     }
     return rc;
 }
@@ -1005,7 +1051,7 @@ static int while_record(bw *c, wgrad *w)
     for (int s = 0; s < ns; s++) {
         d2_attrs a;
         d2_attrs_init_default(adef, &a);
-        d2_type t = vtype(c, w->bpar[w->sset.v[s]]);
+        d2_type t = vtype(c, w->sset.v[s]);
         if (a.n != adef->n_attrs || d2_attr_set_int(adef, &a, "dtype", t.dtype) < 0) {
             d2_attrs_free(&a);
             d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
@@ -1044,7 +1090,7 @@ static int while_record(bw *c, wgrad *w)
     if (next < 0 || d2_block_add_yield(p, b, next, c->err) < 0)
         goto done;
     for (int s = 0; s < ns; s++) {
-        int in[3] = {outs[s], bcnt, w->bpar[w->sset.v[s]]};
+        int in[3] = {outs[s], bcnt, w->sset.v[s]};
         int wr = emit1(c, b, D2_OP_array_write, in, 3, NULL);
         if (wr < 0 || d2_block_add_yield(p, b, wr, c->err) < 0)
             goto done;
@@ -1081,8 +1127,12 @@ static int while_grad_body(bw *c, const wgrad *w, int gbody, const int *xpar)
         int r = emit2(c, gbody, D2_OP_array_read, w->arrs[s], k1);
         if (r < 0)
             goto done;
-        remap[w->bpar[w->sset.v[s]]] = r;
+        remap[w->sset.v[s]] = r;
     }
+    for (int q = 0; q < w->stand.n; q++)
+        for (int t = 0; t < w->gset.n; t++)
+            if (w->gset.v[t] == w->stand.v[q])
+                remap[w->bpar[w->stand.v[q]]] = xpar[1 + t];
     if (clone_ops(c, w->body_b, 0, w->body_ops, w->keep, gbody, remap, n_remap) < 0 ||
         gmap_init(&bm, p->n_vars, c->err) < 0)
         goto done;
@@ -1114,7 +1164,7 @@ static int while_grad_body(bw *c, const wgrad *w, int gbody, const int *xpar)
         int acc = xpar[1 + w->gset.n + k];
         int g = gmap_get(&bm, w->wset.v[k]);
         if (g >= 0)
-            acc = emit2(c, gbody, D2_OP_add, acc, g);
+            acc = emit2(c, gbody, is_array(c, acc) ? D2_OP_array_add : D2_OP_add, acc, g);
         if (acc < 0 || d2_block_add_yield(p, gbody, acc, c->err) < 0)
             goto done;
     }

@@ -755,6 +755,45 @@ static int g_stack(R *r)
     return r->rc;
 }
 
+/* ---- tensor arrays: array gradients are arrays with an item per item ---- */
+
+/* d array: zeros like the array with dout written at i */
+static int g_array_read(R *r)
+{
+    d2_gval z = E(r, array_zeros_like, NULL, X(r));
+    give(r, 0, E(r, array_write, NULL, z, Y(r), DOUT(r)));
+    return r->rc;
+}
+
+/* d x: item i of dout; d array: dout with item i zeroed */
+static int g_array_write(R *r)
+{
+    d2_gval i = Y(r), dx = E(r, array_read, NULL, DOUT(r), i);
+    if (NEED(r, 2))
+        give(r, 2, dx);
+    if (NEED(r, 0))
+        give(r, 0, E(r, array_write, NULL, DOUT(r), i, E(r, full_like, NULL, dx)));
+    return r->rc;
+}
+
+/* the slices of dout along axis */
+static int g_array_stack(R *r)
+{
+    d2_attrs *a = attrs_of(r, D2_OP_array_unstack);
+    SET(r, a, D2_OP_array_unstack, int, "axis", d2_attr_int(r->g->def, r->g->attrs, "axis"));
+    give(r, 0, E(r, array_unstack, a, DOUT(r)));
+    return r->rc;
+}
+
+/* dout cut along axis into pieces like the items */
+static int g_array_concat(R *r)
+{
+    d2_attrs *a = attrs_of(r, D2_OP_array_split_like);
+    SET(r, a, D2_OP_array_split_like, int, "axis", d2_attr_int(r->g->def, r->g->attrs, "axis"));
+    give(r, 0, E(r, array_split_like, a, DOUT(r), X(r)));
+    return r->rc;
+}
+
 /* concat of the outputs' gradients, zeros where none flows */
 static int g_split(R *r)
 {
@@ -1807,6 +1846,10 @@ static const rule_t rules[D2_NUM_OPS] = {
     [D2_OP_concat] = {g_concat, 0},
     [D2_OP_stack] = {g_stack, 0},
     [D2_OP_split] = {g_split, 0},
+    [D2_OP_array_read] = {g_array_read, 1u << 1},
+    [D2_OP_array_write] = {g_array_write, 1u << 1},
+    [D2_OP_array_stack] = {g_array_stack, 0},
+    [D2_OP_array_concat] = {g_array_concat, 0},
     [D2_OP_slice] = {g_slice, 0},
     [D2_OP_set_value] = {g_set_value, 0},
     [D2_OP_gather] = {g_gather, 1u << 1},

@@ -1043,6 +1043,82 @@ int infer_array_stack(d2_infer_ctx *ic)
     return 0;
 }
 
+/* array_zeros_like(array): an array of zeros shaped like each item. */
+int infer_array_zeros_like(d2_infer_ctx *ic)
+{
+    if (want_array(ic, 0) < 0)
+        return -1;
+    ic->out[0] = ic->in[0];
+    return 0;
+}
+
+/* array_add(a, b): item-wise sums; the element shape joins both as
+ * array_write joins an item's. */
+int infer_array_add(d2_infer_ctx *ic)
+{
+    if (want_array(ic, 0) < 0 || want_array(ic, 1) < 0)
+        return -1;
+    const d2_type *a = &ic->in[0], *b = &ic->in[1];
+    if (a->dtype != b->dtype)
+        return d2_err_set(ic->err, D2_ERR_DTYPE, "%s: cannot add an array of %s to one of %s",
+                          OPN(ic), d2_dtype_name(b->dtype), d2_dtype_name(a->dtype));
+    d2_shape e = a->shape;
+    if (e.ndim == 0) {
+        e = b->shape;
+    } else if (b->shape.ndim != 0) {
+        if (b->shape.ndim != e.ndim)
+            return d2_err_set(ic->err, D2_ERR_SHAPE,
+                              "%s: cannot add an array of %d-d tensors to one of %d-d tensors",
+                              OPN(ic), b->shape.ndim, e.ndim);
+        for (int k = 0; k < e.ndim; k++)
+            if (e.dims[k] != b->shape.dims[k])
+                e.dims[k] = -1;
+    }
+    ic->out[0].kind = D2_VALUE_ARRAY;
+    ic->out[0].dtype = a->dtype;
+    ic->out[0].shape = e;
+    return 0;
+}
+
+/* array_unstack(x, axis): the array of x's slices along axis (the inverse of
+ * array_stack). */
+int infer_array_unstack(d2_infer_ctx *ic)
+{
+    if (want_tensor(ic, 0) < 0)
+        return -1;
+    const d2_shape *x = &ic->in[0].shape;
+    int axis = d2_norm_axis(ATTR_INT(ic, "axis"), x->ndim, ic->def, ic->err);
+    if (axis < 0)
+        return -1;
+    d2_shape e = {0, {0}};
+    for (int k = 0; k < x->ndim; k++)
+        if (k != axis)
+            e.dims[e.ndim++] = x->dims[k];
+    ic->out[0].kind = D2_VALUE_ARRAY;
+    ic->out[0].dtype = ic->in[0].dtype;
+    ic->out[0].shape = e;
+    return 0;
+}
+
+/* array_split_like(x, array, axis): x split along axis into pieces as long
+ * as the array's items are (the inverse of array_concat). */
+int infer_array_split_like(d2_infer_ctx *ic)
+{
+    if (want_tensor(ic, 0) < 0 || want_array(ic, 1) < 0)
+        return -1;
+    const d2_shape *x = &ic->in[0].shape;
+    int axis = d2_norm_axis(ATTR_INT(ic, "axis"), x->ndim, ic->def, ic->err);
+    if (axis < 0)
+        return -1;
+    d2_shape e = *x;
+    if (e.ndim > 0)
+        e.dims[axis] = -1;
+    ic->out[0].kind = D2_VALUE_ARRAY;
+    ic->out[0].dtype = ic->in[0].dtype;
+    ic->out[0].shape = e;
+    return 0;
+}
+
 /* ---- set_value / index_put: functional x[key] = value ---- */
 
 int d2_value_fits(const d2_opdef *def, const d2_shape *value, const d2_shape *region, d2_err *err)

@@ -654,6 +654,172 @@ done:
 int cpu_array_stack(d2_kctx *k) { return array_join(k, true); }
 int cpu_array_concat(d2_kctx *k) { return array_join(k, false); }
 
+/* The array ops of gradients build their items with other ops on the
+ * kernel's backend, so that every backend shares these kernels. */
+
+/* Appends item t (taken: its reference moves into r, or is dropped). */
+static int push_item(d2_kctx *k, d2_tensor *r, d2_tensor *t)
+{
+    int rc = d2_tensor_array_set(r, r->array_len, t, k->err);
+    d2_tensor_unref(t);
+    return rc;
+}
+
+/* Runs the one-output op id on in with attrs (NULL: the defaults). */
+static d2_tensor *run1(d2_kctx *k, d2_op_id id, d2_attrs *attrs, d2_tensor **in, int n_in)
+{
+    const d2_opdef *def = d2_op_def(id);
+    d2_attrs a;
+    if (!attrs) {
+        d2_attrs_init_default(def, &a);
+        if (a.n != def->n_attrs) {
+            d2_err_set(k->err, D2_ERR_NOMEM, "%s: out of memory", KN(k));
+            return NULL;
+        }
+    }
+    d2_tensor *out = NULL;
+    int rc = d2_op_run(k->be, id, attrs ? attrs : &a, in, n_in, &out, 1, k->err);
+    if (!attrs)
+        d2_attrs_free(&a);
+    return rc < 0 ? NULL : out;
+}
+
+/* array_zeros_like(array): a new array of zero tensors shaped like the items. */
+int cpu_array_zeros_like(d2_kctx *k)
+{
+    d2_tensor *a = k->in[0];
+    if (want_array(k, a) < 0)
+        return -1;
+    d2_tensor *r = d2_tensor_array_new(a->dtype, k->err);
+    if (!r)
+        return -1;
+    for (int64_t j = 0; j < a->array_len; j++) {
+        d2_tensor *z = run1(k, D2_OP_full_like, NULL, &a->items[j], 1);
+        if (!z || push_item(k, r, z) < 0) {
+            d2_tensor_unref(r);
+            return -1;
+        }
+    }
+    k->out[0] = r;
+    return 0;
+}
+
+/* array_add(a, b): item-wise sums, as long as the longer array; an item
+ * only one array has is taken as it is (the other counts as zero). */
+int cpu_array_add(d2_kctx *k)
+{
+    d2_tensor *a = k->in[0], *b = k->in[1];
+    if (want_array(k, a) < 0 || want_array(k, b) < 0)
+        return -1;
+    if (a->dtype != b->dtype)
+        return d2_err_set(k->err, D2_ERR_DTYPE, "%s: cannot add an array of %s to one of %s",
+                          KN(k), d2_dtype_name(b->dtype), d2_dtype_name(a->dtype));
+    d2_tensor *r = d2_tensor_array_new(a->dtype, k->err);
+    if (!r)
+        return -1;
+    int64_t n = a->array_len > b->array_len ? a->array_len : b->array_len;
+    for (int64_t j = 0; j < n; j++) {
+        d2_tensor *t;
+        if (j < a->array_len && j < b->array_len) {
+            d2_tensor *in[2] = {a->items[j], b->items[j]};
+            t = run1(k, D2_OP_add, NULL, in, 2);
+        } else {
+            t = d2_tensor_ref(j < a->array_len ? a->items[j] : b->items[j]);
+        }
+        if (!t || push_item(k, r, t) < 0) {
+            d2_tensor_unref(r);
+            return -1;
+        }
+    }
+    k->out[0] = r;
+    return 0;
+}
+
+/* Slices [start, end) of x along axis (dropping the axis when drop) onto the
+ * end of array r. */
+static int push_slice(d2_kctx *k, d2_tensor *r, d2_tensor *x, int axis, int64_t start,
+                      int64_t end, bool drop)
+{
+    const d2_opdef *def = d2_op_def(D2_OP_slice);
+    d2_attrs a;
+    d2_attrs_init_default(def, &a);
+    int64_t ax = axis;
+    if (a.n != def->n_attrs || d2_attr_set_ints(def, &a, "axes", &ax, 1) < 0 ||
+        d2_attr_set_ints(def, &a, "starts", &start, 1) < 0 ||
+        d2_attr_set_ints(def, &a, "ends", &end, 1) < 0 ||
+        (drop && d2_attr_set_ints(def, &a, "decrease_axis", &ax, 1) < 0)) {
+        d2_attrs_free(&a);
+        return d2_err_set(k->err, D2_ERR_NOMEM, "%s: out of memory", KN(k));
+    }
+    d2_tensor *t = run1(k, D2_OP_slice, &a, &x, 1);
+    d2_attrs_free(&a);
+    return t ? push_item(k, r, t) : -1;
+}
+
+/* array_unstack(x, axis): the array of x's slices along axis. */
+int cpu_array_unstack(d2_kctx *k)
+{
+    d2_tensor *x = k->in[0];
+    if (!x || x->kind != D2_VALUE_TENSOR)
+        return d2_err_set(k->err, D2_ERR_INVALID, "%s: x must be a tensor", KN(k));
+    if (x->ndim < 1)
+        return d2_err_set(k->err, D2_ERR_SHAPE, "%s: cannot unstack a 0-d tensor", KN(k));
+    int axis = d2_norm_axis(ATTR_INT(k, "axis"), x->ndim, k->def, k->err);
+    if (axis < 0)
+        return -1;
+    d2_tensor *r = d2_tensor_array_new(x->dtype, k->err);
+    if (!r)
+        return -1;
+    for (int64_t j = 0; j < x->shape[axis]; j++)
+        if (push_slice(k, r, x, axis, j, j + 1, true) < 0) {
+            d2_tensor_unref(r);
+            return -1;
+        }
+    k->out[0] = r;
+    return 0;
+}
+
+/* array_split_like(x, array, axis): x cut along axis into consecutive pieces
+ * as long along it as the array's items. */
+int cpu_array_split_like(d2_kctx *k)
+{
+    d2_tensor *x = k->in[0], *a = k->in[1];
+    if (!x || x->kind != D2_VALUE_TENSOR)
+        return d2_err_set(k->err, D2_ERR_INVALID, "%s: x must be a tensor", KN(k));
+    if (want_array(k, a) < 0)
+        return -1;
+    if (x->ndim < 1)
+        return d2_err_set(k->err, D2_ERR_SHAPE, "%s: cannot split a 0-d tensor", KN(k));
+    int axis = d2_norm_axis(ATTR_INT(k, "axis"), x->ndim, k->def, k->err);
+    if (axis < 0)
+        return -1;
+    int64_t total = 0;
+    for (int64_t j = 0; j < a->array_len; j++) {
+        if (a->items[j]->ndim != x->ndim)
+            return d2_err_set(k->err, D2_ERR_SHAPE, "%s: item %lld has rank %d, x has %d", KN(k),
+                              (long long)j, a->items[j]->ndim, x->ndim);
+        total += a->items[j]->shape[axis];
+    }
+    if (total != x->shape[axis])
+        return d2_err_set(k->err, D2_ERR_SHAPE,
+                          "%s: the items are %lld long along axis %d, x is %lld long", KN(k),
+                          (long long)total, axis, (long long)x->shape[axis]);
+    d2_tensor *r = d2_tensor_array_new(x->dtype, k->err);
+    if (!r)
+        return -1;
+    int64_t at = 0;
+    for (int64_t j = 0; j < a->array_len; j++) {
+        int64_t len = a->items[j]->shape[axis];
+        if (push_slice(k, r, x, axis, at, at + len, false) < 0) {
+            d2_tensor_unref(r);
+            return -1;
+        }
+        at += len;
+    }
+    k->out[0] = r;
+    return 0;
+}
+
 /* ---- side effects ---- */
 
 /* Appends "shape: [2, 3]  - dtype: float32  - data: [v v ...]" for host tensor

@@ -2075,6 +2075,12 @@ static int array_join(d2_kctx *k, bool stack)
 }
 
 int ocl_array_stack(d2_kctx *k) { return array_join(k, true); }
+
+/* The array ops of gradients run their items through ops on this backend. */
+int ocl_array_zeros_like(d2_kctx *k) { return prologue(k) < 0 ? -1 : cpu_array_zeros_like(k); }
+int ocl_array_add(d2_kctx *k) { return prologue(k) < 0 ? -1 : cpu_array_add(k); }
+int ocl_array_unstack(d2_kctx *k) { return prologue(k) < 0 ? -1 : cpu_array_unstack(k); }
+int ocl_array_split_like(d2_kctx *k) { return prologue(k) < 0 ? -1 : cpu_array_split_like(k); }
 int ocl_array_concat(d2_kctx *k) { return array_join(k, false); }
 
 /* ---- side effects: downloaded copies go through the CPU kernels ---- */

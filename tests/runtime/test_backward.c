@@ -624,8 +624,112 @@ static void test_golden(void **state)
     check_golden("while.prog", LOOP, lw, 2);
 }
 
-/* The backward of the cond and while_loop programs (in float32) on the OpenCL backend gives
- * the CPU's results within 1e-5 (relative and absolute); skipped without a device. */
+/* ---- tensor arrays ---- */
+
+static const char ARRAY_LOOP[] =
+    "param w : float64[3] = [0.9, -1.1, 1.2]\n"
+    "param v : float64[3] = [0.5, 2, -0.3]\n"
+    "param one : int64[] = [1]\n"
+    "block ^0 (x : float64[3], n : int64[]) {\n"
+    "  i0 : int64[] = full(_) {shape = [], value = 0, dtype = int64}\n"
+    "  a0 : array<float64[]> = array_create() {dtype = float64}\n"
+    "  h : float64[3], i : int64[], a : array<float64[3]> = while_loop(x, i0, a0) "
+    "{cond = ^1, body = ^2}\n"
+    "  s : float64[-1,3] = array_stack(a) {axis = 1}\n"
+    "  s2 : float64[-1,3] = multiply(s, s)\n"
+    "  c : float64[-1] = array_concat(a) {axis = 0}\n"
+    "  c2 : float64[-1] = sin(c)\n"
+    "  r : float64[3] = array_read(a, i0)\n"
+    "  r2 : float64[3] = multiply(r, v)\n"
+    "  l1 : float64[] = sum(s2)\n"
+    "  l2 : float64[] = sum(c2)\n"
+    "  l3 : float64[] = sum(r2)\n"
+    "  l4 : float64[] = sum(h)\n"
+    "  l12 : float64[] = add(l1, l2)\n"
+    "  l34 : float64[] = add(l3, l4)\n"
+    "  loss : float64[] = add(l12, l34)\n"
+    "  return loss\n"
+    "}\n"
+    "block ^1 parent ^0 (b0 : float64[3], j : int64[], a1 : array<float64[3]>) {\n"
+    "  go : bool[] = less_than(j, n)\n"
+    "  yield go\n"
+    "}\n"
+    "block ^2 parent ^0 (b : float64[3], k : int64[], a2 : array<float64[3]>) {\n"
+    "  bw : float64[3] = multiply(b, w)\n"
+    "  b2 : float64[3] = tanh(bw)\n"
+    "  len : int64[] = array_length(a2)\n"
+    "  a3 : array<float64[3]> = array_write(a2, len, b2)\n"
+    "  k2 : int64[] = add(k, one)\n"
+    "  yield b2, k2, a3\n"
+    "}\n";
+
+/* A list grown in a while_loop (the index of each write is the array's length) and then
+ * stacked, concatenated and read: the gradients of the input and of the parameter read in
+ * the loop flow back through every array op and accumulate over the iterations. */
+static void test_array_loop(void **state)
+{
+    (void)state;
+    const char *wrt[] = {"x", "w", "v"};
+    double x[3] = {0.3, -0.5, 0.8};
+    for (int n = 1; n <= 4; n++) {
+        d2_tensor *in[2] = {f64(1, (int64_t[]){3}, x), i64(n)};
+        d2_program *p = check_grads(ARRAY_LOOP, wrt, 3, in, 2);
+        d2_program_free(p);
+        unref_all(in, 2);
+    }
+}
+
+/* The array ops of gradients: array_add sums item-wise and keeps the items only one side
+ * has; array_unstack and array_split_like undo array_stack and array_concat. */
+static void test_array_grad_ops(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "block ^0 (x : float64[2,3], y : float64[6]) {\n"
+        "  i0 : int64[] = full(_) {shape = [], value = 0, dtype = int64}\n"
+        "  i1 : int64[] = full(_) {shape = [], value = 1, dtype = int64}\n"
+        "  u : array<float64[2]> = array_unstack(x) {axis = 1}\n"
+        "  p : array<float64[-1]> = array_split_like(y, u) {axis = 0}\n"
+        "  z : array<float64[2]> = array_zeros_like(u)\n"
+        "  q : array<float64[2]> = array_add(u, z)\n"
+        "  q2 : array<float64[-1]> = array_add(q, p)\n"
+        "  r : float64[-1] = array_read(p, i0)\n"
+        "  e : array<float64[]> = array_create() {dtype = float64}\n"
+        "  e1 : array<float64[-1]> = array_write(e, i0, r)\n"
+        "  q3 : array<float64[-1]> = array_add(q2, e1)\n"
+        "  n : int64[] = array_length(q3)\n"
+        "  s : float64[-1,-1] = array_stack(q3) {axis = 0}\n"
+        "  z1 : float64[2] = array_read(z, i1)\n"
+        "  return n, s, r, z1\n"
+        "}\n";
+    double xv[6] = {1, 2, 3, 4, 5, 6}, yv[6] = {7, 8, 9, 10, 11, 12};
+    d2_tensor *in[2] = {f64(2, (int64_t[]){2, 3}, xv), f64(1, (int64_t[]){6}, yv)};
+    d2_tensor *out[4] = {0};
+    d2_program *p = parse(text);
+    d2_err err = {0};
+    if (d2_program_verify(p, &err) < 0)
+        fail_msg("verify: %s", err.msg);
+    run(p, in, 2, out, 4);
+    assert_int_equal(d2_tensor_get_i64(out[0], 0), 3);
+    /* the columns of x plus y's pairs, the first one plus y's first pair again (the
+     * one-item array counts as zeros after it) */
+    double want[6] = {1 + 7 + 7, 4 + 8 + 8, 2 + 9, 5 + 10, 3 + 11, 6 + 12};
+    assert_int_equal(d2_tensor_numel(out[1]), 6);
+    for (int k = 0; k < 6; k++)
+        assert_true(d2_tensor_get_f64(out[1], k) == want[k]);
+    assert_int_equal(d2_tensor_numel(out[2]), 2);
+    for (int k = 0; k < 2; k++)
+        assert_true(d2_tensor_get_f64(out[2], k) == yv[k]);
+    for (int k = 0; k < 2; k++)
+        assert_true(d2_tensor_get_f64(out[3], k) == 0);
+    unref_all(out, 4);
+    unref_all(in, 2);
+    d2_program_free(p);
+}
+
+/* The backward of the cond, while_loop and tensor-array programs (in float32) on the OpenCL
+ * backend gives the CPU's results within 1e-5 (relative and absolute); skipped without a
+ * device. */
 static void test_opencl(void **state)
 {
     (void)state;
@@ -634,10 +738,10 @@ static void test_opencl(void **state)
     d2_backend *be = d2_opencl_backend(0, &err);
     if (!be)
         skip();
-    const char *texts[2] = {COND, LOOP};
-    const char *wrt[2][3] = {{"x", "w", "c"}, {"x", "w"}};
-    int n_wrt[2] = {3, 2};
-    for (int t = 0; t < 2; t++) {
+    const char *texts[3] = {COND, LOOP, ARRAY_LOOP};
+    const char *wrt[3][3] = {{"x", "w", "c"}, {"x", "w"}, {"x", "w", "v"}};
+    int n_wrt[3] = {3, 2, 3};
+    for (int t = 0; t < 3; t++) {
         char *src = replace_all(texts[t], "float64", "float32");
         d2_program *p = parse(src);
         free(src);
@@ -652,8 +756,11 @@ static void test_opencl(void **state)
         if (t == 0) {
             in[0] = d2_tensor_from_data(D2_F32, 1, (int64_t[]){3}, x, &err);
             in[1] = d2_tensor_from_data(D2_F32, 1, (int64_t[]){3}, x + 3, &err);
-        } else {
+        } else if (t == 1) {
             in[0] = d2_tensor_from_data(D2_F32, 2, (int64_t[]){2, 3}, x, &err);
+            in[1] = i64(3);
+        } else {
+            in[0] = d2_tensor_from_data(D2_F32, 1, (int64_t[]){3}, x, &err);
             in[1] = i64(3);
         }
         d2_prepared *pc = d2_exec_prepare(p, NULL, &err), *po = d2_exec_prepare(p, be, &err);
@@ -737,30 +844,6 @@ static void test_unreached_and_no_grad(void **state)
     d2_program_free(p);
 }
 
-/* An op without a gradient rule on the path is named with its source position. */
-static void test_missing_rule(void **state)
-{
-    (void)state;
-    if (d2_op_grad(D2_OP_array_stack))
-        skip();
-    static const char text[] =
-        "block ^0 (x : float64[3]) {\n"
-        "  a : array<float64[]> = array_create() {dtype = float64}\n"
-        "  i : int64[] = full(_) {shape = [], value = 0, dtype = int64}\n"
-        "  a2 : array<float64[3]> = array_write(a, i, x)\n"
-        "  s : float64[-1,3] = array_stack(a2) loc(7:12)\n"
-        "  loss : float64[] = sum(s)\n"
-        "  return loss\n"
-        "}\n";
-    d2_err err = {0};
-    d2_program *p = parse(text);
-    int x = var_of(p, "x"), g;
-    assert_int_equal(d2_append_backward(p, 0, var_of(p, "loss"), &x, 1, &g, &err), -1);
-    assert_string_equal(err.msg,
-                        "append_backward: op array_stack at line 7, column 12 has no gradient rule");
-    d2_program_free(p);
-}
-
 /* Out-of-memory at every allocation of append_backward fails cleanly (the Program is dropped,
  * as a caller does after a failure); once it succeeds the gradients are right. */
 static void test_out_of_memory(void **state)
@@ -807,7 +890,8 @@ int main(void)
         cmocka_unit_test(test_sample_program),
         cmocka_unit_test(test_opencl),
         cmocka_unit_test(test_unreached_and_no_grad),
-        cmocka_unit_test(test_missing_rule),
+        cmocka_unit_test(test_array_loop),
+        cmocka_unit_test(test_array_grad_ops),
         cmocka_unit_test(test_out_of_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -903,6 +903,16 @@ static void build_cases(void)
         add_case("array_concat", "axis = 1", fmt("arr:%s[2,33]x2", DT[d]), EXACT);
     }
     add_error_case("array_stack", "", "arr:f32[3]x0", "empty");
+    /* the array ops of gradients */
+    add_case("array_zeros_like", "", "arr:f32[3,7]x3", EXACT);
+    add_case("array_zeros_like", "", "arr:f64[5]x0", EXACT);
+    add_case("array_add", "", "arr:f32[3,7]x3 arr:f32[3,7]x2", EXACT);
+    add_case("array_add", "", "arr:f64[5]x0 arr:f64[5]x2", EXACT);
+    add_case("array_unstack", "axis = 1", "f32[3,7]", EXACT);
+    add_case("array_unstack", "axis = -3", "f64[4,2,3]", EXACT);
+    add_case("array_split_like", "axis = 1", "f32[3,14] arr:f32[3,7]x2", EXACT);
+    add_case("array_split_like", "axis = 0", "f64[6,2] arr:f64[3,2]x2", EXACT);
+    add_error_case("array_split_like", "axis = 0", "f32[5,2] arr:f32[3,2]x2", "long");
 
     /* optimizer updates: param, grad, lr, then the state */
     for (int d = 0; d < 2; d++) {

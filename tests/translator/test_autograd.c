@@ -27,6 +27,7 @@ GOLDEN(autograd_train)
 GOLDEN(bn_train)
 GOLDEN(dropout_train)
 GOLDEN(jit_train)
+GOLDEN(jit_train_list)
 
 /* Resident memory in KiB (Linux), 0 when unknown. */
 static long rss_kib(void)
@@ -348,6 +349,7 @@ int main(void)
         cmocka_unit_test(test_golden_bn_train),
         cmocka_unit_test(test_golden_dropout_train),
         cmocka_unit_test(test_golden_jit_train),
+        cmocka_unit_test(test_golden_jit_train_list),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
