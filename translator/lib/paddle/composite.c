@@ -94,34 +94,30 @@ static d2_obj *reduce(pool *p, d2_op_id op, d2_obj *x, const int64_t *axes, int 
     return keep(p, op1(p->I, p->fname, op, x, &b));
 }
 
-static d2_obj *reshape(pool *p, d2_obj *x, const int64_t *dims, int n)
+/* One op on x whose only attribute set is the ints attribute `attr`. */
+static d2_obj *ints_op(pool *p, d2_op_id op, const char *attr, d2_obj *x, const int64_t *v, int n)
 {
     if (!x)
         return NULL;
     d2_ab b;
-    d2_ab_init(&b, D2_OP_reshape);
-    d2_ab_ints(&b, "shape", dims, n);
-    return keep(p, op1(p->I, p->fname, D2_OP_reshape, x, &b));
+    d2_ab_init(&b, op);
+    d2_ab_ints(&b, attr, v, n);
+    return keep(p, op1(p->I, p->fname, op, x, &b));
+}
+
+static d2_obj *reshape(pool *p, d2_obj *x, const int64_t *dims, int n)
+{
+    return ints_op(p, D2_OP_reshape, "shape", x, dims, n);
 }
 
 static d2_obj *transpose(pool *p, d2_obj *x, const int64_t *perm, int n)
 {
-    if (!x)
-        return NULL;
-    d2_ab b;
-    d2_ab_init(&b, D2_OP_transpose);
-    d2_ab_ints(&b, "perm", perm, n);
-    return keep(p, op1(p->I, p->fname, D2_OP_transpose, x, &b));
+    return ints_op(p, D2_OP_transpose, "perm", x, perm, n);
 }
 
 static d2_obj *expand(pool *p, d2_obj *x, const int64_t *dims, int n)
 {
-    if (!x)
-        return NULL;
-    d2_ab b;
-    d2_ab_init(&b, D2_OP_expand);
-    d2_ab_ints(&b, "shape", dims, n);
-    return keep(p, op1(p->I, p->fname, D2_OP_expand, x, &b));
+    return ints_op(p, D2_OP_expand, "shape", x, dims, n);
 }
 
 static d2_obj *slice1(pool *p, d2_obj *x, int64_t axis, int64_t start, int64_t end, int64_t step)
