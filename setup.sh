@@ -8,7 +8,8 @@
 # loader and headers, PoCL (OpenCL on the CPU, for tests), Python (pip fetches
 # the pinned tree-sitter-python grammar and tree-sitter runtime sources and
 # the Paddle wheel whose docstring examples the tests run), clang and its
-# fuzzer runtime (CI's fuzzing).
+# fuzzer runtime (CI's fuzzing), protobuf-c and its compiler (ONNX export;
+# onnx.proto is fetched pinned and checksummed by runtime/onnx/fetch.sh).
 set -eu
 cd "$(dirname "$0")"
 
@@ -16,7 +17,8 @@ PACKAGES="build-essential autoconf automake libtool pkg-config \
 libblis-dev liblapacke-dev libdnnl-dev libcmocka-dev libpcre2-dev \
 ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo \
 python3 python3-pip ca-certificates \
-clang libclang-rt-14-dev"
+clang libclang-rt-14-dev \
+libprotobuf-c-dev protobuf-c-compiler"
 
 if [ "${1:-}" != "--no-deps" ]; then
     SUDO=
@@ -27,6 +29,8 @@ if [ "${1:-}" != "--no-deps" ]; then
 fi
 
 ./grammar/fetch.sh
+# onnx.proto, from which the build generates the ONNX exporter's protobuf code
+./runtime/onnx/fetch.sh
 # Paddle's docstring examples, which `make check` runs (tests/docs)
 ./tests/docs/fetch_examples.sh tests/docs/fetched
 [ -x configure ] || autoreconf -fi
