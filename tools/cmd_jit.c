@@ -6,6 +6,8 @@
 #include "interp/interp.h"
 #include "lib/paddle/jit.h"
 #include "transform/transform.h"
+#include "model_io.h"
+#include "onnx/onnx_export.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -80,7 +82,28 @@ const char cmd_trace_help[] =
     "                             (see 'dy2st help program')\n"
     "  -o, --output OUT           the saved model to write\n";
 
-enum { MODE_PROGRAM, MODE_SAVE, MODE_TRACE };
+const char cmd_export_args[] =
+    "MODEL.dy2st|FILE.py[:NAME] [--input NAME:DTYPE[DIMS]]... [--params FILE] [--opset N] -o OUT.onnx";
+const char cmd_export_summary[] = "Write a saved model, or a converted Layer or function, as ONNX.";
+const char cmd_export_help[] =
+    "Writes an ONNX model. MODEL.dy2st is a saved model (or a text-form\n"
+    "program); FILE.py[:NAME] is converted first, as 'dy2st save' does (see\n"
+    "'dy2st help program'). Inputs keep their names, and their -1 dims become\n"
+    "symbolic dims named NAME_dK; parameters become initializers (in OUT.data\n"
+    "beside OUT when they exceed 2 GB). cond becomes If, while_loop Loop (no\n"
+    "trip count), lists grown in loops ONNX sequences; the fused ops of the\n"
+    "inference passes are written as their parts; print and assert are left\n"
+    "out. An op with no ONNX form, or one that needs a newer opset, is an\n"
+    "error naming the op and its source line.\n"
+    "\n"
+    "  --opset N                  the ONNX opset, 13 (default) to 21\n"
+    "  --input NAME:DTYPE[DIMS]   FILE.py only: one per input (default: the\n"
+    "                             file's INPUT_SPEC)\n"
+    "  --params FILE              FILE.py only: FILE.npz or FILE.pdparams\n"
+    "  -o, --output OUT           the ONNX file to write\n"
+    "  --no-fallback              FILE.py only: unsupported syntax is an error\n";
+
+enum { MODE_PROGRAM, MODE_SAVE, MODE_TRACE, MODE_EXPORT };
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage(const char *cmd, const char *args, const char *fmt, ...)
@@ -212,13 +235,20 @@ typedef struct jit_args {
     int n_inputs;
     const char *params, *output;
     bool dot, no_fallback;
+    int opset;
 } jit_args;
 
 static int parse_jit_args(int argc, char **argv, int mode, jit_args *ja)
 {
     bool save = mode != MODE_PROGRAM;
-    const char *cmd = mode == MODE_TRACE ? "trace" : save ? "save" : "program";
-    const char *syn = mode == MODE_TRACE ? cmd_trace_args : save ? cmd_save_args : cmd_program_args;
+    const char *cmd = mode == MODE_TRACE    ? "trace"
+                      : mode == MODE_EXPORT ? "export"
+                      : save                ? "save"
+                                            : "program";
+    const char *syn = mode == MODE_TRACE    ? cmd_trace_args
+                      : mode == MODE_EXPORT ? cmd_export_args
+                      : save                ? cmd_save_args
+                                            : cmd_program_args;
     const char *target = NULL;
     bool opts_done = false;
     memset(ja, 0, sizeof *ja);
@@ -249,6 +279,16 @@ static int parse_jit_args(int argc, char **argv, int mode, jit_args *ja)
             if (r < 0)
                 return usage(cmd, syn, "%s needs a file", argv[i]);
             ja->output = v;
+        } else if (!opts_done && mode == MODE_EXPORT &&
+                   (r = cli_opt_value(argc, argv, &i, "--opset", NULL, &v)) != 0) {
+            char *end = NULL;
+            long n = r < 0 ? 0 : strtol(v, &end, 10);
+            if (r < 0 || !end || *end || end == v)
+                return usage(cmd, syn, "--opset needs a number");
+            if (n < D2_ONNX_OPSET_MIN || n > D2_ONNX_OPSET_MAX)
+                return usage(cmd, syn, "--opset %s: supported opsets are %d to %d", v,
+                             D2_ONNX_OPSET_MIN, D2_ONNX_OPSET_MAX);
+            ja->opset = (int)n;
         } else if (!opts_done && !save && strcmp(argv[i], "--dot") == 0) {
             ja->dot = true;
         } else if (!opts_done && mode != MODE_TRACE && strcmp(argv[i], "--no-fallback") == 0) {
@@ -302,8 +342,10 @@ static void driver_build(driver *d, const jit_args *ja, int mode)
     d2_buf b;
     d2_buf_init(&b);
     uint32_t line = 1;
-    d->name = mode == MODE_TRACE ? "<dy2st trace>" : mode == MODE_SAVE ? "<dy2st save>"
-                                                                       : "<dy2st program>";
+    d->name = mode == MODE_TRACE    ? "<dy2st trace>"
+              : mode == MODE_SAVE   ? "<dy2st save>"
+              : mode == MODE_EXPORT ? "<dy2st export>"
+                                    : "<dy2st program>";
     d2_buf_puts(&b, "import _jst\n");
     line++;
     driver_line_is(d, line++, ja->target, ja->path);
@@ -345,7 +387,11 @@ static void driver_build(driver *d, const jit_args *ja, int mode)
         d2_buf_puts(&b, "_s = getattr(_m, 'INPUT_SPEC', None)\n");
     }
     driver_line_is(d, line++, ja->target, ja->path);
-    if (mode == MODE_TRACE) {
+    if (mode == MODE_EXPORT) {
+        d2_buf_puts(&b, "_jst._export(_t, _s, ");
+        py_str(&b, ja->output);
+        d2_buf_printf(&b, ", %d)\n", ja->opset ? ja->opset : D2_ONNX_OPSET_DEFAULT);
+    } else if (mode == MODE_TRACE) {
         d2_buf_puts(&b, "_jst._trace_save(_t, _s, ");
         py_str(&b, ja->output);
         d2_buf_puts(&b, ")\n");
@@ -455,6 +501,8 @@ static int run_driver(int argc, char **argv, int mode)
     if (r < 0) {
         driver_report(&d, &ja, mode, I);
         rc = EXIT_ERROR;
+    } else if (mode == MODE_EXPORT) {
+        printf("exported %s\n", ja.output);
     } else if (save) {
         printf("saved %s\n", ja.output);
     }
@@ -474,3 +522,53 @@ int cmd_program(int argc, char **argv) { return run_driver(argc, argv, MODE_PROG
 int cmd_save(int argc, char **argv) { return run_driver(argc, argv, MODE_SAVE); }
 
 int cmd_trace(int argc, char **argv) { return run_driver(argc, argv, MODE_TRACE); }
+
+/* export of a saved model or text-form program: no conversion */
+static int export_model(const jit_args *ja)
+{
+    if (ja->n_inputs || ja->params || ja->no_fallback)
+        return usage("export", cmd_export_args,
+                     "--input, --params and --no-fallback apply to FILE.py only, not to '%s'",
+                     ja->target);
+    d2_err err = {0};
+    d2_program *p = d2_model_open(ja->target, &err);
+    if (!p)
+        return fail("%s", err.msg);
+    d2_onnx_options o = {0};
+    o.opset = ja->opset;
+    int rc = d2_onnx_export(p, ja->output, &o, &err);
+    d2_program_free(p);
+    if (rc < 0) {
+        /* "OUT: cannot create: ..." names the -o argument */
+        size_t n = strlen(ja->output);
+        if (strncmp(err.msg, ja->output, n) == 0 && strncmp(err.msg + n, ": ", 2) == 0)
+            return fail("-o %s: %s", ja->output, err.msg + n + 2);
+        return fail("%s: %s", ja->target, err.msg);
+    }
+    printf("exported %s\n", ja->output);
+    return EXIT_OK;
+}
+
+int cmd_export(int argc, char **argv)
+{
+    /* FILE.py[:NAME] converts; anything else is a saved model */
+    const char *target = NULL;
+    for (int i = 1; i < argc && !target; i++) {
+        if (argv[i][0] != '-' || argv[i][1] == '\0')
+            target = argv[i];
+        else if (strcmp(argv[i], "--no-fallback") != 0 && !strchr(argv[i], '='))
+            i++; /* an option's value */
+    }
+    size_t n = target ? strlen(target) : 0;
+    if (target && !strstr(target, ".py:") && !(n >= 3 && strcmp(target + n - 3, ".py") == 0)) {
+        jit_args ja;
+        int rc = parse_jit_args(argc, argv, MODE_EXPORT, &ja);
+        if (rc == EXIT_OK)
+            rc = export_model(&ja);
+        free(ja.inputs);
+        d2_free(ja.path);
+        d2_free(ja.name);
+        return rc;
+    }
+    return run_driver(argc, argv, MODE_EXPORT);
+}

@@ -1,4 +1,4 @@
-/* cmd_jit.h - the dy2st subcommands of to_static: convert, program, save. */
+/* cmd_jit.h - the dy2st subcommands of to_static: convert, program, save, trace, export. */
 #ifndef DY2ST_CMD_JIT_H
 #define DY2ST_CMD_JIT_H
 
@@ -13,11 +13,13 @@ int cmd_convert(int argc, char **argv);
 int cmd_program(int argc, char **argv);
 int cmd_save(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 extern const char cmd_convert_args[], cmd_convert_summary[], cmd_convert_help[];
 extern const char cmd_program_args[], cmd_program_summary[], cmd_program_help[];
 extern const char cmd_save_args[], cmd_save_summary[], cmd_save_help[];
 extern const char cmd_trace_args[], cmd_trace_summary[], cmd_trace_help[];
+extern const char cmd_export_args[], cmd_export_summary[], cmd_export_help[];
 
 /* Matches argv[*i] against option `name` (or its short form `alt`, may be
  * NULL) taking a value, as "--name VALUE" or "--name=VALUE": 1 and *val set

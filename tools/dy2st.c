@@ -696,6 +696,7 @@ static const command commands[] = {
     {"program", cmd_program_args, cmd_program_summary, cmd_program_help, cmd_program},
     {"save", cmd_save_args, cmd_save_summary, cmd_save_help, cmd_save},
     {"trace", cmd_trace_args, cmd_trace_summary, cmd_trace_help, cmd_trace},
+    {"export", cmd_export_args, cmd_export_summary, cmd_export_help, cmd_export},
     {"devices", "", "List the devices tensors can live on (cpu, opencl:N).", devices_help,
      cmd_devices},
     {"help", "[COMMAND]", "Show the commands, or the options of one command.", "", cmd_help},

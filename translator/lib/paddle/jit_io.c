@@ -5,6 +5,7 @@
 #include "lib/paddle/jit_priv.h"
 
 #include "model_io.h"
+#include "onnx/onnx_export.h"
 #include "npy.h"
 #include "pickle.h"
 #include "lib/paddle/tensor_api.h"
@@ -230,6 +231,61 @@ D2_FN(C_save)
     return rc < 0 ? d2_raise_err(I, &err) : d2_none(I);
 }
 
+/* _jst._export(target, specs, path, opset): writes target's Program to exactly path as ONNX
+ * (dy2st export FILE.py:NAME). */
+D2_FN(C_export)
+{
+    const char *path = d2_to_cstr(I, a[2], "path");
+    int64_t opset = 0;
+    if (!path || d2_to_int64(I, a[3], "opset", &opset) < 0)
+        return NULL;
+    d2_program *p = d2_jit_program_for(I, a[0], a[1]);
+    if (!p)
+        return NULL;
+    d2_err err = {0};
+    d2_onnx_options o = {0};
+    o.opset = (int)opset;
+    int rc = d2_onnx_export(p, path, &o, &err);
+    d2_program_free(p);
+    return rc < 0 ? d2_raise_err(I, &err) : d2_none(I);
+}
+
+/* paddle.onnx.export(layer, path, input_spec=None, opset_version=9, **configs): writes
+ * path + ".onnx" as Paddle does. Paddle converts through paddle2onnx, which raises the
+ * opset to what the model's ops need; so does this (and to 13, dy2st's lowest). */
+D2_FN(O_export)
+{
+    const char *path = d2_to_cstr(I, a[1], "path");
+    int64_t opset = 9;
+    if (!path || (a[3]->kind != D2_OBJ_NONE && d2_to_int64(I, a[3], "opset_version", &opset) < 0))
+        return NULL;
+    if (opset > D2_ONNX_OPSET_MAX)
+        return d2_raise(I, "ValueError", "paddle.onnx.export: opset_version %lld is not supported "
+                        "(the newest is %d)", (long long)opset, D2_ONNX_OPSET_MAX);
+    d2_program *p = d2_jit_program_for(I, a[0], a[2]);
+    if (!p)
+        return NULL;
+    size_t n = strlen(path);
+    char *file = d2_malloc(n + 6);
+    d2_err err = {0};
+    int rc = -1;
+    if (file) {
+        snprintf(file, n + 6, "%s.onnx", path);
+        rc = d2_jit_make_parents(file, "paddle.onnx.export", &err);
+    }
+    if (rc == 0) {
+        d2_onnx_options o = {0};
+        o.opset = (int)opset;
+        o.auto_opset = true;
+        rc = d2_onnx_export(p, file, &o, &err);
+    }
+    d2_free(file);
+    d2_program_free(p);
+    if (rc < 0)
+        return err.code ? d2_raise_err(I, &err) : nomem(I);
+    return d2_none(I);
+}
+
 /* _jst._stats(): {"decorate_s": seconds spent making to_static functions
  * (the transforms run there), "decorated": how many}; for the benchmark,
  * which counts the conversion the decorator does while a module loads. */
@@ -404,9 +460,23 @@ int d2_jit_io_init(d2_interp *I, jit_state *s)
         D2_DEF("_load_params", "layer, path", C_load_params, "_jst._load_params"),
         D2_DEF("_stats", "", C_stats, "_jst._stats"),
         D2_DEF("_load_npz", "path", C_load_npz, "_jst._load_npz"),
+        D2_DEF("_export", "target, specs, path, opset=13", C_export, "_jst._export"),
     };
     static const d2_def paddle_defs[] = {D2_DEF("load", "path", P_load, "paddle.load")};
     if (d2_module_add_defs(I, s->jst, jst_defs, D2_COUNTOF(jst_defs)) < 0)
+        return -1;
+    /* paddle.onnx */
+    static const d2_def onnx_defs[] = {
+        D2_DEF("export", "layer, path, input_spec=None, opset_version=None, **configs", O_export,
+               "paddle.onnx.export"),
+    };
+    d2_module *onnx = d2_jit_get_module(I, "paddle.onnx");
+    int rc = onnx ? d2_module_add_defs(I, onnx, onnx_defs, D2_COUNTOF(onnx_defs)) : -1;
+    d2_obj *pdm = rc == 0 ? d2_dict_get_str(I, I->modules, "paddle") : NULL;
+    if (rc == 0 && pdm && pdm->kind == D2_OBJ_MODULE)
+        rc = d2_dict_set_str(I, D2_AS(d2_module, pdm)->dict, "onnx", (d2_obj *)onnx);
+    d2_decref((d2_obj *)onnx);
+    if (rc < 0)
         return -1;
     d2_obj *pd = d2_dict_get_str(I, I->modules, "paddle");
     if (pd && pd->kind == D2_OBJ_MODULE &&
