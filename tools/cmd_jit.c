@@ -83,7 +83,8 @@ const char cmd_trace_help[] =
     "  -o, --output OUT           the saved model to write\n";
 
 const char cmd_export_args[] =
-    "MODEL.dy2st|FILE.py[:NAME] [--input NAME:DTYPE[DIMS]]... [--params FILE] [--opset N] -o OUT.onnx";
+    "MODEL.dy2st|FILE.py[:NAME] [--input NAME:DTYPE[DIMS]]... [--params FILE] [--opset N]\n"
+    "       [--external-data] -o OUT.onnx";
 const char cmd_export_summary[] = "Write a saved model, or a converted Layer or function, as ONNX.";
 const char cmd_export_help[] =
     "Writes an ONNX model. MODEL.dy2st is a saved model (or a text-form\n"
@@ -97,6 +98,8 @@ const char cmd_export_help[] =
     "error naming the op and its source line.\n"
     "\n"
     "  --opset N                  the ONNX opset, 13 (default) to 21\n"
+    "  --external-data            write the parameters to OUT.data whatever\n"
+    "                             their size\n"
     "  --input NAME:DTYPE[DIMS]   FILE.py only: one per input (default: the\n"
     "                             file's INPUT_SPEC)\n"
     "  --params FILE              FILE.py only: FILE.npz or FILE.pdparams\n"
@@ -234,7 +237,7 @@ typedef struct jit_args {
     const char **inputs;
     int n_inputs;
     const char *params, *output;
-    bool dot, no_fallback;
+    bool dot, no_fallback, external_data;
     int opset;
 } jit_args;
 
@@ -289,6 +292,8 @@ static int parse_jit_args(int argc, char **argv, int mode, jit_args *ja)
                 return usage(cmd, syn, "--opset %s: supported opsets are %d to %d", v,
                              D2_ONNX_OPSET_MIN, D2_ONNX_OPSET_MAX);
             ja->opset = (int)n;
+        } else if (!opts_done && mode == MODE_EXPORT && strcmp(argv[i], "--external-data") == 0) {
+            ja->external_data = true;
         } else if (!opts_done && !save && strcmp(argv[i], "--dot") == 0) {
             ja->dot = true;
         } else if (!opts_done && mode != MODE_TRACE && strcmp(argv[i], "--no-fallback") == 0) {
@@ -390,7 +395,8 @@ static void driver_build(driver *d, const jit_args *ja, int mode)
     if (mode == MODE_EXPORT) {
         d2_buf_puts(&b, "_jst._export(_t, _s, ");
         py_str(&b, ja->output);
-        d2_buf_printf(&b, ", %d)\n", ja->opset ? ja->opset : D2_ONNX_OPSET_DEFAULT);
+        d2_buf_printf(&b, ", %d, %s)\n", ja->opset ? ja->opset : D2_ONNX_OPSET_DEFAULT,
+                      ja->external_data ? "True" : "False");
     } else if (mode == MODE_TRACE) {
         d2_buf_puts(&b, "_jst._trace_save(_t, _s, ");
         py_str(&b, ja->output);
@@ -536,6 +542,7 @@ static int export_model(const jit_args *ja)
         return fail("%s", err.msg);
     d2_onnx_options o = {0};
     o.opset = ja->opset;
+    o.external_data = ja->external_data;
     int rc = d2_onnx_export(p, ja->output, &o, &err);
     d2_program_free(p);
     if (rc < 0) {
@@ -556,7 +563,8 @@ int cmd_export(int argc, char **argv)
     for (int i = 1; i < argc && !target; i++) {
         if (argv[i][0] != '-' || argv[i][1] == '\0')
             target = argv[i];
-        else if (strcmp(argv[i], "--no-fallback") != 0 && !strchr(argv[i], '='))
+        else if (strcmp(argv[i], "--no-fallback") != 0 && strcmp(argv[i], "--external-data") != 0 &&
+                 !strchr(argv[i], '='))
             i++; /* an option's value */
     }
     size_t n = target ? strlen(target) : 0;

@@ -532,6 +532,8 @@ static int block_attr(const d2_op *op, const char *name)
  * its block's params to the operands, runs its ops and outputs its yields. */
 int ox_lower_cond(ox_ctx *c, const d2_op *op)
 {
+    if (op->n_out == 0) /* only side effects (print, assert), which the export leaves out */
+        return 0;
     const d2_type *pt = ox_in_type(c, op, 0);
     const char *pred = ox_cast(c, ox_in(c, op, 0), pt->dtype, D2_BOOL);
     if (!pred)
@@ -718,7 +720,7 @@ static int add_params(ox_ctx *c, Onnx__GraphProto *gp, FILE *ext, const char *ex
             size_t pad = (size_t)((64 - offset % 64) % 64);
             if ((pad && fwrite(zeros, 1, pad, ext) != pad) ||
                 (nbytes && fwrite(d2_tensor_data(t), 1, nbytes, ext) != nbytes))
-                return d2_err_set(c->err, D2_ERR_IO, "cannot write %s: %s", ext_name,
+                return d2_err_set(c->err, D2_ERR_IO, "%s: write failed: %s", ext_name,
                                   strerror(errno));
             offset += pad;
             Onnx__StringStringEntryProto **e = ox_alloc(c, 3 * sizeof *e);
@@ -778,7 +780,7 @@ static int write_model(ox_ctx *c, const Onnx__ModelProto *m, const char *path)
     snprintf(tmp, n, "%s.tmp%ld", path, (long)getpid());
     FILE *f = fopen(tmp, "wb");
     if (!f) {
-        d2_err_set(c->err, D2_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+        d2_err_set(c->err, D2_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
         d2_free(tmp);
         return -1;
     }
@@ -798,7 +800,7 @@ static int write_model(ox_ctx *c, const Onnx__ModelProto *m, const char *path)
     }
     if (!ok) {
         remove(tmp);
-        d2_err_set(c->err, D2_ERR_IO, "cannot write %s: %s", path, strerror(err_no));
+        d2_err_set(c->err, D2_ERR_IO, "%s: write failed: %s", path, strerror(err_no));
     }
     d2_free(tmp);
     return ok ? 0 : -1;
@@ -895,7 +897,7 @@ int d2_onnx_export(const d2_program *p, const char *path, const d2_onnx_options 
     uint64_t limit = opt && opt->external_threshold ? opt->external_threshold
                                                     : ((uint64_t)2 << 30) - ((uint64_t)64 << 20);
     const char *ext_name = NULL;
-    if (param_bytes(p) > limit) {
+    if (param_bytes(p) > limit || (opt && opt->external_data)) {
         size_t n = strlen(path) + 8;
         ext_path = d2_malloc(n);
         if (!ext_path) {
@@ -906,7 +908,7 @@ int d2_onnx_export(const d2_program *p, const char *path, const d2_onnx_options 
         ext_name = base_name(ext_path);
         ext = fopen(ext_path, "wb");
         if (!ext) {
-            d2_err_set(err, D2_ERR_IO, "cannot write %s: %s", ext_path, strerror(errno));
+            d2_err_set(err, D2_ERR_IO, "%s: cannot create: %s", ext_path, strerror(errno));
             goto done;
         }
     }
@@ -916,7 +918,7 @@ int d2_onnx_export(const d2_program *p, const char *path, const d2_onnx_options 
         int bad = fclose(ext);
         ext = NULL;
         if (bad) {
-            d2_err_set(err, D2_ERR_IO, "cannot write %s: %s", ext_path, strerror(errno));
+            d2_err_set(err, D2_ERR_IO, "%s: write failed: %s", ext_path, strerror(errno));
             goto done;
         }
     }

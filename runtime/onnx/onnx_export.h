@@ -15,6 +15,7 @@ typedef struct d2_onnx_options {
      * "<path>.data" beside the model (ONNX external data); 0: the 2 GB limit
      * of a protobuf message, less a margin for the graph. */
     uint64_t external_threshold;
+    bool external_data; /* always write the parameters to "<path>.data" */
     const char *graph_name; /* NULL: "dy2st" */
     /* Raise the opset to D2_ONNX_OPSET_MIN and to what the Program's ops need instead of
      * failing (paddle.onnx.export, like paddle2onnx's auto_update_opset). */

@@ -649,8 +649,7 @@ static int l_full(ox_ctx *c, const d2_op *op, const char *type)
     d2_dtype dt = out_dt(c, op, 0);
     double v = A_FLOAT(op, "value");
     const d2_shape *s = &ox_vtype(c, op->out[0])->shape;
-    if ((op->n_in == 0 || op->in[0] < 0) && d2_shape_is_static(s) &&
-        d2_shape_numel(s) <= 1) {
+    if ((op->n_in == 0 || op->in[0] < 0) && d2_shape_is_static(s) && d2_shape_numel(s) == 1) {
         const char *r = ox_const_scalar(c, dt, v);
         if (s->ndim > 0)
             r = bin(c, "Reshape", r, ox_const_i64(c, s->dims, s->ndim, false));
@@ -1019,6 +1018,10 @@ static int l_array_write(ox_ctx *c, const d2_op *op, const char *type)
     if (i && it->shape.ndim > 0)
         i = ox_to_scalar(c, i);
     const char *len = un(c, "SequenceLength", arr);
+    /* a negative index counts from the end */
+    const char *zero = ox_const_scalar(c, D2_I64, 0);
+    i = ox_node1(c, "Where", (const char *[]){bin(c, "Less", i, zero), bin(c, "Add", i, len), i}, 3,
+                 NULL);
     const char *at_end = bin(c, "GreaterOrEqual", i, len);
     if (!at_end)
         return -1;

@@ -64,13 +64,13 @@ if [ ! -f "$build/Makefile" ]; then
         CFLAGS="-O1 -g -fsanitize=fuzzer-no-link") || exit 2
 fi
 echo "run-fuzz: building the library"
-make -s -C "$build" -j"${FUZZ_MAKE_JOBS:-2}" libdy2st_core.la libtsgrammar.la >"$build/run-fuzz-build.log" 2>&1 || {
+make -s -C "$build" -j"${FUZZ_MAKE_JOBS:-2}" libdy2st_core.la libtsgrammar.la libonnxpb.la >"$build/run-fuzz-build.log" 2>&1 || {
     tail -n 30 "$build/run-fuzz-build.log" >&2
     exit 2
 }
 var() { sed -n "s/^$1 = //p" "$build/Makefile" | head -n 1; }
-libs="$build/.libs/libdy2st_core.a $build/.libs/libtsgrammar.a \
-$(var BLIS_LIBS) $(var LAPACK_LIBS) $(var PCRE2_LIBS) $(var TREE_SITTER_LIBS) $(var OPENMP_CFLAGS) $(var LIBS) -pthread"
+libs="$build/.libs/libdy2st_core.a $build/.libs/libtsgrammar.a $build/.libs/libonnxpb.a \
+$(var PROTOBUF_C_LIBS) $(var BLIS_LIBS) $(var LAPACK_LIBS) $(var PCRE2_LIBS) $(var TREE_SITTER_LIBS) $(var OPENMP_CFLAGS) $(var LIBS) -pthread"
 mkdir -p "$build/fuzz"
 for t in $targets; do
     echo "run-fuzz: linking fuzz_$t"

@@ -1,5 +1,6 @@
 #!/bin/sh
-# install.sh - creates tests/oracle/venv with the real PaddlePaddle CPU wheel (pinned) and NumPy.
+# install.sh - creates tests/oracle/venv with the real PaddlePaddle CPU wheel (pinned), NumPy,
+# and ONNX with ONNX Runtime (which check dy2st's ONNX export: tests/onnx).
 # Only the oracle and the benchmarks use it; dy2st itself never needs Python or Paddle.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 bool d2_jit_file_exists(const char *path)
 {
@@ -231,7 +232,7 @@ D2_FN(C_save)
     return rc < 0 ? d2_raise_err(I, &err) : d2_none(I);
 }
 
-/* _jst._export(target, specs, path, opset): writes target's Program to exactly path as ONNX
+/* _jst._export(target, specs, path, opset, external_data): writes target's Program to exactly path as ONNX
  * (dy2st export FILE.py:NAME). */
 D2_FN(C_export)
 {
@@ -245,6 +246,7 @@ D2_FN(C_export)
     d2_err err = {0};
     d2_onnx_options o = {0};
     o.opset = (int)opset;
+    o.external_data = a[4] == I->true_;
     int rc = d2_onnx_export(p, path, &o, &err);
     d2_program_free(p);
     return rc < 0 ? d2_raise_err(I, &err) : d2_none(I);
@@ -284,6 +286,66 @@ D2_FN(O_export)
     if (rc < 0)
         return err.code ? d2_raise_err(I, &err) : nomem(I);
     return d2_none(I);
+}
+
+static void append_line(const char *dir, const char *file, const char *line)
+{
+    d2_buf b;
+    d2_buf_init(&b);
+    d2_buf_printf(&b, "%s/%s", dir, file);
+    FILE *f = b.data ? fopen(b.data, "a") : NULL;
+    if (f) {
+        fputs(line, f);
+        fclose(f);
+    }
+    d2_buf_free(&b);
+}
+
+void d2_jit_onnx_check_dump(const d2_program *p, d2_tensor *const *in, int n_in,
+                            d2_tensor *const *out, int n_out)
+{
+    const char *dir = getenv("DY2ST_ONNX_CHECK_DIR");
+    if (!dir || !*dir)
+        return;
+    static int counter;
+    int k = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
+    d2_buf path, line;
+    d2_buf_init(&path);
+    d2_buf_init(&line);
+    d2_err err = {0};
+    d2_buf_printf(&path, "%s/call%ld_%d.onnx", dir, (long)getpid(), k);
+    int rc = path.data ? d2_onnx_export(p, path.data, NULL, &err) : -1;
+    d2_buf_printf(&line, "%s\t", path.data ? path.data : "");
+    for (int pass = 0; rc == 0 && pass < 2; pass++) {
+        d2_tensor *const *ts = pass ? out : in;
+        for (int i = 0; rc == 0 && i < (pass ? n_out : n_in); i++) {
+            d2_buf f;
+            d2_buf_init(&f);
+            d2_buf_printf(&f, "%s/call%ld_%d_%s%d.npy", dir, (long)getpid(), k,
+                          pass ? "out" : "in", i);
+            if (!ts[i] || ts[i]->kind != D2_VALUE_TENSOR)
+                rc = d2_err_set(&err, D2_ERR_UNSUPPORTED, "%s %d is not a tensor",
+                                pass ? "output" : "input", i);
+            else if (!f.data || d2_npy_save(ts[i], f.data, &err) < 0)
+                rc = -1;
+            d2_buf_printf(&line, "%s%s", i ? "," : "", f.data ? f.data : "");
+            d2_buf_free(&f);
+        }
+        d2_buf_puts(&line, pass ? "\t-\n" : "\t");
+    }
+    if (rc == 0 && line.data) {
+        append_line(dir, "manifest.tsv", line.data);
+    } else {
+        d2_buf msg;
+        d2_buf_init(&msg);
+        d2_buf_printf(&msg, "call%ld_%d: %s\n", (long)getpid(), k,
+                      err.msg[0] ? err.msg : "out of memory");
+        if (msg.data)
+            append_line(dir, "skipped.txt", msg.data);
+        d2_buf_free(&msg);
+    }
+    d2_buf_free(&path);
+    d2_buf_free(&line);
 }
 
 /* _jst._stats(): {"decorate_s": seconds spent making to_static functions
@@ -460,7 +522,7 @@ int d2_jit_io_init(d2_interp *I, jit_state *s)
         D2_DEF("_load_params", "layer, path", C_load_params, "_jst._load_params"),
         D2_DEF("_stats", "", C_stats, "_jst._stats"),
         D2_DEF("_load_npz", "path", C_load_npz, "_jst._load_npz"),
-        D2_DEF("_export", "target, specs, path, opset=13", C_export, "_jst._export"),
+        D2_DEF("_export", "target, specs, path, opset=13, external_data=False", C_export, "_jst._export"),
     };
     static const d2_def paddle_defs[] = {D2_DEF("load", "path", P_load, "paddle.load")};
     if (d2_module_add_defs(I, s->jst, jst_defs, D2_COUNTOF(jst_defs)) < 0)

@@ -120,6 +120,12 @@ char *d2_jit_model_path(const char *path);
  * Paddle's save functions do. 0, or -1 with err set (its message begins
  * with who). */
 int d2_jit_make_parents(const char *file, const char *who, d2_err *err);
+/* With DY2ST_ONNX_CHECK_DIR set (tests/onnx/test_onnx_export.sh), writes every converted
+ * Program run on concrete inputs as ONNX to that directory (callN.onnx), with its inputs
+ * and outputs as .npy and a line in manifest.tsv (tests/onnx/check_onnx.py reads it); a
+ * Program that cannot be exported gets a line in skipped.txt. Nothing otherwise. */
+void d2_jit_onnx_check_dump(const d2_program *p, d2_tensor *const *in, int n_in,
+                            d2_tensor *const *out, int n_out);
 
 /* ======================================================================
  * Between the jit files only (jit_values.c, jit_runtime.c, jit_loops.c,

@@ -1110,6 +1110,7 @@ static d2_obj *run_entry(d2_interp *I, sfn *s, entry *e, feeds *fd)
         d2_raise_err(I, &err);
         goto done;
     }
+    d2_jit_onnx_check_dump(e->prog, fd->t, fd->n, outs, e->n_out);
     for (int k = 0; k < e->n_out; k++) {
         vals[k] = d2_tensor_wrap(I, outs[k]);
         if (!vals[k])

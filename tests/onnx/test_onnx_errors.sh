@@ -1,0 +1,83 @@
+#!/bin/sh
+# test_onnx_errors.sh - 'dy2st export' on bad input: each is a clear error with exit status 1
+# (2 for a usage error), and no output file is left behind. Needs no Python.
+#   an op with no ONNX mapping (tests/onnx/no_mapping.d2p: cholesky) names the op and its line;
+#   an op that needs a newer opset (tests/onnx/needs_opset14.d2p: tril_triu -> Trilu) says which;
+#   an unwritable output path, a corrupt saved model, an opset out of range, and options that
+#   only apply to FILE.py.
+. "${top_srcdir:-.}/tests/cli/lib.sh"
+need_dy2st
+make_tmp onnx-errors
+T="$top_srcdir/tests/onnx"
+S="$top_srcdir/samples"
+
+expect_exact 1 "dy2st: error: $T/no_mapping.d2p: line 7:13: op cholesky: no ONNX mapping: ONNX has no operator for it" \
+    "$DY2ST" export "$T/no_mapping.d2p" -o "$TMP/a.onnx"
+[ ! -e "$TMP/a.onnx" ] || fail "no_mapping.d2p left $TMP/a.onnx"
+
+expect_exact 1 "dy2st: error: $T/needs_opset14.d2p: line 12:9: op tril_triu: needs ONNX opset 14 or later (Trilu), exporting opset 13: use --opset 14" \
+    "$DY2ST" export "$T/needs_opset14.d2p" -o "$TMP/b.onnx"
+[ ! -e "$TMP/b.onnx" ] || fail "needs_opset14.d2p left $TMP/b.onnx"
+expect 0 "exported $TMP/b.onnx" "$DY2ST" export "$T/needs_opset14.d2p" --opset 14 -o "$TMP/b.onnx"
+[ -s "$TMP/b.onnx" ] || fail "--opset 14 wrote no $TMP/b.onnx"
+
+# a model written through the whole path, then the failures around it
+expect 0 "exported $TMP/m.onnx" "$DY2ST" export "$S/programs/mlp_loop.d2p" -o "$TMP/m.onnx"
+expect_exact 1 "dy2st: error: -o $TMP/no/such/dir/m.onnx: cannot create: No such file or directory" \
+    "$DY2ST" export "$S/programs/mlp_loop.d2p" -o "$TMP/no/such/dir/m.onnx"
+mkdir "$TMP/isdir.onnx"
+expect 1 "dy2st: error: -o $TMP/isdir.onnx: write failed: Is a directory" \
+    "$DY2ST" export "$S/programs/mlp_loop.d2p" -o "$TMP/isdir.onnx"
+[ -z "$(ls "$TMP" | grep '\.tmp')" ] || fail "a temporary file was left in $TMP"
+
+"$DY2ST" save "$S/simple_fc.py" --params "$top_srcdir/tests/oracle/expected/simple_fc.npz" \
+    -o "$TMP/fc.dy2st" >/dev/null 2>&1 || fail "dy2st save simple_fc"
+head -c 200 "$TMP/fc.dy2st" >"$TMP/cut.dy2st"
+expect 1 "dy2st: error: $TMP/cut.dy2st: file size is 200 bytes but the header records" \
+    "$DY2ST" export "$TMP/cut.dy2st" -o "$TMP/c.onnx"
+printf 'not a model\n' >"$TMP/junk.dy2st"
+expect 1 "dy2st: error: $TMP/junk.dy2st:1:" "$DY2ST" export "$TMP/junk.dy2st" -o "$TMP/c.onnx"
+expect 1 "dy2st: error: $TMP/none.dy2st" "$DY2ST" export "$TMP/none.dy2st" -o "$TMP/c.onnx"
+[ ! -e "$TMP/c.onnx" ] || fail "a failed export left $TMP/c.onnx"
+
+expect 2 "dy2st: error: --opset 12: supported opsets are 13 to 21" \
+    "$DY2ST" export "$TMP/fc.dy2st" --opset 12 -o "$TMP/d.onnx"
+expect 2 "dy2st: error: --opset needs a number" "$DY2ST" export "$TMP/fc.dy2st" --opset x -o "$TMP/d.onnx"
+expect 2 "dy2st: error: no output file given (-o OUT)" "$DY2ST" export "$TMP/fc.dy2st"
+expect 2 "dy2st: error: --input, --params and --no-fallback apply to FILE.py only" \
+    "$DY2ST" export "$TMP/fc.dy2st" --input x:float32[1,4] -o "$TMP/d.onnx"
+
+# a converted model whose op has no mapping: the error names the op and its line in the file
+cat >"$TMP/chol.py" <<'PY'
+import paddle
+
+
+@paddle.jit.to_static
+def factor(x):
+    y = x + 1.0
+    return paddle.lgamma(y)
+
+
+INPUT_SPEC = [paddle.static.InputSpec([3, 3], "float32", "x")]
+PY
+expect 1 "line 7:12: op lgamma: no ONNX mapping: ONNX has no operator for it" \
+    "$DY2ST" export "$TMP/chol.py:factor" -o "$TMP/e.onnx"
+[ ! -e "$TMP/e.onnx" ] || fail "a failed export left $TMP/e.onnx"
+
+# the same through paddle.onnx.export in a script
+cat >"$TMP/chol_script.py" <<PY
+import paddle
+
+
+@paddle.jit.to_static
+def factor(x):
+    return paddle.lgamma(x)
+
+
+try:
+    paddle.onnx.export(factor, "$TMP/f", input_spec=[paddle.static.InputSpec([3, 3], "float32", "x")])
+except Exception as e:
+    print(type(e).__name__, e)
+PY
+expect 0 "op lgamma: no ONNX mapping" "$DY2ST" exec "$TMP/chol_script.py"
+finish

@@ -1,0 +1,163 @@
+#!/bin/sh
+# test_onnx_export.sh - ONNX files 'dy2st export' writes, checked by ONNX itself and run by
+# ONNX Runtime against 'dy2st run' on the same inputs (tests/onnx/check_onnx.py: the full
+# onnx.checker, then every output within 1e-5 + 1e-5 |want|, integers exactly).
+#   samples: saved with Paddle's weights (tests/oracle/expected/NAME.npz) and exported at
+#     opset 13, run on every input set of the oracle's goldens; the control-flow samples
+#     must keep If / Loop / sequences (lenet_branch's cond, char_rnn's and greedy_decoder's
+#     while loops with break, lstm_cell's list grown in a loop), and are exported at
+#     opset 21 too; mnist_cnn with --external-data; simple_fc straight from FILE.py.
+#   the to_static corpus (tests/py_static/*.py): with DY2ST_ONNX_CHECK_DIR set, every
+#     converted Program a script runs is exported with its inputs and outputs; every one
+#     that exports must pass (the ops that cannot be exported are listed).
+#   paddle.onnx.export in a script (Paddle's documented example).
+# Skips (exit 77) when the oracle environment (tests/oracle/install.sh) lacks onnx or
+# onnxruntime.
+. "${top_srcdir:-.}/tests/cli/lib.sh"
+top_builddir=$(cd "$top_builddir" && pwd)
+top_srcdir=$(cd "$top_srcdir" && pwd)
+need_dy2st
+PY="$top_srcdir/tests/oracle/venv/bin/python"
+if [ ! -x "$PY" ]; then
+    echo "SKIP: no oracle environment (tests/oracle/venv): run tests/oracle/install.sh"
+    exit 77
+fi
+if ! "$PY" -c "import onnx, onnxruntime" >/dev/null 2>&1; then
+    echo "SKIP: onnx or onnxruntime missing in tests/oracle/venv: run tests/oracle/install.sh"
+    exit 77
+fi
+make_tmp onnx-export
+S="$top_srcdir/samples"
+E="$top_srcdir/tests/oracle/expected"
+M="$TMP/manifest.tsv"
+: >"$M"
+
+# Writes SET_NAME.npy for every input of every set in the oracle's .npz and prints
+# "SET NAME=FILE ..." lines (as tests/cli/test_opencl_models.sh does).
+cat >"$TMP/prep.py" <<'PY'
+import sys
+import numpy as np
+import _jst
+
+py, npz, out = sys.argv[1], sys.argv[2], sys.argv[3]
+mod = _jst._load_file(py)
+names = [s.name for s in mod.INPUT_SPEC]
+arrays = _jst._load_npz(npz)
+for st in ["example", "other"]:
+    if st + "/input0" not in arrays:
+        continue
+    args = []
+    for i, name in enumerate(names):
+        path = out + "/" + st + "_" + name + ".npy"
+        np.save(path, arrays[st + "/input" + str(i)].numpy())
+        args.append(name + "=" + path)
+    print(st + " " + " ".join(args))
+PY
+
+# add NAME ONNX MODEL OPS: runs MODEL (a saved model) with dy2st on every input set of
+# sample NAME and adds a manifest line per set comparing ONNX with it
+add() {
+    name=$1 onnx=$2 model=$3 ops=$4
+    d="$TMP/$name.d"
+    mkdir -p "$d"
+    "$DY2ST" exec "$TMP/prep.py" "$S/$name.py" "$E/$name.npz" "$d" >"$d/sets" 2>"$d/err" ||
+        { fail "inputs of $name: $(cat "$d/err")"; return; }
+    while read -r st rest; do
+        args="" files=""
+        for kv in $rest; do
+            args="$args --input $kv"
+            files="$files${files:+,}${kv#*=}"
+        done
+        out="$d/$(basename "$onnx" .onnx)_$st"
+        # shellcheck disable=SC2086
+        "$DY2ST" run "$model" $args --output-dir "$out" >/dev/null 2>"$d/err" ||
+            { fail "dy2st run $name $st: $(cat "$d/err")"; continue; }
+        outs=$(ls "$out"/output_*.npy | sort -V | tr '\n' ',' | sed 's/,$//')
+        printf '%s\t%s\t%s\t%s\n' "$onnx" "$files" "$outs" "$ops" >>"$M"
+    done <"$d/sets"
+}
+
+ops_of() {
+    case $1 in
+    lenet_branch) echo If ;;
+    char_rnn) echo Loop ;;
+    greedy_decoder) echo Loop,If,SequenceInsert,ConcatFromSequence ;;
+    lstm_cell) echo Loop,SequenceInsert,ConcatFromSequence ;;
+    lstm_tagger) echo Loop ;;
+    *) echo - ;;
+    esac
+}
+
+for name in simple_fc mnist_cnn lenet_branch char_rnn greedy_decoder lstm_cell lstm_tagger \
+    unet_small resnet_small transformer_encoder; do
+    model="$TMP/$name.dy2st"
+    "$DY2ST" save "$S/$name.py" --params "$E/$name.npz" -o "$model" >/dev/null 2>"$TMP/err" ||
+        { fail "dy2st save $name: $(cat "$TMP/err")"; continue; }
+    expect 0 "exported $TMP/$name.onnx" "$DY2ST" export "$model" -o "$TMP/$name.onnx" || continue
+    add "$name" "$TMP/$name.onnx" "$model" "$(ops_of "$name")"
+    case $name in
+    lenet_branch | char_rnn | greedy_decoder | lstm_cell)
+        expect 0 "exported" "$DY2ST" export "$model" --opset 21 -o "$TMP/${name}_21.onnx" &&
+            add "$name" "$TMP/${name}_21.onnx" "$model" "$(ops_of "$name")"
+        ;;
+    mnist_cnn)
+        expect 0 "exported" "$DY2ST" export "$model" --external-data -o "$TMP/mnist_ext.onnx" &&
+            add "$name" "$TMP/mnist_ext.onnx" "$model" -
+        [ -s "$TMP/mnist_ext.onnx.data" ] || fail "--external-data wrote no $TMP/mnist_ext.onnx.data"
+        ;;
+    simple_fc)
+        expect 0 "exported $TMP/fc_py.onnx" "$DY2ST" export "$S/simple_fc.py" \
+            --params "$E/simple_fc.npz" -o "$TMP/fc_py.onnx" &&
+            add "$name" "$TMP/fc_py.onnx" "$model" -
+        ;;
+    esac
+done
+
+# paddle.onnx.export, as Paddle documents it (the layer's own weights; path + ".onnx")
+cat >"$TMP/doc_export.py" <<PY
+import numpy as np
+import paddle
+
+
+class LinearNet(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self._linear = paddle.nn.Linear(128, 10)
+
+    def forward(self, x):
+        return self._linear(x)
+
+
+layer = LinearNet()
+save_path = "$TMP/onnx.save/linear_net"
+x_spec = paddle.static.InputSpec(shape=[None, 128], dtype="float32", name="x")
+paddle.onnx.export(layer, save_path, input_spec=[x_spec], opset_version=11)
+x = paddle.rand([3, 128])
+np.save("$TMP/doc_x.npy", x.numpy())
+np.save("$TMP/doc_y.npy", layer(x).numpy())
+PY
+expect 0 "" "$DY2ST" exec "$TMP/doc_export.py" &&
+    printf '%s\t%s\t%s\t-\n' "$TMP/onnx.save/linear_net.onnx" "$TMP/doc_x.npy" "$TMP/doc_y.npy" >>"$M"
+
+# the corpus: every converted Program run on concrete inputs
+mkdir "$TMP/corpus"
+for f in "$top_srcdir"/tests/py_static/*.py; do
+    DY2ST_ONNX_CHECK_DIR="$TMP/corpus" "$DY2ST" exec "$f" >/dev/null 2>&1 ||
+        fail "dy2st exec $f failed with DY2ST_ONNX_CHECK_DIR set"
+done
+n_corpus=$(wc -l <"$TMP/corpus/manifest.tsv" 2>/dev/null || echo 0)
+[ "$n_corpus" -ge 100 ] || fail "only $n_corpus corpus Programs were exported"
+cat "$TMP/corpus/manifest.tsv" >>"$M" 2>/dev/null
+if [ -s "$TMP/corpus/skipped.txt" ]; then
+    echo "corpus Programs that cannot be exported (by reason):"
+    sed 's/^[^:]*: //; s/^line [0-9]*:[0-9]*: //' "$TMP/corpus/skipped.txt" | sort | uniq -c
+fi
+
+checks=$((checks + 1))
+if ! "$PY" "$top_srcdir/tests/onnx/check_onnx.py" "$M" >"$TMP/check.out" 2>&1; then
+    grep -v '^ok ' "$TMP/check.out"
+    fail "ONNX Runtime disagrees with dy2st (above)"
+else
+    tail -n 1 "$TMP/check.out"
+fi
+finish
