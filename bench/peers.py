@@ -1,5 +1,6 @@
 """Measures the peers dy2st is compared with: Paddle (eager, to_static, Inference), PyTorch
-(eager, TorchScript) and ONNX Runtime, on every sample with the oracle's weights and inputs.
+(eager, TorchScript) and ONNX Runtime (on paddle2onnx's or torch.onnx's export, and on
+dy2st's own `dy2st export`), on every sample with the oracle's weights and inputs.
 
     peers.py run [--workdir DIR] [--samples a,b] [--threads 1,2] [--out FILE]
 
@@ -28,15 +29,18 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common as C  # noqa: E402
 
-PEERS = ["paddle_eager", "paddle_static", "paddle_infer", "torch_eager", "torchscript", "ort"]
+PEERS = ["paddle_eager", "paddle_static", "paddle_infer", "torch_eager", "torchscript", "ort",
+         "ort_dy2st"]
 PEER_LABELS = {
     "paddle_eager": "Paddle eager", "paddle_static": "Paddle to_static",
     "paddle_infer": "Paddle Inference", "torch_eager": "PyTorch eager",
     "torchscript": "TorchScript", "ort": "ONNX Runtime",
+    "ort_dy2st": "ORT on dy2st's export",
 }
 PEER_MODULES = {
     "paddle_eager": ["paddle"], "paddle_static": ["paddle"], "paddle_infer": ["paddle"],
     "torch_eager": ["torch"], "torchscript": ["torch"], "ort": ["onnxruntime"],
+    "ort_dy2st": ["onnxruntime"],
 }
 # Samples whose forward has data-dependent control flow: torch.onnx exports the
 # scripted port for them (a traced one would freeze one path).
@@ -461,6 +465,43 @@ def measure_ort(name, wd, meta, data, threads, result):
                            lambda a: _ort_feed(names, meta, a))
 
 
+def measure_ort_dy2st(name, wd, meta, data, threads, result):
+    """ONNX Runtime on the file `dy2st export` writes from the sample's source and the oracle's
+    weights (the dy2st binary of the build at the top of the tree, or $DY2ST)."""
+    import onnxruntime as ort
+    result["versions"] = {"onnxruntime": ort.__version__}
+    dy2st = os.environ.get("DY2ST") or os.path.join(C.ROOT, "dy2st")
+    params = C.oracle_path(name) if os.path.exists(C.oracle_path(name)) else \
+        os.path.join(wd, "oracle.npz")
+    path = os.path.join(wd, "dy2st_export.onnx")
+    argv = [dy2st, "export", f"samples/{name}.py:{meta['class']}"]
+    for i in meta["inputs"]:
+        argv += ["--input", "%s:%s[%s]" % (i["name"], i["dtype"],
+                                           ",".join(str(n) for n in i["shape"]))]
+    argv += ["--params", params, "-o", path]
+    r = C.spawn_measured(argv, 1, 300)
+    if r["rc"] != 0 or not os.path.exists(path):
+        msg = [ln for ln in (r["stderr"] + r["stdout"]).splitlines() if ln.strip()]
+        result["status"] = "failed"
+        result["reason"] = "dy2st export failed: " + C.short_error(msg[-1] if msg else
+                                                                   f"rc {r['rc']}", 200)
+        return result
+    result["exporter"] = "dy2st export"
+    result["convert_s"] = r["wall_s"]
+    result["convert_what"] = "dy2st export (whole command: conversion and export)"
+    t0 = time.perf_counter()
+    sess = _ort_session(path, threads)
+    result["load_s"] = time.perf_counter() - t0
+    result["load_what"] = "InferenceSession (load + graph optimisation)"
+    names = [i.name for i in sess.get_inputs()]
+
+    def run_feed(feed):
+        return sess.run(None, feed)
+    return _check_and_time(result, meta, data, wd,
+                           lambda a: run_feed(_ort_feed(names, meta, a)), run_feed,
+                           lambda a: _ort_feed(names, meta, a))
+
+
 def measure(name, peer, workdir, threads):
     wd = C.workdir(workdir, name)
     meta = C.read_json(os.path.join(wd, "meta.json"))
@@ -474,6 +515,8 @@ def measure(name, peer, workdir, threads):
             measure_paddle(peer, name, wd, meta, data, threads, result)
         elif peer in ("torch_eager", "torchscript"):
             measure_torch(peer, name, wd, meta, data, threads, result)
+        elif peer == "ort_dy2st":
+            measure_ort_dy2st(name, wd, meta, data, threads, result)
         else:
             measure_ort(name, wd, meta, data, threads, result)
     except Exception as e:

@@ -988,6 +988,50 @@ static int l_scatter_nd_add(ox_ctx *c, const d2_op *op, const char *type)
     return n && ox_attr_str(c, n, "reduction", "add") == 0 ? 0 : -1;
 }
 
+/* x[key] = value over a slice of an x of static shape: ScatterND with the region's indices
+ * (a constant) and value broadcast to the region */
+static int l_set_value(ox_ctx *c, const d2_op *op, const char *type)
+{
+    const d2_shape *xs = &ox_in_type(c, op, 0)->shape;
+    if (!d2_shape_is_static(xs))
+        return ox_fail(c, op, D2_ERR_UNSUPPORTED,
+                       "a slice assignment is exported for inputs of static shape only");
+    int64_t start[D2_MAX_DIMS], step[D2_MAX_DIMS];
+    d2_shape full, region;
+    if (d2_slice_plan(d2_op_def(op->id), &op->attrs, xs, start, step, &full, &region, c->err) < 0)
+        return -1;
+    int64_t n = d2_shape_numel(&full);
+    int r = xs->ndim;
+    const char *x = ox_in(c, op, 0);
+    if (n == 0)
+        return finish(c, op, x, in_dt(c, op, 0));
+    if (n > (1 << 20))
+        return ox_fail(c, op, D2_ERR_UNSUPPORTED, "the assigned region has more than 2^20 elements");
+    int64_t *idx = ox_alloc(c, (size_t)(n * r) * sizeof *idx);
+    if (!idx)
+        return -1;
+    for (int64_t e = 0; e < n; e++) {
+        int64_t rest = e;
+        for (int d = r - 1; d >= 0; d--) {
+            int64_t i = rest % full.dims[d];
+            rest /= full.dims[d];
+            idx[e * r + d] = start[d] + i * step[d];
+        }
+    }
+    int64_t dims[D2_MAX_DIMS + 1];
+    memcpy(dims, full.dims, (size_t)r * sizeof *dims);
+    dims[r] = r;
+    Onnx__NodeProto *cn;
+    const char *ind = ox_node1(c, "Constant", NULL, 0, &cn);
+    if (!ind || ox_attr_tensor(c, cn, "value", ox_tensor(c, D2_I64, r + 1, dims, idx,
+                                                         (size_t)(n * r) * sizeof *idx)) < 0)
+        return -1;
+    const char *v = ox_cast(c, ox_in(c, op, 1), in_dt(c, op, 1), in_dt(c, op, 0));
+    v = bin(c, "Expand", v, ox_const_i64(c, region.dims, region.ndim, false));
+    v = bin(c, "Reshape", v, ox_const_i64(c, full.dims, r, false));
+    return v && node_out(c, op, type, (const char *[]){x, ind, v}, 3) ? 0 : -1;
+}
+
 /* side effects that have no ONNX form: the exported model omits them */
 static int l_drop(ox_ctx *c, const d2_op *op, const char *type)
 {
@@ -1188,7 +1232,7 @@ static const ox_map MAP[] = {
     {"shape", "Shape", 13, l_shape, NULL},
     {"numel", "Size", 13, l_shape, NULL},
     {"assign", "Identity", 13, l_simple, NULL},
-    {"set_value", NULL, 0, NULL, "not mapped yet (an in-place slice assignment)"},
+    {"set_value", "ScatterND", 13, l_set_value, NULL},
     {"index_put", NULL, 0, NULL, "not mapped yet"},
     {"index_get", NULL, 0, NULL, "not mapped yet"},
     {"matmul", "MatMul", 13, l_matmul, NULL},

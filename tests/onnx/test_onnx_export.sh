@@ -10,6 +10,7 @@
 #   the to_static corpus (tests/py_static/*.py): with DY2ST_ONNX_CHECK_DIR set, every
 #     converted Program a script runs is exported with its inputs and outputs; every one
 #     that exports must pass (the ops that cannot be exported are listed).
+#   the fused convolution of the inference passes (tests/onnx/conv_fused.d2p), unfused.
 #   paddle.onnx.export in a script (Paddle's documented example).
 # Skips (exit 77) when the oracle environment (tests/oracle/install.sh) lacks onnx or
 # onnxruntime.
@@ -70,9 +71,10 @@ add() {
         done
         out="$d/$(basename "$onnx" .onnx)_$st"
         # shellcheck disable=SC2086
-        "$DY2ST" run "$model" $args --output-dir "$out" >/dev/null 2>"$d/err" ||
+        "$DY2ST" run "$model" $args --output-dir "$out" >"$d/run" 2>"$d/err" ||
             { fail "dy2st run $name $st: $(cat "$d/err")"; continue; }
-        outs=$(ls "$out"/output_*.npy | sort -V | tr '\n' ',' | sed 's/,$//')
+        # "NAME: TYPE -> FILE", one line per output in order
+        outs=$(sed -n 's/.* -> //p' "$d/run" | tr '\n' ',' | sed 's/,$//')
         printf '%s\t%s\t%s\t%s\n' "$onnx" "$files" "$outs" "$ops" >>"$M"
     done <"$d/sets"
 }
@@ -112,6 +114,19 @@ for name in simple_fc mnist_cnn lenet_branch char_rnn greedy_decoder lstm_cell l
         ;;
     esac
 done
+
+# the fused convolution of the inference passes, written as Conv + Add + Relu
+"$PY" -c "
+import numpy as np
+rng = np.random.RandomState(0)
+np.save('$TMP/cf_x.npy', rng.randn(3, 1, 4, 4).astype('float32'))
+np.save('$TMP/cf_r.npy', rng.randn(3, 2, 2, 2).astype('float32'))
+" || fail "inputs of conv_fused.d2p"
+expect 0 "exported" "$DY2ST" export "$top_srcdir/tests/onnx/conv_fused.d2p" -o "$TMP/cf.onnx" &&
+    "$DY2ST" run "$top_srcdir/tests/onnx/conv_fused.d2p" --input "x=$TMP/cf_x.npy" \
+        --input "r=$TMP/cf_r.npy" --output-dir "$TMP/cf" >/dev/null 2>&1 &&
+    printf '%s\t%s\t%s\tConv,Add,Relu\n' "$TMP/cf.onnx" "$TMP/cf_x.npy,$TMP/cf_r.npy" \
+        "$TMP/cf/y.npy,$TMP/cf/z.npy" >>"$M" || fail "conv_fused.d2p"
 
 # paddle.onnx.export, as Paddle documents it (the layer's own weights; path + ".onnx")
 cat >"$TMP/doc_export.py" <<PY
