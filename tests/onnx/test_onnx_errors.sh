@@ -11,6 +11,8 @@ make_tmp onnx-errors
 T="$top_srcdir/tests/onnx"
 S="$top_srcdir/samples"
 
+expect 0 "--opset N                  the ONNX opset, 13 (default) to 21" "$DY2ST" help export
+
 expect_exact 1 "dy2st: error: $T/no_mapping.d2p: line 7:13: op cholesky: no ONNX mapping: ONNX has no operator for it" \
     "$DY2ST" export "$T/no_mapping.d2p" -o "$TMP/a.onnx"
 [ ! -e "$TMP/a.onnx" ] || fail "no_mapping.d2p left $TMP/a.onnx"
