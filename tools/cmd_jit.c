@@ -441,6 +441,50 @@ static char *option_text(const char *option, const char *value)
     return d2_buf_take(&b);
 }
 
+/* An export error "line L:C: message" about the converted file: printed as the compiler
+ * does, "FILE:L:C: error: message" with the source line and a caret. False when msg has
+ * no position or the line cannot be read. */
+static bool report_at_line(const char *file, const char *msg)
+{
+    unsigned line = 0, col = 0;
+    int n = 0;
+    if (!file || sscanf(msg, "line %u:%u: %n", &line, &col, &n) != 2 || n == 0 || line == 0 ||
+        col == 0)
+        return false;
+    size_t len = 0;
+    char *src = d2_read_file(file, &len, NULL);
+    if (!src)
+        return false;
+    const char *p = src, *end = src + len;
+    for (unsigned l = 1; l < line && p < end; l++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        p = nl ? nl + 1 : end;
+    }
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    char *text = p < end ? d2_strndup(p, (size_t)((nl ? nl : end) - p)) : NULL;
+    d2_free(src);
+    if (!text)
+        return false;
+    d2_diag_item it;
+    memset(&it, 0, sizeof it);
+    it.severity = D2_DIAG_ERROR;
+    it.file = file;
+    it.line = line;
+    it.col = col;
+    it.width = 1;
+    it.message = msg + n;
+    it.source_line = text;
+    it.caret_col = col;
+    d2_buf b;
+    d2_buf_init(&b);
+    d2_diag_render_item(&it, &b);
+    if (b.data)
+        fputs(b.data, stderr);
+    d2_buf_free(&b);
+    d2_free(text);
+    return true;
+}
+
 /* Prints the errors of a failed driver run. An error raised by the driver's
  * own line (a _jst helper) is about a command-line argument and names it,
  * without the exception's type; an error in the user's files is rendered as
@@ -457,6 +501,8 @@ static void driver_report(const driver *d, const jit_args *ja, int mode, d2_inte
         const char *cmd = mode == MODE_TRACE ? "dy2st trace: " : NULL;
         if (cmd && strncmp(msg, cmd, strlen(cmd)) == 0)
             msg += strlen(cmd);
+        if (mode == MODE_EXPORT && report_at_line(ja->path, msg))
+            return;
         const driver_line *l = top->line <= MAX_DRIVER_LINES ? &d->lines[top->line] : NULL;
         const char *arg = l && l->arg ? l->arg : ja->target;
         if (ja->output && msg != drop_file(msg, ja->output)) {
