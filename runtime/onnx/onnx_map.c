@@ -1032,6 +1032,123 @@ static int l_set_value(ox_ctx *c, const d2_op *op, const char *type)
     return v && node_out(c, op, type, (const char *[]){x, ind, v}, 3) ? 0 : -1;
 }
 
+/* ---- x[i0, i1, ...] with int index tensors on axes axis.. (index_get / index_put) ----
+ * The index tensors broadcast to B and stack into GatherND / ScatterND indices B + [n]; x is
+ * transposed so that the indexed axes lead. */
+
+static const char *transpose(ox_ctx *c, const char *x, const int64_t *perm, int r)
+{
+    bool id = true;
+    for (int i = 0; i < r; i++)
+        id = id && perm[i] == i;
+    if (id)
+        return x;
+    Onnx__NodeProto *n;
+    const char *o = ox_node1(c, "Transpose", &x, 1, &n);
+    return o && ox_attr_ints(c, n, "perm", perm, r) == 0 ? o : NULL;
+}
+
+typedef struct nd_index {
+    const char *xt;       /* x with the indexed axes first */
+    const char *ind;      /* int64 indices, B + [n] */
+    int r, n, axis, br;   /* rank of x, index tensors, first axis, rank of B */
+    int64_t perm[D2_MAX_DIMS];
+} nd_index;
+
+static int nd_prepare(ox_ctx *c, const d2_op *op, int first, nd_index *q)
+{
+    q->r = in_rank(c, op, 0);
+    q->n = op->n_in - first;
+    q->axis = (int)A_INT(op, "axis");
+    q->br = 0;
+    if (q->n < 1 || q->axis < 0 || q->axis + q->n > q->r)
+        return ox_fail(c, op, D2_ERR_INVALID, "bad index tensors");
+    const char *idx[D2_MAX_DIMS], *z = NULL;
+    const char *zero = ox_const_scalar(c, D2_I64, 0);
+    for (int i = 0; i < q->n; i++) {
+        idx[i] = ox_cast(c, ox_in(c, op, first + i), in_dt(c, op, first + i), D2_I64);
+        int ri = in_rank(c, op, first + i);
+        q->br = ri > q->br ? ri : q->br;
+        const char *zi = bin(c, "Mul", idx[i], zero);
+        z = z ? bin(c, "Add", z, zi) : zi;
+    }
+    int64_t last = q->br;
+    for (int i = 0; i < q->n; i++)
+        if (!(idx[i] = unsqueeze(c, bin(c, "Add", idx[i], z), &last, 1)))
+            return -1;
+    Onnx__NodeProto *cn;
+    q->ind = ox_node1(c, "Concat", idx, q->n, &cn);
+    if (!q->ind || ox_attr_int(c, cn, "axis", q->br) < 0)
+        return -1;
+    int k = 0;
+    for (int d = q->axis; d < q->axis + q->n; d++)
+        q->perm[k++] = d;
+    for (int d = 0; d < q->axis; d++)
+        q->perm[k++] = d;
+    for (int d = q->axis + q->n; d < q->r; d++)
+        q->perm[k++] = d;
+    q->xt = transpose(c, ox_in(c, op, 0), q->perm, q->r);
+    return q->xt ? 0 : -1;
+}
+
+/* GatherND's result (B, x[:axis], rest) in the order of the region (x[:axis], B, rest) */
+static const char *nd_gather(ox_ctx *c, const nd_index *q)
+{
+    const char *g = bin(c, "GatherND", q->xt, q->ind);
+    int64_t perm[D2_MAX_DIMS];
+    int rr = q->r - q->n + q->br, k = 0;
+    for (int d = q->br; d < q->br + q->axis; d++)
+        perm[k++] = d;
+    for (int d = 0; d < q->br; d++)
+        perm[k++] = d;
+    for (int d = q->br + q->axis; d < rr; d++)
+        perm[k++] = d;
+    return g ? transpose(c, g, perm, rr) : NULL;
+}
+
+static int l_index_get(ox_ctx *c, const d2_op *op, const char *type)
+{
+    (void)type;
+    nd_index q;
+    if (nd_prepare(c, op, 1, &q) < 0)
+        return -1;
+    return finish(c, op, nd_gather(c, &q), in_dt(c, op, 0));
+}
+
+static int l_index_put(ox_ctx *c, const d2_op *op, const char *type)
+{
+    nd_index q;
+    if (nd_prepare(c, op, 2, &q) < 0)
+        return -1;
+    /* value broadcast to the region, then laid out as GatherND's result */
+    const char *g = nd_gather(c, &q);
+    const char *upd = bin(c, "Expand", ox_in(c, op, 1), un(c, "Shape", g));
+    int64_t perm[D2_MAX_DIMS], inv[D2_MAX_DIMS];
+    int rr = q.r - q.n + q.br, k = 0;
+    for (int d = q.axis; d < q.axis + q.br; d++)
+        perm[k++] = d;
+    for (int d = 0; d < q.axis; d++)
+        perm[k++] = d;
+    for (int d = q.axis + q.br; d < rr; d++)
+        perm[k++] = d;
+    upd = upd ? transpose(c, upd, perm, rr) : NULL;
+    Onnx__NodeProto *n;
+    const char *o = upd ? ox_node1(c, type, (const char *[]){q.xt, q.ind, upd}, 3, &n) : NULL;
+    if (!o)
+        return -1;
+    if (A_BOOL(op, "accumulate")) {
+        if (c->opset < 16)
+            return ox_fail(c, op, D2_ERR_UNSUPPORTED,
+                           "needs ONNX opset 16 or later with accumulate (ScatterND's reduction), "
+                           "exporting opset %d: use --opset 16", c->opset);
+        if (ox_attr_str(c, n, "reduction", "add") < 0)
+            return -1;
+    }
+    for (int i = 0; i < q.r; i++)
+        inv[q.perm[i]] = i;
+    return finish(c, op, transpose(c, o, inv, q.r), in_dt(c, op, 0));
+}
+
 /* side effects that have no ONNX form: the exported model omits them */
 static int l_drop(ox_ctx *c, const d2_op *op, const char *type)
 {
@@ -1233,8 +1350,8 @@ static const ox_map MAP[] = {
     {"numel", "Size", 13, l_shape, NULL},
     {"assign", "Identity", 13, l_simple, NULL},
     {"set_value", "ScatterND", 13, l_set_value, NULL},
-    {"index_put", NULL, 0, NULL, "not mapped yet"},
-    {"index_get", NULL, 0, NULL, "not mapped yet"},
+    {"index_put", "ScatterND", 13, l_index_put, NULL},
+    {"index_get", "GatherND", 13, l_index_get, NULL},
     {"matmul", "MatMul", 13, l_matmul, NULL},
     {"linear", "MatMul", 13, l_linear, NULL},
     {"conv2d", "Conv", 13, l_conv, NULL},
