@@ -506,11 +506,23 @@ static int yield_outputs(ox_ctx *c, int b, int from, const int *result_vars)
             }
             for (size_t k = 0; k < c->g->outputs.n; k++)
                 again = again || strcmp(((Onnx__ValueInfoProto *)c->g->outputs.v[k])->name, src) == 0;
-            if (!here || again)
-                return ox_fail(c, c->op, D2_ERR_UNSUPPORTED,
-                               "a list passed through a branch or loop unchanged needs ONNX opset "
-                               "14 or later (Identity of a sequence): use --opset 14");
-            o = src;
+            if (here && !again) {
+                o = src;
+            } else {
+                /* a copy without Identity: append an empty tensor, then erase the last */
+                d2_dtype dt = c->p->vars[bl->yields[i]].type.dtype;
+                int64_t zero = 0;
+                const char *empty = ox_const_i64(c, &zero, 1, false);
+                Onnx__NodeProto *n;
+                const char *e = empty ? ox_node1(c, "ConstantOfShape", &empty, 1, &n) : NULL;
+                Onnx__TensorProto *v = e ? ox_tensor(c, dt, 1, (int64_t[]){1}, (uint8_t[8]){0},
+                                                     d2_dtype_size(dt)) : NULL;
+                const char *ins[2] = {src, e};
+                const char *grown = v && ox_attr_tensor(c, n, "value", v) == 0
+                                        ? ox_node1(c, "SequenceInsert", ins, 2, NULL) : NULL;
+                if (!grown || !ox_node(c, "SequenceErase", &grown, 1, &o, 1))
+                    return -1;
+            }
         } else if (!o || !ox_node(c, "Identity", &src, 1, &o, 1)) {
             return -1;
         }
