@@ -1,6 +1,6 @@
 #!/bin/sh
 # test_data_parallel.sh - CompiledProgram.with_data_parallel (replicas on threads) under
-# 'dy2st exec'. Each tests/data_parallel/NAME.py checks itself (against expected.npz, real
+# 'dy2st exec'. Each tests/data_parallel/threads_NAME.py checks itself (against expected.npz, real
 # Paddle's one-process training from tests/gen/gen_data_parallel_expected.py, or against plain
 # Executor runs) and must exit 0 with "selfcheck OK" as its last line.
 
@@ -10,7 +10,7 @@ D=$(cd "$top_srcdir/tests/data_parallel" && pwd) || exit 99
 
 make_tmp data-parallel
 
-for py in "$D"/[a-z]*.py; do
+for py in "$D"/threads_*.py; do
     [ -e "$py" ] || continue
     name=$(basename "$py" .py)
     checks=$((checks + 1))
