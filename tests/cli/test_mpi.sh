@@ -1,7 +1,8 @@
 #!/bin/sh
 # test_mpi.sh - multi-process data parallel on Open MPI: paddle.distributed's collectives,
-# paddle.DataParallel against real Paddle's one-process training (tests/data_parallel/mpi_*.py,
-# which check themselves: rank 0 prints "selfcheck OK"), `dy2st launch`, and the faults: shapes
+# paddle.DataParallel and fleet.distributed_optimizer against real Paddle's one-process
+# training (tests/data_parallel/mpi_*.py, which check themselves: rank 0 prints "selfcheck
+# OK"), `dy2st launch`, and the faults: shapes
 # that differ across ranks, a rank that hangs (a short DY2ST_DIST_TIMEOUT), a rank killed
 # mid-training. Skipped (77) when Open MPI's mpirun is missing or dy2st was configured without
 # MPI. mpirun runs with --oversubscribe (more ranks than cores) and, as root (CI),
@@ -40,7 +41,7 @@ selfcheck() {
     fi
 }
 
-for script in mpi_collectives mpi_equiv; do
+for script in mpi_collectives mpi_equiv mpi_fleet; do
     selfcheck "$script.py without mpirun" "$DY2ST" exec "$script.py"
     for n in 1 2 4; do
         selfcheck "$script.py on $n ranks" $MPIRUN -np $n "$DY2ST" exec "$script.py"

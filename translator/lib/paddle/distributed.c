@@ -533,5 +533,7 @@ int d2_pd_distributed_init(d2_interp *I)
     d2_decref((d2_obj *)m);
     if (rc < 0)
         return -1;
-    return d2_module_add_source(I, "paddle.distributed", d2_distributed_src);
+    if (d2_module_add_source(I, "paddle.distributed", d2_distributed_src) < 0)
+        return -1;
+    return d2_module_add_source(I, "paddle.distributed.fleet", d2_fleet_src);
 }

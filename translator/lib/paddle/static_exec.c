@@ -448,6 +448,8 @@ D2_FN(EX_run)
     }
     if (d2_static_apply_lr(I, s) < 0)
         return NULL;
+    if (s->b && d2_static_is_collective(s))
+        return d2_static_run_collective(I, s, feed, fitems, nfl, ret_np);
     if (s->b)
         return run_built(I, s, feed, fitems, nfl, ret_np);
     const d2_program *p = s->p;

@@ -2,7 +2,9 @@
  * Program's forward and backward run as N replicas on N threads, each on its slice of every feed
  * (split along dim 0 as Paddle's ParallelExecutor splits it); the replicas' gradients are summed,
  * and scaled by 1/N under GradientScaleStrategy.CoeffNumDevice, before one optimizer update of
- * the shared parameters; fetched values come back merged along dim 0. */
+ * the shared parameters; fetched values come back merged along dim 0. The same runner does
+ * fleet's collective static training on MPI ranks: one replica per process, the gradients
+ * averaged over the processes before the update. */
 #include "lib/paddle/static_api.h"
 #include "lib/paddle/static_priv.h"
 
@@ -10,6 +12,7 @@
 #include "lib/paddle/jit.h"
 #include "lib/paddle/jit_priv.h"
 #include "lib/paddle/tensor_api.h"
+#include "dist.h"
 #include "passes/passes.h"
 
 #include <pthread.h>
@@ -604,33 +607,95 @@ static int run_update(d2_interp *I, sprog *s, dp_run *d, int cut, d2_err *err)
     return 0;
 }
 
-d2_obj *d2_static_run_parallel(d2_interp *I, d2_obj *cp, d2_obj *feed, d2_obj **fitems,
-                               size_t nfl, bool ret_np)
+/* Averages the reduced gradients d->gin over the processes of the world (fleet's collective
+ * training), packed into one all_reduce per dtype. On the first such run every rank first takes
+ * rank 0's persistable variables, as fleet's startup broadcast. -1 with an exception. */
+static int cross_process(d2_interp *I, sprog *s, dp_run *d, d2_err *err)
 {
-    d2_obj *po = iget(I, cp, "_program");
-    sprog *s = d2_static_sprog_of(I, po);
-    int64_t n64 = 0, scale = 0;
-    if (!s || d2_to_int64(I, iget(I, cp, "_places"), "places", &n64) < 0 ||
-        d2_to_int64(I, iget(I, cp, "_scale"), "gradient_scale_strategy", &scale) < 0) {
-        if (!d2_exc_pending(I))
-            d2_raise(I, "TypeError", "Executor.run: a malformed data-parallel CompiledProgram");
-        return NULL;
+    const char *what = "fleet.distributed_optimizer: gradient all_reduce";
+    if (!s->dist_synced) {
+        for (int v = 0; v < s->p->n_vars; v++) {
+            d2_var *dv = &s->p->vars[v];
+            if (!dv->persistable || !dv->data)
+                continue;
+            d2_tensor *h = d2_tensor_copy_to(dv->data, NULL, err);
+            d2_shape sh;
+            if (!h)
+                return -1;
+            d2_tensor_get_shape(h, &sh);
+            int rc = d2_dist_broadcast(0, "fleet: broadcast of the parameters", d2_tensor_data(h),
+                                       &sh, h->dtype, 0, err);
+            if (rc == 0)
+                rc = d2_static_write_persistable(dv->data, h, dv->name, err);
+            d2_tensor_unref(h);
+            if (rc < 0)
+                return -1;
+        }
+        s->dist_synced = true;
     }
-    d2_obj *share = iget(I, cp, "_share_vars_from");
+    for (int pass = 0; pass < 2; pass++) {
+        d2_dtype dt = pass == 0 ? D2_F32 : D2_F64;
+        size_t es = d2_dtype_size(dt);
+        int64_t total = 0;
+        for (int k = 0; k < d->n_gin; k++)
+            if (d->gin[k]->dtype == dt)
+                total += d2_tensor_numel(d->gin[k]);
+        if (total == 0)
+            continue;
+        char *buf = d2_malloc((size_t)total * es);
+        if (!buf) {
+            nomem(I);
+            return -1;
+        }
+        size_t off = 0;
+        for (int k = 0; k < d->n_gin; k++)
+            if (d->gin[k]->dtype == dt) {
+                size_t nb = (size_t)d2_tensor_numel(d->gin[k]) * es;
+                memcpy(buf + off, d2_tensor_data(d->gin[k]), nb);
+                off += nb;
+            }
+        d2_shape sh = {1, {total}};
+        int rc = d2_dist_all_reduce(0, what, buf, &sh, dt, D2_RED_AVG, err);
+        off = 0;
+        for (int k = 0; rc == 0 && k < d->n_gin; k++)
+            if (d->gin[k]->dtype == dt) {
+                size_t nb = (size_t)d2_tensor_numel(d->gin[k]) * es;
+                memcpy(d2_tensor_data(d->gin[k]), buf + off, nb);
+                off += nb;
+            }
+        d2_free(buf);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* How one run goes: n replicas; gradients scaled by scale after summing; merged fetches (a
+ * CompiledProgram) or replica 0's as they are (fleet's plain Executor.run). */
+typedef struct dp_opts {
+    int n;
+    double scale;
+    bool merge;
+    d2_obj *share; /* share_vars_from, or NULL */
+} dp_opts;
+
+static d2_obj *run_dp(d2_interp *I, sprog *s, const dp_opts *o, d2_obj *feed, d2_obj **fitems,
+                      size_t nfl, bool ret_np)
+{
     if (!s->p) {
         if (nfl == 0)
             return d2_list_new(I, 0);
         return d2_raise(I, "ValueError", "Executor.run: the program is empty, there is nothing "
                                          "to fetch");
     }
-    if (share && share->kind != D2_OBJ_NONE && share_vars(I, s, share) < 0)
+    if (o->share && share_vars(I, s, o->share) < 0)
         return NULL;
     if (d2_static_apply_lr(I, s) < 0)
         return NULL;
     const d2_program *p = s->p;
     const d2_block *b0 = &p->blocks[0];
     dp_run d = {0};
-    d.n = (int)n64;
+    d.n = o->n;
     d2_err err = {0};
     d2_obj *r = NULL;
     bool all_yields = nfl == 0 && !s->b; /* a loaded Program without fetch_list: its outputs */
@@ -662,11 +727,7 @@ d2_obj *d2_static_run_parallel(d2_interp *I, d2_obj *cp, d2_obj *feed, d2_obj **
         goto done;
     const d2_block *rb = &d.rq->blocks[0];
     if (train) {
-        d2_obj *ln = iget(I, cp, "_loss_name");
-        /* without a loss_name Paddle inserts no loss-gradient scaling: the gradients add up */
-        double sc = scale == SCALE_COEFF_NUM_DEVICE && ln && ln->kind != D2_OBJ_NONE
-                        ? 1.0 / d.n
-                        : 1.0;
+        double sc = o->scale;
         if (!(d.gin = d2_calloc((size_t)s->n_grads + 1, sizeof *d.gin))) {
             nomem(I);
             goto done;
@@ -695,6 +756,8 @@ d2_obj *d2_static_run_parallel(d2_interp *I, d2_obj *cp, d2_obj *feed, d2_obj **
                 d2_static_write_persistable(dv->data, d.reps[0].out[y], dv->name, &err) < 0)
                 goto fail;
         }
+        if (s->collective && d2_dist_size(0) > 1 && cross_process(I, s, &d, &err) < 0)
+            goto fail;
         if (run_update(I, s, &d, cut, &err) < 0)
             goto fail;
     }
@@ -716,7 +779,8 @@ d2_obj *d2_static_run_parallel(d2_interp *I, d2_obj *cp, d2_obj *feed, d2_obj **
         else if (y >= 0) {
             for (int rr = 0; rr < d.n; rr++)
                 vals[rr] = d.reps[rr].out[y];
-            d.res[i] = merge(vals, d.n, v->name, &err);
+            d.res[i] = o->merge ? merge(vals, d.n, v->name, &err)
+                                : d2_tensor_copy_to(vals[0], NULL, &err);
         } else {
             d2_raise(I, "RuntimeError", "Executor.run: '%s' has no data", v->name);
             d2_free(vals);
@@ -748,6 +812,59 @@ done:
     return r;
 }
 
+d2_obj *d2_static_run_parallel(d2_interp *I, d2_obj *cp, d2_obj *feed, d2_obj **fitems,
+                               size_t nfl, bool ret_np)
+{
+    sprog *s = d2_static_sprog_of(I, iget(I, cp, "_program"));
+    int64_t n = 0, scale = 0;
+    if (!s || d2_to_int64(I, iget(I, cp, "_places"), "places", &n) < 0 ||
+        d2_to_int64(I, iget(I, cp, "_scale"), "gradient_scale_strategy", &scale) < 0) {
+        if (!d2_exc_pending(I))
+            d2_raise(I, "TypeError", "Executor.run: a malformed data-parallel CompiledProgram");
+        return NULL;
+    }
+    d2_obj *share = iget(I, cp, "_share_vars_from"), *ln = iget(I, cp, "_loss_name");
+    dp_opts o = {(int)n, 1.0, true, share && share->kind != D2_OBJ_NONE ? share : NULL};
+    /* without a loss_name Paddle inserts no loss-gradient scaling: the gradients add up */
+    if (scale == SCALE_COEFF_NUM_DEVICE && ln && ln->kind != D2_OBJ_NONE)
+        o.scale = 1.0 / (double)n;
+    return run_dp(I, s, &o, feed, fitems, nfl, ret_np);
+}
+
+bool d2_static_is_collective(const sprog *s)
+{
+    return s && s->collective && d2_dist_size(0) > 1;
+}
+
+d2_obj *d2_static_run_collective(d2_interp *I, sprog *s, d2_obj *feed, d2_obj **fitems,
+                                 size_t nfl, bool ret_np)
+{
+    dp_opts o = {1, 1.0, false, NULL};
+    return run_dp(I, s, &o, feed, fitems, nfl, ret_np);
+}
+
+/* paddle.static._collective(loss): after fleet.distributed_optimizer(opt).minimize(loss), every
+ * Executor.run of loss's Program averages its gradients over the ranks of the world before the
+ * update. */
+D2_FN(S_collective)
+{
+    st_state *st = SS(I);
+    d2_builder *b = is_tensor(a[0]) && !TOBJ(a[0])->t ? TOBJ(a[0])->builder : NULL;
+    sprog *s = st->built;
+    while (s && (!b || s->b != b))
+        s = s->next;
+    if (!s)
+        return d2_raise(I, "TypeError",
+                        "fleet.distributed_optimizer: minimize needs a loss Variable of a static "
+                        "Program, got %s",
+                        d2_type_name(a[0]));
+    d2_err err = {0};
+    if (d2_dist_init(&err) < 0)
+        return d2_raise_err(I, &err);
+    s->collective = true;
+    return d2_none(I);
+}
+
 int d2_static_parallel_init(d2_interp *I, st_state *s)
 {
     static const d2_def defs[] = {
@@ -758,8 +875,12 @@ int d2_static_parallel_init(d2_interp *I, st_state *s)
     };
     /* CompiledProgram(program) is the Program itself (static_api.c), so the method is the
      * Program's too */
+    static const d2_def st_defs[] = {
+        D2_DEF("_collective", "loss", S_collective, "paddle.static._collective"),
+    };
     if (d2_class_add_defs(I, s->prog_cls, defs, D2_COUNTOF(defs), 0) < 0 ||
-        d2_class_add_defs(I, s->cp_cls, defs, D2_COUNTOF(defs), 0) < 0)
+        d2_class_add_defs(I, s->cp_cls, defs, D2_COUNTOF(defs), 0) < 0 ||
+        d2_module_add_defs(I, s->statics, st_defs, D2_COUNTOF(st_defs)) < 0)
         return -1;
     return 0;
 }

@@ -56,6 +56,8 @@ typedef struct sprog {
     int *grads;
     int n_grads;
     bool dp_ran; /* a data-parallel run has used this Program (share_vars_from checks it) */
+    bool collective;  /* fleet.distributed_optimizer minimized it: runs average over the ranks */
+    bool dist_synced; /* a collective run has given every rank rank 0's persistables */
 } sprog;
 
 static inline st_state *SS(d2_interp *I) { return I->ext[D2_EXT_STATIC]; }
@@ -109,6 +111,10 @@ int d2_static_apply_lr(d2_interp *I, sprog *s);
 /* Executor.run of a data-parallel CompiledProgram cp (static_parallel.c). */
 d2_obj *d2_static_run_parallel(d2_interp *I, d2_obj *cp, d2_obj *feed, d2_obj **fitems,
                                size_t nfl, bool ret_np);
+/* Whether Executor.run of s averages its gradients over MPI ranks (fleet), and that run. */
+bool d2_static_is_collective(const sprog *s);
+d2_obj *d2_static_run_collective(d2_interp *I, sprog *s, d2_obj *feed, d2_obj **fitems,
+                                 size_t nfl, bool ret_np);
 /* Registers CompiledProgram.with_data_parallel (static_parallel.c). 0, or -1 with an
  * exception. */
 int d2_static_parallel_init(d2_interp *I, st_state *s);

@@ -26,5 +26,6 @@ extern const char d2_train_io_src[];
  * distributed_src.c). 0, or -1 with an exception pending. */
 int d2_pd_distributed_init(d2_interp *I);
 extern const char d2_distributed_src[];
+extern const char d2_fleet_src[];
 
 #endif
