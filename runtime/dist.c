@@ -413,6 +413,90 @@ int d2_dist_barrier(d2_group g, const char *what, d2_err *err)
     return wait_req(&req, g, what, err);
 }
 
+enum { TAG_HEADER = 7301, TAG_DATA = 7302, HEADER = 2 + D2_MAX_DIMS };
+
+static void header_of(const d2_shape *sh, d2_dtype dt, int64_t *h)
+{
+    memset(h, 0, sizeof(int64_t) * HEADER);
+    h[0] = (int64_t)dt;
+    h[1] = sh->ndim;
+    for (int d = 0; d < sh->ndim; d++)
+        h[2 + d] = sh->dims[d];
+}
+
+static int peer_ok(d2_group g, const char *what, const char *name, int peer, d2_err *err)
+{
+    if (peer < 0 || peer >= d2_dist_size(g))
+        return d2_err_set(err, D2_ERR_INVALID, "%s: %s %d is not a rank of the group (size %d)",
+                          what, name, peer, d2_dist_size(g));
+    if (peer == d2_dist_rank(g))
+        return d2_err_set(err, D2_ERR_INVALID, "%s: rank %d cannot %s itself", what, peer,
+                          name[0] == 'd' ? "send to" : "receive from");
+    return 0;
+}
+
+int d2_dist_send(d2_group g, const char *what, const void *buf, const d2_shape *sh, d2_dtype dt,
+                 int dst, d2_err *err)
+{
+    MPI_Comm c;
+    if (peer_ok(g, what, "dst", dst, err) < 0 || usable(g, what, &c, err) < 0)
+        return -1;
+    int64_t h[HEADER];
+    header_of(sh, dt, h);
+    int64_t nb = numel_of(sh) * (int64_t)d2_dtype_size(dt);
+    if (nb > INT32_MAX)
+        return d2_err_set(err, D2_ERR_UNSUPPORTED, "%s: tensor too large", what);
+    MPI_Request req;
+    int rc = MPI_Isend(h, HEADER, MPI_INT64_T, dst, TAG_HEADER, c, &req);
+    if (rc != MPI_SUCCESS) {
+        g_broken = true;
+        return mpi_error(rc, what, err);
+    }
+    if (wait_req(&req, g, what, err) < 0)
+        return -1;
+    rc = MPI_Isend(buf, (int)nb, MPI_BYTE, dst, TAG_DATA, c, &req);
+    if (rc != MPI_SUCCESS) {
+        g_broken = true;
+        return mpi_error(rc, what, err);
+    }
+    return wait_req(&req, g, what, err);
+}
+
+int d2_dist_recv(d2_group g, const char *what, void *buf, const d2_shape *sh, d2_dtype dt,
+                 int src, d2_err *err)
+{
+    MPI_Comm c;
+    if (peer_ok(g, what, "src", src, err) < 0 || usable(g, what, &c, err) < 0)
+        return -1;
+    int64_t mine[HEADER], theirs[HEADER];
+    header_of(sh, dt, mine);
+    MPI_Request req;
+    int rc = MPI_Irecv(theirs, HEADER, MPI_INT64_T, src, TAG_HEADER, c, &req);
+    if (rc != MPI_SUCCESS) {
+        g_broken = true;
+        return mpi_error(rc, what, err);
+    }
+    if (wait_req(&req, g, what, err) < 0)
+        return -1;
+    if (memcmp(mine, theirs, sizeof mine) != 0) {
+        char a[256], b[256];
+        shape_text((d2_dtype)theirs[0], (int)theirs[1], theirs + 2, a, sizeof a);
+        shape_text(dt, sh->ndim, sh->dims, b, sizeof b);
+        g_broken = true; /* the sender's data message stays unmatched */
+        return d2_err_set(err, D2_ERR_SHAPE,
+                          "%s: rank %d sent %s but rank %d receives into %s (the tensors must "
+                          "have the same dtype and shape)",
+                          what, src, a, d2_dist_rank(g), b);
+    }
+    int64_t nb = numel_of(sh) * (int64_t)d2_dtype_size(dt);
+    rc = MPI_Irecv(buf, (int)nb, MPI_BYTE, src, TAG_DATA, c, &req);
+    if (rc != MPI_SUCCESS) {
+        g_broken = true;
+        return mpi_error(rc, what, err);
+    }
+    return wait_req(&req, g, what, err);
+}
+
 d2_group d2_dist_new_group(const int *ranks, int n, d2_err *err)
 {
     const char *what = "paddle.distributed.new_group";
@@ -576,6 +660,30 @@ int d2_dist_scatter(d2_group g, const char *what, const void *parts, void *buf,
 int d2_dist_barrier(d2_group g, const char *what, d2_err *err)
 {
     return check_group(g, what, err);
+}
+
+int d2_dist_send(d2_group g, const char *what, const void *buf, const d2_shape *sh, d2_dtype dt,
+                 int dst, d2_err *err)
+{
+    D2_UNUSED(buf);
+    D2_UNUSED(sh);
+    D2_UNUSED(dt);
+    if (check_group(g, what, err) < 0)
+        return -1;
+    return d2_err_set(err, D2_ERR_INVALID, "%s: the world has one rank: rank 0 cannot send to "
+                      "rank %d", what, dst);
+}
+
+int d2_dist_recv(d2_group g, const char *what, void *buf, const d2_shape *sh, d2_dtype dt,
+                 int src, d2_err *err)
+{
+    D2_UNUSED(buf);
+    D2_UNUSED(sh);
+    D2_UNUSED(dt);
+    if (check_group(g, what, err) < 0)
+        return -1;
+    return d2_err_set(err, D2_ERR_INVALID, "%s: the world has one rank: rank 0 cannot receive "
+                      "from rank %d", what, src);
 }
 
 void d2_dist_finish(bool failed) { D2_UNUSED(failed); }

@@ -67,6 +67,12 @@ int d2_dist_all_gather(d2_group g, const char *what, const void *buf, void *out,
 int d2_dist_scatter(d2_group g, const char *what, const void *parts, void *buf,
                     const d2_shape *sh, d2_dtype dt, int src, d2_err *err);
 int d2_dist_barrier(d2_group g, const char *what, d2_err *err);
+/* Point to point: send buf to rank dst of g; receive into buf from rank src. The receiver
+ * checks the sender's dtype and shape against its own (an error naming both ranks). */
+int d2_dist_send(d2_group g, const char *what, const void *buf, const d2_shape *sh, d2_dtype dt,
+                 int dst, d2_err *err);
+int d2_dist_recv(d2_group g, const char *what, void *buf, const d2_shape *sh, d2_dtype dt,
+                 int src, d2_err *err);
 
 /* Ends the communication layer at process exit: MPI_Finalize, or MPI_Abort (which stops every
  * rank of the job) when failed is true or a collective failed, so no rank is left waiting. */

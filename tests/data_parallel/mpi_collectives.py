@@ -63,6 +63,40 @@ check("scatter from rank 0", np.array_equal(x.numpy(), [r * 10.0, r * 10.0 + 1])
 
 dist.barrier()
 
+# point to point: each rank sends to the next, receives from the previous (in rank order, so
+# no two ranks wait on each other); one process cannot send to itself
+if n > 1:
+    x = t([r * 1.0, -r * 1.0])
+    if r % 2 == 0:
+        dist.send(x, dst=(r + 1) % n)
+        dist.recv(x, src=(r - 1) % n)
+    else:
+        y = t([0.0, 0.0])
+        dist.recv(y, src=(r - 1) % n)
+        dist.send(x, dst=(r + 1) % n)
+        x = y
+    p = (r - 1) % n
+    check("send/recv", np.array_equal(x.numpy(), [p * 1.0, -p * 1.0]))
+else:
+    try:
+        dist.send(t([1.0]), dst=0)
+        check("send to itself is an error", False)
+    except Exception as e:
+        check("send to itself is an error", "cannot send to itself" in str(e))
+
+# reduce_scatter: rank k gets the sum over ranks of their tensor_list[k]
+out = t([0.0, 0.0])
+dist.reduce_scatter(out, [t([j * 100.0 + r, 1.0]) for j in range(n)])
+check("reduce_scatter", np.array_equal(out.numpy(), [n * r * 100.0 + ranks.sum(), float(n)]))
+
+got = []
+dist.gather(t([r * 2]), got if r == 0 else None, dst=0)
+check("gather to rank 0", r != 0 or [int(p) for p in got] == [k * 2 for k in range(n)])
+
+outs = []
+dist.alltoall([t([r * 10 + k]) for k in range(n)], outs)
+check("alltoall", [int(o) for o in outs] == [j * 10 + r for j in range(n)])
+
 # a group of the first two ranks (or of rank 0 alone)
 members = [0, 1] if n >= 2 else [0]
 g = dist.new_group(members)

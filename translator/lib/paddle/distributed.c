@@ -1,6 +1,6 @@
 /* distributed.c - paddle._dist, the collectives under paddle.distributed (whose Python part is
  * distributed_src.c): in-place all_reduce, reduce, broadcast and scatter of dygraph tensors,
- * all_gather, barrier, groups, and the bucketed gradient averaging of paddle.DataParallel, on
+ * all_gather, barrier, send and recv, groups, and the bucketed gradient averaging of paddle.DataParallel, on
  * runtime/dist.c (Open MPI, or one process). */
 #include "lib/paddle/functions_priv.h"
 #include "lib/paddle/paddle_priv.h"
@@ -328,6 +328,35 @@ done:
     return rc < 0 ? NULL : d2_none(I);
 }
 
+/* send(tensor, dst, group) / recv(tensor, src, group): dst and src are ranks of the group */
+static d2_obj *p2p(d2_interp *I, d2_obj **a, bool sending)
+{
+    const char *what = sending ? "paddle.distributed.send" : "paddle.distributed.recv";
+    int g;
+    int64_t peer;
+    if (started(I) < 0 || d2_to_int64(I, a[1], sending ? "dst" : "src", &peer) < 0 ||
+        (g = group_arg(I, a[2], what)) < 0)
+        return NULL;
+    d2_tensor *h = host_copy(I, a[0], what);
+    if (!h)
+        return NULL;
+    d2_shape sh;
+    d2_tensor_get_shape(h, &sh);
+    d2_err err = {0};
+    int rc = sending ? d2_dist_send(g, what, d2_tensor_data(h), &sh, h->dtype, (int)peer, &err)
+                     : d2_dist_recv(g, what, d2_tensor_data(h), &sh, h->dtype, (int)peer, &err);
+    if (rc < 0)
+        d2_raise_err(I, &err);
+    else if (!sending)
+        rc = write_back(I, a[0], h);
+    d2_tensor_unref(h);
+    return rc < 0 ? NULL : d2_none(I);
+}
+
+D2_FN(DI_send) { return p2p(I, a, true); }
+
+D2_FN(DI_recv) { return p2p(I, a, false); }
+
 D2_FN(DI_barrier)
 {
     const char *what = "paddle.distributed.barrier";
@@ -520,6 +549,8 @@ int d2_pd_distributed_init(d2_interp *I)
         D2_DEF("scatter", "tensor, parts, src, group=None", DI_scatter,
                "paddle.distributed.scatter"),
         D2_DEF("barrier", "group=None", DI_barrier, "paddle.distributed.barrier"),
+        D2_DEF("send", "tensor, dst, group=None", DI_send, "paddle.distributed.send"),
+        D2_DEF("recv", "tensor, src, group=None", DI_recv, "paddle.distributed.recv"),
         D2_DEF("new_group", "ranks", DI_new_group, "paddle.distributed.new_group"),
         D2_DEF("allreduce_grads", "params, bucket_bytes, group=None", DI_allreduce_grads,
                "paddle._dist.allreduce_grads"),
