@@ -25,6 +25,12 @@ MPIRUN="mpirun --oversubscribe"
 MPIRUN="$MPIRUN --mca btl self,vader,tcp --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo"
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 
+# under ASan (CI): Open MPI's own allocations are suppressed by library (tests/lsan.supp);
+# full stacks are needed for that, since its components are unloaded before the leak check
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$top_srcdir/tests/lsan.supp:print_suppressions=0"
+export ASAN_OPTIONS LSAN_OPTIONS
+
 make_tmp mpi
 
 # selfcheck WHAT CMD...: CMD (run in the scripts' folder, bounded to 300 s) must exit 0 with
