@@ -80,6 +80,8 @@ static int mpi_error(int rc, const char *what, d2_err *err)
     return d2_err_set(err, D2_ERR_RUNTIME, "%s: %s", what, msg);
 }
 
+static void finish_at_exit(void) { d2_dist_finish(false); }
+
 int d2_dist_init(d2_err *err)
 {
     if (g_started || g_finished || !under_launcher())
@@ -93,6 +95,7 @@ int d2_dist_init(d2_err *err)
             return mpi_error(rc, "MPI_Init", err);
     }
     g_started = true;
+    atexit(finish_at_exit); /* a caller that never calls d2_dist_finish (the C API) */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     g_comms[0] = MPI_COMM_WORLD;
     g_n_groups = 1;

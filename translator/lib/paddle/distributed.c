@@ -85,9 +85,16 @@ static int write_back(d2_interp *I, d2_obj *dst, d2_tensor *h)
         return -1;
     }
     d2_backend *be = d->storage->backend ? d->storage->backend : d2_cpu_backend();
+    d2_tensor *moved = NULL; /* a tensor on a device: the host values moved there first */
+    if (be != d2_cpu_backend() && !(h = moved = d2_tensor_copy_to(h, be, &err))) {
+        d2_raise_err(I, &err);
+        return -1;
+    }
     size_t es = d2_dtype_size(d->dtype);
-    if (be->copy(be, d->storage->data, (size_t)d->offset * es, h->storage->data,
-                 (size_t)h->offset * es, (size_t)n * es, &err) < 0) {
+    int rc = be->copy(be, d->storage->data, (size_t)d->offset * es, h->storage->data,
+                      (size_t)h->offset * es, (size_t)n * es, &err);
+    d2_tensor_unref(moved);
+    if (rc < 0) {
         d2_raise_err(I, &err);
         return -1;
     }

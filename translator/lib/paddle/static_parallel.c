@@ -540,6 +540,11 @@ static int split_feeds(d2_interp *I, dp_run *d, d2_obj *feed, d2_err *err)
         if (!d->full[j])
             return -1;
         d2_tensor *f = d->full[j];
+        if (d->n == 1) { /* one replica (fleet's per-process run): the feed as it is */
+            d->reps[0].in[j] = d2_tensor_ref(f);
+            d->reps[0].n_in = j + 1;
+            continue;
+        }
         if (f->ndim == 0 || f->shape[0] < d->n) {
             d2_raise(I, "ValueError",
                      "Executor.run: the number (%lld) of samples in feed['%s'] is less than the "
@@ -547,7 +552,7 @@ static int split_feeds(d2_interp *I, dp_run *d, d2_obj *feed, d2_err *err)
                      (long long)(f->ndim ? f->shape[0] : 0), var->name, d->n);
             return -1;
         }
-        if (var->type.shape.ndim > 0 && var->type.shape.dims[0] >= 0 && d->n > 1) {
+        if (var->type.shape.ndim > 0 && var->type.shape.dims[0] >= 0) {
             d2_raise(I, "ValueError",
                      "Executor.run: data parallel splits feed['%s'] along dim 0 over %d places, "
                      "but the program declares that dim as %lld: declare it None (-1)",
