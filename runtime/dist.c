@@ -4,6 +4,7 @@
 #include "dist.h"
 
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,8 @@
 
 #ifdef HAVE_MPI
 #include <mpi.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #endif
 
 #define MAX_GROUPS 64
@@ -544,6 +547,63 @@ d2_group d2_dist_new_group(const int *ranks, int n, d2_err *err)
     return g_n_groups++;
 }
 
+int d2_dist_spawn(int nprocs, const char *const *argv, int argc, d2_err *err)
+{
+    char exe[4096];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0)
+        return d2_err_set(err, D2_ERR_IO, "paddle.distributed.spawn: cannot find the dy2st "
+                                          "executable: %s", strerror(errno));
+    exe[len] = '\0';
+    char np[32];
+    snprintf(np, sizeof np, "%d", nprocs);
+    const char *mpirun = getenv("DY2ST_MPIRUN");
+    if (!mpirun || !*mpirun)
+        mpirun = "mpirun";
+    const char **av = d2_calloc((size_t)argc + 16, sizeof *av);
+    if (!av)
+        return d2_err_set(err, D2_ERR_NOMEM, "out of memory");
+    int k = 0;
+    av[k++] = mpirun;
+    av[k++] = "-np";
+    av[k++] = np;
+    av[k++] = "--oversubscribe";
+    if (geteuid() == 0)
+        av[k++] = "--allow-run-as-root";
+    av[k++] = "-x";
+    av[k++] = "DY2ST_SPAWNED=1";
+    av[k++] = exe;
+    av[k++] = "exec";
+    av[k++] = "--";
+    for (int i = 0; i < argc; i++)
+        av[k++] = argv[i];
+    av[k] = NULL;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execvp(mpirun, (char *const *)av);
+        fprintf(stderr, "paddle.distributed.spawn: cannot run '%s': %s\n", mpirun,
+                strerror(errno));
+        _exit(127);
+    }
+    d2_free(av);
+    if (pid < 0)
+        return d2_err_set(err, D2_ERR_RUNTIME, "paddle.distributed.spawn: fork: %s",
+                          strerror(errno));
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return d2_err_set(err, D2_ERR_RUNTIME, "paddle.distributed.spawn: waitpid: %s",
+                              strerror(errno));
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+        return d2_err_set(err, D2_ERR_RUNTIME,
+                          "paddle.distributed.spawn: cannot run '%s' (install Open MPI: "
+                          "Debian's openmpi-bin)",
+                          mpirun);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
 void d2_dist_finish(bool failed)
 {
     if (!g_started || g_finished)
@@ -687,6 +747,15 @@ int d2_dist_recv(d2_group g, const char *what, void *buf, const d2_shape *sh, d2
         return -1;
     return d2_err_set(err, D2_ERR_INVALID, "%s: the world has one rank: rank 0 cannot receive "
                       "from rank %d", what, src);
+}
+
+int d2_dist_spawn(int nprocs, const char *const *argv, int argc, d2_err *err)
+{
+    D2_UNUSED(nprocs);
+    D2_UNUSED(argv);
+    D2_UNUSED(argc);
+    return d2_err_set(err, D2_ERR_UNSUPPORTED,
+                      "paddle.distributed.spawn: this dy2st was built without Open MPI");
 }
 
 void d2_dist_finish(bool failed) { D2_UNUSED(failed); }

@@ -74,6 +74,12 @@ int d2_dist_send(d2_group g, const char *what, const void *buf, const d2_shape *
 int d2_dist_recv(d2_group g, const char *what, void *buf, const d2_shape *sh, d2_dtype dt,
                  int src, d2_err *err);
 
+/* paddle.distributed.spawn's launcher: runs `mpirun -np nprocs dy2st exec ARGV...` (this
+ * executable; --oversubscribe, and --allow-run-as-root as root) with DY2ST_SPAWNED=1 in the
+ * processes' environment, and waits for it. Its exit status, or -1 with err set (no MPI in
+ * the build, mpirun missing). */
+int d2_dist_spawn(int nprocs, const char *const *argv, int argc, d2_err *err);
+
 /* Ends the communication layer at process exit: MPI_Finalize, or MPI_Abort (which stops every
  * rank of the job) when failed is true or a collective failed, so no rank is left waiting. */
 void d2_dist_finish(bool failed);

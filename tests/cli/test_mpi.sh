@@ -2,9 +2,9 @@
 # test_mpi.sh - multi-process data parallel on Open MPI: paddle.distributed's collectives,
 # paddle.DataParallel and fleet.distributed_optimizer against real Paddle's one-process
 # training (tests/data_parallel/mpi_*.py, which check themselves: rank 0 prints "selfcheck
-# OK"), `dy2st launch`, and the faults: shapes
-# that differ across ranks, a rank that hangs (a short DY2ST_DIST_TIMEOUT), a rank killed
-# mid-training. Skipped (77) when Open MPI's mpirun is missing or dy2st was configured without
+# OK"), Paddle's DataParallel example under paddle.distributed.spawn, `dy2st launch`, and the
+# faults: shapes that differ across ranks, a rank that hangs (a short DY2ST_DIST_TIMEOUT), a
+# rank killed mid-training. Skipped (77) when Open MPI's mpirun is missing or dy2st was configured without
 # MPI. mpirun runs with --oversubscribe (more ranks than cores) and, as root (CI),
 # --allow-run-as-root.
 
@@ -54,6 +54,8 @@ for script in mpi_collectives mpi_equiv mpi_fleet; do
     done
 done
 selfcheck "mpi_collectives.py on 3 ranks" $MPIRUN -np 3 "$DY2ST" exec mpi_collectives.py
+selfcheck "spawn_doc.py (paddle.distributed.spawn of Paddle's DataParallel example)" \
+    "$DY2ST" exec spawn_doc.py
 selfcheck "dy2st launch --nproc_per_node 2" \
     env DY2ST_MPIRUN="mpirun" "$DY2ST" launch --nproc_per_node 2 mpi_collectives.py
 

@@ -405,6 +405,34 @@ D2_FN(DI_new_group)
     return d2_int_new(I, g);
 }
 
+/* spawn(nprocs, argv) -> the exit status of mpirun running argv as nprocs processes */
+D2_FN(DI_spawn)
+{
+    int64_t n;
+    if (d2_to_int64(I, a[0], "nprocs", &n) < 0)
+        return NULL;
+    if (n < 1 || n > 4096)
+        return d2_raise(I, "ValueError", "paddle.distributed.spawn: nprocs must be 1 to 4096");
+    size_t argc = 0;
+    d2_obj **items = is_seq(a[1]) ? seq_items(a[1], &argc) : NULL;
+    if (!items || argc == 0)
+        return d2_raise(I, "RuntimeError", "paddle.distributed.spawn: sys.argv names no script");
+    const char **argv = d2_calloc(argc + 1, sizeof *argv);
+    if (!argv)
+        return nomem(I);
+    for (size_t i = 0; i < argc; i++)
+        if (!(argv[i] = d2_to_cstr(I, items[i], "sys.argv item"))) {
+            d2_free(argv);
+            return NULL;
+        }
+    d2_err err = {0};
+    int rc = d2_dist_spawn((int)n, argv, (int)argc, &err);
+    d2_free(argv);
+    if (rc < 0)
+        return d2_raise_err(I, &err);
+    return d2_int_new(I, rc);
+}
+
 /* allreduce_grads(params, bucket_bytes, group): DataParallel's gradient averaging. The
  * trainable parameters' gradients (zeros for a parameter without one) are packed into buckets
  * of at most bucket_bytes, from the last parameter to the first (the order backward produces
@@ -557,6 +585,7 @@ int d2_pd_distributed_init(d2_interp *I)
                "paddle.distributed.scatter"),
         D2_DEF("barrier", "group=None", DI_barrier, "paddle.distributed.barrier"),
         D2_DEF("send", "tensor, dst, group=None", DI_send, "paddle.distributed.send"),
+        D2_DEF("spawn", "nprocs, argv", DI_spawn, "paddle._dist.spawn"),
         D2_DEF("recv", "tensor, src, group=None", DI_recv, "paddle.distributed.recv"),
         D2_DEF("new_group", "ranks", DI_new_group, "paddle.distributed.new_group"),
         D2_DEF("allreduce_grads", "params, bucket_bytes, group=None", DI_allreduce_grads,
