@@ -661,10 +661,12 @@ static int cmd_exec(int argc, char **argv)
 /* ---- launch ------------------------------------------------------------------- */
 
 static const char launch_help[] =
-    "Runs SCRIPT as NPROC processes that train together (paddle.distributed, DataParallel),\n"
-    "as `python -m paddle.distributed.launch` does: it runs Open MPI's mpirun for you,\n"
+    "Runs SCRIPT as N processes per machine that train together (paddle.distributed,\n"
+    "DataParallel), as `python -m paddle.distributed.launch` does: it runs Open MPI's\n"
+    "mpirun for you,\n"
     "\n"
-    "    mpirun -np NPROC [--hostfile FILE | --host IPS] dy2st exec SCRIPT [ARGS]...\n"
+    "    mpirun -np N dy2st exec SCRIPT [ARGS]...          (this machine)\n"
+    "    mpirun --hostfile FILE | --host IPS --npernode N dy2st exec SCRIPT [ARGS]...\n"
     "\n"
     "(with --oversubscribe on one machine, so more processes than cores may run, and\n"
     "--allow-run-as-root when run as root). DY2ST_MPIRUN names another mpirun.\n"
@@ -753,15 +755,14 @@ static int cmd_launch(int argc, char **argv)
         return error("out of memory");
     int k = 0;
     av[k++] = mpirun;
-    av[k++] = "-np";
-    av[k++] = nproc;
-    if (hosts) {
-        av[k++] = "--hostfile";
-        av[k++] = hosts;
-    } else if (ips) {
-        av[k++] = "--host";
-        av[k++] = ips;
+    if (hosts || ips) { /* N per machine, as Paddle's launcher counts them */
+        av[k++] = hosts ? "--hostfile" : "--host";
+        av[k++] = hosts ? hosts : ips;
+        av[k++] = "--npernode";
+    } else {
+        av[k++] = "-np";
     }
+    av[k++] = nproc;
     av[k++] = "--oversubscribe";
     if (geteuid() == 0)
         av[k++] = "--allow-run-as-root";

@@ -58,6 +58,9 @@ selfcheck "spawn_doc.py (paddle.distributed.spawn of Paddle's DataParallel examp
     "$DY2ST" exec spawn_doc.py
 selfcheck "dy2st launch --nproc_per_node 2" \
     env DY2ST_MPIRUN="mpirun" "$DY2ST" launch --nproc_per_node 2 mpi_collectives.py
+echo "localhost slots=4" >"$TMP/hosts"
+selfcheck "dy2st launch --nproc_per_node 2 --hosts FILE" \
+    "$DY2ST" launch --nproc_per_node 2 --hosts "$TMP/hosts" mpi_collectives.py
 
 # fault NEEDLE MAXSECONDS CMD...: CMD must fail, print NEEDLE, and end within MAXSECONDS
 fault() {
