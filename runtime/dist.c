@@ -33,16 +33,6 @@ double d2_dist_timeout(void)
     return g_timeout;
 }
 
-/* "float32[2, 3]" */
-static void shape_text(d2_dtype dt, int ndim, const int64_t *dims, char *out, size_t n)
-{
-    size_t k = (size_t)snprintf(out, n, "%s[", d2_dtype_name(dt));
-    for (int d = 0; d < ndim && k < n; d++)
-        k += (size_t)snprintf(out + k, n - k, "%s%lld", d ? ", " : "", (long long)dims[d]);
-    if (k < n)
-        snprintf(out + k, n - k, "]");
-}
-
 static int64_t numel_of(const d2_shape *sh)
 {
     int64_t n = 1;
@@ -55,6 +45,16 @@ static int64_t numel_of(const d2_shape *sh)
 
 /* ---------------------------------------------------------------------------------------- */
 /* Open MPI */
+
+/* "float32[2, 3]" */
+static void shape_text(d2_dtype dt, int ndim, const int64_t *dims, char *out, size_t n)
+{
+    size_t k = (size_t)snprintf(out, n, "%s[", d2_dtype_name(dt));
+    for (int d = 0; d < ndim && k < n; d++)
+        k += (size_t)snprintf(out + k, n - k, "%s%lld", d ? ", " : "", (long long)dims[d]);
+    if (k < n)
+        snprintf(out + k, n - k, "]");
+}
 
 static bool g_started;   /* MPI_Init ran here */
 static bool g_finished;  /* MPI_Finalize or MPI_Abort ran */
@@ -733,8 +733,10 @@ int d2_dist_send(d2_group g, const char *what, const void *buf, const d2_shape *
     D2_UNUSED(dt);
     if (check_group(g, what, err) < 0)
         return -1;
-    return d2_err_set(err, D2_ERR_INVALID, "%s: the world has one rank: rank 0 cannot send to "
-                      "rank %d", what, dst);
+    if (dst == 0)
+        return d2_err_set(err, D2_ERR_INVALID, "%s: rank 0 cannot send to itself", what);
+    return d2_err_set(err, D2_ERR_INVALID, "%s: dst %d is not a rank of the group (size 1)",
+                      what, dst);
 }
 
 int d2_dist_recv(d2_group g, const char *what, void *buf, const d2_shape *sh, d2_dtype dt,
@@ -745,8 +747,10 @@ int d2_dist_recv(d2_group g, const char *what, void *buf, const d2_shape *sh, d2
     D2_UNUSED(dt);
     if (check_group(g, what, err) < 0)
         return -1;
-    return d2_err_set(err, D2_ERR_INVALID, "%s: the world has one rank: rank 0 cannot receive "
-                      "from rank %d", what, src);
+    if (src == 0)
+        return d2_err_set(err, D2_ERR_INVALID, "%s: rank 0 cannot receive from itself", what);
+    return d2_err_set(err, D2_ERR_INVALID, "%s: src %d is not a rank of the group (size 1)",
+                      what, src);
 }
 
 int d2_dist_spawn(int nprocs, const char *const *argv, int argc, d2_err *err)
