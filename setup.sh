@@ -16,6 +16,7 @@ cd "$(dirname "$0")"
 PACKAGES="build-essential autoconf automake libtool pkg-config \
 libblis-dev liblapacke-dev libdnnl-dev libcmocka-dev libpcre2-dev \
 ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo \
+libopenmpi-dev openmpi-bin \
 python3 python3-pip python3-venv ca-certificates \
 clang libclang-rt-14-dev \
 libprotobuf-c-dev protobuf-c-compiler"

@@ -9,6 +9,8 @@
 
 #include "cmd_jit.h"
 
+#include "dist.h"
+
 #include "interp/interp.h"
 #include "model_io.h"
 #include "opencl/opencl.h"
@@ -22,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 
 typedef struct command {
@@ -650,7 +653,137 @@ static int cmd_exec(int argc, char **argv)
     }
     int status = d2_interp_exit_status(I);
     d2_interp_free(I);
+    /* under mpirun: a failed rank ends the whole job (MPI_Abort), a finished one finalizes */
+    d2_dist_finish(status != 0 || rc < 0);
     return status ? status : rc < 0 ? EXIT_ERROR : EXIT_OK;
+}
+
+/* ---- launch ------------------------------------------------------------------- */
+
+static const char launch_help[] =
+    "Runs SCRIPT as N processes per machine that train together (paddle.distributed,\n"
+    "DataParallel), as `python -m paddle.distributed.launch` does: it runs Open MPI's\n"
+    "mpirun for you,\n"
+    "\n"
+    "    mpirun -np N dy2st exec SCRIPT [ARGS]...          (this machine)\n"
+    "    mpirun --hostfile FILE | --host IPS --npernode N dy2st exec SCRIPT [ARGS]...\n"
+    "\n"
+    "(with --oversubscribe on one machine, so more processes than cores may run, and\n"
+    "--allow-run-as-root when run as root). DY2ST_MPIRUN names another mpirun.\n"
+    "  --nproc_per_node N  processes per machine (default 1)\n"
+    "  --hosts FILE        an Open MPI hostfile of the machines to run on\n"
+    "  --ips A,B,...       the machines to run on (mpirun --host)\n"
+    "  --dist_timeout S    seconds a collective waits for the other ranks before it fails\n"
+    "                      (DY2ST_DIST_TIMEOUT; default 300)\n"
+    "  --device, --no-fallback, --timeout\n"
+    "                      passed to each process's `dy2st exec`\n";
+
+static int cmd_launch(int argc, char **argv)
+{
+    const command *self = find_command("launch");
+    if (!d2_dist_has_mpi())
+        return error("launch: this dy2st was built without Open MPI (configure found no "
+                     "libopenmpi-dev); rebuild with it to train on several processes");
+    const char *nproc = "1", *hosts = NULL, *ips = NULL, *dtimeout = NULL;
+    const char *exec_opts[6];
+    int n_exec = 0;
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {
+        const char *val;
+        int r;
+        if (strcmp(argv[i], "--") == 0) {
+            i++;
+            break;
+        }
+        if ((r = cli_opt_value(argc, argv, &i, "--nproc_per_node", NULL, &val)) != 0) {
+            char *end;
+            long n = r > 0 ? strtol(val, &end, 10) : 0;
+            if (r < 0 || *end || n < 1 || n > 4096)
+                return usage_error(self, "--nproc_per_node needs a number of processes (1 to "
+                                         "4096)");
+            nproc = val;
+        } else if ((r = cli_opt_value(argc, argv, &i, "--hosts", NULL, &val)) != 0) {
+            if (r < 0)
+                return usage_error(self, "--hosts needs a hostfile");
+            hosts = val;
+        } else if ((r = cli_opt_value(argc, argv, &i, "--ips", NULL, &val)) != 0) {
+            if (r < 0)
+                return usage_error(self, "--ips needs a list of machines");
+            ips = val;
+        } else if ((r = cli_opt_value(argc, argv, &i, "--dist_timeout", NULL, &val)) != 0) {
+            double t;
+            int rc;
+            if (r < 0)
+                return usage_error(self, "--dist_timeout needs a number of seconds");
+            if (parse_timeout(self, val, &t, &rc) < 0)
+                return rc;
+            dtimeout = val;
+        } else if (n_exec > 3) {
+            return usage_error(self, "too many options for dy2st exec");
+        } else if ((r = cli_opt_value(argc, argv, &i, "--device", NULL, &val)) != 0) {
+            if (r < 0)
+                return usage_error(self, "--device needs a value");
+            exec_opts[n_exec++] = "--device";
+            exec_opts[n_exec++] = val;
+        } else if ((r = cli_opt_value(argc, argv, &i, "--timeout", NULL, &val)) != 0) {
+            if (r < 0)
+                return usage_error(self, "--timeout needs a number of seconds");
+            exec_opts[n_exec++] = "--timeout";
+            exec_opts[n_exec++] = val;
+        } else if (strcmp(argv[i], "--no-fallback") == 0) {
+            exec_opts[n_exec++] = "--no-fallback";
+        } else {
+            return usage_error(self, "unknown option '%s'", argv[i]);
+        }
+    }
+    if (i >= argc)
+        return usage_error(self, "no SCRIPT given");
+    if (hosts && ips)
+        return usage_error(self, "--hosts and --ips exclude each other");
+    static char exe[4096];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0)
+        return error("launch: cannot find the dy2st executable: %s", strerror(errno));
+    exe[len] = '\0';
+    if (dtimeout && setenv("DY2ST_DIST_TIMEOUT", dtimeout, 1) != 0)
+        return error("launch: %s", strerror(errno));
+    const char *mpirun = getenv("DY2ST_MPIRUN");
+    if (!mpirun || !*mpirun)
+        mpirun = "mpirun";
+    const char **av = calloc((size_t)argc + 24, sizeof *av);
+    if (!av)
+        return error("out of memory");
+    int k = 0;
+    av[k++] = mpirun;
+    if (hosts || ips) { /* N per machine, as Paddle's launcher counts them */
+        av[k++] = hosts ? "--hostfile" : "--host";
+        av[k++] = hosts ? hosts : ips;
+        av[k++] = "--npernode";
+    } else {
+        av[k++] = "-np";
+    }
+    av[k++] = nproc;
+    av[k++] = "--oversubscribe";
+    if (geteuid() == 0)
+        av[k++] = "--allow-run-as-root";
+    av[k++] = "-x";
+    av[k++] = "DY2ST_DIST_TIMEOUT";
+    av[k++] = exe;
+    av[k++] = "exec";
+    for (int e = 0; e < n_exec; e++)
+        av[k++] = exec_opts[e];
+    av[k++] = "--";
+    for (; i < argc; i++)
+        av[k++] = argv[i];
+    av[k] = NULL;
+    if (!getenv("DY2ST_DIST_TIMEOUT"))
+        setenv("DY2ST_DIST_TIMEOUT", "300", 1);
+    fflush(stdout);
+    execvp(mpirun, (char *const *)av);
+    int e = errno;
+    free(av);
+    return error("launch: cannot run '%s': %s%s", mpirun, strerror(e),
+                 e == ENOENT ? " (install Open MPI: Debian's openmpi-bin)" : "");
 }
 
 /* ---- devices ------------------------------------------------------------------ */
@@ -697,6 +830,9 @@ static const command commands[] = {
     {"save", cmd_save_args, cmd_save_summary, cmd_save_help, cmd_save},
     {"trace", cmd_trace_args, cmd_trace_summary, cmd_trace_help, cmd_trace},
     {"export", cmd_export_args, cmd_export_summary, cmd_export_help, cmd_export},
+    {"launch", "[--nproc_per_node N] [--hosts FILE | --ips LIST] [--dist_timeout S] SCRIPT [ARGS]...",
+     "Run a training script as several processes on MPI (data parallel).", launch_help,
+     cmd_launch},
     {"devices", "", "List the devices tensors can live on (cpu, opencl:N).", devices_help,
      cmd_devices},
     {"help", "[COMMAND]", "Show the commands, or the options of one command.", "", cmd_help},

@@ -25,7 +25,7 @@ OUT = os.path.join(ROOT, "doc", "api-coverage.md")
 
 MODULES = ["paddle", "paddle.nn", "paddle.nn.functional", "paddle.static", "paddle.jit",
            "paddle.optimizer", "paddle.io", "paddle.linalg", "paddle.metric",
-           "paddle.nn.initializer", "paddle.tensor"]
+           "paddle.nn.initializer", "paddle.tensor", "paddle.distributed"]
 TENSOR_METHODS = "paddle.Tensor methods"
 TENSOR_PROPS = "paddle.Tensor properties"
 

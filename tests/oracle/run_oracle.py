@@ -130,6 +130,7 @@ GENERATORS = [
     ["tests/gen/gen_trace_expected.py"],       # tests/trace: fallback/trace corpus
     ["tests/gen/gen_static_api_expected.py"],  # tests/py_static_api: Executor API
     ["tests/gen/gen_pickle.py"],               # tests/golden/pickle: .pdparams
+    ["tests/gen/gen_data_parallel_expected.py"],  # tests/data_parallel: one-process training
 ]
 
 

@@ -734,6 +734,25 @@ static d2_obj **tensor_list(d2_interp *I, d2_obj *o, const char *fname, const ch
 }
 
 /* backward from roots with optional seeds (grad_tensors, may be NULL). */
+/* Calls the functions of the list paddle._backward_final_hooks (registered by higher floors:
+ * paddle.DataParallel's gradient averaging) once a backward has completed. */
+static int run_final_hooks(d2_interp *I)
+{
+    d2_obj *l = d2_dict_get_str(I, ST(I)->paddle->dict, "_backward_final_hooks");
+    if (!l || l->kind != D2_OBJ_LIST)
+        return 0;
+    d2_obj *hooks = d2_incref(l);
+    int rc = 0;
+    for (size_t k = 0; rc == 0 && k < D2_AS(d2_list, hooks)->n; k++) {
+        d2_obj *v = d2_call(I, D2_AS(d2_list, hooks)->items[k], NULL, 0, NULL);
+        if (!v)
+            rc = -1;
+        d2_decref(v);
+    }
+    d2_decref(hooks);
+    return rc;
+}
+
 static d2_obj *do_backward(d2_interp *I, const char *fname, d2_obj *tensors, d2_obj *grads,
                            d2_obj *retain)
 {
@@ -776,7 +795,7 @@ static d2_obj *do_backward(d2_interp *I, const char *fname, d2_obj *tensors, d2_
         live[nl++] = roots[i];
     }
     engine e = {.I = I, .retain_graph = retain_graph};
-    if (nl && engine_run(&e, live, seeds, nl) < 0)
+    if (nl && (engine_run(&e, live, seeds, nl) < 0 || run_final_hooks(I) < 0))
         goto done;
     r = d2_none(I);
 done:

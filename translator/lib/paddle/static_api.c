@@ -87,6 +87,7 @@ static void sprog_fin(void *v)
     }
     d2_free(s->b);
     d2_free(s->wb);
+    d2_free(s->grads);
     d2_exec_free(s->pp);
     d2_program_free(s->p);
     d2_free(s->file);
@@ -989,8 +990,9 @@ int d2_static_api_init(d2_interp *I)
         d2_jit_new_class(I, NULL, "Operator", D2_OBJ_INSTANCE, NULL, 0, op_m, D2_COUNTOF(op_m));
     d2_class *cp = d2_jit_new_class(I, s->statics, "CompiledProgram", D2_OBJ_INSTANCE, cp_defs,
                                     D2_COUNTOF(cp_defs), NULL, 0);
+    s->cp_cls = cp;
     if (!s->prog_cls || !s->var_cls || !s->block_cls || !s->op_cls || !cp ||
-        d2_static_exec_init(I, s) < 0)
+        d2_static_exec_init(I, s) < 0 || d2_static_parallel_init(I, s) < 0)
         return -1;
     if (d2_class_add_property(I, s->prog_cls, "blocks", PG_blocks, NULL) < 0 ||
         d2_class_add_property(I, s->prog_cls, "num_blocks", PG_num_blocks, NULL) < 0)

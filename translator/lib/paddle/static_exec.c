@@ -385,6 +385,23 @@ done:
     return r;
 }
 
+int d2_static_apply_lr(d2_interp *I, sprog *s)
+{
+    if (!s->b || !s->lr_sched)
+        return 0;
+    /* as Paddle's Executor: the learning rate variable takes the scheduler's value */
+    d2_obj *v = d2_call(I, s->lr_sched, NULL, 0, NULL);
+    d2_obj *t = v ? d2_to_tensor(I, v, D2_F32) : NULL;
+    d2_err err = {0};
+    const d2_var *lv = &s->p->vars[s->lr_var];
+    int rc = t && lv->data ? write_persistable(lv->data, TOBJ(t)->t, lv->name, &err) : -1;
+    d2_decref(v);
+    d2_decref(t);
+    if (rc < 0 && !I->exc)
+        d2_raise_err(I, &err);
+    return rc;
+}
+
 /* exe.run(program=None, feed=None, fetch_list=None, ..., return_numpy=True)
  * -> list of numpy arrays (Tensors when return_numpy is False), one per
  * fetch_list item (every output of the program when fetch_list is None). */
@@ -395,8 +412,9 @@ D2_FN(EX_run)
     bool ret_np = true;
     if (a[6] && d2_to_bool(I, a[6], "return_numpy", &ret_np) < 0)
         return NULL;
-    sprog *s = d2_static_sprog_of(I, po);
-    if (!s)
+    bool dp = is_inst(I, po, SS(I)->cp_cls);
+    sprog *s = dp ? NULL : d2_static_sprog_of(I, po);
+    if (!s && !dp)
         return d2_raise(I, "TypeError", "Executor.run: program must be a Program, got %s",
                         d2_type_name(po));
     if (feed && feed->kind == D2_OBJ_NONE)
@@ -417,6 +435,8 @@ D2_FN(EX_run)
             nfl = 1;
         }
     }
+    if (dp)
+        return d2_static_run_parallel(I, po, feed, fitems, nfl, ret_np);
     if (!s->p) {
         /* an empty Program: the startup program, or a main program never built */
         if (nfl == 0)
@@ -426,21 +446,10 @@ D2_FN(EX_run)
                         "it with paddle.static.data and operations on it, or load a model with "
                         "paddle.static.load_inference_model)");
     }
-    if (s->b && s->lr_sched) {
-        /* as Paddle's Executor: the learning rate variable takes the scheduler's value */
-        d2_obj *v = d2_call(I, s->lr_sched, NULL, 0, NULL);
-        d2_obj *t = v ? d2_to_tensor(I, v, D2_F32) : NULL;
-        d2_err err = {0};
-        const d2_var *lv = &s->p->vars[s->lr_var];
-        int rc = t && lv->data ? write_persistable(lv->data, TOBJ(t)->t, lv->name, &err) : -1;
-        d2_decref(v);
-        d2_decref(t);
-        if (rc < 0) {
-            if (!I->exc)
-                d2_raise_err(I, &err);
-            return NULL;
-        }
-    }
+    if (d2_static_apply_lr(I, s) < 0)
+        return NULL;
+    if (s->b && d2_static_is_collective(s))
+        return d2_static_run_collective(I, s, feed, fitems, nfl, ret_np);
     if (s->b)
         return run_built(I, s, feed, fitems, nfl, ret_np);
     const d2_program *p = s->p;
@@ -504,6 +513,25 @@ done:
     d2_free(res);
     d2_free(vars);
     return r;
+}
+
+d2_tensor *d2_static_feed_tensor(d2_interp *I, const d2_var *var, d2_obj *v)
+{
+    return feed_tensor(I, var, v);
+}
+
+int d2_static_fetch_var(d2_interp *I, const sprog *s, d2_obj *item, size_t i)
+{
+    return fetch_var(I, s, item, i);
+}
+
+int d2_static_prune_dead(d2_interp *I, d2_program *q) { return prune_dead(I, q); }
+
+bool d2_static_var_read(const d2_program *p, int v) { return var_read(p, v); }
+
+int d2_static_write_persistable(d2_tensor *dst, d2_tensor *src, const char *name, d2_err *err)
+{
+    return write_persistable(dst, src, name, err);
 }
 
 /* ======================================================================

@@ -143,6 +143,17 @@ static int run_gradients(d2_interp *I, d2_builder *b, const int *targets, const 
     if (s) {
         d2_exec_free(s->pp);
         s->pp = NULL;
+        /* for data parallel: the ops so far are forward and backward, these the gradients */
+        s->bwd_ops = b->prog->blocks[0].n_ops;
+        int *ng = d2_realloc(s->grads, sizeof *ng * ((size_t)s->n_grads + (size_t)n_wrt + 1));
+        if (!ng) {
+            nomem(I);
+            return -1;
+        }
+        s->grads = ng;
+        for (int k = 0; k < n_wrt; k++)
+            if (grads[k] >= 0)
+                ng[s->n_grads++] = grads[k];
     }
     return 0;
 }

@@ -16,6 +16,7 @@ typedef struct st_state {
     d2_class *scope_cls, *scope_var_cls; /* global_scope() and its find_var results */
     d2_class *pt_cls;    /* paddle.jit.ProgramTranslator */
     d2_class *guard_cls; /* paddle.static.program_guard */
+    d2_class *cp_cls;    /* paddle.static.CompiledProgram (data-parallel ones are instances) */
     d2_module *static_nn; /* paddle.static.nn */
     d2_obj *main_prog, *startup_prog; /* the current default Programs (program_guard swaps) */
     d2_obj *translator;  /* the ProgramTranslator singleton, made on first use */
@@ -49,6 +50,14 @@ typedef struct sprog {
     bool has_backward;
     struct sprog *next, *prev;
     uint32_t passes; /* the graph passes CompiledProgram's BuildStrategy selects (passes.h) */
+    /* data parallel (static_parallel.c): block 0's op count after the last append_backward
+     * (the ops from there on are the optimizer's), and the gradient variables it made */
+    int bwd_ops;
+    int *grads;
+    int n_grads;
+    bool dp_ran; /* a data-parallel run has used this Program (share_vars_from checks it) */
+    bool collective;  /* fleet.distributed_optimizer minimized it: runs average over the ranks */
+    bool dist_synced; /* a collective run has given every rank rank 0's persistables */
 } sprog;
 
 static inline st_state *SS(d2_interp *I) { return I->ext[D2_EXT_STATIC]; }
@@ -88,5 +97,26 @@ int d2_static_grad_init(d2_interp *I, st_state *s);
 /* Registers the Executor and ProgramTranslator classes and the functions of
  * static_exec.c (called by d2_static_api_init). 0, or -1 with an exception. */
 int d2_static_exec_init(d2_interp *I, st_state *s);
+
+/* Helpers of static_exec.c that the data-parallel runner (static_parallel.c) shares. */
+d2_tensor *d2_static_feed_tensor(d2_interp *I, const d2_var *var, d2_obj *v);
+int d2_static_fetch_var(d2_interp *I, const sprog *s, d2_obj *item, size_t i);
+int d2_static_prune_dead(d2_interp *I, d2_program *q);
+bool d2_static_var_read(const d2_program *p, int v);
+int d2_static_write_persistable(d2_tensor *dst, d2_tensor *src, const char *name, d2_err *err);
+/* Writes the LRScheduler's value into the learning-rate variable of s (Executor.run does
+ * this before every run). 0, or -1 with an exception. */
+int d2_static_apply_lr(d2_interp *I, sprog *s);
+
+/* Executor.run of a data-parallel CompiledProgram cp (static_parallel.c). */
+d2_obj *d2_static_run_parallel(d2_interp *I, d2_obj *cp, d2_obj *feed, d2_obj **fitems,
+                               size_t nfl, bool ret_np);
+/* Whether Executor.run of s averages its gradients over MPI ranks (fleet), and that run. */
+bool d2_static_is_collective(const sprog *s);
+d2_obj *d2_static_run_collective(d2_interp *I, sprog *s, d2_obj *feed, d2_obj **fitems,
+                                 size_t nfl, bool ret_np);
+/* Registers CompiledProgram.with_data_parallel (static_parallel.c). 0, or -1 with an
+ * exception. */
+int d2_static_parallel_init(d2_interp *I, st_state *s);
 
 #endif

@@ -22,4 +22,10 @@ extern const char d2_train_loss_layers_src[];
 extern const char d2_train_metric_src[];
 extern const char d2_train_io_src[];
 
+/* paddle._dist and the Python-written paddle.distributed (distributed.c,
+ * distributed_src.c). 0, or -1 with an exception pending. */
+int d2_pd_distributed_init(d2_interp *I);
+extern const char d2_distributed_src[];
+extern const char d2_fleet_src[];
+
 #endif

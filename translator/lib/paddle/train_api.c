@@ -271,7 +271,7 @@ typedef struct lazy_row {
 } lazy_row;
 
 static const lazy_row LAZY[] = {
-    {"paddle", {NULL}},
+    {"paddle", {"paddle.distributed", NULL}}, /* paddle.DataParallel */
     {"paddle.nn", {"paddle.nn.layer.loss", "paddle.nn.clip", NULL}},
     {"paddle.nn.functional", {"paddle.nn.functional.loss", NULL}},
     {"paddle.metric", {"paddle.metric.metrics", NULL}},
@@ -385,5 +385,5 @@ int d2_train_init(d2_interp *I)
     for (size_t i = 0; i < D2_COUNTOF(srcs); i++)
         if (d2_module_add_source(I, srcs[i].name, srcs[i].src) < 0)
             return -1;
-    return 0;
+    return d2_pd_distributed_init(I);
 }
