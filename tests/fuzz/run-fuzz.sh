@@ -60,6 +60,7 @@ if [ ! -f "$build/Makefile" ]; then
     echo "run-fuzz: configuring $build"
     # Without oneDNN: Debian's libdnnl brings GCC's OpenMP runtime, which
     # would meet clang's in one process; its kernels are tested by make check.
+    # Without MPI: the fuzzed inputs never reach a collective.
     (cd "$build" && "$top/configure" -q CC="$CC" --enable-asan --enable-ubsan --without-dnnl --without-mpi \
         CFLAGS="-O1 -g -fsanitize=fuzzer-no-link") || exit 2
 fi
