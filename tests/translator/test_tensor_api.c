@@ -63,6 +63,8 @@ GOLDEN(train_char_rnn)
 GOLDEN(train_grad_penalty)
 GOLDEN(train_hooks)
 GOLDEN(train_dataloader)
+GOLDEN(transformer_layers)
+GOLDEN(losses_ext)
 
 /* Imports `module` and returns its attribute (new reference). */
 static d2_obj *attr(d2_interp *I, const char *module, const char *name)
@@ -548,6 +550,8 @@ int main(void)
         cmocka_unit_test(test_golden_train_grad_penalty),
         cmocka_unit_test(test_golden_train_hooks),
         cmocka_unit_test(test_golden_train_dataloader),
+        cmocka_unit_test(test_golden_transformer_layers),
+        cmocka_unit_test(test_golden_losses_ext),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,5 +39,9 @@ int d2_pd_layers_py_add(d2_interp *I, pd_state *s);
 /* The Python module that defines `name` of paddle.nn or paddle.nn.functional
  * (owner), loaded on first use by that module's __getattr__; NULL if none. */
 const char *d2_pd_layers_py_home(d2_interp *I, d2_module *owner, const char *name);
+/* layers_ext_src.c: the Python sources of paddle.nn.layer.transformer (attention, Transformer,
+ * scaled_dot_product_attention, gather_tree), paddle.nn.layer.loss_ext and paddle.nn.decode */
+extern const char d2_pd_transformer_src[];
+extern const char d2_pd_loss_ext_src[];
 
 #endif
