@@ -65,6 +65,7 @@ GOLDEN(train_hooks)
 GOLDEN(train_dataloader)
 GOLDEN(transformer_layers)
 GOLDEN(losses_ext)
+GOLDEN(linalg_methods)
 
 /* Imports `module` and returns its attribute (new reference). */
 static d2_obj *attr(d2_interp *I, const char *module, const char *name)
@@ -552,6 +553,7 @@ int main(void)
         cmocka_unit_test(test_golden_train_dataloader),
         cmocka_unit_test(test_golden_transformer_layers),
         cmocka_unit_test(test_golden_losses_ext),
+        cmocka_unit_test(test_golden_linalg_methods),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
