@@ -213,6 +213,9 @@ SAMPLE(lstm_tagger)
 SAMPLE(unet_small)
 SAMPLE(resnet_small)
 SAMPLE(transformer_encoder)
+SAMPLE(resnet18)
+SAMPLE(mobilenetv3_small)
+SAMPLE(transformer_beam)
 
 /* ---- the Programs built for control flow ---- */
 
@@ -848,6 +851,9 @@ int main(void)
         cmocka_unit_test(test_sample_unet_small),
         cmocka_unit_test(test_sample_resnet_small),
         cmocka_unit_test(test_sample_transformer_encoder),
+        cmocka_unit_test(test_sample_resnet18),
+        cmocka_unit_test(test_sample_mobilenetv3_small),
+        cmocka_unit_test(test_sample_transformer_beam),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
