@@ -66,6 +66,7 @@ GOLDEN(train_dataloader)
 GOLDEN(transformer_layers)
 GOLDEN(losses_ext)
 GOLDEN(linalg_methods)
+GOLDEN(beam_decode)
 
 /* Imports `module` and returns its attribute (new reference). */
 static d2_obj *attr(d2_interp *I, const char *module, const char *name)
@@ -554,6 +555,7 @@ int main(void)
         cmocka_unit_test(test_golden_transformer_layers),
         cmocka_unit_test(test_golden_losses_ext),
         cmocka_unit_test(test_golden_linalg_methods),
+        cmocka_unit_test(test_golden_beam_decode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -43,5 +43,6 @@ const char *d2_pd_layers_py_home(d2_interp *I, d2_module *owner, const char *nam
  * scaled_dot_product_attention, gather_tree), paddle.nn.layer.loss_ext and paddle.nn.decode */
 extern const char d2_pd_transformer_src[];
 extern const char d2_pd_loss_ext_src[];
+extern const char d2_pd_decode_src[];
 
 #endif

@@ -2329,6 +2329,7 @@ static const struct {
     {"paddle.nn.layer.common_ext", common_src},
     {"paddle.nn.layer.transformer", d2_pd_transformer_src},
     {"paddle.nn.layer.loss_ext", d2_pd_loss_ext_src},
+    {"paddle.nn.decode", d2_pd_decode_src},
 };
 
 /* The names the Python library modules give paddle.nn (NN) and paddle.nn.functional (F),
@@ -2454,6 +2455,8 @@ static const lazy_name LAZY[] = {
     {FN, "multi_margin_loss", "paddle.nn.layer.loss_ext"},
     {FN, "soft_margin_loss", "paddle.nn.layer.loss_ext"},
     {FN, "gaussian_nll_loss", "paddle.nn.layer.loss_ext"},
+    {NN, "BeamSearchDecoder", "paddle.nn.decode"},
+    {NN, "dynamic_decode", "paddle.nn.decode"},
 };
 
 const char *d2_pd_layers_py_home(d2_interp *I, d2_module *owner, const char *name)
