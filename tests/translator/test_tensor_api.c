@@ -67,6 +67,7 @@ GOLDEN(transformer_layers)
 GOLDEN(losses_ext)
 GOLDEN(linalg_methods)
 GOLDEN(beam_decode)
+GOLDEN(vision_metric)
 
 /* Imports `module` and returns its attribute (new reference). */
 static d2_obj *attr(d2_interp *I, const char *module, const char *name)
@@ -556,6 +557,7 @@ int main(void)
         cmocka_unit_test(test_golden_losses_ext),
         cmocka_unit_test(test_golden_linalg_methods),
         cmocka_unit_test(test_golden_beam_decode),
+        cmocka_unit_test(test_golden_vision_metric),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

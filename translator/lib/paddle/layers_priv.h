@@ -40,9 +40,12 @@ int d2_pd_layers_py_add(d2_interp *I, pd_state *s);
  * (owner), loaded on first use by that module's __getattr__; NULL if none. */
 const char *d2_pd_layers_py_home(d2_interp *I, d2_module *owner, const char *name);
 /* layers_ext_src.c: the Python sources of paddle.nn.layer.transformer (attention, Transformer,
- * scaled_dot_product_attention, gather_tree), paddle.nn.layer.loss_ext and paddle.nn.decode */
+ * scaled_dot_product_attention, gather_tree), paddle.nn.layer.loss_ext, paddle.nn.decode,
+ * paddle.vision.transforms and paddle.metric.auc */
 extern const char d2_pd_transformer_src[];
 extern const char d2_pd_loss_ext_src[];
 extern const char d2_pd_decode_src[];
+extern const char d2_pd_vision_transforms_src[];
+extern const char d2_pd_metric_auc_src[];
 
 #endif

@@ -2330,6 +2330,11 @@ static const struct {
     {"paddle.nn.layer.transformer", d2_pd_transformer_src},
     {"paddle.nn.layer.loss_ext", d2_pd_loss_ext_src},
     {"paddle.nn.decode", d2_pd_decode_src},
+    {"paddle.vision", "\"\"\"paddle.vision: image transforms (paddle.vision.transforms).\"\"\"\n"},
+    {"paddle.vision.transforms", d2_pd_vision_transforms_src},
+    {"paddle.vision.transforms.functional",
+     "from paddle.vision.transforms import to_tensor, resize, normalize\n"},
+    {"paddle.metric.auc", d2_pd_metric_auc_src},
 };
 
 /* The names the Python library modules give paddle.nn (NN) and paddle.nn.functional (F),

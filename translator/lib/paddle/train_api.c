@@ -274,7 +274,7 @@ static const lazy_row LAZY[] = {
     {"paddle", {NULL}},
     {"paddle.nn", {"paddle.nn.layer.loss", "paddle.nn.clip", NULL}},
     {"paddle.nn.functional", {"paddle.nn.functional.loss", NULL}},
-    {"paddle.metric", {"paddle.metric.metrics", NULL}},
+    {"paddle.metric", {"paddle.metric.metrics", "paddle.metric.auc", NULL}},
     {"paddle.linalg", {"paddle._linalg_py", NULL}},
 };
 
