@@ -68,6 +68,7 @@ GOLDEN(losses_ext)
 GOLDEN(linalg_methods)
 GOLDEN(beam_decode)
 GOLDEN(vision_metric)
+GOLDEN(more3_ext)
 
 /* Imports `module` and returns its attribute (new reference). */
 static d2_obj *attr(d2_interp *I, const char *module, const char *name)
@@ -558,6 +559,7 @@ int main(void)
         cmocka_unit_test(test_golden_linalg_methods),
         cmocka_unit_test(test_golden_beam_decode),
         cmocka_unit_test(test_golden_vision_metric),
+        cmocka_unit_test(test_golden_more3_ext),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

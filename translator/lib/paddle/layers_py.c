@@ -2335,6 +2335,7 @@ static const struct {
     {"paddle.vision.transforms.functional",
      "from paddle.vision.transforms import to_tensor, resize, normalize\n"},
     {"paddle.metric.auc", d2_pd_metric_auc_src},
+    {"paddle._more_py", d2_pd_more_src},
 };
 
 /* The names the Python library modules give paddle.nn (NN) and paddle.nn.functional (F),

@@ -282,13 +282,18 @@ static const char LINALG_SRC[] =
     "    d = paddle.diagonal(c).sqrt()\n"
     "    return (c / d.unsqueeze(1) / d.unsqueeze(0)).clip(-1, 1)\n";
 
-/* Tensor.NAME(*args) and paddle.tensor.NAME(x, *args): paddle.linalg's function (the
- * def's data) with the tensor first; looked up at the call, so the Python-written ones load
- * on first use. */
+/* Tensor.NAME(*args) and paddle.tensor.NAME(x, *args): the function the def's data names
+ * ("module:function", or a function of paddle.linalg) with the tensor first; looked up at the
+ * call, so the Python-written ones load on first use. */
 D2_FN(f_linalg_forward)
 {
-    const char *name = def->data;
-    d2_obj *m = d2_import(I, "paddle.linalg", NULL);
+    const char *name = def->data, *colon = strchr(name, ':');
+    char module[64] = "paddle.linalg";
+    if (colon) {
+        snprintf(module, sizeof module, "%.*s", (int)(colon - name), name);
+        name = colon + 1;
+    }
+    d2_obj *m = d2_import(I, module, NULL);
     if (!m)
         return NULL;
     d2_obj *fn = d2_getattr(I, m, name);
@@ -315,16 +320,31 @@ D2_FN(f_linalg_forward)
     X(cov, cov) X(eigvalsh, eigvalsh) X(householder_product, householder_product)                  \
     X(inverse, inv) X(lstsq, lstsq) X(lu, lu) X(lu_unpack, lu_unpack)                              \
     X(matrix_power, matrix_power) X(multi_dot, multi_dot) X(pinv, pinv) X(qr, qr) X(solve, solve)
-/* The Tensor methods (and paddle.tensor functions) that are paddle.linalg's. */
+/* the functions of paddle._more_py (the Python-written ones paddle's __getattr__ finds) that
+ * are Tensor methods too */
+#define MORE_FORWARD(X)                                                                            \
+    X(angle) X(cdist) X(combinations) X(conj) X(diagonal_scatter) X(frexp) X(ldexp_)               \
+    X(multigammaln) X(multigammaln_) X(renorm) X(renorm_) X(select_scatter) X(shard_index)         \
+    X(unfold) X(where_)
+/* The Tensor methods (and paddle.tensor functions) that are paddle.linalg's and
+ * paddle._more_py's. */
 static const d2_def LINALG_METHODS[] = {
 #define X(n, f) D2_DEF_DATA(#n, "x, *args, **kwargs", f_linalg_forward, "Tensor." #n, #f),
     LINALG_FORWARD(X)
+#undef X
+#define X(n) D2_DEF_DATA(#n, "x, *args, **kwargs", f_linalg_forward, "Tensor." #n,             \
+                         "paddle._more_py:" #n),
+    MORE_FORWARD(X)
 #undef X
 };
 /* paddle.tensor's: the methods' functions and svd, eigh */
 static const d2_def LINALG_TENSOR_FNS[] = {
 #define X(n, f) D2_DEF_DATA(#n, "x, *args, **kwargs", f_linalg_forward, "paddle.tensor." #n, #f),
     LINALG_FORWARD(X) X(svd, svd) X(eigh, eigh)
+#undef X
+#define X(n) D2_DEF_DATA(#n, "x, *args, **kwargs", f_linalg_forward, "paddle.tensor." #n,      \
+                         "paddle._more_py:" #n),
+    MORE_FORWARD(X)
 #undef X
 };
 

@@ -271,7 +271,7 @@ typedef struct lazy_row {
 } lazy_row;
 
 static const lazy_row LAZY[] = {
-    {"paddle", {NULL}},
+    {"paddle", {"paddle._more_py", NULL}},
     {"paddle.nn", {"paddle.nn.layer.loss", "paddle.nn.clip", NULL}},
     {"paddle.nn.functional", {"paddle.nn.functional.loss", NULL}},
     {"paddle.metric", {"paddle.metric.metrics", "paddle.metric.auc", NULL}},
