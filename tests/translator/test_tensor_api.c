@@ -69,6 +69,7 @@ GOLDEN(linalg_methods)
 GOLDEN(beam_decode)
 GOLDEN(vision_metric)
 GOLDEN(more3_ext)
+GOLDEN(spatial_ext)
 
 /* Imports `module` and returns its attribute (new reference). */
 static d2_obj *attr(d2_interp *I, const char *module, const char *name)
@@ -560,6 +561,7 @@ int main(void)
         cmocka_unit_test(test_golden_beam_decode),
         cmocka_unit_test(test_golden_vision_metric),
         cmocka_unit_test(test_golden_more3_ext),
+        cmocka_unit_test(test_golden_spatial_ext),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2336,6 +2336,7 @@ static const struct {
      "from paddle.vision.transforms import to_tensor, resize, normalize\n"},
     {"paddle.metric.auc", d2_pd_metric_auc_src},
     {"paddle._more_py", d2_pd_more_src},
+    {"paddle.nn.layer.vision_ext", d2_pd_vision_ext_src},
 };
 
 /* The names the Python library modules give paddle.nn (NN) and paddle.nn.functional (F),
@@ -2463,6 +2464,9 @@ static const lazy_name LAZY[] = {
     {FN, "gaussian_nll_loss", "paddle.nn.layer.loss_ext"},
     {NN, "BeamSearchDecoder", "paddle.nn.decode"},
     {NN, "dynamic_decode", "paddle.nn.decode"},
+    {FN, "affine_grid", "paddle.nn.layer.vision_ext"},
+    {FN, "grid_sample", "paddle.nn.layer.vision_ext"},
+    {FN, "gumbel_softmax", "paddle.nn.layer.vision_ext"},
 };
 
 const char *d2_pd_layers_py_home(d2_interp *I, d2_module *owner, const char *name)
