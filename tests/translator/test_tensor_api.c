@@ -70,6 +70,7 @@ GOLDEN(beam_decode)
 GOLDEN(vision_metric)
 GOLDEN(more3_ext)
 GOLDEN(spatial_ext)
+GOLDEN(ctc_loss)
 
 /* Imports `module` and returns its attribute (new reference). */
 static d2_obj *attr(d2_interp *I, const char *module, const char *name)
@@ -562,6 +563,7 @@ int main(void)
         cmocka_unit_test(test_golden_vision_metric),
         cmocka_unit_test(test_golden_more3_ext),
         cmocka_unit_test(test_golden_spatial_ext),
+        cmocka_unit_test(test_golden_ctc_loss),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2467,6 +2467,8 @@ static const lazy_name LAZY[] = {
     {FN, "affine_grid", "paddle.nn.layer.vision_ext"},
     {FN, "grid_sample", "paddle.nn.layer.vision_ext"},
     {FN, "gumbel_softmax", "paddle.nn.layer.vision_ext"},
+    {FN, "ctc_loss", "paddle.nn.layer.loss_ext"},
+    {NN, "CTCLoss", "paddle.nn.layer.loss_ext"},
 };
 
 const char *d2_pd_layers_py_home(d2_interp *I, d2_module *owner, const char *name)
