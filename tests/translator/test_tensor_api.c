@@ -71,6 +71,7 @@ GOLDEN(vision_metric)
 GOLDEN(more3_ext)
 GOLDEN(spatial_ext)
 GOLDEN(ctc_loss)
+GOLDEN(hsigmoid_loss)
 
 /* Imports `module` and returns its attribute (new reference). */
 static d2_obj *attr(d2_interp *I, const char *module, const char *name)
@@ -564,6 +565,7 @@ int main(void)
         cmocka_unit_test(test_golden_more3_ext),
         cmocka_unit_test(test_golden_spatial_ext),
         cmocka_unit_test(test_golden_ctc_loss),
+        cmocka_unit_test(test_golden_hsigmoid_loss),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

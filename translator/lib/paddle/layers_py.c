@@ -2469,6 +2469,8 @@ static const lazy_name LAZY[] = {
     {FN, "gumbel_softmax", "paddle.nn.layer.vision_ext"},
     {FN, "ctc_loss", "paddle.nn.layer.loss_ext"},
     {NN, "CTCLoss", "paddle.nn.layer.loss_ext"},
+    {FN, "hsigmoid_loss", "paddle.nn.layer.loss_ext"},
+    {NN, "HSigmoidLoss", "paddle.nn.layer.loss_ext"},
 };
 
 const char *d2_pd_layers_py_home(d2_interp *I, d2_module *owner, const char *name)
