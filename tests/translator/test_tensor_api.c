@@ -72,6 +72,7 @@ GOLDEN(more3_ext)
 GOLDEN(spatial_ext)
 GOLDEN(ctc_loss)
 GOLDEN(hsigmoid_loss)
+GOLDEN(rnnt_tensor_more)
 
 /* Imports `module` and returns its attribute (new reference). */
 static d2_obj *attr(d2_interp *I, const char *module, const char *name)
@@ -566,6 +567,7 @@ int main(void)
         cmocka_unit_test(test_golden_spatial_ext),
         cmocka_unit_test(test_golden_ctc_loss),
         cmocka_unit_test(test_golden_hsigmoid_loss),
+        cmocka_unit_test(test_golden_rnnt_tensor_more),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -42,7 +42,8 @@ const char *d2_pd_layers_py_home(d2_interp *I, d2_module *owner, const char *nam
 /* layers_ext_src.c: the Python sources of paddle.nn.layer.transformer (attention, Transformer,
  * scaled_dot_product_attention, gather_tree), paddle.nn.layer.loss_ext, paddle.nn.decode,
  * paddle.vision.transforms, paddle.metric.auc, paddle._more_py (paddle's functions found by its
- * __getattr__) and paddle.nn.layer.vision_ext (affine_grid, grid_sample, gumbel_softmax) */
+ * __getattr__), paddle.nn.layer.vision_ext (affine_grid, grid_sample, gumbel_softmax) and
+ * paddle._tensor_more_py (Tensor methods only) */
 extern const char d2_pd_transformer_src[];
 extern const char d2_pd_loss_ext_src[];
 extern const char d2_pd_decode_src[];
@@ -50,5 +51,6 @@ extern const char d2_pd_vision_transforms_src[];
 extern const char d2_pd_metric_auc_src[];
 extern const char d2_pd_more_src[];
 extern const char d2_pd_vision_ext_src[];
+extern const char d2_pd_tensor_more_src[];
 
 #endif

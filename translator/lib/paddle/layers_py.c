@@ -2337,6 +2337,7 @@ static const struct {
     {"paddle.metric.auc", d2_pd_metric_auc_src},
     {"paddle._more_py", d2_pd_more_src},
     {"paddle.nn.layer.vision_ext", d2_pd_vision_ext_src},
+    {"paddle._tensor_more_py", d2_pd_tensor_more_src},
 };
 
 /* The names the Python library modules give paddle.nn (NN) and paddle.nn.functional (F),
@@ -2471,6 +2472,8 @@ static const lazy_name LAZY[] = {
     {NN, "CTCLoss", "paddle.nn.layer.loss_ext"},
     {FN, "hsigmoid_loss", "paddle.nn.layer.loss_ext"},
     {NN, "HSigmoidLoss", "paddle.nn.layer.loss_ext"},
+    {FN, "rnnt_loss", "paddle.nn.layer.loss_ext"},
+    {NN, "RNNTLoss", "paddle.nn.layer.loss_ext"},
 };
 
 const char *d2_pd_layers_py_home(d2_interp *I, d2_module *owner, const char *name)

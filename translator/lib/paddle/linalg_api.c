@@ -326,6 +326,10 @@ D2_FN(f_linalg_forward)
     X(angle) X(cdist) X(combinations) X(conj) X(diagonal_scatter) X(frexp) X(ldexp_)               \
     X(multigammaln) X(multigammaln_) X(renorm) X(renorm_) X(select_scatter) X(shard_index)         \
     X(unfold) X(where_)
+/* Tensor methods of paddle._tensor_more_py (no paddle function of that name) */
+#define TENSOR_MORE_FORWARD(X)                                                                     \
+    X(element_size) X(contiguous) X(is_same_shape) X(copy_) X(fill_diagonal_tensor)                \
+    X(fill_diagonal_tensor_)
 /* The Tensor methods (and paddle.tensor functions) that are paddle.linalg's and
  * paddle._more_py's. */
 static const d2_def LINALG_METHODS[] = {
@@ -335,6 +339,10 @@ static const d2_def LINALG_METHODS[] = {
 #define X(n) D2_DEF_DATA(#n, "x, *args, **kwargs", f_linalg_forward, "Tensor." #n,             \
                          "paddle._more_py:" #n),
     MORE_FORWARD(X)
+#undef X
+#define X(n) D2_DEF_DATA(#n, "x, *args, **kwargs", f_linalg_forward, "Tensor." #n,             \
+                         "paddle._tensor_more_py:" #n),
+    TENSOR_MORE_FORWARD(X)
 #undef X
 };
 /* paddle.tensor's: the methods' functions and svd, eigh */
