@@ -43,7 +43,8 @@ const char *d2_pd_layers_py_home(d2_interp *I, d2_module *owner, const char *nam
  * scaled_dot_product_attention, gather_tree), paddle.nn.layer.loss_ext, paddle.nn.decode,
  * paddle.vision.transforms, paddle.metric.auc, paddle._more_py (paddle's functions found by its
  * __getattr__), paddle.nn.layer.vision_ext (affine_grid, grid_sample, gumbel_softmax) and
- * paddle._tensor_more_py (Tensor methods only) */
+ * paddle._tensor_more_py (Tensor methods only), paddle.nn.initializer_ext (Dirac, Bilinear,
+ * Orthogonal, calculate_gain) */
 extern const char d2_pd_transformer_src[];
 extern const char d2_pd_loss_ext_src[];
 extern const char d2_pd_decode_src[];
@@ -52,5 +53,6 @@ extern const char d2_pd_metric_auc_src[];
 extern const char d2_pd_more_src[];
 extern const char d2_pd_vision_ext_src[];
 extern const char d2_pd_tensor_more_src[];
+extern const char d2_pd_init_ext_src[];
 
 #endif
