@@ -74,6 +74,7 @@ GOLDEN(ctc_loss)
 GOLDEN(hsigmoid_loss)
 GOLDEN(rnnt_tensor_more)
 GOLDEN(init_ext)
+GOLDEN(bessel_random)
 
 /* Imports `module` and returns its attribute (new reference). */
 static d2_obj *attr(d2_interp *I, const char *module, const char *name)
@@ -570,6 +571,7 @@ int main(void)
         cmocka_unit_test(test_golden_hsigmoid_loss),
         cmocka_unit_test(test_golden_rnnt_tensor_more),
         cmocka_unit_test(test_golden_init_ext),
+        cmocka_unit_test(test_golden_bessel_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
