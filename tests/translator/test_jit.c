@@ -124,6 +124,7 @@ GOLDEN(norm_static)
 GOLDEN(common_static)
 GOLDEN(interp_static)
 GOLDEN(api_ext_static)
+GOLDEN(api_ext2_static)
 
 /* ---- the samples: dy2st save with Paddle's weights, then the saved model on
  * Paddle's inputs must give Paddle's to_static outputs ---- */
@@ -835,6 +836,7 @@ int main(void)
         cmocka_unit_test(test_golden_common_static),
         cmocka_unit_test(test_golden_interp_static),
         cmocka_unit_test(test_golden_api_ext_static),
+        cmocka_unit_test(test_golden_api_ext2_static),
         cmocka_unit_test(test_inplace_static),
         cmocka_unit_test(test_error_goldens),
         cmocka_unit_test(test_static_print),
