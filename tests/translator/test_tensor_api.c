@@ -75,6 +75,7 @@ GOLDEN(hsigmoid_loss)
 GOLDEN(rnnt_tensor_more)
 GOLDEN(init_ext)
 GOLDEN(bessel_random)
+GOLDEN(summary_ext)
 
 /* Imports `module` and returns its attribute (new reference). */
 static d2_obj *attr(d2_interp *I, const char *module, const char *name)
@@ -572,6 +573,7 @@ int main(void)
         cmocka_unit_test(test_golden_rnnt_tensor_more),
         cmocka_unit_test(test_golden_init_ext),
         cmocka_unit_test(test_golden_bessel_random),
+        cmocka_unit_test(test_golden_summary_ext),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
