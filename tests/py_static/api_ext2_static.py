@@ -41,6 +41,13 @@ def tensor_fns(x, y):
     return d, s, e
 
 
+@paddle.jit.to_static(input_spec=[InputSpec([None, 2, 4], "float32"), InputSpec([2, 2], "int32"),
+                                  InputSpec([2], "int64"), InputSpec([2], "int64")])
+def ctc_dynamic_time(logits, labels, in_len, lab_len):
+    # the time dim is dynamic in the spec: dy2st specialises on the call's shapes
+    return F.ctc_loss(logits, labels, in_len, lab_len, reduction="none")
+
+
 @paddle.jit.to_static
 def beams(ids, parents):
     return F.gather_tree(ids, parents)
@@ -70,6 +77,8 @@ logits = paddle.to_tensor(rng.randn(5, 2, 4).astype("float32"))
 labels = paddle.to_tensor(np.array([[1, 2], [3, 0]], "int32"))
 show("losses", losses(x, y, z, logits, labels, paddle.to_tensor([5, 4], dtype="int64"),
                       paddle.to_tensor([2, 1], dtype="int64")))
+show("ctc_dynamic_time", ctc_dynamic_time(logits, labels, paddle.to_tensor([5, 3], dtype="int64"),
+                                          paddle.to_tensor([2, 1], dtype="int64")))
 show("tensor_fns", tensor_fns(x, paddle.to_tensor(rng.randn(2, 4).astype("float32"))))
 show("beams", beams(paddle.to_tensor([[[2, 2], [6, 1]], [[3, 9], [6, 1]], [[0, 1], [9, 0]]]),
                     paddle.to_tensor([[[0, 0], [1, 1]], [[1, 0], [1, 0]], [[0, 0], [0, 1]]])))
