@@ -1,7 +1,7 @@
 # i0, i0e, i1, i1e (functions, methods, i0_) over small, negative, series/asymptotic-boundary and
-# large inputs, printed to 5 significant digits (relative tolerance 1e-5); paddle.normal_ and
-# multinomial by their properties (their samples come from each library's own random stream);
-# bad arguments.
+# large inputs, and polygamma (orders 0 to 5, negative and zero x), printed to 5 significant
+# digits (relative tolerance 1e-5); paddle.normal_ and multinomial by their properties (their
+# samples come from each library's own random stream); bad arguments.
 import numpy as np
 import paddle
 
@@ -29,6 +29,14 @@ y = paddle.to_tensor([1.0, -2.0, 4.0])
 y.i0_()
 sig("i0_", y)
 
+px = paddle.to_tensor([0.5, 1.0, 2.5, 10.0, 100.0, -0.5, -1.5, 0.0, 1e-3, -40.3])
+for n in [0, 1, 2, 3, 5]:
+    sig("polygamma %d" % n, paddle.polygamma(px, n))
+sig("polygamma f64 method", paddle.to_tensor([[0.25, 7.0]], dtype="float64").polygamma(4))
+pg = paddle.to_tensor([1.0, 3.0])
+pg.polygamma_(1)
+sig("polygamma_", pg)
+
 paddle.seed(7)
 z = paddle.zeros([20000])
 paddle.normal_(z, mean=2.0, std=0.5)
@@ -46,5 +54,7 @@ perm = paddle.multinomial(paddle.ones([6]), 6).numpy()
 print("multinomial permutation", sorted(perm.tolist()))
 
 err("i0 int", lambda: paddle.i0(paddle.to_tensor([1, 2])))
+err("polygamma negative n", lambda: paddle.polygamma(px, -1))
+err("polygamma float n", lambda: paddle.polygamma(px, 1.5))
 err("multinomial too many", lambda: paddle.multinomial(paddle.ones([3]), 4))
 err("multinomial 3d", lambda: paddle.multinomial(paddle.ones([2, 2, 2])))
