@@ -1,7 +1,7 @@
 # diagonal_scatter, select_scatter, unfold, cdist, combinations, frexp, renorm, multigammaln,
-# shard_index, crop, angle/conj on real input, in-place where_/ldexp_/renorm_/multigammaln_,
-# finfo/iinfo and batch, as functions and Tensor methods; edge cases and bad arguments.
-# Values rounded to 4 decimals (tolerance 1e-4).
+# shard_index, crop, nextafter (subnormals, overflow, NaN, exact), angle/conj on real input,
+# in-place where_/ldexp_/renorm_/multigammaln_, finfo/iinfo and batch, as functions and Tensor
+# methods; edge cases and bad arguments. Values rounded to 4 decimals (tolerance 1e-4).
 import numpy as np
 import paddle
 
@@ -102,6 +102,14 @@ print("batch", list(paddle.batch(reader, 3)()))
 print("batch drop", list(paddle.batch(reader, 3, drop_last=True)()))
 print("disable_signal_handler", paddle.disable_signal_handler())
 
+nx = paddle.to_tensor([1.0, 1.0, 0.0, 0.0, 2.0, -2.0, 3.0, 1e-40, 3.4028235e38, 5.0,
+                       1.1754944e-38, 0.75])
+ny = paddle.to_tensor([2.0, 0.0, 1.0, -1.0, 3.0, 0.0, 3.0, 0.0, 1e39, float("nan"), 0.0, -5.0])
+print("nextafter", [repr(float(v)) for v in paddle.nextafter(nx, ny).numpy()])
+print("nextafter f64", paddle.to_tensor([1.0, -3.5, 0.0], dtype="float64").nextafter(
+    paddle.to_tensor([2.0, -4.0, -1.0], dtype="float64")).numpy().tolist())
+
+err("nextafter shapes", lambda: paddle.nextafter(nx, ny[:3]))
 err("diagonal_scatter shape", lambda: paddle.diagonal_scatter(x, paddle.ones([2])))
 err("select_scatter shape", lambda: paddle.select_scatter(x, paddle.ones([4]), 1, 0))
 err("unfold size", lambda: x.unfold(1, 5, 1))

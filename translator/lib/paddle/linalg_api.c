@@ -326,7 +326,7 @@ D2_FN(f_linalg_forward)
     X(angle) X(cdist) X(combinations) X(conj) X(diagonal_scatter) X(frexp) X(ldexp_)               \
     X(multigammaln) X(multigammaln_) X(renorm) X(renorm_) X(select_scatter) X(shard_index)         \
     X(unfold) X(where_) X(i0) X(i0_) X(i0e) X(i1) X(i1e) X(multinomial) X(polygamma)           \
-    X(polygamma_)
+    X(polygamma_) X(nextafter)
 /* Tensor methods of paddle._tensor_more_py (no paddle function of that name) */
 #define TENSOR_MORE_FORWARD(X)                                                                     \
     X(element_size) X(contiguous) X(is_same_shape) X(copy_) X(fill_diagonal_tensor)                \
