@@ -76,6 +76,7 @@ GOLDEN(rnnt_tensor_more)
 GOLDEN(init_ext)
 GOLDEN(bessel_random)
 GOLDEN(summary_ext)
+GOLDEN(class_center)
 
 /* Imports `module` and returns its attribute (new reference). */
 static d2_obj *attr(d2_interp *I, const char *module, const char *name)
@@ -574,6 +575,7 @@ int main(void)
         cmocka_unit_test(test_golden_init_ext),
         cmocka_unit_test(test_golden_bessel_random),
         cmocka_unit_test(test_golden_summary_ext),
+        cmocka_unit_test(test_golden_class_center),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

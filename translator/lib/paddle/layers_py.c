@@ -2475,6 +2475,7 @@ static const lazy_name LAZY[] = {
     {NN, "HSigmoidLoss", "paddle.nn.layer.loss_ext"},
     {FN, "rnnt_loss", "paddle.nn.layer.loss_ext"},
     {NN, "RNNTLoss", "paddle.nn.layer.loss_ext"},
+    {FN, "class_center_sample", "paddle.nn.layer.loss_ext"},
 };
 
 const char *d2_pd_layers_py_home(d2_interp *I, d2_module *owner, const char *name)
