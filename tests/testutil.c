@@ -211,7 +211,7 @@ int tu_keep_array(void *ctx, const char *name, d2_tensor *t, d2_err *err)
 {
     (void)err;
     tu_arrays *a = ctx;
-    if (a->n >= 64)
+    if (a->n >= TU_MAX_ARRAYS)
         return 1;
     a->name[a->n] = strdup(name);
     a->t[a->n] = d2_tensor_ref(t);

@@ -53,10 +53,11 @@ char *tu_run_source(const d2_interp_options *opt, const char *file, const char *
 
 /* Named tensors, e.g. the members of an .npz: tu_keep_array is a d2_npz_read callback
  * (ctx = the tu_arrays), keeping a reference to each member. */
+#define TU_MAX_ARRAYS 512
 typedef struct tu_arrays {
     int n;
-    char *name[64];
-    d2_tensor *t[64];
+    char *name[TU_MAX_ARRAYS];
+    d2_tensor *t[TU_MAX_ARRAYS];
 } tu_arrays;
 
 int tu_keep_array(void *ctx, const char *name, d2_tensor *t, d2_err *err);

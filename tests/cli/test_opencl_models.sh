@@ -30,7 +30,7 @@ if [ "$quick" = 1 ]; then
     samples="simple_fc lenet_branch char_rnn greedy_decoder"
     corpus="while_loops if_else"
 else
-    samples="simple_fc mnist_cnn lenet_branch char_rnn greedy_decoder lstm_cell lstm_tagger unet_small resnet_small transformer_encoder"
+    samples="simple_fc mnist_cnn lenet_branch char_rnn greedy_decoder lstm_cell lstm_tagger unet_small resnet_small transformer_encoder resnet18 mobilenetv3_small transformer_beam"
     # every script of the corpus
     corpus=$(cd "$top_srcdir/tests/py_static" && ls *.py | sed 's/\.py$//')
 fi

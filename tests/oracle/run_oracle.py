@@ -40,7 +40,8 @@ SAMPLES = os.path.join(ROOT, "samples")
 OUT = os.path.join(HERE, "expected")
 
 SAMPLE_NAMES = ["simple_fc", "mnist_cnn", "lenet_branch", "char_rnn", "lstm_cell", "lstm_tagger",
-                "unet_small", "resnet_small", "transformer_encoder", "greedy_decoder"]
+                "unet_small", "resnet_small", "transformer_encoder", "greedy_decoder",
+                "resnet18", "mobilenetv3_small", "transformer_beam"]
 
 # Eager and to_static must agree within this (float32 outputs); the same bound
 # is what dy2st's outputs are held to.

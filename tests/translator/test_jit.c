@@ -124,6 +124,7 @@ GOLDEN(norm_static)
 GOLDEN(common_static)
 GOLDEN(interp_static)
 GOLDEN(api_ext_static)
+GOLDEN(api_ext2_static)
 
 /* ---- the samples: dy2st save with Paddle's weights, then the saved model on
  * Paddle's inputs must give Paddle's to_static outputs ---- */
@@ -213,6 +214,9 @@ SAMPLE(lstm_tagger)
 SAMPLE(unet_small)
 SAMPLE(resnet_small)
 SAMPLE(transformer_encoder)
+SAMPLE(resnet18)
+SAMPLE(mobilenetv3_small)
+SAMPLE(transformer_beam)
 
 /* ---- the Programs built for control flow ---- */
 
@@ -832,6 +836,7 @@ int main(void)
         cmocka_unit_test(test_golden_common_static),
         cmocka_unit_test(test_golden_interp_static),
         cmocka_unit_test(test_golden_api_ext_static),
+        cmocka_unit_test(test_golden_api_ext2_static),
         cmocka_unit_test(test_inplace_static),
         cmocka_unit_test(test_error_goldens),
         cmocka_unit_test(test_static_print),
@@ -848,6 +853,9 @@ int main(void)
         cmocka_unit_test(test_sample_unet_small),
         cmocka_unit_test(test_sample_resnet_small),
         cmocka_unit_test(test_sample_transformer_encoder),
+        cmocka_unit_test(test_sample_resnet18),
+        cmocka_unit_test(test_sample_mobilenetv3_small),
+        cmocka_unit_test(test_sample_transformer_beam),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

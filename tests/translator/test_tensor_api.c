@@ -63,6 +63,20 @@ GOLDEN(train_char_rnn)
 GOLDEN(train_grad_penalty)
 GOLDEN(train_hooks)
 GOLDEN(train_dataloader)
+GOLDEN(transformer_layers)
+GOLDEN(losses_ext)
+GOLDEN(linalg_methods)
+GOLDEN(beam_decode)
+GOLDEN(vision_metric)
+GOLDEN(more3_ext)
+GOLDEN(spatial_ext)
+GOLDEN(ctc_loss)
+GOLDEN(hsigmoid_loss)
+GOLDEN(rnnt_tensor_more)
+GOLDEN(init_ext)
+GOLDEN(bessel_random)
+GOLDEN(summary_ext)
+GOLDEN(class_center)
 
 /* Imports `module` and returns its attribute (new reference). */
 static d2_obj *attr(d2_interp *I, const char *module, const char *name)
@@ -548,6 +562,20 @@ int main(void)
         cmocka_unit_test(test_golden_train_grad_penalty),
         cmocka_unit_test(test_golden_train_hooks),
         cmocka_unit_test(test_golden_train_dataloader),
+        cmocka_unit_test(test_golden_transformer_layers),
+        cmocka_unit_test(test_golden_losses_ext),
+        cmocka_unit_test(test_golden_linalg_methods),
+        cmocka_unit_test(test_golden_beam_decode),
+        cmocka_unit_test(test_golden_vision_metric),
+        cmocka_unit_test(test_golden_more3_ext),
+        cmocka_unit_test(test_golden_spatial_ext),
+        cmocka_unit_test(test_golden_ctc_loss),
+        cmocka_unit_test(test_golden_hsigmoid_loss),
+        cmocka_unit_test(test_golden_rnnt_tensor_more),
+        cmocka_unit_test(test_golden_init_ext),
+        cmocka_unit_test(test_golden_bessel_random),
+        cmocka_unit_test(test_golden_summary_ext),
+        cmocka_unit_test(test_golden_class_center),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

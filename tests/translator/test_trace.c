@@ -178,6 +178,9 @@ SAMPLE(greedy_decoder)
 SAMPLE(lstm_cell)
 SAMPLE(lstm_tagger)
 SAMPLE(unet_small)
+SAMPLE(resnet18)
+SAMPLE(mobilenetv3_small)
+SAMPLE(transformer_beam)
 SAMPLE(resnet_small)
 SAMPLE(transformer_encoder)
 
@@ -426,6 +429,9 @@ int main(void)
         cmocka_unit_test(test_sample_lstm_cell),
         cmocka_unit_test(test_sample_lstm_tagger),
         cmocka_unit_test(test_sample_unet_small),
+        cmocka_unit_test(test_sample_resnet18),
+        cmocka_unit_test(test_sample_mobilenetv3_small),
+        cmocka_unit_test(test_sample_transformer_beam),
         cmocka_unit_test(test_sample_resnet_small),
         cmocka_unit_test(test_sample_transformer_encoder),
     };

@@ -447,6 +447,10 @@ static int tensor_module(d2_interp *I)
     };
     if (rc == 0)
         rc = d2_module_add_defs(I, t, defs, D2_COUNTOF(defs));
+    size_t n_linalg;
+    const d2_def *linalg = d2_pd_linalg_tensor_fns(&n_linalg);
+    if (rc == 0)
+        rc = d2_module_add_defs(I, t, linalg, n_linalg);
     d2_decref((d2_obj *)t);
     return rc;
 }

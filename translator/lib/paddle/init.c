@@ -125,8 +125,29 @@ static d2_tensor *init_fill(d2_interp *I, d2_obj *init, const int64_t *shape, in
         }
         kind = D2_AS(d2_str, k)->s;
     }
-    if (strcmp(kind, "assign") == 0) {
-        d2_tensor *v = d2_pd_from_py(I, iget(I, init, "value"), dt, D2_F32, "Assign");
+    /* an initializer written in Python (kind "python"): its _fill(shape) gives the values,
+     * which then go the way of Assign's */
+    d2_obj *pyval = NULL;
+    if (strcmp(kind, "python") == 0) {
+        d2_obj *shp = d2_list_new(I, (size_t)nd);
+        for (int i = 0; shp && i < nd; i++) {
+            D2_AS(d2_list, shp)->items[i] = d2_int_new(I, shape[i]);
+            if (!D2_AS(d2_list, shp)->items[i]) {
+                d2_decref(shp);
+                shp = NULL;
+            }
+        }
+        if (!shp)
+            return NULL;
+        pyval = d2_call_method(I, init, "_fill", &shp, 1, NULL);
+        d2_decref(shp);
+        if (!pyval)
+            return NULL;
+    }
+    if (pyval || strcmp(kind, "assign") == 0) {
+        d2_tensor *v = d2_pd_from_py(I, pyval ? pyval : iget(I, init, "value"), dt, D2_F32,
+                                     pyval ? "Initializer" : "Assign");
+        d2_decref(pyval);
         if (!v)
             return NULL;
         if (d2_tensor_numel(v) != n) {

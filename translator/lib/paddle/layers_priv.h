@@ -39,5 +39,20 @@ int d2_pd_layers_py_add(d2_interp *I, pd_state *s);
 /* The Python module that defines `name` of paddle.nn or paddle.nn.functional
  * (owner), loaded on first use by that module's __getattr__; NULL if none. */
 const char *d2_pd_layers_py_home(d2_interp *I, d2_module *owner, const char *name);
+/* layers_ext_src.c: the Python sources of paddle.nn.layer.transformer (attention, Transformer,
+ * scaled_dot_product_attention, gather_tree), paddle.nn.layer.loss_ext, paddle.nn.decode,
+ * paddle.vision.transforms, paddle.metric.auc, paddle._more_py (paddle's functions found by its
+ * __getattr__), paddle.nn.layer.vision_ext (affine_grid, grid_sample, gumbel_softmax) and
+ * paddle._tensor_more_py (Tensor methods only), paddle.nn.initializer_ext (Dirac, Bilinear,
+ * Orthogonal, calculate_gain) */
+extern const char d2_pd_transformer_src[];
+extern const char d2_pd_loss_ext_src[];
+extern const char d2_pd_decode_src[];
+extern const char d2_pd_vision_transforms_src[];
+extern const char d2_pd_metric_auc_src[];
+extern const char d2_pd_more_src[];
+extern const char d2_pd_vision_ext_src[];
+extern const char d2_pd_tensor_more_src[];
+extern const char d2_pd_init_ext_src[];
 
 #endif

@@ -128,6 +128,9 @@ static const char LINALG_SRC[] =
     "    return paddle.eye(n, dtype=x.dtype).expand(x.shape)\n"
     "\n"
     "def matrix_power(x, n, name=None):\n"
+    "    if len(x.shape) < 2 or x.shape[-1] != x.shape[-2]:\n"
+    "        raise ValueError('matrix_power: x must be a batch of square matrices [*, n, n], got '\n"
+    "                         'shape %s' % (x.shape,))\n"
     "    if n == 0:\n"
     "        return _eye_like(x)\n"
     "    if n < 0:\n"
@@ -279,9 +282,89 @@ static const char LINALG_SRC[] =
     "    d = paddle.diagonal(c).sqrt()\n"
     "    return (c / d.unsqueeze(1) / d.unsqueeze(0)).clip(-1, 1)\n";
 
+/* Tensor.NAME(*args) and paddle.tensor.NAME(x, *args): the function the def's data names
+ * ("module:function", or a function of paddle.linalg) with the tensor first; looked up at the
+ * call, so the Python-written ones load on first use. */
+D2_FN(f_linalg_forward)
+{
+    const char *name = def->data, *colon = strchr(name, ':');
+    char module[64] = "paddle.linalg";
+    if (colon) {
+        snprintf(module, sizeof module, "%.*s", (int)(colon - name), name);
+        name = colon + 1;
+    }
+    d2_obj *m = d2_import(I, module, NULL);
+    if (!m)
+        return NULL;
+    d2_obj *fn = d2_getattr(I, m, name);
+    d2_decref(m);
+    if (!fn)
+        return NULL;
+    d2_obj *args = a[1];
+    size_t n = seq_len(args);
+    d2_obj *argv[16];
+    if (n + 1 > 16) {
+        d2_decref(fn);
+        return d2_raise(I, "TypeError", "paddle.linalg.%s: too many arguments", name);
+    }
+    argv[0] = a[0];
+    for (size_t i = 0; i < n; i++)
+        argv[i + 1] = seq_item(args, i);
+    d2_obj *r = d2_call(I, fn, argv, n + 1, D2_AS(d2_dict, a[2]));
+    d2_decref(fn);
+    return r;
+}
+
+#define LINALG_FORWARD(X)                                                                          \
+    X(cholesky, cholesky) X(cholesky_solve, cholesky_solve) X(cond, cond) X(corrcoef, corrcoef)    \
+    X(cov, cov) X(eigvalsh, eigvalsh) X(householder_product, householder_product)                  \
+    X(inverse, inv) X(lstsq, lstsq) X(lu, lu) X(lu_unpack, lu_unpack)                              \
+    X(matrix_power, matrix_power) X(multi_dot, multi_dot) X(pinv, pinv) X(qr, qr) X(solve, solve)
+/* the functions of paddle._more_py (the Python-written ones paddle's __getattr__ finds) that
+ * are Tensor methods too */
+#define MORE_FORWARD(X)                                                                            \
+    X(angle) X(cdist) X(combinations) X(conj) X(diagonal_scatter) X(frexp) X(ldexp_)               \
+    X(multigammaln) X(multigammaln_) X(renorm) X(renorm_) X(select_scatter) X(shard_index)         \
+    X(unfold) X(where_) X(i0) X(i0_) X(i0e) X(i1) X(i1e) X(multinomial) X(polygamma)           \
+    X(polygamma_) X(nextafter)
+/* Tensor methods of paddle._tensor_more_py (no paddle function of that name) */
+#define TENSOR_MORE_FORWARD(X)                                                                     \
+    X(element_size) X(contiguous) X(is_same_shape) X(copy_) X(fill_diagonal_tensor)                \
+    X(fill_diagonal_tensor_)
+/* The Tensor methods (and paddle.tensor functions) that are paddle.linalg's and
+ * paddle._more_py's. */
+static const d2_def LINALG_METHODS[] = {
+#define X(n, f) D2_DEF_DATA(#n, "x, *args, **kwargs", f_linalg_forward, "Tensor." #n, #f),
+    LINALG_FORWARD(X)
+#undef X
+#define X(n) D2_DEF_DATA(#n, "x, *args, **kwargs", f_linalg_forward, "Tensor." #n,             \
+                         "paddle._more_py:" #n),
+    MORE_FORWARD(X)
+#undef X
+#define X(n) D2_DEF_DATA(#n, "x, *args, **kwargs", f_linalg_forward, "Tensor." #n,             \
+                         "paddle._tensor_more_py:" #n),
+    TENSOR_MORE_FORWARD(X)
+#undef X
+};
+/* paddle.tensor's: the methods' functions and svd, eigh */
+static const d2_def LINALG_TENSOR_FNS[] = {
+#define X(n, f) D2_DEF_DATA(#n, "x, *args, **kwargs", f_linalg_forward, "paddle.tensor." #n, #f),
+    LINALG_FORWARD(X) X(svd, svd) X(eigh, eigh)
+#undef X
+#define X(n) D2_DEF_DATA(#n, "x, *args, **kwargs", f_linalg_forward, "paddle.tensor." #n,      \
+                         "paddle._more_py:" #n),
+    MORE_FORWARD(X)
+#undef X
+};
+
+const d2_def *d2_pd_linalg_tensor_fns(size_t *n)
+{
+    *n = D2_COUNTOF(LINALG_TENSOR_FNS);
+    return LINALG_TENSOR_FNS;
+}
+
 int d2_pd_linalg_add(d2_interp *I, pd_state *s)
 {
-    (void)s;
     static const d2_def defs[] = {
         D2_DEF("_op",
                "name, n_out, x, y=None, upper=None, transpose=None, unitriangular=None, "
@@ -293,7 +376,9 @@ int d2_pd_linalg_add(d2_interp *I, pd_state *s)
         return -1;
     int rc = d2_module_add_defs(I, m, defs, D2_COUNTOF(defs));
     d2_decref((d2_obj *)m);
-    if (rc < 0 || d2_module_add_source(I, "paddle._linalg_py", LINALG_SRC) < 0)
+    if (rc < 0 || d2_module_add_source(I, "paddle._linalg_py", LINALG_SRC) < 0 ||
+        d2_class_add_defs(I, s->tensor_cls, LINALG_METHODS, D2_COUNTOF(LINALG_METHODS),
+                          D2_DEF_SELF) < 0)
         return -1;
     return 0;
 }

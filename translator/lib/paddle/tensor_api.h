@@ -250,4 +250,8 @@ d2_obj *d2_np_format(d2_interp *I, const d2_tensor *t, bool repr);
 /* NumPy's scalar repr of element i (1.5, 1e-05, 3, True). Appends to b. */
 void d2_np_format_scalar(d2_buf *b, const d2_tensor *t, int64_t i);
 
+/* linalg_api.c: paddle.tensor's functions that forward to paddle.linalg (x first), for the
+ * module setup that makes paddle.tensor; *n gets their count. */
+const d2_def *d2_pd_linalg_tensor_fns(size_t *n);
+
 #endif

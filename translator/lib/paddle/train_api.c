@@ -271,11 +271,12 @@ typedef struct lazy_row {
 } lazy_row;
 
 static const lazy_row LAZY[] = {
-    {"paddle", {"paddle.distributed", NULL}}, /* paddle.DataParallel */
+    {"paddle", {"paddle.distributed", "paddle._more_py", NULL}}, /* paddle.DataParallel, ... */
     {"paddle.nn", {"paddle.nn.layer.loss", "paddle.nn.clip", NULL}},
     {"paddle.nn.functional", {"paddle.nn.functional.loss", NULL}},
-    {"paddle.metric", {"paddle.metric.metrics", NULL}},
+    {"paddle.metric", {"paddle.metric.metrics", "paddle.metric.auc", NULL}},
     {"paddle.linalg", {"paddle._linalg_py", NULL}},
+    {"paddle.nn.initializer", {"paddle.nn.initializer_ext", NULL}},
 };
 
 static d2_obj *try_import(d2_interp *I, const char *name)
@@ -352,6 +353,8 @@ int d2_train_init(d2_interp *I)
                     &LAZY[2]),
         D2_DEF_DATA("__getattr__", "name", T_getattr, "paddle.metric.__getattr__", &LAZY[3]),
         D2_DEF_DATA("__getattr__", "name", T_getattr, "paddle.linalg.__getattr__", &LAZY[4]),
+        D2_DEF_DATA("__getattr__", "name", T_getattr, "paddle.nn.initializer.__getattr__",
+                    &LAZY[5]),
     };
     pd_state *s = ST(I);
     if (!s)
