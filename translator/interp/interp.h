@@ -160,6 +160,8 @@ d2_class *d2_exc_class(d2_interp *I, const char *name);
  * TENSOR / NDARRAY / DTYPE / OPAQUE objects. d2_obj_dealloc frees it by kind
  * (unrefs a tensor's d2_tensor, calls an OPAQUE's fin). */
 d2_obj *d2_obj_alloc(d2_interp *I, d2_obj_kind kind, d2_class *cls, size_t size);
+/* Frees the calling thread's pools of freed objects (see value.c). */
+void d2_obj_pool_trim(void);
 /* A new instance (INSTANCE layout, empty dict) of cls without calling __init__. */
 d2_obj *d2_instance_new(d2_interp *I, d2_class *cls);
 d2_obj *d2_none(d2_interp *I);
