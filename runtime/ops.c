@@ -303,14 +303,12 @@ void d2_attrs_free(d2_attrs *a)
 
 int d2_attr_index(const d2_opdef *def, const char *name)
 {
-    /* kernels pass the same literals the schema was built from, which the
-     * linker merges: the pointer test finds them without comparing text */
-    for (int i = 0; i < def->n_attrs; i++)
-        if (def->attrs[i].name == name)
+    /* the first byte rules most names out without a call */
+    for (int i = 0; i < def->n_attrs; i++) {
+        const char *n = def->attrs[i].name;
+        if (n == name || (n[0] == name[0] && strcmp(n, name) == 0))
             return i;
-    for (int i = 0; i < def->n_attrs; i++)
-        if (def->attrs[i].name[0] == name[0] && strcmp(def->attrs[i].name, name) == 0)
-            return i;
+    }
     return -1;
 }
 
