@@ -49,6 +49,11 @@ typedef struct d2_interp_options {
     FILE *out;               /* where print() writes (stdout when NULL) */
     FILE *errout;            /* where warnings go (stderr when NULL) */
     double timeout_s;        /* wall-clock limit of a run (exec --timeout); 0: none */
+    /* Cache parsed source files on disk (syntax/astcache.h) so that running
+     * an unchanged file again skips its parse: in cache_dir, or in
+     * __dy2st_cache__ beside each source when cache_dir is NULL or empty. */
+    bool ast_cache;
+    const char *cache_dir;   /* borrowed; must outlive the interpreter */
 } d2_interp_options;
 
 /* The absolute deadline of the run in progress (timeout_s after it started),
