@@ -176,6 +176,29 @@ static void test_cache_files(void **state)
     tu_enter_scratch("astcache", old, sizeof old);
     assert_null(d2_ast_cache_path("m.py", NULL)); /* no such file */
     assert_null(d2_ast_cache_path("<dy2st program>", NULL));
+    /* the library's modules written in Python: the given directory, else the user's */
+    char *lp = d2_ast_cache_path("<dy2st>/paddle.optimizer.py", "cdir");
+    assert_true(strncmp(lp, "cdir/paddle.optimizer.py-", 25) == 0);
+    free(lp);
+    char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+    char *xdg = getenv("XDG_CACHE_HOME") ? strdup(getenv("XDG_CACHE_HOME")) : NULL;
+    setenv("HOME", "/h", 1);
+    unsetenv("XDG_CACHE_HOME");
+    lp = d2_ast_cache_path("<dy2st>/paddle.optimizer.py", NULL);
+    assert_true(strncmp(lp, "/h/.cache/dy2st/paddle.optimizer.py-", 36) == 0);
+    free(lp);
+    setenv("XDG_CACHE_HOME", "/x", 1);
+    lp = d2_ast_cache_path("<dy2st>/paddle.optimizer.py", NULL);
+    assert_true(strncmp(lp, "/x/dy2st/paddle.optimizer.py-", 29) == 0);
+    free(lp);
+    if (home)
+        setenv("HOME", home, 1);
+    if (xdg)
+        setenv("XDG_CACHE_HOME", xdg, 1);
+    else
+        unsetenv("XDG_CACHE_HOME");
+    free(home);
+    free(xdg);
     write_file("m.py", SRC_A, strlen(SRC_A));
     write_file("w.py", "", 0);
     write_file("d.py", "", 0);
@@ -274,6 +297,9 @@ static void test_cache_files(void **state)
     load(p2, SRC_B, D2_AST_CACHE_WRITTEN);
     load(p1, SRC_A, D2_AST_CACHE_HIT);
     load(p2, SRC_B, D2_AST_CACHE_HIT);
+    /* missing parent directories are made */
+    load("nest/ed/m.py.ast", SRC_A, D2_AST_CACHE_WRITTEN);
+    load("nest/ed/m.py.ast", SRC_A, D2_AST_CACHE_HIT);
     /* no temporary files are left behind */
     DIR *d = opendir("cdir");
     int files = 0;

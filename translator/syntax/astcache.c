@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,6 +14,8 @@
 #define FORMAT_VERSION 1u
 #define MAGIC "DY2STAST"
 #define MAX_FILE ((size_t)1 << 30)
+/* how the interpreter names the library's own modules written in Python */
+#define LIBRARY_PREFIX "<dy2st>/"
 
 /* ---- hashing: FNV-1a, 64 bits ---- */
 
@@ -494,20 +497,49 @@ d2_ast_module *d2_ast_cache_decode(d2_arena *a, const char *filename, const char
 
 /* ---- files ---- */
 
+/* The per-user cache directory for the library's own Python modules:
+ * $XDG_CACHE_HOME/dy2st or $HOME/.cache/dy2st; NULL when neither is set. */
+static void user_cache_dir(d2_buf *b)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (xdg && xdg[0] == '/')
+        d2_buf_printf(b, "%s/dy2st", xdg);
+    else if (home && home[0] == '/')
+        d2_buf_printf(b, "%s/.cache/dy2st", home);
+}
+
 char *d2_ast_cache_path(const char *filename, const char *cache_dir)
 {
-    /* only files on disk: not "<string>"-like names of generated code */
-    struct stat st;
-    if (!filename || !*filename || filename[0] == '<' || stat(filename, &st) < 0 ||
-        !S_ISREG(st.st_mode))
+    if (!filename || !*filename)
         return NULL;
-    const char *slash = strrchr(filename, '/');
-    const char *base = slash ? slash + 1 : filename;
     d2_buf b;
     d2_buf_init(&b);
+    bool library = strncmp(filename, LIBRARY_PREFIX, strlen(LIBRARY_PREFIX)) == 0;
+    if (library && !(cache_dir && *cache_dir)) {
+        user_cache_dir(&b);
+        if (!b.len) {
+            d2_buf_free(&b);
+            return NULL;
+        }
+        cache_dir = b.data;
+    }
+    /* otherwise only files on disk: not "<string>"-like names of generated code */
+    struct stat st;
+    if (!library && (filename[0] == '<' || stat(filename, &st) < 0 || !S_ISREG(st.st_mode))) {
+        d2_buf_free(&b);
+        return NULL;
+    }
+    const char *slash = strrchr(filename, '/');
+    const char *base = slash ? slash + 1 : filename;
     if (cache_dir && *cache_dir) {
-        d2_buf_printf(&b, "%s/%s-%016llx.ast", cache_dir, base,
+        char *dir = d2_strdup(cache_dir);
+        d2_buf_free(&b);
+        d2_buf_init(&b);
+        if (!dir)
+            return NULL;
+        d2_buf_printf(&b, "%s/%s-%016llx.ast", dir, base,
                       (unsigned long long)fnv(FNV0, filename, strlen(filename)));
+        d2_free(dir);
     } else {
         if (slash)
             d2_buf_append(&b, filename, (size_t)(slash - filename) + 1);
@@ -555,9 +587,21 @@ static int write_atomic(const char *path, const void *data, size_t n)
         char *dir = d2_strndup(path, (size_t)(slash - path));
         if (!dir)
             return -1;
-        int rc = mkdir(dir, 0777);
+        /* the directory and any missing parents */
+        int rc = 0;
+        for (char *q = dir + 1; rc == 0; q++) {
+            if (*q != '/' && *q != '\0')
+                continue;
+            char c = *q;
+            *q = '\0';
+            if (mkdir(dir, 0777) < 0 && errno != EEXIST)
+                rc = -1;
+            *q = c;
+            if (c == '\0')
+                break;
+        }
         d2_free(dir);
-        if (rc < 0 && errno != EEXIST)
+        if (rc < 0)
             return -1;
     }
     static _Atomic unsigned counter;

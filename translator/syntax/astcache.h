@@ -29,8 +29,11 @@ typedef enum {
 /* The cache file for the source file `filename`: in cache_dir when given
  * (every source's files in one directory, named after the source's base
  * name and a hash of its path), else in `__dy2st_cache__` beside the source.
- * A new d2_malloc'd string; NULL when out of memory or when filename is not
- * a regular file (generated code named "<...>", a string run as a file). */
+ * The library's own modules written in Python ("<dy2st>/NAME.py") go to
+ * cache_dir, else to $XDG_CACHE_HOME/dy2st or $HOME/.cache/dy2st. A new
+ * d2_malloc'd string; NULL when out of memory or when filename is neither
+ * such a module nor a regular file (generated code named "<...>", a string
+ * run as a file). */
 char *d2_ast_cache_path(const char *filename, const char *cache_dir);
 
 /* d2_ast_parse through the cache: with cache_path NULL it is d2_ast_parse.
