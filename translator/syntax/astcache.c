@@ -495,6 +495,26 @@ d2_ast_module *d2_ast_cache_decode(d2_arena *a, const char *filename, const char
     return m->filename && m->source ? m : NULL;
 }
 
+int d2_ast_cache_reseal(void *data, size_t n)
+{
+    uint8_t *p = data;
+    size_t at = 8 + 4 + 8; /* magic, format version, layout fingerprint */
+    if (n < at + 4)
+        return -1;
+    uint32_t vlen = (uint32_t)p[at] | (uint32_t)p[at + 1] << 8 | (uint32_t)p[at + 2] << 16 |
+                    (uint32_t)p[at + 3] << 24;
+    if (vlen > n || n - vlen < at + 4 + 32)
+        return -1;
+    at += 4 + vlen + 16; /* version, source length and hash */
+    size_t body = at + 16;
+    uint64_t plen = n - body, h = fnv(FNV0, p + body, n - body);
+    for (int k = 0; k < 8; k++) {
+        p[at + k] = (uint8_t)(plen >> (8 * k));
+        p[at + 8 + k] = (uint8_t)(h >> (8 * k));
+    }
+    return 0;
+}
+
 /* ---- files ---- */
 
 /* The per-user cache directory for the library's own Python modules:
