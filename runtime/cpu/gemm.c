@@ -339,16 +339,26 @@ static const void *item(const void *base, int64_t i, int64_t stride, size_t es)
 #define TINY_GEMM(NAME, ATTR, T, FMA)                                                              \
     ATTR static void NAME(const gemm_plan *p, const T *a, const T *b, T *c)                        \
     {                                                                                              \
-        T acc[TINY_GEMM_VOL];                                                                      \
+        T acc[TINY_GEMM_VOL], bt[TINY_GEMM_VOL];                                                   \
         T al = (T)p->alpha, be = (T)p->beta;                                                       \
-        int64_t n = p->n;                                                                          \
+        int64_t n = p->n, rsb = p->rsb;                                                            \
+        if (p->csb != 1 && p->m > 1 && p->k * n <= TINY_GEMM_VOL) {                                \
+            /* a strided (transposed) B is packed once into rows, so that                          \
+             * every row of C runs the contiguous, vectorised loop */                              \
+            for (int64_t q = 0; q < p->k; q++)                                                     \
+                for (int64_t j = 0; j < n; j++)                                                    \
+                    bt[q * n + j] = b[q * p->rsb + j * p->csb];                                    \
+            b = bt;                                                                                \
+            rsb = n;                                                                               \
+        }                                                                                          \
+        bool bunit = b == bt || p->csb == 1;                                                       \
         for (int64_t i = 0; i < p->m; i++) {                                                       \
             for (int64_t j = 0; j < n; j++)                                                        \
                 acc[j] = 0;                                                                        \
             for (int64_t q = 0; q < p->k; q++) {                                                   \
                 T av = a[i * p->rsa + q * p->csa];                                                 \
-                const T *br = b + q * p->rsb;                                                      \
-                if (p->csb == 1)                                                                   \
+                const T *br = b + q * rsb;                                                         \
+                if (bunit)                                                                         \
                     for (int64_t j = 0; j < n; j++)                                                \
                         acc[j] = FMA(av, br[j], acc[j]);                                           \
                 else                                                                               \
@@ -371,7 +381,7 @@ TINY_GEMM(tiny_double_libm, , double, fma)
  * fused multiply-add is one instruction instead of a call into libm (whose
  * fmaf rounds identically), and the row loop is vectorised. */
 #if defined(__x86_64__) && defined(__GNUC__)
-#define TINY_FMA_ATTR __attribute__((target("avx2,fma")))
+#define TINY_FMA_ATTR __attribute__((target("avx2,fma"), optimize("vect-cost-model=dynamic")))
 TINY_GEMM(tiny_float_fma, TINY_FMA_ATTR, float, __builtin_fmaf)
 TINY_GEMM(tiny_double_fma, TINY_FMA_ATTR, double, __builtin_fma)
 
