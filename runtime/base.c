@@ -13,6 +13,8 @@ static atomic_long fail_countdown = -1;
 
 void d2_alloc_fail_after(long k) { atomic_store(&fail_countdown, k); }
 
+bool d2_alloc_faults_armed(void) { return atomic_load_explicit(&fail_countdown, memory_order_relaxed) >= 0; }
+
 static bool should_fail(void)
 {
     long c = atomic_load(&fail_countdown);

@@ -27,6 +27,9 @@ void d2_free(void *p);
 char *d2_strdup(const char *s);
 char *d2_strndup(const char *s, size_t n);
 void d2_alloc_fail_after(long k);
+/* Whether injection is on: caches of freed blocks then allocate anew, so that
+ * every allocation they would have saved can still be made to fail. */
+bool d2_alloc_faults_armed(void);
 
 /* Error kinds; D2_OK is 0 and every failing function returns -1 after filling
  * a d2_err. */

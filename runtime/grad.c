@@ -1952,9 +1952,12 @@ static int dispatch(d2_gctx *g)
             return d2_err_set(g->err, D2_ERR_NOMEM, "gradient of %s: out of memory", g->def->name);
         g->attrs = &defaults;
     }
-    R r = {0};
+    /* only the counts are set: zeroing tmp[] and at[] (some 10 KB, used
+     * up to ntmp and nat) was a fifth of a small training step */
+    R r;
     r.g = g;
     r.b = g->b;
+    r.ntmp = r.nat = r.rc = 0;
     int rc = rules[g->def->id].fn(&r);
     for (int i = 0; i < r.ntmp; i++)
         r.b->vt->release(r.b, r.tmp[i]);

@@ -303,9 +303,12 @@ void d2_attrs_free(d2_attrs *a)
 
 int d2_attr_index(const d2_opdef *def, const char *name)
 {
-    for (int i = 0; i < def->n_attrs; i++)
-        if (strcmp(def->attrs[i].name, name) == 0)
+    /* the first byte rules most names out without a call */
+    for (int i = 0; i < def->n_attrs; i++) {
+        const char *n = def->attrs[i].name;
+        if (n == name || (n[0] == name[0] && strcmp(n, name) == 0))
             return i;
+    }
     return -1;
 }
 

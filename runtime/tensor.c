@@ -289,7 +289,7 @@ static int buf_class(size_t n)
 static void *pool_header(void)
 {
     tensor_cache *c = tcache_get();
-    if (c && c->nhdr) {
+    if (c && c->nhdr && !d2_alloc_faults_armed()) {
         d2_tensor *t = c->hdr[--c->nhdr];
         memset(t, 0, sizeof *t);
         return t;
@@ -309,7 +309,7 @@ static void unpool_header(d2_tensor *t)
 static d2_storage *pool_storage(void)
 {
     tensor_cache *c = tcache_get();
-    if (c && c->nsto) {
+    if (c && c->nsto && !d2_alloc_faults_armed()) {
         d2_storage *s = c->sto[--c->nsto];
         memset(s, 0, sizeof *s);
         return s;
@@ -381,7 +381,7 @@ d2_tensor *d2_tensor_new(d2_backend *be, d2_dtype dt, int ndim, const int64_t *s
     int k = be == d2_cpu_backend() ? buf_class(want) : -1;
     if (k >= 0) {
         tensor_cache *c = tcache_get();
-        if (c && c->nbuf[k])
+        if (c && c->nbuf[k] && !d2_alloc_faults_armed())
             s->data = c->buf[k][--c->nbuf[k]];
         else
             s->data = be->alloc(be, (size_t)64 << k, err);

@@ -541,6 +541,7 @@ static int run_driver(int argc, char **argv, int mode)
     }
     driver_build(&d, &ja, mode);
     d2_interp_options opt = {0};
+    cli_cache_options(&opt);
     opt.no_fallback = ja.no_fallback;
     d2_err err = {0};
     d2_interp *I = d.src ? d2_interp_new(&opt, &err) : NULL;

@@ -31,6 +31,13 @@ int cli_opt_value(int argc, char **argv, int *i, const char *name, const char *a
 /* Prints "dy2st: error: " and the message; for EXIT_USAGE also the usage
  * line of command cmd (its synopsis args), or a pointer to 'dy2st help' when
  * cmd is NULL. Returns status. Shared by every subcommand (dy2st.c). */
+/* Turns on the cache of parsed sources in opt unless the environment's
+ * DY2ST_CACHE is 0, off or no; DY2ST_CACHE_DIR names its directory (default:
+ * __dy2st_cache__ beside each source). Shared by every subcommand that runs
+ * a script (dy2st.c); opt is a d2_interp_options. */
+struct d2_interp_options;
+void cli_cache_options(struct d2_interp_options *opt);
+
 int cli_vreport(int status, const char *cmd, const char *args, const char *fmt, va_list ap)
     __attribute__((format(printf, 4, 0)));
 

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -591,10 +592,19 @@ static const char exec_help[] =
     "  --timeout SECONDS\n"
     "                   stop the script with an error once it has run this long\n";
 
+void cli_cache_options(d2_interp_options *opt)
+{
+    const char *on = getenv("DY2ST_CACHE"), *dir = getenv("DY2ST_CACHE_DIR");
+    opt->ast_cache = !(on && (strcmp(on, "0") == 0 || strcasecmp(on, "off") == 0 ||
+                              strcasecmp(on, "no") == 0));
+    opt->cache_dir = dir && *dir ? dir : NULL;
+}
+
 static int cmd_exec(int argc, char **argv)
 {
     const command *self = find_command("exec");
     d2_interp_options opt = {0};
+    cli_cache_options(&opt);
     int i = 1;
     for (; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {
         const char *val;

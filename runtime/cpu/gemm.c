@@ -336,19 +336,29 @@ static const void *item(const void *base, int64_t i, int64_t stride, size_t es)
 /* C = alpha * op(A) op(B) + beta * C for a tiny product, one row of C at a
  * time in a local accumulator: fused multiply-adds in k order, as BLIS's
  * kernels accumulate, so that results match the BLIS path bit for bit. */
-#define TINY_GEMM(T, FMA)                                                                          \
-    static void tiny_##T(const gemm_plan *p, const T *a, const T *b, T *c)                         \
+#define TINY_GEMM(NAME, ATTR, T, FMA)                                                              \
+    ATTR static void NAME(const gemm_plan *p, const T *a, const T *b, T *c)                        \
     {                                                                                              \
-        T acc[TINY_GEMM_VOL];                                                                      \
+        T acc[TINY_GEMM_VOL], bt[TINY_GEMM_VOL];                                                   \
         T al = (T)p->alpha, be = (T)p->beta;                                                       \
-        int64_t n = p->n;                                                                          \
+        int64_t n = p->n, rsb = p->rsb;                                                            \
+        if (p->csb != 1 && p->m > 1 && p->k * n <= TINY_GEMM_VOL) {                                \
+            /* a strided (transposed) B is packed once into rows, so that                          \
+             * every row of C runs the contiguous, vectorised loop */                              \
+            for (int64_t q = 0; q < p->k; q++)                                                     \
+                for (int64_t j = 0; j < n; j++)                                                    \
+                    bt[q * n + j] = b[q * p->rsb + j * p->csb];                                    \
+            b = bt;                                                                                \
+            rsb = n;                                                                               \
+        }                                                                                          \
+        bool bunit = b == bt || p->csb == 1;                                                       \
         for (int64_t i = 0; i < p->m; i++) {                                                       \
             for (int64_t j = 0; j < n; j++)                                                        \
                 acc[j] = 0;                                                                        \
             for (int64_t q = 0; q < p->k; q++) {                                                   \
                 T av = a[i * p->rsa + q * p->csa];                                                 \
-                const T *br = b + q * p->rsb;                                                      \
-                if (p->csb == 1)                                                                   \
+                const T *br = b + q * rsb;                                                         \
+                if (bunit)                                                                         \
                     for (int64_t j = 0; j < n; j++)                                                \
                         acc[j] = FMA(av, br[j], acc[j]);                                           \
                 else                                                                               \
@@ -364,8 +374,48 @@ static const void *item(const void *base, int64_t i, int64_t stride, size_t es)
                     cr[j] = al * acc[j] + be * cr[j];                                              \
         }                                                                                          \
     }
-TINY_GEMM(float, fmaf)
-TINY_GEMM(double, fma)
+TINY_GEMM(tiny_float_libm, , float, fmaf)
+TINY_GEMM(tiny_double_libm, , double, fma)
+
+/* Where the CPU has FMA instructions, the same loops compiled for them: the
+ * fused multiply-add is one instruction instead of a call into libm (whose
+ * fmaf rounds identically), and the row loop is vectorised. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define TINY_FMA_ATTR __attribute__((target("avx2,fma"), optimize("vect-cost-model=dynamic")))
+TINY_GEMM(tiny_float_fma, TINY_FMA_ATTR, float, __builtin_fmaf)
+TINY_GEMM(tiny_double_fma, TINY_FMA_ATTR, double, __builtin_fma)
+
+static bool cpu_has_fma(void)
+{
+    static int has = -1; /* racing first calls store the same value */
+    int h = __atomic_load_n(&has, __ATOMIC_RELAXED);
+    if (h < 0) {
+        __builtin_cpu_init();
+        h = __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2");
+        __atomic_store_n(&has, h, __ATOMIC_RELAXED);
+    }
+    return h;
+}
+
+static void tiny_float(const gemm_plan *p, const float *a, const float *b, float *c)
+{
+    if (cpu_has_fma())
+        tiny_float_fma(p, a, b, c);
+    else
+        tiny_float_libm(p, a, b, c);
+}
+
+static void tiny_double(const gemm_plan *p, const double *a, const double *b, double *c)
+{
+    if (cpu_has_fma())
+        tiny_double_fma(p, a, b, c);
+    else
+        tiny_double_libm(p, a, b, c);
+}
+#else
+#define tiny_float tiny_float_libm
+#define tiny_double tiny_double_libm
+#endif
 
 /* Runs one product of a validated plan with nt threads. */
 static void run_one(const gemm_plan *p, cntx_t *cx, int nt, const void *a, const void *b,

@@ -243,4 +243,46 @@ print("saved model gives the trained outputs", got.shape == want.shape and np.al
 PY
 expect_exact 0 "saved model gives the trained outputs True" "$DY2ST" exec "$TMP/jtrain_cmp.py"
 
+# ---- the cache of parsed sources: beside the source by default, in
+# DY2ST_CACHE_DIR when set, off with DY2ST_CACHE=off; the Program and a
+# script's output are the same cold, warm, off, and after a corrupt,
+# truncated or stale cache file, which is rebuilt
+mkdir "$TMP/csrc" "$TMP/cdir"
+cp "$S/lenet_branch.py" "$TMP/csrc/"
+CS="$TMP/csrc/lenet_branch.py"
+CF="$TMP/csrc/__dy2st_cache__/lenet_branch.py.ast"
+DY2ST_CACHE=off "$DY2ST" program "$CS" >"$TMP/prog-off.txt" 2>&1 || fail "program with the cache off failed"
+[ ! -e "$TMP/csrc/__dy2st_cache__" ] || fail "DY2ST_CACHE=off wrote a cache"
+for run in cold warm corrupt truncated; do
+    case $run in
+    corrupt) printf 'garbage' | dd of="$CF" bs=1 seek=60 conv=notrunc 2>/dev/null ;;
+    truncated) head -c 100 "$CF" >"$TMP/cut" && mv "$TMP/cut" "$CF" ;;
+    esac
+    env -u DY2ST_CACHE_DIR "$DY2ST" program "$CS" >"$TMP/prog-$run.txt" 2>&1 || fail "program ($run cache) failed"
+    checks=$((checks + 1))
+    cmp -s "$TMP/prog-off.txt" "$TMP/prog-$run.txt" || fail "the Program differs with a $run cache"
+    [ -s "$CF" ] || fail "no cache file beside the source after a $run run"
+done
+cp "$CF" "$TMP/cf-before"
+sed 's/nn.Linear(84, num_classes)/nn.Linear(84, num_classes + 1)/' "$CS" >"$TMP/stale" && cat "$TMP/stale" >"$CS"
+DY2ST_CACHE=off "$DY2ST" program "$CS" >"$TMP/prog-off2.txt" 2>&1 || fail "program of the changed source failed"
+env -u DY2ST_CACHE_DIR "$DY2ST" program "$CS" >"$TMP/prog-stale.txt" 2>&1 || fail "program (stale cache) failed"
+checks=$((checks + 1))
+cmp -s "$TMP/prog-off2.txt" "$TMP/prog-stale.txt" || fail "the Program differs with a stale cache"
+cmp -s "$TMP/cf-before" "$CF" && fail "a stale cache file was not rewritten"
+cat >"$TMP/csrc/run.py" <<'PY'
+import numpy as np
+import paddle
+x = paddle.to_tensor(np.arange(6, dtype="float32").reshape(2, 3))
+print(paddle.tanh(paddle.matmul(x, x.T) + 0.1).numpy().round(4).tolist())
+PY
+for run in off cold warm; do
+    case $run in off) c=off ;; *) c=1 ;; esac
+    DY2ST_CACHE=$c DY2ST_CACHE_DIR="$TMP/cdir" "$DY2ST" exec "$TMP/csrc/run.py" >"$TMP/run-$run.txt" 2>&1 || fail "exec ($run) failed"
+    checks=$((checks + 1))
+    cmp -s "$TMP/run-off.txt" "$TMP/run-$run.txt" || fail "exec prints other output with a $run cache"
+done
+[ "$(ls "$TMP/cdir" | grep -c '^run.py-.*\.ast$')" = 1 ] || fail "DY2ST_CACHE_DIR does not hold run.py's cache file"
+[ ! -e "$TMP/csrc/__dy2st_cache__/run.py.ast" ] || fail "DY2ST_CACHE_DIR was not used"
+
 finish

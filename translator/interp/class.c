@@ -23,11 +23,9 @@ bool d2_isinstance(d2_interp *I, d2_obj *o, d2_class *cls)
     return cls && d2i_issubclass(o->cls, cls);
 }
 
-d2_obj *d2i_mro_lookup(d2_interp *I, d2_class *cls, const char *name)
+/* d2i_mro_lookup with the name's length and hash already known. */
+static d2_obj *mro_lookup_h(d2_class *cls, const char *name, size_t n, uint64_t h)
 {
-    (void)I;
-    size_t n = strlen(name);
-    uint64_t h = d2i_hash_bytes(name, n);
     if (!cls->mro)
         return cls->dict ? d2i_dict_get_cstr(cls->dict, name, n, h) : NULL;
     for (size_t i = 0; i < cls->mro->n; i++) {
@@ -39,6 +37,13 @@ d2_obj *d2i_mro_lookup(d2_interp *I, d2_class *cls, const char *name)
             return v;
     }
     return NULL;
+}
+
+d2_obj *d2i_mro_lookup(d2_interp *I, d2_class *cls, const char *name)
+{
+    (void)I;
+    size_t n = strlen(name);
+    return mro_lookup_h(cls, name, n, d2i_hash_bytes(name, n));
 }
 
 void d2i_class_update_flags(d2_interp *I, d2_class *cls)
@@ -357,7 +362,7 @@ static d2_obj *generic_getattr(d2_interp *I, d2_obj *o, const char *name)
     }
     case D2_OBJ_CLASS: {
         d2_class *c = D2_AS(d2_class, o);
-        d2_obj *v = d2i_mro_lookup(I, c, name);
+        d2_obj *v = mro_lookup_h(c, name, n, h);
         if (v)
             return bind_descr(I, v, o, true);
         if (strcmp(name, "__name__") == 0 || strcmp(name, "__qualname__") == 0)
@@ -375,7 +380,7 @@ static d2_obj *generic_getattr(d2_interp *I, d2_obj *o, const char *name)
         break;
     }
     default: {
-        d2_obj *descr = d2i_mro_lookup(I, o->cls, name);
+        d2_obj *descr = mro_lookup_h(o->cls, name, n, h);
         if (descr && is_data_descr(I, descr))
             return bind_descr(I, descr, o, false);
         d2_dict *idict = NULL;

@@ -1,5 +1,6 @@
 /* import.c - modules: builtin modules, imports, running scripts. */
 #include "interp/interp_priv.h"
+#include "syntax/astcache.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -160,7 +161,10 @@ static const d2_ast_module *parse_source(d2_interp *I, const char *filename, con
         return NULL;
     }
     size_t before = I->diag.nerrors;
-    const d2_ast_module *ast = d2_ast_parse(a, filename, src, len, &I->diag);
+    char *cache = I->opt.ast_cache ? d2_ast_cache_path(filename, I->opt.cache_dir) : NULL;
+    const d2_ast_module *ast =
+        d2_ast_parse_cached(a, filename, src, len, &I->diag, cache, NULL);
+    d2_free(cache);
     if (!ast) {
         if (I->diag.nerrors > before && I->diag.last)
             d2_raise(I, "SyntaxError", "%s", I->diag.last->message);

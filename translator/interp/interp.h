@@ -49,6 +49,11 @@ typedef struct d2_interp_options {
     FILE *out;               /* where print() writes (stdout when NULL) */
     FILE *errout;            /* where warnings go (stderr when NULL) */
     double timeout_s;        /* wall-clock limit of a run (exec --timeout); 0: none */
+    /* Cache parsed source files on disk (syntax/astcache.h) so that running
+     * an unchanged file again skips its parse: in cache_dir, or in
+     * __dy2st_cache__ beside each source when cache_dir is NULL or empty. */
+    bool ast_cache;
+    const char *cache_dir;   /* borrowed; must outlive the interpreter */
 } d2_interp_options;
 
 /* The absolute deadline of the run in progress (timeout_s after it started),
@@ -160,6 +165,8 @@ d2_class *d2_exc_class(d2_interp *I, const char *name);
  * TENSOR / NDARRAY / DTYPE / OPAQUE objects. d2_obj_dealloc frees it by kind
  * (unrefs a tensor's d2_tensor, calls an OPAQUE's fin). */
 d2_obj *d2_obj_alloc(d2_interp *I, d2_obj_kind kind, d2_class *cls, size_t size);
+/* Frees the calling thread's pools of freed objects (see value.c). */
+void d2_obj_pool_trim(void);
 /* A new instance (INSTANCE layout, empty dict) of cls without calling __init__. */
 d2_obj *d2_instance_new(d2_interp *I, d2_class *cls);
 d2_obj *d2_none(d2_interp *I);

@@ -1,6 +1,8 @@
 /* value.c - object allocation and lifetime: the live list, deallocation, scalars. */
 #include "interp/interp_priv.h"
 
+#include <pthread.h>
+
 
 /* ---- allocation and the live list ---- */
 
@@ -13,17 +15,115 @@ static void link_obj(d2_interp *I, d2_obj *o)
     head->gc_prev = o;
 }
 
+/* ---- per-thread pools of freed objects ----
+ *
+ * An eager loop creates and drops a handful of small objects per statement
+ * (tensor objects, ints, floats, tuples, bound methods); taking each from
+ * calloc and giving it back to free was the largest single cost of a tiny
+ * op after the kernels. Objects up to OBJ_POOL_MAX bytes are rounded up to a
+ * multiple of OBJ_GRAIN; each thread keeps up to OBJ_POOL_DEPTH freed blocks
+ * per size class on an intrusive free list and takes from it before calling
+ * the allocator. The blocks are ordinary allocator blocks: one freed on
+ * another thread is simply kept there, so the pools need no locking, and a
+ * thread's pools are freed when it exits (d2_obj_pool_trim frees them at any
+ * time). The depth bounds what a pool holds, so memory stays flat however
+ * long a loop runs. With AddressSanitizer the pools are off, so that it still
+ * sees every use after free and LeakSanitizer every leak. */
+#if defined(__SANITIZE_ADDRESS__)
+#define OBJ_POOL_ON 0
+#else
+#define OBJ_POOL_ON 1
+#endif
+#define OBJ_GRAIN 16
+#define OBJ_POOL_MAX 256
+#define OBJ_POOL_CLASSES (OBJ_POOL_MAX / OBJ_GRAIN)
+#define OBJ_POOL_DEPTH 256
+
+typedef struct pooled {
+    struct pooled *next;
+} pooled;
+
+typedef struct {
+    pooled *head[OBJ_POOL_CLASSES];
+    int n[OBJ_POOL_CLASSES];
+    bool registered, dead;
+} obj_pool;
+
+static _Thread_local obj_pool opool;
+static pthread_key_t opool_key;
+static pthread_once_t opool_once = PTHREAD_ONCE_INIT;
+static bool opool_key_ok;
+
+static void opool_drain(obj_pool *p)
+{
+    for (int k = 0; k < OBJ_POOL_CLASSES; k++) {
+        while (p->head[k]) {
+            pooled *b = p->head[k];
+            p->head[k] = b->next;
+            d2_free(b);
+        }
+        p->n[k] = 0;
+    }
+}
+
+static void opool_thread_exit(void *arg)
+{
+    obj_pool *p = arg;
+    opool_drain(p);
+    p->dead = true; /* objects freed after this (other destructors) go to the allocator */
+}
+
+static void opool_make_key(void) { opool_key_ok = pthread_key_create(&opool_key, opool_thread_exit) == 0; }
+
+/* This thread's pools, or NULL where pooling is off or the thread is exiting. */
+static obj_pool *opool_get(void)
+{
+    if (!OBJ_POOL_ON)
+        return NULL;
+    obj_pool *p = &opool;
+    if (__builtin_expect(!p->registered, 0)) {
+        if (p->dead)
+            return NULL;
+        pthread_once(&opool_once, opool_make_key);
+        if (!opool_key_ok || pthread_setspecific(opool_key, p) != 0)
+            return NULL;
+        p->registered = true;
+    }
+    return p->dead ? NULL : p;
+}
+
+void d2_obj_pool_trim(void)
+{
+    if (OBJ_POOL_ON && opool.registered)
+        opool_drain(&opool);
+}
+
 d2_obj *d2_obj_alloc(d2_interp *I, d2_obj_kind kind, d2_class *cls, size_t size)
 {
     if (size < sizeof(d2_obj))
         size = sizeof(d2_obj);
-    d2_obj *o = d2_calloc(1, size);
+    d2_obj *o = NULL;
+    unsigned pc = 0;
+    if (OBJ_POOL_ON && size <= OBJ_POOL_MAX) {
+        pc = (unsigned)((size + OBJ_GRAIN - 1) / OBJ_GRAIN); /* 1..OBJ_POOL_CLASSES */
+        size = (size_t)pc * OBJ_GRAIN;
+        obj_pool *p = opool_get();
+        if (p && p->head[pc - 1] && !d2_alloc_faults_armed()) {
+            pooled *b = p->head[pc - 1];
+            p->head[pc - 1] = b->next;
+            p->n[pc - 1]--;
+            o = memset(b, 0, size);
+        }
+    }
+    if (!o)
+        o = d2_calloc(1, size);
     if (!o) {
         d2i_set_nomem(I);
         return NULL;
     }
     o->rc = 1;
     o->kind = kind;
+    o->pool = pc;
     o->cls = cls ? cls : I->types[kind];
     link_obj(I, o);
     return o;
@@ -149,6 +249,17 @@ static void free_storage(d2_obj *o)
                 fn(o);
         }
         break;
+    }
+    unsigned pc = o->pool;
+    if (OBJ_POOL_ON && pc) {
+        obj_pool *p = opool_get();
+        if (p && p->n[pc - 1] < OBJ_POOL_DEPTH) {
+            pooled *b = (pooled *)o;
+            b->next = p->head[pc - 1];
+            p->head[pc - 1] = b;
+            p->n[pc - 1]++;
+            return;
+        }
     }
     d2_free(o);
 }

@@ -58,6 +58,7 @@ typedef struct d2_interp d2_interp;
 struct d2_obj {
     long rc;
     d2_obj_kind kind;
+    unsigned pool;              /* allocation size class + 1 in value.c's pools, or 0 */
     d2_class *cls;              /* the object's class (borrowed: classes live until teardown) */
     struct d2_obj *gc_prev, *gc_next; /* the interpreter's list of live objects */
 };

@@ -1,0 +1,44 @@
+"""PyTorch eager counterpart of mnist_forward.py: the MNIST CNN's forward at batch 1."""
+import sys
+import time
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+n = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
+torch.set_num_threads(1)
+torch.manual_seed(0)
+
+
+class MNIST(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 6, 5, stride=1, padding=2)
+        self.pool1 = nn.MaxPool2d(kernel_size=2, stride=2)
+        self.conv2 = nn.Conv2d(6, 16, 5, stride=1)
+        self.pool2 = nn.MaxPool2d(kernel_size=2, stride=2)
+        self.fc1 = nn.Linear(400, 120)
+        self.fc2 = nn.Linear(120, 84)
+        self.fc3 = nn.Linear(84, 10)
+
+    def forward(self, x):
+        x = self.pool1(F.relu(self.conv1(x)))
+        x = self.pool2(F.relu(self.conv2(x)))
+        x = torch.flatten(x, start_dim=1, end_dim=-1)
+        x = F.relu(self.fc1(x))
+        x = F.relu(self.fc2(x))
+        return F.softmax(self.fc3(x), dim=-1)
+
+
+model = MNIST()
+model.eval()
+x = torch.from_numpy(np.random.RandomState(0).rand(1, 1, 28, 28).astype("float32"))
+with torch.no_grad():
+    for _ in range(20):
+        y = model(x)
+    t0, c0 = time.perf_counter(), time.process_time()
+    for _ in range(n):
+        y = model(x)
+    t1, c1 = time.perf_counter(), time.process_time()
+print("mnist_forward %.3f us/iter cpu %.3f us/iter checksum %.6f" % ((t1 - t0) * 1e6 / n, (c1 - c0) * 1e6 / n, float(y.sum())))
