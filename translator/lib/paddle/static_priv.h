@@ -21,6 +21,7 @@ typedef struct st_state {
     d2_obj *translator;  /* the ProgramTranslator singleton, made on first use */
     struct sprog *built; /* Programs with a builder (list through sprog.next) */
     int n_fc;            /* paddle.static.nn.fc calls, for parameter names */
+    unsigned n_progs;    /* Programs made, for sprog.serial */
     bool static_mode;    /* paddle.enable_static() was called last */
 } st_state;
 
@@ -43,13 +44,26 @@ typedef struct sprog {
      * before every run (NULL: none) */
     d2_obj *lr_sched;
     int lr_var;
+    bool has_lr; /* lr_var is the learning rate (with or without a scheduler) */
     /* the number of block 0's ops before the first append_backward (valid
      * when has_backward): clone(for_test=True) keeps only those */
     int fwd_ops;
     bool has_backward;
     struct sprog *next, *prev;
     uint32_t passes; /* the graph passes CompiledProgram's BuildStrategy selects (passes.h) */
+    /* serial: this Program's number; startup_serial: that of the startup Program it was
+     * guarded with (program_guard), whose run initialises its persistables */
+    unsigned serial, startup_serial;
+    /* a startup Program: the persistable data it initialises (references) and their
+     * values when it first ran (the values the parameters were created with) */
+    d2_tensor **init_dst, **init_val;
+    int n_init;
 } sprog;
+
+/* Executor.run of startup Program s: the persistables of the Programs guarded with it take
+ * the values they had when s first ran (then: their values at creation). 0, or -1 with an
+ * exception. */
+int d2_static_run_startup(d2_interp *I, sprog *s);
 
 static inline st_state *SS(d2_interp *I) { return I->ext[D2_EXT_STATIC]; }
 
