@@ -263,6 +263,7 @@ int infer_array_zeros_like(d2_infer_ctx *ic);
 int infer_array_add(d2_infer_ctx *ic);
 int infer_array_unstack(d2_infer_ctx *ic);
 int infer_array_split_like(d2_infer_ctx *ic);
+int infer_array_truncate(d2_infer_ctx *ic);
 int infer_none(d2_infer_ctx *ic);
 int infer_optimizer(d2_infer_ctx *ic);
 int infer_cond(d2_infer_ctx *ic);

@@ -2079,6 +2079,30 @@ int ocl_array_stack(d2_kctx *k) { return array_join(k, true); }
 /* The array ops of gradients run their items through ops on this backend. */
 int ocl_array_zeros_like(d2_kctx *k) { return prologue(k) < 0 ? -1 : cpu_array_zeros_like(k); }
 int ocl_array_add(d2_kctx *k) { return prologue(k) < 0 ? -1 : cpu_array_add(k); }
+
+/* array_truncate(array, n): the first n items (the items stay on the device, shared). */
+int ocl_array_truncate(d2_kctx *k)
+{
+    if (prologue(k) < 0)
+        return -1;
+    d2_tensor *arr = k->in[0];
+    int64_t n;
+    if (check_array(k, arr) < 0 || read_index(k, k->in[1], &n) < 0)
+        return -1;
+    if (n < 0)
+        return d2_err_set(k->err, D2_ERR_RUNTIME, "%s: negative length %lld", opname(k),
+                          (long long)n);
+    d2_tensor *r = d2_tensor_array_new(arr->dtype, k->err);
+    if (!r)
+        return -1;
+    for (int64_t j = 0; j < n && j < arr->array_len; j++)
+        if (d2_tensor_array_set(r, j, arr->items[j], k->err) < 0) {
+            d2_tensor_unref(r);
+            return -1;
+        }
+    k->out[0] = r;
+    return 0;
+}
 int ocl_array_unstack(d2_kctx *k) { return prologue(k) < 0 ? -1 : cpu_array_unstack(k); }
 int ocl_array_split_like(d2_kctx *k) { return prologue(k) < 0 ? -1 : cpu_array_split_like(k); }
 int ocl_array_concat(d2_kctx *k) { return array_join(k, false); }

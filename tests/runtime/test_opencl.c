@@ -913,6 +913,10 @@ static void build_cases(void)
     add_case("array_split_like", "axis = 1", "f32[3,14] arr:f32[3,7]x2", EXACT);
     add_case("array_split_like", "axis = 0", "f64[6,2] arr:f64[3,2]x2", EXACT);
     add_error_case("array_split_like", "axis = 0", "f32[5,2] arr:f32[3,2]x2", "long");
+    add_case("array_truncate", "", "arr:f32[3,7]x4 i64[]:val2", EXACT);
+    add_case("array_truncate", "", "arr:f64[5]x2 i64[]:val0", EXACT);
+    add_case("array_truncate", "", "arr:i32[2]x2 i64[]:val5", EXACT);
+    add_error_case("array_truncate", "", "arr:f32[3]x2 i64[]:val-1", "negative");
 
     /* optimizer updates: param, grad, lr, then the state */
     for (int d = 0; d < 2; d++) {
