@@ -741,7 +741,7 @@ static int run_op(d2_exec_frame *f, int b, int i, d2_err *err)
         }
     }
     d2_kctx k = {def, &op->attrs, pp->be, op->n_in, s.in, op->n_out, s.out, err,
-                 control ? f : NULL, control ? i : 0};
+                 control ? f : NULL, control ? i : 0, f->lim ? f->lim->rng_offset : 0};
     if (pl->fn(&k) < 0) {
         if (err && err->code == D2_OK)
             d2_err_set(err, D2_ERR_RUNTIME, "kernel failed");

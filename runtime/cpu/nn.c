@@ -1010,6 +1010,7 @@ int cpu_dropout_train(d2_kctx *k)
                           mode);
     double keep = down ? 1.0 : (p < 1 ? 1.0 / (1.0 - p) : 0.0);
     uint64_t s = (uint64_t)d2_tensor_get_i64(seed, 0);
+    s ^= k->rng_offset * 0x9e3779b97f4a7c15ull; /* a training run's own stream (0: none) */
     int64_t n = d2_tensor_numel(x);
     const void *xd = n ? d2_tensor_data(x) : NULL;
     void *od = n ? d2_tensor_data(out) : NULL, *md = n ? d2_tensor_data(mask) : NULL;

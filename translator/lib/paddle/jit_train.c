@@ -15,10 +15,10 @@
  * stays the plain prepared Program (no intermediates kept alive between
  * forward and backward, and control flow needs nothing saved across runs).
  * The price is a second forward at backward time. print ops are dropped from
- * the gradient Program so that a backward prints nothing. The registry has
- * no op that draws random numbers (dropout is the inference one), so the
- * recomputed forward is the forward; such an op would need its draws
- * replayed. */
+ * the gradient Program so that a backward prints nothing. Training dropout
+ * (dropout_train) draws from its seed constant mixed with the run's random
+ * offset (a new one per forward run); the node keeps it, so the recomputed
+ * forward draws the forward's masks. */
 typedef struct grad_prog {
     struct grad_prog *next;
     char *mask;       /* '1' for each node input whose gradient is computed */
@@ -252,6 +252,7 @@ typedef struct tctx {
     int n_feeds, n_in;
     d2_tensor **feeds; /* the forward's feed values (references) */
     int *in_var;       /* each node input's variable */
+    uint64_t rng_offset; /* the forward run's random stream, replayed by the recompute */
 } tctx;
 
 static void tctx_free(void *p)
@@ -393,7 +394,11 @@ static int node_backward(d2_interp *I, d2_gnode *n, d2_obj **dout, const bool *n
     }
     d2_err err = {0};
     FILE *saved = d2_print_stream_set(I->opt.out);
-    rc = d2_exec_run(g->pp, in, n_feed_all, out, g->n_yield, &err);
+    /* the recomputed forward draws the forward run's dropout masks */
+    d2_run_limits lim = {0};
+    lim.rng_offset = c->rng_offset;
+    rc = d2_exec_run_limited(g->pp, c->rng_offset ? &lim : NULL, in, n_feed_all, out, g->n_yield,
+                             &err);
     d2_print_stream_set(saved);
     if (rc < 0) {
         d2_raise(I, "RuntimeError", "the backward of %s() failed: %s", c->fname, err.msg);
@@ -431,9 +436,18 @@ static bool wants_grad(d2_obj *o)
            float_tensor(obj_type(o));
 }
 
+uint64_t d2_jit_rng_offset(d2_interp *I, const d2_program *p)
+{
+    for (int b = 0; p && b < p->n_blocks; b++)
+        for (int i = 0; i < p->blocks[b].n_ops; i++)
+            if (p->blocks[b].ops[i].id == D2_OP_dropout_train)
+                return d2_mt_next64(&ST(I)->rng) | 1;
+    return 0;
+}
+
 int d2_jit_tape_run(d2_interp *I, const char *fname, const d2_program *fwd, d2_obj *lifted,
                     d2_jit_grad **grads, d2_obj **feed_obj, d2_tensor **feed_t, int n_feeds,
-                    d2_obj **outs, int n_out)
+                    d2_obj **outs, int n_out, uint64_t rng_offset)
 {
     bool any_float = false;
     for (int k = 0; k < n_out; k++)
@@ -497,6 +511,7 @@ int d2_jit_tape_run(d2_interp *I, const char *fname, const d2_program *fwd, d2_o
     mask = NULL;
     c->n_feeds = n_feeds;
     c->n_in = n_in;
+    c->rng_offset = rng_offset;
     c->in_var = in_var;
     in_var = NULL;
     for (int i = 0; i < n_feeds; i++)

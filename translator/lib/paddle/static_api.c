@@ -409,6 +409,31 @@ D2_FN(PG_list_vars)
 /* program.clone(for_test=False): a copy sharing the parameter data; for_test
  * drops the backward and the optimizer ops (block 0's ops from the first
  * append_backward on), as Paddle's prune_backward. */
+void d2_static_eval_dropout(d2_program *q)
+{
+    bool *read = d2_calloc((size_t)q->n_vars + 1, sizeof *read);
+    for (int b = 0; read && b < q->n_blocks; b++) {
+        for (int i = 0; i < q->blocks[b].n_ops; i++)
+            for (int k = 0; k < q->blocks[b].ops[i].n_in; k++)
+                if (q->blocks[b].ops[i].in[k] >= 0)
+                    read[q->blocks[b].ops[i].in[k]] = true;
+        for (int j = 0; j < q->blocks[b].n_yields; j++)
+            if (q->blocks[b].yields[j] >= 0)
+                read[q->blocks[b].yields[j]] = true;
+    }
+    for (int b = 0; read && b < q->n_blocks; b++)
+        for (int i = 0; i < q->blocks[b].n_ops; i++) {
+            d2_op *op = &q->blocks[b].ops[i];
+            /* the two ops share their attributes (p, mode) */
+            if (op->id != D2_OP_dropout_train || op->n_out != 2 || read[op->out[1]])
+                continue;
+            op->id = D2_OP_dropout;
+            op->n_in = 1;
+            op->n_out = 1;
+        }
+    d2_free(read);
+}
+
 D2_FN(PG_clone)
 {
     sprog *s = self_prog(I, self, def->qualname);
@@ -429,6 +454,8 @@ D2_FN(PG_clone)
         if (s->fwd_ops < b0->n_ops)
             b0->n_ops = s->fwd_ops;
     }
+    if (q && for_test)
+        d2_static_eval_dropout(q);
     char *file = s->file ? d2_strdup(s->file) : NULL;
     if (s->file && !file) {
         d2_program_free(q);

@@ -328,7 +328,9 @@ static d2_obj *run_built(d2_interp *I, sprog *s, d2_obj *feed, d2_obj **fitems, 
             nomem(I);
             goto done;
         }
-        if (d2_jit_exec_run(I, qp, in, n_need, outs, n_out, &err) < 0)
+        /* a new dropout mask per run, as Paddle's seed generator gives */
+        if (d2_jit_exec_run_rng(I, qp, d2_jit_rng_offset(I, q), in, n_need, outs, n_out,
+                                &err) < 0)
             goto fail;
         /* the persistable write-back: parameters and optimizer states take
          * the values the update ops computed */
@@ -945,6 +947,7 @@ static int save_pruned(d2_interp *I, const char *fname, const sprog *s, d2_obj *
     }
     if (reshape_io(I, q, feed, nfeed, fetch, nfetch, fname) < 0)
         goto done;
+    d2_static_eval_dropout(q);
     if (!(dir = d2_strdup(file))) {
         nomem(I);
         goto done;

@@ -65,6 +65,10 @@ typedef struct sprog {
  * exception. */
 int d2_static_run_startup(d2_interp *I, sprog *s);
 
+/* Turns the training dropouts of q whose masks nothing reads (no backward) into inference
+ * dropouts, as Paddle's clone(for_test=True) and save_inference_model set is_test. */
+void d2_static_eval_dropout(d2_program *q);
+
 static inline st_state *SS(d2_interp *I) { return I->ext[D2_EXT_STATIC]; }
 
 /* Sets attribute name of instance o to v, stealing the reference to v. */
