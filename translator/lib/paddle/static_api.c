@@ -65,6 +65,15 @@ D2_FN(P_in_dynamic_mode)
  * Program, Block, Variable, Operator
  * ====================================================================== */
 
+void d2_static_run_cache_clear(struct sprog_run_cache *c)
+{
+    d2_exec_free(c->qp);
+    d2_program_free(c->q);
+    d2_free(c->fetch);
+    d2_free(c->need);
+    memset(c, 0, sizeof *c);
+}
+
 static void sprog_fin(void *v)
 {
     sprog *s = v;
@@ -91,6 +100,7 @@ static void sprog_fin(void *v)
     }
     d2_free(s->init_dst);
     d2_free(s->init_val);
+    d2_static_run_cache_clear(&s->run_cache);
     d2_free(s->b);
     d2_free(s->wb);
     d2_exec_free(s->pp);

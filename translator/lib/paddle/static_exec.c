@@ -278,7 +278,40 @@ static d2_obj *run_built(d2_interp *I, sprog *s, d2_obj *feed, d2_obj **fitems, 
     }
     any = any || s->n_wb > 0; /* a training Program: its updates run on every run */
     d2_block *qb = NULL;
-    if (any) {
+    /* a training Program keeps its pruned and prepared copy for the next run with the same
+     * fetch list (no pass folds its float parameters, so the copy reads their updates) */
+    bool cached = any && s->n_wb > 0 && s->run_cache.qp && s->run_cache.n_fetch == n &&
+                  s->run_cache.n_vars == p->n_vars && s->run_cache.n_blocks == p->n_blocks &&
+                  s->run_cache.n_ops == p->blocks[0].n_ops && s->run_cache.n_wb == s->n_wb &&
+                  s->run_cache.passes == s->passes && s->run_cache.q->n_vars == p->n_vars &&
+                  (n == 0 || memcmp(s->run_cache.fetch, vars, sizeof *vars * (size_t)n) == 0);
+    for (int v = 0; cached && v < p->n_vars; v++)
+        cached = s->run_cache.q->vars[v].data == p->vars[v].data; /* none rebound */
+    if (cached) {
+        q = s->run_cache.q;
+        qp = s->run_cache.qp;
+        qb = &q->blocks[0];
+        n_need = s->run_cache.n_need;
+        in = d2_calloc((size_t)n_need + 1, sizeof *in);
+        if (!in) {
+            nomem(I);
+            goto done;
+        }
+        for (int j = 0; j < n_need; j++) {
+            const d2_var *var = &q->vars[s->run_cache.need[j]];
+            d2_obj *v = feed ? d2_dict_get_str(I, D2_AS(d2_dict, feed), var->name) : NULL;
+            if (!v) {
+                d2_raise(I, "ValueError",
+                         "Executor.run: no feed for the program's input '%s', which its "
+                         "operations read",
+                         var->name);
+                goto done;
+            }
+            if (!(in[j] = feed_tensor(I, var, v)))
+                goto fail;
+        }
+    }
+    if (any && !cached) {
         if (!(q = d2_program_clone(p, &err)))
             goto fail;
         qb = &q->blocks[0];
@@ -323,6 +356,20 @@ static d2_obj *run_built(d2_interp *I, sprog *s, d2_obj *feed, d2_obj **fitems, 
         if (d2_program_verify(q, &err) < 0 ||
             !(qp = d2_passes_prepare(q, s->passes, D2_MODE(I)->backend, &err)))
             goto fail;
+        if (s->n_wb > 0) {
+            int *fc = d2_malloc(sizeof *fc * ((size_t)n + 1));
+            if (fc) {
+                memcpy(fc, vars, sizeof *vars * (size_t)n);
+                d2_static_run_cache_clear(&s->run_cache);
+                s->run_cache = (struct sprog_run_cache){q, qp, fc, n, need, n_need, p->n_vars,
+                                                        p->n_blocks, p->blocks[0].n_ops, s->n_wb,
+                                                        s->passes};
+                need = NULL;
+                cached = true;
+            }
+        }
+    }
+    if (any) {
         n_out = qb->n_yields;
         if (!(outs = d2_calloc((size_t)n_out + 1, sizeof *outs))) {
             nomem(I);
@@ -382,8 +429,10 @@ done:
     d2_free(res);
     d2_free(vars);
     d2_free(need);
-    d2_exec_free(qp);
-    d2_program_free(q);
+    if (!cached) {
+        d2_exec_free(qp);
+        d2_program_free(q);
+    }
     return r;
 }
 

@@ -58,7 +58,20 @@ typedef struct sprog {
      * values when it first ran (the values the parameters were created with) */
     d2_tensor **init_dst, **init_val;
     int n_init;
+    /* a training Program's last pruned and prepared copy, for runs with the same fetch list
+     * while the Program stays as it was (q NULL: none) */
+    struct sprog_run_cache {
+        d2_program *q;
+        d2_prepared *qp;
+        int *fetch, n_fetch; /* the fetched variables */
+        int *need, n_need;   /* the fed inputs, in q's order */
+        int n_vars, n_blocks, n_ops, n_wb;
+        uint32_t passes;
+    } run_cache;
 } sprog;
+
+/* Frees a run cache's copy (the cache is left empty). */
+void d2_static_run_cache_clear(struct sprog_run_cache *c);
 
 /* Executor.run of startup Program s: the persistables of the Programs guarded with it take
  * the values they had when s first ran (then: their values at creation). 0, or -1 with an
