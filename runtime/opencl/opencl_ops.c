@@ -9,7 +9,8 @@
 /* Op codes shared with the OpenCL sources in kernels/ (the D2_ defines there). */
 /* clang-format off */
 enum bin_op {
-    BIN_ADD, BIN_SUB, BIN_MUL, BIN_DIV, BIN_FLOORDIV, BIN_REM, BIN_POW, BIN_MAX, BIN_MIN
+    BIN_ADD, BIN_SUB, BIN_MUL, BIN_DIV, BIN_FLOORDIV, BIN_REM, BIN_POW, BIN_MAX, BIN_MIN,
+    BIN_RELU_GRAD
 };
 enum cmp_op { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_AND, CMP_OR, CMP_XOR, CMP_NOT };
 enum un_op {
@@ -499,6 +500,7 @@ int ocl_remainder(d2_kctx *k) { return binary(k, BIN_REM); }
 int ocl_pow(d2_kctx *k) { return binary(k, BIN_POW); }
 int ocl_maximum(d2_kctx *k) { return binary(k, BIN_MAX); }
 int ocl_minimum(d2_kctx *k) { return binary(k, BIN_MIN); }
+int ocl_relu_grad(d2_kctx *k) { return binary(k, BIN_RELU_GRAD); }
 
 /* The common dtype two comparison operands are converted to. */
 static d2_dtype common_dtype(d2_dtype a, d2_dtype b)

@@ -501,6 +501,11 @@ static void build_cases(void)
     add_error_case("floor_divide", "", "i64[3,1] i64[4]:val0", "integer division by zero");
     add_error_case("remainder", "", "i32[5] i32[]:val0", "integer division by zero");
     add_error_case("pow", "", "i64[3]:val0 i64[3]:val-1", "negative integer power");
+    /* relu's gradient: floats (the CPU kernel has no integer version) */
+    for (int d = 0; d < 2; d++) {
+        add_case("relu_grad", "", fmt("%s[3,7,33] %s[3,7,33]", DT[d], DT[d]), EXACT);
+        add_case("relu_grad", "", fmt("%s[257]:nan %s[257]", DT[d], DT[d]), EXACT);
+    }
 
     /* comparisons and logic: every dtype */
     static const char *cmps[] = {"equal",       "not_equal",    "less_than",
