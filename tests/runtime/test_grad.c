@@ -180,6 +180,7 @@
       "f64[1,2,5,4]", 1)                                                                           \
     C("pool2d", "pooling_type = \"avg\", ksize = [2, 3], adaptive = true", "f64[1,2,5,7]", 1)      \
     C("pool2d", "ksize = [2, 2], adaptive = true", "f64[1,1,5,3]", 1)                              \
+    C("pool2d", "ksize = [3, 2], strides = [3, 2]", "f64[2,1,7,6]", 1)                             \
     C("pool2d", "pooling_type = \"avg\", global_pooling = true", "f64[2,3,3,2]", 1)                \
     C("batch_norm", "", "f64[2,3,2,2] f64[3] f64[3]:pos f64[3] f64[3]", 1)                         \
     C("batch_norm", "epsilon = 0.01", "f64[4,2] f64[2] f64[2]:pos f64[2] f64[2]", 1)               \
