@@ -14,6 +14,7 @@
 #define D2_POW 6
 #define D2_MAX 7
 #define D2_MIN 8
+#define D2_RELU_GRAD 9 /* relu_grad(out, dout): dout where out > 0 */
 
 /* Float floor division and remainder follow numpy (Python sign rules);
  * maximum/minimum propagate NaN from either side. */
@@ -47,6 +48,7 @@
         case D2_POW: return pow(a, b);                                              \
         case D2_MAX: return (a > b || a != a) ? a : b;                              \
         case D2_MIN: return (a < b || a != a) ? a : b;                              \
+        case D2_RELU_GRAD: return a > 0 ? b : (T)0;                                 \
         }                                                                           \
         return 0;                                                                   \
     }
@@ -98,6 +100,7 @@
             return d2_ipow_##S(a, b);                                               \
         case D2_MAX: return a > b ? a : b;                                          \
         case D2_MIN: return a < b ? a : b;                                          \
+        case D2_RELU_GRAD: return a > 0 ? b : 0;                                    \
         }                                                                           \
         return 0;                                                                   \
     }

@@ -870,6 +870,8 @@ typedef struct wgrad {
     ilist gset;  /* carried positions whose gradient flows (float tensors, arrays) */
     ilist sset;  /* variables recorded per iteration: carried values, array lengths */
     ilist stand; /* carried arrays the gradient replays writes into: their gradient stands in */
+    ilist grown; /* carried arrays only appended to: the replay reads the final array cut to */
+    ilist glen;  /* the length each iteration started with (recorded in sset), one per grown */
     bool *keep;  /* body ops the gradient recomputes (body_ops), then */
     bool *need;  /* the variables they read (p->n_vars) */
     int cnt;     /* the forward's trip count */
@@ -885,6 +887,8 @@ static void wgrad_free(wgrad *w)
     ilist_free(&w->gset);
     ilist_free(&w->sset);
     ilist_free(&w->stand);
+    ilist_free(&w->grown);
+    ilist_free(&w->glen);
 }
 
 /* Whether the gradient of the body reads carried array j only through
@@ -946,6 +950,122 @@ static bool array_stand_in(bw *c, wgrad *w, int j, int *rc)
     }
     if (*rc == 0)
         *rc = ilist_push(&w->stand, j, c->err);
+    return true;
+}
+
+/* The op of block b that defines variable v, or NULL. */
+static const d2_op *def_op(const d2_block *b, int v)
+{
+    for (int i = 0; i < b->n_ops; i++)
+        for (int j = 0; j < b->ops[i].n_out; j++)
+            if (b->ops[i].out[j] == v)
+                return &b->ops[i];
+    return NULL;
+}
+
+/* Whether block b (the loop's body or a block nested in it) uses the arrays of from (the
+ * carried array and what appends make of it) only by appending to them (array_write at
+ * array_length of the same array), measuring them (array_length) and reading items
+ * (array_read), in b itself or in the branches of a cond, whose results then join from where a
+ * branch yields one of them. A nested while_loop over them, an overwrite or any other use fails.
+ * Yields of b may be from-arrays only at position pos (-1: any). */
+static bool append_only(const d2_program *p, int b, bool *from, int pos)
+{
+    const d2_block *blk = &p->blocks[b];
+    for (int i = 0; i < blk->n_ops; i++) {
+        const d2_op *op = &blk->ops[i];
+        int sub[D2_MAX_PORTS];
+        int ns = op_blocks(op, sub);
+        for (int k = 0; k < op->n_in; k++) {
+            int v = op->in[k];
+            if (v < 0 || !from[v])
+                continue;
+            if (op->id == D2_OP_array_length || (op->id == D2_OP_array_read && k == 0))
+                continue;
+            if (op->id == D2_OP_array_write && k == 0) {
+                const d2_op *len = def_op(blk, op->in[1]);
+                if (!len || len->id != D2_OP_array_length || len->in[0] != v)
+                    return false;
+                continue;
+            }
+            return false;
+        }
+        if (op->id == D2_OP_array_write && op->in[0] >= 0 && from[op->in[0]])
+            from[op->out[0]] = true;
+        if (ns == 0)
+            continue;
+        if (op->id != D2_OP_cond) {
+            /* another control op: none of the arrays may be read inside it */
+            for (int s = 0; s < ns; s++)
+                for (int q = 0; q < p->blocks[sub[s]].n_ops; q++)
+                    for (int k = 0; k < p->blocks[sub[s]].ops[q].n_in; k++) {
+                        int v = p->blocks[sub[s]].ops[q].in[k];
+                        if (v >= 0 && from[v])
+                            return false;
+                    }
+            continue;
+        }
+        for (int s = 0; s < ns; s++) {
+            if (!append_only(p, sub[s], from, -1))
+                return false;
+            for (int j = 0; j < p->blocks[sub[s]].n_yields && j < op->n_out; j++) {
+                int y = p->blocks[sub[s]].yields[j];
+                if (y >= 0 && from[y])
+                    from[op->out[j]] = true;
+            }
+        }
+    }
+    for (int j = 0; j < blk->n_yields; j++) {
+        int y = blk->yields[j];
+        if (y >= 0 && from[y] && pos >= 0 && j != pos)
+            return false;
+    }
+    return true;
+}
+
+/* Whether carried array j is only appended to, measured and read in the body (append_only):
+ * then every item an iteration reads is the final array's item, so the gradient replays
+ * iteration k on the final array cut to the length k started with, which the forward records
+ * (an array_length appended to the body). Sets *rc on failure. */
+static bool array_grown(bw *c, wgrad *w, int j, int *rc)
+{
+    bool carried = false;
+    for (int t = 0; t < w->gset.n; t++)
+        carried |= w->gset.v[t] == j;
+    if (!carried)
+        return false;
+    bool *from = d2_calloc((size_t)c->p->n_vars + 1, sizeof *from);
+    if (!from) {
+        *rc = d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+        return true;
+    }
+    from[w->bpar[j]] = true;
+    bool ok = append_only(c->p, w->body_b, from, j);
+    d2_free(from);
+    if (!ok)
+        return false;
+    /* the length, measured first thing in the body (before any write may reuse the array);
+     * keep and need follow the ops and variables moved and added */
+    int a = w->bpar[j];
+    int len = emit1(c, w->body_b, D2_OP_array_length, &a, 1, NULL);
+    bool *nk = len < 0 ? NULL
+                       : d2_calloc((size_t)w->body_ops + 1 + (size_t)c->p->n_vars + 1, sizeof *nk);
+    if (len >= 0 && !nk)
+        d2_err_set(c->err, D2_ERR_NOMEM, "out of memory");
+    if (!nk || move_tail_ops(c, w->body_b, 1, 0) < 0) {
+        d2_free(nk);
+        *rc = -1;
+        return true;
+    }
+    memcpy(nk + 1, w->keep, (size_t)w->body_ops * sizeof *nk);
+    memcpy(nk + w->body_ops + 1, w->need, (size_t)(c->p->n_vars - 1) * sizeof *nk);
+    d2_free(w->keep);
+    w->keep = nk;
+    w->body_ops++;
+    w->need = nk + w->body_ops;
+    if (ilist_push(&w->sset, len, c->err) < 0 || ilist_push(&w->grown, j, c->err) < 0 ||
+        ilist_push(&w->glen, len, c->err) < 0)
+        *rc = -1;
     return true;
 }
 
@@ -1017,6 +1137,8 @@ static int while_plan(bw *c, wgrad *w, gmap *m, const bool *active, bool *flows)
         if (!w->need[w->bpar[j]])
             continue;
         if (is_array(c, w->bpar[j]) && array_stand_in(c, w, j, &rc))
+            continue;
+        if (rc == 0 && is_array(c, w->bpar[j]) && array_grown(c, w, j, &rc))
             continue;
         if (is_array(c, w->bpar[j])) {
             char where[64];
@@ -1133,6 +1255,13 @@ static int while_grad_body(bw *c, const wgrad *w, int gbody, const int *xpar)
         for (int t = 0; t < w->gset.n; t++)
             if (w->gset.v[t] == w->stand.v[q])
                 remap[w->bpar[w->stand.v[q]]] = xpar[1 + t];
+    for (int q = 0; q < w->grown.n; q++) {
+        int in[2] = {w->finals[w->grown.v[q]], mapped(remap, n_remap, w->glen.v[q])};
+        int cut = emit1(c, gbody, D2_OP_array_truncate, in, 2, NULL);
+        if (cut < 0)
+            goto done;
+        remap[w->bpar[w->grown.v[q]]] = cut;
+    }
     if (clone_ops(c, w->body_b, 0, w->body_ops, w->keep, gbody, remap, n_remap) < 0 ||
         gmap_init(&bm, p->n_vars, c->err) < 0)
         goto done;

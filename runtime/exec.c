@@ -695,6 +695,18 @@ static int run_op(d2_exec_frame *f, int b, int i, d2_err *err)
         goto fail;
     if (gather_inputs(f, op, def, &s, err) < 0)
         goto fail;
+    /* a kernel updates an array in place when it holds the only reference (array_write): an
+     * array that lives on after this op (read later, or by a later op's nested block) gets
+     * another reference for the call, so that its slot keeps its value */
+    for (int j = 0; j < op->n_in; j++) {
+        if (!s.in[j] || s.in[j]->kind != D2_VALUE_ARRAY)
+            continue;
+        bool dies = false;
+        for (int d = 0; d < pl->n_dead && !dies; d++)
+            dies = pl->dead[d] == op->in[j];
+        if (!dies)
+            s.tmp[s.n_tmp++] = d2_tensor_ref(s.in[j]);
+    }
     if (!control) {
         if (pl->cached && inputs_match_declared(p, op, s.in)) {
             memcpy(s.ot, pl->cached, sizeof(d2_type) * (size_t)op->n_out);
@@ -729,7 +741,7 @@ static int run_op(d2_exec_frame *f, int b, int i, d2_err *err)
         }
     }
     d2_kctx k = {def, &op->attrs, pp->be, op->n_in, s.in, op->n_out, s.out, err,
-                 control ? f : NULL, control ? i : 0};
+                 control ? f : NULL, control ? i : 0, f->lim ? f->lim->rng_offset : 0};
     if (pl->fn(&k) < 0) {
         if (err && err->code == D2_OK)
             d2_err_set(err, D2_ERR_RUNTIME, "kernel failed");

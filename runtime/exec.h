@@ -52,6 +52,9 @@ typedef struct d2_run_limits {
     const atomic_int *cancel; /* the run stops once *cancel is nonzero; NULL: none */
     size_t max_bytes;         /* cap on the bytes the run's ops allocate in all; 0: none */
     d2_limit_kind hit;        /* out: the limit that stopped the run */
+    /* random ops (dropout_train) mix it into their seed input, so that each training run
+     * draws a new mask from a Program whose seeds are constants; 0: the seeds alone */
+    uint64_t rng_offset;
 } d2_run_limits;
 
 

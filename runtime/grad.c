@@ -381,10 +381,17 @@ static int g_erf(R *r)
     return unary_give(r, scale(r, e, 1.1283791670955126, 0));
 }
 
+/* one op over relu's result (out > 0 exactly where x > 0, NaN included) */
 static int g_relu(R *r)
 {
-    d2_gval pos = E(r, greater_than, NULL, X(r), cst(r, dtype_of(r, X(r)), 0));
-    give(r, 0, mask(r, pos, DOUT(r)));
+    give(r, 0, E(r, relu_grad, NULL, OUT(r), DOUT(r)));
+    return r->rc;
+}
+
+/* relu_grad is linear in dout with the same mask; out gets none */
+static int g_relu_grad(R *r)
+{
+    give(r, 1, E(r, relu_grad, NULL, X(r), DOUT(r)));
     return r->rc;
 }
 
@@ -1871,6 +1878,7 @@ static const rule_t rules[D2_NUM_OPS] = {
     [D2_OP_conv2d_grad_input] = {g_conv2d_grad_input, 1u << 0},
     [D2_OP_conv2d_grad_filter] = {g_conv2d_grad_filter, 1u << 1},
     [D2_OP_pool2d_grad] = {g_pool2d_grad, 1u << 0 | 1u << 1},
+    [D2_OP_relu_grad] = {g_relu_grad, 1u << 0},
     /* layers */
     [D2_OP_conv2d_transpose] = {g_conv2d_transpose, 0},
     /* special functions, activations, scans, sorting, index ops */

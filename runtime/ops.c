@@ -855,7 +855,7 @@ int d2_op_run(d2_backend *be, d2_op_id id, const d2_attrs *attrs, d2_tensor **in
                 goto done;
         }
     }
-    d2_kctx k = {def, attrs, be, n_in, cin, n_out, out, err, NULL, 0};
+    d2_kctx k = {def, attrs, be, n_in, cin, n_out, out, err, NULL, 0, 0};
     if (fn(&k) < 0) {
         if (err && strncmp(err->msg, def->name, strlen(def->name)) != 0)
             d2_err_prefix(err, "%s", def->name);

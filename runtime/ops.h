@@ -112,6 +112,7 @@ typedef struct d2_kctx {
     d2_err *err;
     struct d2_exec_frame *frame; /* control ops only */
     int op_index;                /* index of the op in its block (control ops) */
+    uint64_t rng_offset;         /* the run's d2_run_limits.rng_offset (0: none) */
 } d2_kctx;
 
 typedef int (*d2_infer_fn)(d2_infer_ctx *ic);
@@ -263,6 +264,7 @@ int infer_array_zeros_like(d2_infer_ctx *ic);
 int infer_array_add(d2_infer_ctx *ic);
 int infer_array_unstack(d2_infer_ctx *ic);
 int infer_array_split_like(d2_infer_ctx *ic);
+int infer_array_truncate(d2_infer_ctx *ic);
 int infer_none(d2_infer_ctx *ic);
 int infer_optimizer(d2_infer_ctx *ic);
 int infer_cond(d2_infer_ctx *ic);

@@ -1043,6 +1043,15 @@ int infer_array_stack(d2_infer_ctx *ic)
     return 0;
 }
 
+/* array_truncate(array, n): the first n items, typed as the array. */
+int infer_array_truncate(d2_infer_ctx *ic)
+{
+    if (want_array(ic, 0) < 0 || want_index(ic, 1) < 0)
+        return -1;
+    ic->out[0] = ic->in[0];
+    return 0;
+}
+
 /* array_zeros_like(array): an array of zeros shaped like each item. */
 int infer_array_zeros_like(d2_infer_ctx *ic)
 {

@@ -292,6 +292,10 @@ DEF_BIN(max_i64, int64_t, int64_t, a > b ? a : b)
 DEF_BIN(max_b, b8, b8, a | b)
 BIN_KERNEL(maximum, max_f32, max_f64, max_i32, max_i64, max_b, "")
 
+/* relu_grad(out, dout): dout where out > 0 */
+BIN_F(relu_grad, a > 0 ? b : 0)
+BIN_KERNEL(relu_grad, relu_grad_f32, relu_grad_f64, NULL, NULL, NULL, "")
+
 BIN_F(min, (a < b || a != a) ? a : b)
 DEF_BIN(min_i32, int32_t, int32_t, a < b ? a : b)
 DEF_BIN(min_i64, int64_t, int64_t, a < b ? a : b)

@@ -775,6 +775,46 @@ int cpu_pool2d(d2_kctx *k)
 DEFINE_POOL_GRAD(float)
 DEFINE_POOL_GRAD(double)
 
+/* Max pooling whose windows tile the input (stride = window, no padding, not adaptive): each
+ * output's window is read in place, without the general window computation; the first
+ * maximum in row-major order takes dout, as above. */
+#define DEFINE_POOL_GRAD_TILED(T)                                                                 \
+    static void pool_grad_tiled_##T(const T *x, const T *y, const T *dy, T *dx, int64_t planes,  \
+                                    int64_t h, int64_t w, int64_t oh_n, int64_t ow_n, int64_t kh, \
+                                    int64_t kw)                                                   \
+    {                                                                                             \
+        for (int64_t p = 0; p < planes; p++, x += h * w, dx += h * w)                             \
+            for (int64_t oh = 0; oh < oh_n; oh++) {                                               \
+                const T *xr = x + oh * kh * w;                                                    \
+                T *dr = dx + oh * kh * w;                                                         \
+                if (kh == 2 && kw == 2) {                                                         \
+                    for (int64_t ow = 0; ow < ow_n; ow++, y++, dy++) {                            \
+                        const T *a = xr + 2 * ow;                                                 \
+                        T *d = dr + 2 * ow;                                                       \
+                        int64_t at = a[0] == *y ? 0 : a[1] == *y ? 1 : a[w] == *y ? w             \
+                                     : a[w + 1] == *y ? w + 1 : -1;                               \
+                        if (at >= 0)                                                              \
+                            d[at] += *dy;                                                         \
+                    }                                                                             \
+                    continue;                                                                     \
+                }                                                                                 \
+                for (int64_t ow = 0; ow < ow_n; ow++, y++, dy++) {                                \
+                    const T *a = xr + kw * ow;                                                    \
+                    int64_t at = -1;                                                              \
+                    for (int64_t i = 0; i < kh && at < 0; i++)                                    \
+                        for (int64_t j = 0; j < kw; j++)                                          \
+                            if (a[i * w + j] == *y) {                                             \
+                                at = i * w + j;                                                   \
+                                break;                                                            \
+                            }                                                                     \
+                    if (at >= 0)                                                                  \
+                        dr[kw * ow + at] += *dy;                                                  \
+                }                                                                                 \
+            }                                                                                     \
+    }
+DEFINE_POOL_GRAD_TILED(float)
+DEFINE_POOL_GRAD_TILED(double)
+
 int cpu_pool2d_grad(d2_kctx *k)
 {
     d2_tensor *x = k->in[0], *y = k->in[1], *dy = k->in[2], *dx = k->out[0];
@@ -805,6 +845,17 @@ int cpu_pool2d_grad(d2_kctx *k)
     memset(d2_tensor_data(dx), 0, (size_t)nx * d2_dtype_size(x->dtype));
     if (d2_tensor_numel(y) == 0)
         return 0;
+    int64_t oh_n = y->shape[2], ow_n = y->shape[3];
+    if (g.is_max && !global && !g.adaptive && g.kh == g.sh && g.kw == g.sw && g.pt == 0 &&
+        g.pl == 0 && oh_n * g.kh <= h && ow_n * g.kw <= w) {
+        if (x->dtype == D2_F32)
+            pool_grad_tiled_float(d2_tensor_data(x), d2_tensor_data(y), d2_tensor_data(dy),
+                                  d2_tensor_data(dx), planes, h, w, oh_n, ow_n, g.kh, g.kw);
+        else
+            pool_grad_tiled_double(d2_tensor_data(x), d2_tensor_data(y), d2_tensor_data(dy),
+                                   d2_tensor_data(dx), planes, h, w, oh_n, ow_n, g.kh, g.kw);
+        return 0;
+    }
     if (x->dtype == D2_F32)
         pool_grad_float(d2_tensor_data(x), d2_tensor_data(y), d2_tensor_data(dy),
                         d2_tensor_data(dx), planes, h, w, y->shape[2], y->shape[3], &g);
@@ -1010,6 +1061,7 @@ int cpu_dropout_train(d2_kctx *k)
                           mode);
     double keep = down ? 1.0 : (p < 1 ? 1.0 / (1.0 - p) : 0.0);
     uint64_t s = (uint64_t)d2_tensor_get_i64(seed, 0);
+    s ^= k->rng_offset * 0x9e3779b97f4a7c15ull; /* a training run's own stream (0: none) */
     int64_t n = d2_tensor_numel(x);
     const void *xd = n ? d2_tensor_data(x) : NULL;
     void *od = n ? d2_tensor_data(out) : NULL, *md = n ? d2_tensor_data(mask) : NULL;

@@ -704,6 +704,29 @@ int cpu_array_zeros_like(d2_kctx *k)
     return 0;
 }
 
+/* array_truncate(array, n): a new array holding the first n items (all of them when the array
+ * is shorter). */
+int cpu_array_truncate(d2_kctx *k)
+{
+    d2_tensor *a = k->in[0];
+    int64_t n;
+    if (want_array(k, a) < 0 || read_index(k, k->in[1], &n) < 0)
+        return -1;
+    if (n < 0)
+        return d2_err_set(k->err, D2_ERR_RUNTIME, "%s: negative length %lld", KN(k),
+                          (long long)n);
+    d2_tensor *r = d2_tensor_array_new(a->dtype, k->err);
+    if (!r)
+        return -1;
+    for (int64_t j = 0; j < n && j < a->array_len; j++)
+        if (push_item(k, r, d2_tensor_ref(a->items[j])) < 0) {
+            d2_tensor_unref(r);
+            return -1;
+        }
+    k->out[0] = r;
+    return 0;
+}
+
 /* array_add(a, b): item-wise sums, as long as the longer array; an item
  * only one array has is taken as it is (the other counts as zero). */
 int cpu_array_add(d2_kctx *k)

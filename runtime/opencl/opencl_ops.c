@@ -9,7 +9,8 @@
 /* Op codes shared with the OpenCL sources in kernels/ (the D2_ defines there). */
 /* clang-format off */
 enum bin_op {
-    BIN_ADD, BIN_SUB, BIN_MUL, BIN_DIV, BIN_FLOORDIV, BIN_REM, BIN_POW, BIN_MAX, BIN_MIN
+    BIN_ADD, BIN_SUB, BIN_MUL, BIN_DIV, BIN_FLOORDIV, BIN_REM, BIN_POW, BIN_MAX, BIN_MIN,
+    BIN_RELU_GRAD
 };
 enum cmp_op { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_AND, CMP_OR, CMP_XOR, CMP_NOT };
 enum un_op {
@@ -499,6 +500,7 @@ int ocl_remainder(d2_kctx *k) { return binary(k, BIN_REM); }
 int ocl_pow(d2_kctx *k) { return binary(k, BIN_POW); }
 int ocl_maximum(d2_kctx *k) { return binary(k, BIN_MAX); }
 int ocl_minimum(d2_kctx *k) { return binary(k, BIN_MIN); }
+int ocl_relu_grad(d2_kctx *k) { return binary(k, BIN_RELU_GRAD); }
 
 /* The common dtype two comparison operands are converted to. */
 static d2_dtype common_dtype(d2_dtype a, d2_dtype b)
@@ -2079,6 +2081,30 @@ int ocl_array_stack(d2_kctx *k) { return array_join(k, true); }
 /* The array ops of gradients run their items through ops on this backend. */
 int ocl_array_zeros_like(d2_kctx *k) { return prologue(k) < 0 ? -1 : cpu_array_zeros_like(k); }
 int ocl_array_add(d2_kctx *k) { return prologue(k) < 0 ? -1 : cpu_array_add(k); }
+
+/* array_truncate(array, n): the first n items (the items stay on the device, shared). */
+int ocl_array_truncate(d2_kctx *k)
+{
+    if (prologue(k) < 0)
+        return -1;
+    d2_tensor *arr = k->in[0];
+    int64_t n;
+    if (check_array(k, arr) < 0 || read_index(k, k->in[1], &n) < 0)
+        return -1;
+    if (n < 0)
+        return d2_err_set(k->err, D2_ERR_RUNTIME, "%s: negative length %lld", opname(k),
+                          (long long)n);
+    d2_tensor *r = d2_tensor_array_new(arr->dtype, k->err);
+    if (!r)
+        return -1;
+    for (int64_t j = 0; j < n && j < arr->array_len; j++)
+        if (d2_tensor_array_set(r, j, arr->items[j], k->err) < 0) {
+            d2_tensor_unref(r);
+            return -1;
+        }
+    k->out[0] = r;
+    return 0;
+}
 int ocl_array_unstack(d2_kctx *k) { return prologue(k) < 0 ? -1 : cpu_array_unstack(k); }
 int ocl_array_split_like(d2_kctx *k) { return prologue(k) < 0 ? -1 : cpu_array_split_like(k); }
 int ocl_array_concat(d2_kctx *k) { return array_join(k, false); }

@@ -679,6 +679,107 @@ static void test_array_loop(void **state)
     }
 }
 
+/* A list appended to inside an `if` of the loop body (a cond whose branches append different
+ * values and yield the array), and a list whose earlier item the body reads (outs[k - 1]):
+ * the gradient replays each iteration on the final array cut to the length it started with. */
+static const char ARRAY_COND_LOOP[] =
+    "param w : float64[3] = [0.9, -1.1, 1.2]\n"
+    "param one : int64[] = [1]\n"
+    "param two : float64[] = [2]\n"
+    "block ^0 (x : float64[3], n : int64[]) {\n"
+    "  i0 : int64[] = full(_) {shape = [], value = 0, dtype = int64}\n"
+    "  a0 : array<float64[]> = array_create() {dtype = float64}\n"
+    "  h : float64[3], i : int64[], a : array<float64[3]> = while_loop(x, i0, a0) "
+    "{cond = ^1, body = ^2}\n"
+    "  s : float64[-1,3] = array_stack(a) {axis = 0}\n"
+    "  s2 : float64[-1,3] = sin(s)\n"
+    "  loss : float64[] = sum(s2)\n"
+    "  return loss\n"
+    "}\n"
+    "block ^1 parent ^0 (b0 : float64[3], j : int64[], a1 : array<float64[3]>) {\n"
+    "  go : bool[] = less_than(j, n)\n"
+    "  yield go\n"
+    "}\n"
+    "block ^2 parent ^0 (b : float64[3], k : int64[], a2 : array<float64[3]>) {\n"
+    "  bw : float64[3] = multiply(b, w)\n"
+    "  b2 : float64[3] = tanh(bw)\n"
+    "  m : float64[] = sum(b2)\n"
+    "  z : float64[] = full(_) {shape = [], value = 0, dtype = float64}\n"
+    "  pos : bool[] = greater_than(m, z)\n"
+    "  a3 : array<float64[3]> = cond(pos) {then = ^3, else = ^4}\n"
+    "  k2 : int64[] = add(k, one)\n"
+    "  yield b2, k2, a3\n"
+    "}\n"
+    "block ^3 parent ^2 () {\n"
+    "  t2 : float64[3] = multiply(b2, two)\n"
+    "  l1 : int64[] = array_length(a2)\n"
+    "  w1 : array<float64[3]> = array_write(a2, l1, t2)\n"
+    "  yield w1\n"
+    "}\n"
+    "block ^4 parent ^2 () {\n"
+    "  e2 : float64[3] = exp(b2)\n"
+    "  l2 : int64[] = array_length(a2)\n"
+    "  w2 : array<float64[3]> = array_write(a2, l2, e2)\n"
+    "  yield w2\n"
+    "}\n";
+
+static const char ARRAY_READ_LOOP[] =
+    "param w : float64[3] = [0.9, -1.1, 1.2]\n"
+    "param one : int64[] = [1]\n"
+    "param v : float64[3] = [0.5, 2, -0.3]\n"
+    "block ^0 (x : float64[3], n : int64[]) {\n"
+    "  i0 : int64[] = full(_) {shape = [], value = 0, dtype = int64}\n"
+    "  e : array<float64[]> = array_create() {dtype = float64}\n"
+    "  a0 : array<float64[3]> = array_write(e, i0, x)\n"
+    "  i : int64[], a : array<float64[3]> = while_loop(one, a0) {cond = ^1, body = ^2}\n"
+    "  s : float64[-1,3] = array_stack(a) {axis = 0}\n"
+    "  s2 : float64[-1,3] = multiply(s, s)\n"
+    "  l1 : float64[] = sum(s2)\n"
+    "  r : float64[3] = array_read(a, one)\n"
+    "  r2 : float64[3] = multiply(r, v)\n"
+    "  l2 : float64[] = sum(r2)\n"
+    "  loss : float64[] = add(l1, l2)\n"
+    "  return loss\n"
+    "}\n"
+    "block ^1 parent ^0 (j : int64[], a1 : array<float64[3]>) {\n"
+    "  go : bool[] = less_than(j, n)\n"
+    "  yield go\n"
+    "}\n"
+    "block ^2 parent ^0 (k : int64[], a2 : array<float64[3]>) {\n"
+    "  km : int64[] = subtract(k, one)\n"
+    "  p : float64[3] = array_read(a2, km)\n"
+    "  pw : float64[3] = multiply(p, w)\n"
+    "  q : float64[3] = add(pw, x)\n"
+    "  b2 : float64[3] = tanh(q)\n"
+    "  f : float64[3] = array_read(a2, i0)\n"
+    "  b3 : float64[3] = multiply(b2, f)\n"
+    "  len : int64[] = array_length(a2)\n"
+    "  a3 : array<float64[3]> = array_write(a2, len, b3)\n"
+    "  k2 : int64[] = add(k, one)\n"
+    "  yield k2, a3\n"
+    "}\n";
+
+static void test_array_cond_and_read(void **state)
+{
+    (void)state;
+    double x[3] = {0.3, -0.5, 0.8}, xn[3] = {-0.6, 0.1, -0.9};
+    const char *cw[] = {"x", "w"}, *rw[] = {"x", "w", "v"};
+    for (int n = 1; n <= 4; n++) {
+        for (int s = 0; s < 2; s++) {
+            d2_tensor *in[2] = {f64(1, (int64_t[]){3}, s ? xn : x), i64(n)};
+            d2_program *p = check_grads(ARRAY_COND_LOOP, cw, 2, in, 2);
+            d2_program_free(p);
+            unref_all(in, 2);
+        }
+        if (n < 2)
+            continue; /* the read of item 1 needs two items */
+        d2_tensor *in[2] = {f64(1, (int64_t[]){3}, x), i64(n)};
+        d2_program *p = check_grads(ARRAY_READ_LOOP, rw, 3, in, 2);
+        d2_program_free(p);
+        unref_all(in, 2);
+    }
+}
+
 /* The array ops of gradients: array_add sums item-wise and keeps the items only one side
  * has; array_unstack and array_split_like undo array_stack and array_concat. */
 static void test_array_grad_ops(void **state)
@@ -738,10 +839,11 @@ static void test_opencl(void **state)
     d2_backend *be = d2_opencl_backend(0, &err);
     if (!be)
         skip();
-    const char *texts[3] = {COND, LOOP, ARRAY_LOOP};
-    const char *wrt[3][3] = {{"x", "w", "c"}, {"x", "w"}, {"x", "w", "v"}};
-    int n_wrt[3] = {3, 2, 3};
-    for (int t = 0; t < 3; t++) {
+    const char *texts[5] = {COND, LOOP, ARRAY_LOOP, ARRAY_COND_LOOP, ARRAY_READ_LOOP};
+    const char *wrt[5][3] = {
+        {"x", "w", "c"}, {"x", "w"}, {"x", "w", "v"}, {"x", "w"}, {"x", "w", "v"}};
+    int n_wrt[5] = {3, 2, 3, 2, 3};
+    for (int t = 0; t < 5; t++) {
         char *src = replace_all(texts[t], "float64", "float32");
         d2_program *p = parse(src);
         free(src);
@@ -892,6 +994,7 @@ int main(void)
         cmocka_unit_test(test_unreached_and_no_grad),
         cmocka_unit_test(test_array_loop),
         cmocka_unit_test(test_array_grad_ops),
+        cmocka_unit_test(test_array_cond_and_read),
         cmocka_unit_test(test_out_of_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -180,6 +180,7 @@
       "f64[1,2,5,4]", 1)                                                                           \
     C("pool2d", "pooling_type = \"avg\", ksize = [2, 3], adaptive = true", "f64[1,2,5,7]", 1)      \
     C("pool2d", "ksize = [2, 2], adaptive = true", "f64[1,1,5,3]", 1)                              \
+    C("pool2d", "ksize = [3, 2], strides = [3, 2]", "f64[2,1,7,6]", 1)                             \
     C("pool2d", "pooling_type = \"avg\", global_pooling = true", "f64[2,3,3,2]", 1)                \
     C("batch_norm", "", "f64[2,3,2,2] f64[3] f64[3]:pos f64[3] f64[3]", 1)                         \
     C("batch_norm", "epsilon = 0.01", "f64[4,2] f64[2] f64[2]:pos f64[2] f64[2]", 1)               \
@@ -195,6 +196,7 @@
     C("pool2d_grad", "pooling_type = \"avg\", ksize = [2, 2], adaptive = true",                    \
       "f64[2,1,5,3] f64[2,1,2,2] f64[2,1,2,2]", 1)                                                 \
     C("reduce_as", "", "f64[2,3,4] f64[3,1]", 1)                                               \
+    C("relu_grad", "", "f64[2,3]:nz f64[2,3]", 1)                                                  \
     /* layers */                                                                                   \
     C("conv2d_transpose", "", "f64[1,2,3,3] f64[2,3,2,2] f64[3]", 1)                               \
     C("conv2d_transpose", "strides = [2, 1], paddings = [1, 0, 1, 1], output_padding = [1, 0]",    \

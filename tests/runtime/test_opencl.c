@@ -501,6 +501,11 @@ static void build_cases(void)
     add_error_case("floor_divide", "", "i64[3,1] i64[4]:val0", "integer division by zero");
     add_error_case("remainder", "", "i32[5] i32[]:val0", "integer division by zero");
     add_error_case("pow", "", "i64[3]:val0 i64[3]:val-1", "negative integer power");
+    /* relu's gradient: floats (the CPU kernel has no integer version) */
+    for (int d = 0; d < 2; d++) {
+        add_case("relu_grad", "", fmt("%s[3,7,33] %s[3,7,33]", DT[d], DT[d]), EXACT);
+        add_case("relu_grad", "", fmt("%s[257]:nan %s[257]", DT[d], DT[d]), EXACT);
+    }
 
     /* comparisons and logic: every dtype */
     static const char *cmps[] = {"equal",       "not_equal",    "less_than",
@@ -913,6 +918,10 @@ static void build_cases(void)
     add_case("array_split_like", "axis = 1", "f32[3,14] arr:f32[3,7]x2", EXACT);
     add_case("array_split_like", "axis = 0", "f64[6,2] arr:f64[3,2]x2", EXACT);
     add_error_case("array_split_like", "axis = 0", "f32[5,2] arr:f32[3,2]x2", "long");
+    add_case("array_truncate", "", "arr:f32[3,7]x4 i64[]:val2", EXACT);
+    add_case("array_truncate", "", "arr:f64[5]x2 i64[]:val0", EXACT);
+    add_case("array_truncate", "", "arr:i32[2]x2 i64[]:val5", EXACT);
+    add_error_case("array_truncate", "", "arr:f32[3]x2 i64[]:val-1", "negative");
 
     /* optimizer updates: param, grad, lr, then the state */
     for (int d = 0; d < 2; d++) {

@@ -28,6 +28,8 @@ GOLDEN(bn_train)
 GOLDEN(dropout_train)
 GOLDEN(jit_train)
 GOLDEN(jit_train_list)
+GOLDEN(jit_train_arrays)
+GOLDEN(jit_double_grad)
 
 /* Resident memory in KiB (Linux), 0 when unknown. */
 static long rss_kib(void)
@@ -350,6 +352,8 @@ int main(void)
         cmocka_unit_test(test_golden_dropout_train),
         cmocka_unit_test(test_golden_jit_train),
         cmocka_unit_test(test_golden_jit_train_list),
+        cmocka_unit_test(test_golden_jit_train_arrays),
+        cmocka_unit_test(test_golden_jit_double_grad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

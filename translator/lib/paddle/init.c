@@ -253,6 +253,35 @@ D2_FN(PA_init)
     return d2_none(I);
 }
 
+/* Records the ParamAttr of parameter `name` in paddle._param_attrs (name ->
+ * ParamAttr), where the optimizers read its regularizer and learning-rate
+ * multiplier as Paddle's read param.regularizer and param.optimize_attr; a
+ * parameter made without one drops a stale entry of the same name. */
+static int record_param_attr(d2_interp *I, const char *name, d2_obj *pattr)
+{
+    pd_state *s = ST(I);
+    d2_obj *d = d2_dict_get_str(I, s->paddle->dict, "_param_attrs");
+    if (!d || d->kind != D2_OBJ_DICT) {
+        d2_obj *nd = d2_dict_new(I);
+        if (!nd || d2_dict_set_str(I, s->paddle->dict, "_param_attrs", nd) < 0) {
+            if (nd)
+                d2_decref(nd);
+            return -1;
+        }
+        d2_decref(nd);
+        d = nd;
+    }
+    if (pattr)
+        return d2_dict_set_str(I, D2_AS(d2_dict, d), name, pattr);
+    if (!d2_dict_get_str(I, D2_AS(d2_dict, d), name))
+        return 0;
+    d2_obj *k = d2_str_from(I, name);
+    int rc = k ? d2_dict_del(I, D2_AS(d2_dict, d), k) : -1;
+    if (k)
+        d2_decref(k);
+    return rc;
+}
+
 /* Paddle's Layer.create_parameter / LayerHelper.create_parameter. attr may be
  * None, False (no parameter: returns None), a name string or a ParamAttr.
  * default_init NULL: Constant(0) for biases, Xavier uniform otherwise. */
@@ -263,7 +292,7 @@ static d2_obj *make_param(d2_interp *I, d2_obj *layer, const int64_t *shape, int
     if (attr && is_bool(attr) && !D2_AS(d2_int, attr)->v)
         return d2_none(I);
     const char *name = NULL;
-    d2_obj *init = NULL;
+    d2_obj *init = NULL, *pattr = NULL;
     bool trainable = true;
     if (attr && attr->kind == D2_OBJ_STR) {
         name = D2_AS(d2_str, attr)->s;
@@ -277,6 +306,7 @@ static d2_obj *make_param(d2_interp *I, d2_obj *layer, const int64_t *shape, int
         d2_obj *tr = iget(I, attr, "trainable");
         if (tr && is_number(tr))
             trainable = num_value(tr) != 0;
+        pattr = attr;
     } else if (attr && attr->kind == D2_OBJ_INSTANCE && s->init_cls &&
                d2_isinstance(I, attr, s->init_cls)) {
         init = attr;
@@ -325,6 +355,10 @@ static d2_obj *make_param(d2_interp *I, d2_obj *layer, const int64_t *shape, int
     TOBJ(p)->persistable = true;
     TOBJ(p)->stop_gradient = !trainable;
     TOBJ(p)->name = name;
+    if (record_param_attr(I, name, pattr) < 0) {
+        d2_decref(p);
+        return NULL;
+    }
     return p;
 }
 

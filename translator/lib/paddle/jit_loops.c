@@ -59,6 +59,19 @@ static int classify(d2_interp *I, d2_obj *v, lslot *s, const char *name, const c
         s->type.kind = D2_VALUE_ARRAY;
         s->type.dtype = l->n ? TOBJ(l->items[0])->type.dtype : D2_F32;
         s->type.shape.ndim = 0;
+        /* the items' shape (dims that differ dynamic), so that the body reads them typed */
+        if (l->n)
+            s->type.shape = TOBJ(l->items[0])->type.shape;
+        for (size_t i = 1; i < l->n; i++) {
+            const d2_shape *es = &TOBJ(l->items[i])->type.shape;
+            if (es->ndim != s->type.shape.ndim) {
+                s->type.shape.ndim = 0;
+                break;
+            }
+            for (int d = 0; d < es->ndim; d++)
+                if (es->dims[d] != s->type.shape.dims[d])
+                    s->type.shape.dims[d] = -1;
+        }
         for (size_t i = 0; i < l->n; i++) {
             const d2_type *et = &TOBJ(l->items[i])->type;
             if (et->dtype != s->type.dtype) {

@@ -40,18 +40,33 @@ static inline d2_obj *iget(d2_interp *I, d2_obj *o, const char *name)
 /* d2_exec_run for the runs a script starts: each is bounded by what is left
  * of the script's time (exec --timeout), so an endless while_loop in a
  * converted or loaded model stops with an error instead of hanging it. */
+/* rng_offset: d2_run_limits.rng_offset, a training run's own random stream (0: none). */
+static inline int d2_jit_exec_run_rng(d2_interp *I, d2_prepared *pp, uint64_t rng_offset,
+                                      d2_tensor **in, int n_in, d2_tensor **out, int n_out,
+                                      d2_err *err)
+{
+    if (!(I->opt.timeout_s > 0) && !rng_offset)
+        return d2_exec_run(pp, in, n_in, out, n_out, err);
+    d2_run_limits lim = {0};
+    lim.rng_offset = rng_offset;
+    if (I->opt.timeout_s > 0) {
+        lim.timeout_s = I->opt.timeout_s;
+        lim.deadline = d2_interp_deadline(I);
+        if (!(lim.deadline > 0))
+            lim.deadline = d2_monotonic_s() + I->opt.timeout_s;
+    }
+    return d2_exec_run_limited(pp, &lim, in, n_in, out, n_out, err);
+}
+
 static inline int d2_jit_exec_run(d2_interp *I, d2_prepared *pp, d2_tensor **in, int n_in,
                                   d2_tensor **out, int n_out, d2_err *err)
 {
-    if (!(I->opt.timeout_s > 0))
-        return d2_exec_run(pp, in, n_in, out, n_out, err);
-    d2_run_limits lim = {0};
-    lim.timeout_s = I->opt.timeout_s;
-    lim.deadline = d2_interp_deadline(I);
-    if (!(lim.deadline > 0))
-        lim.deadline = d2_monotonic_s() + I->opt.timeout_s;
-    return d2_exec_run_limited(pp, &lim, in, n_in, out, n_out, err);
+    return d2_jit_exec_run_rng(I, pp, 0, in, n_in, out, n_out, err);
 }
+
+/* A new random-stream offset (never 0) for a run of Program p that draws random numbers
+ * (dropout_train), taken from paddle.seed's generator; 0 when p draws none. */
+uint64_t d2_jit_rng_offset(d2_interp *I, const d2_program *p);
 
 /* ---- registration of builtin modules and classes ---- */
 

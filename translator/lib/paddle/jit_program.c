@@ -1104,7 +1104,8 @@ static d2_obj *run_entry(d2_interp *I, sfn *s, entry *e, feeds *fd)
     d2_err err = {0};
     /* print ops write where print() does */
     FILE *saved = d2_print_stream_set(I->opt.out);
-    int rc = d2_jit_exec_run(I, e->pp, fd->t, fd->n, outs, e->n_out, &err);
+    uint64_t rng = d2_jit_rng_offset(I, e->prog); /* a new dropout mask per run */
+    int rc = d2_jit_exec_run_rng(I, e->pp, rng, fd->t, fd->n, outs, e->n_out, &err);
     d2_print_stream_set(saved);
     if (rc < 0) {
         d2_raise_err(I, &err);
@@ -1117,7 +1118,7 @@ static d2_obj *run_entry(d2_interp *I, sfn *s, entry *e, feeds *fd)
             goto done;
     }
     if (d2_jit_tape_run(I, D2_AS(d2_function, s->fn)->name, e->prog, e->lifted, &e->grads,
-                        fd->obj, fd->t, fd->n, vals, e->n_out) < 0)
+                        fd->obj, fd->t, fd->n, vals, e->n_out, rng) < 0)
         goto done;
     r = d2_jit_fill_slots(I, e->tmpl, vals, 0);
 done:

@@ -15,10 +15,10 @@
  * stays the plain prepared Program (no intermediates kept alive between
  * forward and backward, and control flow needs nothing saved across runs).
  * The price is a second forward at backward time. print ops are dropped from
- * the gradient Program so that a backward prints nothing. The registry has
- * no op that draws random numbers (dropout is the inference one), so the
- * recomputed forward is the forward; such an op would need its draws
- * replayed. */
+ * the gradient Program so that a backward prints nothing. Training dropout
+ * (dropout_train) draws from its seed constant mixed with the run's random
+ * offset (a new one per forward run); the node keeps it, so the recomputed
+ * forward draws the forward's masks. */
 typedef struct grad_prog {
     struct grad_prog *next;
     char *mask;       /* '1' for each node input whose gradient is computed */
@@ -29,6 +29,7 @@ typedef struct grad_prog {
     int *tgt_out;
     int n_yield;      /* yields: the gradients of these node inputs */
     int *yield_in;
+    struct d2_jit_grad *second; /* this Program's own gradients (double grad), or NULL */
 } grad_prog;
 
 /* A signature's gradient Programs; its tape nodes hold references. */
@@ -38,10 +39,13 @@ struct d2_jit_grad {
     grad_prog *list;
 };
 
+void d2_jit_grad_release(d2_jit_grad *c);
+
 static void grad_prog_free(grad_prog *g)
 {
     if (!g)
         return;
+    d2_jit_grad_release(g->second);
     d2_exec_free(g->pp);
     d2_program_free(g->prog);
     d2_free(g->mask);
@@ -252,6 +256,7 @@ typedef struct tctx {
     int n_feeds, n_in;
     d2_tensor **feeds; /* the forward's feed values (references) */
     int *in_var;       /* each node input's variable */
+    uint64_t rng_offset; /* the forward run's random stream, replayed by the recompute */
 } tctx;
 
 static void tctx_free(void *p)
@@ -353,10 +358,68 @@ static int find_or_build(d2_interp *I, tctx *c)
     return 0;
 }
 
+int d2_jit_tape_run(d2_interp *I, const char *fname, const d2_program *fwd, d2_obj *lifted,
+                    d2_jit_grad **grads, d2_obj **feed_obj, d2_tensor **feed_t, int n_feeds,
+                    d2_obj **outs, int n_out, uint64_t rng_offset);
+
+/* create_graph: the gradient run of node n (feeds in, results out) becomes a tape node itself,
+ * over the forward's feeds, the output gradients dout and the lifted parameters, whose
+ * backward is the gradient Program's own gradient; so a gradient of a to_static run is
+ * differentiable again (double grad). Sets din[i] for the needed inputs. 0, or -1. */
+static int tape_gradient(d2_interp *I, tctx *c, d2_gnode *n, d2_obj **dout, d2_tensor **in,
+                         d2_tensor **out, const bool *need, d2_obj **din)
+{
+    grad_prog *g = c->g;
+    int n_feed_all = g->n_feeds + g->n_tgt, rc = -1;
+    d2_obj **fo = d2_calloc((size_t)n_feed_all + 1, sizeof *fo);
+    d2_obj **res = d2_calloc((size_t)g->n_yield + 1, sizeof *res);
+    d2_obj *lifted = d2_dict_new(I);
+    if (!fo || !res || !lifted) {
+        nomem(I);
+        goto done;
+    }
+    for (int i = 0; i < g->n_feeds && i < n->n_in; i++)
+        fo[i] = n->in[i];
+    for (int k = 0; k < g->n_tgt; k++) {
+        int s = g->tgt_out[k];
+        fo[g->n_feeds + k] = s < n->n_out && dout[s] && is_tensor(dout[s]) ? dout[s] : NULL;
+    }
+    for (int i = c->n_feeds; i < c->n_in; i++) {
+        if (!n->in[i] || c->in_var[i] < 0)
+            continue;
+        d2_obj *key = d2_int_new(I, i), *var = d2_int_new(I, c->in_var[i]);
+        d2_obj *pair = key && var ? d2_tuple_pack(I, 2, n->in[i], var) : NULL;
+        int src = pair ? d2_dict_set(I, D2_AS(d2_dict, lifted), key, pair) : -1;
+        d2_decref(key);
+        d2_decref(var);
+        d2_decref(pair);
+        if (src < 0)
+            goto done;
+    }
+    for (int k = 0; k < g->n_yield; k++)
+        if (!(res[k] = d2_tensor_wrap(I, out[k])))
+            goto done;
+    if (d2_jit_tape_run(I, c->fname, g->prog, lifted, &g->second, fo, in, n_feed_all, res,
+                        g->n_yield, c->rng_offset) < 0)
+        goto done;
+    for (int k = 0; k < g->n_yield; k++) {
+        int i = g->yield_in[k];
+        if (need[i] && !din[i])
+            din[i] = d2_incref(res[k]);
+    }
+    rc = 0;
+done:
+    for (int k = 0; res && k < g->n_yield; k++)
+        d2_decref(res[k]);
+    d2_free(res);
+    d2_free(fo);
+    d2_decref(lifted);
+    return rc;
+}
+
 static int node_backward(d2_interp *I, d2_gnode *n, d2_obj **dout, const bool *need,
                          d2_obj **din, bool create_graph)
 {
-    D2_UNUSED(create_graph);
     tctx *c = n->ctx;
     if (!c->g && find_or_build(I, c) < 0)
         return -1;
@@ -393,10 +456,18 @@ static int node_backward(d2_interp *I, d2_gnode *n, d2_obj **dout, const bool *n
     }
     d2_err err = {0};
     FILE *saved = d2_print_stream_set(I->opt.out);
-    rc = d2_exec_run(g->pp, in, n_feed_all, out, g->n_yield, &err);
+    /* the recomputed forward draws the forward run's dropout masks */
+    d2_run_limits lim = {0};
+    lim.rng_offset = c->rng_offset;
+    rc = d2_exec_run_limited(g->pp, c->rng_offset ? &lim : NULL, in, n_feed_all, out, g->n_yield,
+                             &err);
     d2_print_stream_set(saved);
     if (rc < 0) {
         d2_raise(I, "RuntimeError", "the backward of %s() failed: %s", c->fname, err.msg);
+        goto done;
+    }
+    if (create_graph) {
+        rc = tape_gradient(I, c, n, dout, in, out, need, din);
         goto done;
     }
     for (int k = 0; k < g->n_yield; k++) {
@@ -431,9 +502,18 @@ static bool wants_grad(d2_obj *o)
            float_tensor(obj_type(o));
 }
 
+uint64_t d2_jit_rng_offset(d2_interp *I, const d2_program *p)
+{
+    for (int b = 0; p && b < p->n_blocks; b++)
+        for (int i = 0; i < p->blocks[b].n_ops; i++)
+            if (p->blocks[b].ops[i].id == D2_OP_dropout_train)
+                return d2_mt_next64(&ST(I)->rng) | 1;
+    return 0;
+}
+
 int d2_jit_tape_run(d2_interp *I, const char *fname, const d2_program *fwd, d2_obj *lifted,
                     d2_jit_grad **grads, d2_obj **feed_obj, d2_tensor **feed_t, int n_feeds,
-                    d2_obj **outs, int n_out)
+                    d2_obj **outs, int n_out, uint64_t rng_offset)
 {
     bool any_float = false;
     for (int k = 0; k < n_out; k++)
@@ -497,6 +577,7 @@ int d2_jit_tape_run(d2_interp *I, const char *fname, const d2_program *fwd, d2_o
     mask = NULL;
     c->n_feeds = n_feeds;
     c->n_in = n_in;
+    c->rng_offset = rng_offset;
     c->in_var = in_var;
     in_var = NULL;
     for (int i = 0; i < n_feeds; i++)

@@ -26,7 +26,7 @@ void d2_jit_grad_release(d2_jit_grad *c);
  * gradients. 0, or -1 with an exception. */
 int d2_jit_tape_run(d2_interp *I, const char *fname, const d2_program *fwd, d2_obj *lifted,
                     d2_jit_grad **grads, d2_obj **feed_obj, d2_tensor **feed_t, int n_feeds,
-                    d2_obj **outs, int n_out);
+                    d2_obj **outs, int n_out, uint64_t rng_offset);
 
 /* Makes prepared Program pp (of p, built with lifted) read the lifted
  * tensors that live on the eager device from their own storage, so that

@@ -619,6 +619,26 @@ static void warn_here(d2_interp *I, const char *msg)
     d2_warn(I, sp, m, "%s", msg);
 }
 
+/* Copies v into dst's storage where their dtype, size, layout and backend agree, so that a
+ * static Program or a to_static run holding the parameter's data sees the new value, as the
+ * optimizers write theirs: 0; 1 when they differ (the caller rebinds); -1 with an exception. */
+static int write_in_place(d2_tensor *dst, d2_tensor *v)
+{
+    int64_t n = dst ? d2_tensor_numel(dst) : -1;
+    if (!dst || dst->dtype != v->dtype || n != d2_tensor_numel(v) ||
+        !d2_tensor_is_contiguous(dst) || !d2_tensor_is_contiguous(v) || !dst->storage ||
+        !v->storage || dst->storage->backend != v->storage->backend ||
+        dst->kind != D2_VALUE_TENSOR || n == 0)
+        return 1;
+    d2_backend *be = dst->storage->backend ? dst->storage->backend : d2_cpu_backend();
+    size_t es = d2_dtype_size(dst->dtype);
+    d2_err err = {0};
+    if (be->copy(be, dst->storage->data, (size_t)dst->offset * es, v->storage->data,
+                 (size_t)v->offset * es, (size_t)n * es, &err) < 0)
+        return 1; /* rebinding still gives the layer its value */
+    return 0;
+}
+
 D2_FN(L_set_state_dict)
 {
     const char *fname = "Layer.set_state_dict";
@@ -689,6 +709,15 @@ D2_FN(L_set_state_dict)
         v = d2_pd_to_backend(I, v);
         if (!v)
             goto done;
+        int w = write_in_place(TOBJ(param)->t, v);
+        if (w < 0) {
+            d2_tensor_unref(v);
+            goto done;
+        }
+        if (w == 0) {
+            d2_tensor_unref(v);
+            continue;
+        }
         if (TOBJ(param)->t)
             d2_tensor_unref(TOBJ(param)->t);
         TOBJ(param)->t = v;

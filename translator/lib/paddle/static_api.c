@@ -65,6 +65,15 @@ D2_FN(P_in_dynamic_mode)
  * Program, Block, Variable, Operator
  * ====================================================================== */
 
+void d2_static_run_cache_clear(struct sprog_run_cache *c)
+{
+    d2_exec_free(c->qp);
+    d2_program_free(c->q);
+    d2_free(c->fetch);
+    d2_free(c->need);
+    memset(c, 0, sizeof *c);
+}
+
 static void sprog_fin(void *v)
 {
     sprog *s = v;
@@ -85,6 +94,13 @@ static void sprog_fin(void *v)
         d2_decref((d2_obj *)s->b->lifted);
         d2_decref(s->lr_sched);
     }
+    for (int k = 0; k < s->n_init; k++) {
+        d2_tensor_unref(s->init_dst[k]);
+        d2_tensor_unref(s->init_val[k]);
+    }
+    d2_free(s->init_dst);
+    d2_free(s->init_val);
+    d2_static_run_cache_clear(&s->run_cache);
     d2_free(s->b);
     d2_free(s->wb);
     d2_free(s->grads);
@@ -108,6 +124,9 @@ d2_obj *d2_static_prog_new(d2_interp *I, d2_program *p, char *file)
     }
     s->p = p;
     s->file = file;
+    s->serial = ++SS(I)->n_progs;
+    s->startup_serial = SS(I)->startup_prog ? d2_static_sprog_of(I, SS(I)->startup_prog)->serial
+                                            : 0;
     D2_AS(d2_opaque, o)->payload = s;
     D2_AS(d2_opaque, o)->fin = sprog_fin;
     return o;
@@ -401,6 +420,31 @@ D2_FN(PG_list_vars)
 /* program.clone(for_test=False): a copy sharing the parameter data; for_test
  * drops the backward and the optimizer ops (block 0's ops from the first
  * append_backward on), as Paddle's prune_backward. */
+void d2_static_eval_dropout(d2_program *q)
+{
+    bool *read = d2_calloc((size_t)q->n_vars + 1, sizeof *read);
+    for (int b = 0; read && b < q->n_blocks; b++) {
+        for (int i = 0; i < q->blocks[b].n_ops; i++)
+            for (int k = 0; k < q->blocks[b].ops[i].n_in; k++)
+                if (q->blocks[b].ops[i].in[k] >= 0)
+                    read[q->blocks[b].ops[i].in[k]] = true;
+        for (int j = 0; j < q->blocks[b].n_yields; j++)
+            if (q->blocks[b].yields[j] >= 0)
+                read[q->blocks[b].yields[j]] = true;
+    }
+    for (int b = 0; read && b < q->n_blocks; b++)
+        for (int i = 0; i < q->blocks[b].n_ops; i++) {
+            d2_op *op = &q->blocks[b].ops[i];
+            /* the two ops share their attributes (p, mode) */
+            if (op->id != D2_OP_dropout_train || op->n_out != 2 || read[op->out[1]])
+                continue;
+            op->id = D2_OP_dropout;
+            op->n_in = 1;
+            op->n_out = 1;
+        }
+    d2_free(read);
+}
+
 D2_FN(PG_clone)
 {
     sprog *s = self_prog(I, self, def->qualname);
@@ -421,6 +465,8 @@ D2_FN(PG_clone)
         if (s->fwd_ops < b0->n_ops)
             b0->n_ops = s->fwd_ops;
     }
+    if (q && for_test)
+        d2_static_eval_dropout(q);
     char *file = s->file ? d2_strdup(s->file) : NULL;
     if (s->file && !file) {
         d2_program_free(q);
@@ -472,8 +518,10 @@ int d2_static_set_lr(d2_interp *I, d2_obj *loss, d2_obj *lr, d2_obj *sched)
     int v = d2_pd_lift(I, b, lr);
     if (v < 0)
         return -1;
-    d2_setref(&s->lr_sched, d2_incref(sched));
+    /* a float learning rate: a persistable variable too (saved in .pdopt), no scheduler */
+    d2_setref(&s->lr_sched, !sched || sched->kind == D2_OBJ_NONE ? NULL : d2_incref(sched));
     s->lr_var = v;
+    s->has_lr = true;
     return 0;
 }
 
@@ -730,6 +778,7 @@ static d2_obj *GD_enter(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,
     d2_setref(&s->main_prog, d2_incref(m));
     if (d2_static_sprog_of(I, su))
         d2_setref(&s->startup_prog, d2_incref(su));
+    d2_static_sprog_of(I, m)->startup_serial = d2_static_sprog_of(I, s->startup_prog)->serial;
     return d2_none(I); /* Paddle's guard yields nothing */
 }
 
@@ -771,11 +820,19 @@ static d2_obj *fc_param(d2_interp *I, int64_t d0, int64_t d1, bool two, d2_dtype
     d2_obj *nm = !attr || attr->kind == D2_OBJ_NONE ? d2_str_from(I, name) : d2_incref(attr);
     d2_obj *dto = d2_pd_dtype_obj(I, dt, false);
     d2_obj *r = NULL;
+    /* a ParamAttr without a name: the parameter still takes fc's name, as Paddle's copy of
+     * the attribute does */
+    d2_obj *an = attr ? iget(I, attr, "name") : NULL;
+    bool unnamed = an && an->kind == D2_OBJ_NONE && iget(I, attr, "regularizer");
+    if (unnamed && iset_steal(I, attr, "name", d2_str_from(I, name)) < 0)
+        ok = false;
     if (ok && nm && dto) {
         d2_obj *cargs[5] = {shape, dto, I->none, nm, d2_bool(I, is_bias)};
         r = call_fn(I, "paddle", "create_parameter", cargs, 5);
         d2_decref(cargs[4]);
     }
+    if (unnamed && iset_steal(I, attr, "name", d2_incref(I->none)) < 0)
+        d2_setref(&r, NULL);
     d2_decref(nm);
     d2_decref(shape);
     return r;
@@ -997,8 +1054,8 @@ int d2_static_api_init(d2_interp *I)
     if (d2_class_add_property(I, s->prog_cls, "blocks", PG_blocks, NULL) < 0 ||
         d2_class_add_property(I, s->prog_cls, "num_blocks", PG_num_blocks, NULL) < 0)
         return -1;
-    s->main_prog = d2_static_prog_new(I, NULL, NULL);
     s->startup_prog = d2_static_prog_new(I, NULL, NULL);
+    s->main_prog = s->startup_prog ? d2_static_prog_new(I, NULL, NULL) : NULL;
     if (!s->main_prog || !s->startup_prog)
         return -1;
     /* paddle.static functions */

@@ -278,7 +278,40 @@ static d2_obj *run_built(d2_interp *I, sprog *s, d2_obj *feed, d2_obj **fitems, 
     }
     any = any || s->n_wb > 0; /* a training Program: its updates run on every run */
     d2_block *qb = NULL;
-    if (any) {
+    /* a training Program keeps its pruned and prepared copy for the next run with the same
+     * fetch list (no pass folds its float parameters, so the copy reads their updates) */
+    bool cached = any && s->n_wb > 0 && s->run_cache.qp && s->run_cache.n_fetch == n &&
+                  s->run_cache.n_vars == p->n_vars && s->run_cache.n_blocks == p->n_blocks &&
+                  s->run_cache.n_ops == p->blocks[0].n_ops && s->run_cache.n_wb == s->n_wb &&
+                  s->run_cache.passes == s->passes && s->run_cache.q->n_vars == p->n_vars &&
+                  (n == 0 || memcmp(s->run_cache.fetch, vars, sizeof *vars * (size_t)n) == 0);
+    for (int v = 0; cached && v < p->n_vars; v++)
+        cached = s->run_cache.q->vars[v].data == p->vars[v].data; /* none rebound */
+    if (cached) {
+        q = s->run_cache.q;
+        qp = s->run_cache.qp;
+        qb = &q->blocks[0];
+        n_need = s->run_cache.n_need;
+        in = d2_calloc((size_t)n_need + 1, sizeof *in);
+        if (!in) {
+            nomem(I);
+            goto done;
+        }
+        for (int j = 0; j < n_need; j++) {
+            const d2_var *var = &q->vars[s->run_cache.need[j]];
+            d2_obj *v = feed ? d2_dict_get_str(I, D2_AS(d2_dict, feed), var->name) : NULL;
+            if (!v) {
+                d2_raise(I, "ValueError",
+                         "Executor.run: no feed for the program's input '%s', which its "
+                         "operations read",
+                         var->name);
+                goto done;
+            }
+            if (!(in[j] = feed_tensor(I, var, v)))
+                goto fail;
+        }
+    }
+    if (any && !cached) {
         if (!(q = d2_program_clone(p, &err)))
             goto fail;
         qb = &q->blocks[0];
@@ -323,12 +356,28 @@ static d2_obj *run_built(d2_interp *I, sprog *s, d2_obj *feed, d2_obj **fitems, 
         if (d2_program_verify(q, &err) < 0 ||
             !(qp = d2_passes_prepare(q, s->passes, D2_MODE(I)->backend, &err)))
             goto fail;
+        if (s->n_wb > 0) {
+            int *fc = d2_malloc(sizeof *fc * ((size_t)n + 1));
+            if (fc) {
+                memcpy(fc, vars, sizeof *vars * (size_t)n);
+                d2_static_run_cache_clear(&s->run_cache);
+                s->run_cache = (struct sprog_run_cache){q, qp, fc, n, need, n_need, p->n_vars,
+                                                        p->n_blocks, p->blocks[0].n_ops, s->n_wb,
+                                                        s->passes};
+                need = NULL;
+                cached = true;
+            }
+        }
+    }
+    if (any) {
         n_out = qb->n_yields;
         if (!(outs = d2_calloc((size_t)n_out + 1, sizeof *outs))) {
             nomem(I);
             goto done;
         }
-        if (d2_jit_exec_run(I, qp, in, n_need, outs, n_out, &err) < 0)
+        /* a new dropout mask per run, as Paddle's seed generator gives */
+        if (d2_jit_exec_run_rng(I, qp, d2_jit_rng_offset(I, q), in, n_need, outs, n_out,
+                                &err) < 0)
             goto fail;
         /* the persistable write-back: parameters and optimizer states take
          * the values the update ops computed */
@@ -380,8 +429,10 @@ done:
     d2_free(res);
     d2_free(vars);
     d2_free(need);
-    d2_exec_free(qp);
-    d2_program_free(q);
+    if (!cached) {
+        d2_exec_free(qp);
+        d2_program_free(q);
+    }
     return r;
 }
 
@@ -440,7 +491,7 @@ D2_FN(EX_run)
     if (!s->p) {
         /* an empty Program: the startup program, or a main program never built */
         if (nfl == 0)
-            return d2_list_new(I, 0);
+            return d2_static_run_startup(I, s) < 0 ? NULL : d2_list_new(I, 0);
         return d2_raise(I, "ValueError",
                         "Executor.run: the program is empty, there is nothing to fetch (build "
                         "it with paddle.static.data and operations on it, or load a model with "
@@ -973,6 +1024,7 @@ static int save_pruned(d2_interp *I, const char *fname, const sprog *s, d2_obj *
     }
     if (reshape_io(I, q, feed, nfeed, fetch, nfetch, fname) < 0)
         goto done;
+    d2_static_eval_dropout(q);
     if (!(dir = d2_strdup(file))) {
         nomem(I);
         goto done;
@@ -1349,7 +1401,48 @@ static int persistable_kind(const sprog *s, int v)
     for (int k = 0; k < s->n_wb; k++)
         if (s->wb[2 * k] == v)
             return 2;
-    return s->lr_sched && s->lr_var == v ? 2 : 0;
+    return s->has_lr && s->lr_var == v ? 2 : 0;
+}
+
+int d2_static_run_startup(d2_interp *I, sprog *s)
+{
+    d2_err err = {0};
+    for (sprog *q = SS(I)->built; q; q = q->next) {
+        if (q == s || q->startup_serial != s->serial || !q->p)
+            continue;
+        for (int v = 0; v < q->p->n_vars; v++) {
+            d2_tensor *dst = q->p->vars[v].data;
+            if (!q->p->vars[v].persistable || !dst || !persistable_kind(q, v))
+                continue;
+            int k = 0;
+            while (k < s->n_init && s->init_dst[k] != dst)
+                k++;
+            if (k < s->n_init) {
+                if (write_persistable(dst, s->init_val[k], q->p->vars[v].name, &err) < 0)
+                    goto fail;
+                continue;
+            }
+            d2_tensor **nd = d2_realloc(s->init_dst, (size_t)(k + 1) * sizeof *nd);
+            if (nd)
+                s->init_dst = nd;
+            d2_tensor **nv = nd ? d2_realloc(s->init_val, (size_t)(k + 1) * sizeof *nv) : NULL;
+            if (nv)
+                s->init_val = nv;
+            d2_tensor *val = nv ? d2_tensor_copy_to(dst, NULL, &err) : NULL;
+            if (!val)
+                goto fail;
+            s->init_dst[k] = d2_tensor_ref(dst);
+            s->init_val[k] = val;
+            s->n_init = k + 1;
+        }
+    }
+    return 0;
+fail:
+    if (err.code)
+        d2_raise_err(I, &err);
+    else
+        nomem(I);
+    return -1;
 }
 
 /* The built Program argument of fname; NULL with an exception. */
@@ -1435,23 +1528,13 @@ done:
     return r;
 }
 
-/* Writes the {name: array} pickle in file into the persistable variables of
- * s's Program of those names. 0, or -1 with an exception. */
-static int load_into(d2_interp *I, sprog *s, const char *file, const char *fname)
+/* Writes the values of dict d ({name: array or Tensor}) into the persistable variables of s's
+ * Program of those names (from: where d came from, for errors). 0, or -1 with an exception. */
+static int state_into(d2_interp *I, sprog *s, d2_obj *d, const char *from, const char *fname)
 {
-    d2_obj *load = d2_jit_mod_attr(I, "paddle", "load");
-    if (!load) {
-        d2_raise(I, "RuntimeError", "internal: paddle.load is missing");
-        return -1;
-    }
-    d2_obj *fo = d2_str_new(I, file, strlen(file));
-    d2_obj *d = fo ? d2_call(I, load, &fo, 1, NULL) : NULL;
-    d2_decref(fo);
-    if (!d)
-        return -1;
     int rc = 0;
     if (d->kind != D2_OBJ_DICT) {
-        d2_raise(I, "ValueError", "%s: %s does not hold a dict of arrays", fname, file);
+        d2_raise(I, "ValueError", "%s: %s does not hold a dict of arrays", fname, from);
         rc = -1;
     }
     for (int v = 0; rc == 0 && v < s->p->n_vars; v++) {
@@ -1467,7 +1550,7 @@ static int load_into(d2_interp *I, sprog *s, const char *file, const char *fname
             rc = -1;
         else if (d2_tensor_numel(TOBJ(t)->t) != d2_tensor_numel(var->data)) {
             d2_raise(I, "RuntimeError", "%s: the shape of '%s' in %s does not match the program's",
-                     fname, var->name, file);
+                     fname, var->name, from);
             rc = -1;
         } else if (write_persistable(var->data, TOBJ(t)->t, var->name, &err) < 0) {
             d2_raise_err(I, &err);
@@ -1475,8 +1558,102 @@ static int load_into(d2_interp *I, sprog *s, const char *file, const char *fname
         }
         d2_decref(t);
     }
+    return rc;
+}
+
+/* paddle.load(file): a new reference, or NULL with an exception. */
+static d2_obj *load_file(d2_interp *I, const char *file)
+{
+    d2_obj *load = d2_jit_mod_attr(I, "paddle", "load");
+    if (!load)
+        return d2_raise(I, "RuntimeError", "internal: paddle.load is missing");
+    d2_obj *fo = d2_str_new(I, file, strlen(file));
+    d2_obj *d = fo ? d2_call(I, load, &fo, 1, NULL) : NULL;
+    d2_decref(fo);
+    return d;
+}
+
+/* Writes the {name: array} pickle in file into the persistable variables of
+ * s's Program of those names. 0, or -1 with an exception. */
+static int load_into(d2_interp *I, sprog *s, const char *file, const char *fname)
+{
+    d2_obj *d = load_file(I, file);
+    int rc = d ? state_into(I, s, d, file, fname) : -1;
     d2_decref(d);
     return rc;
+}
+
+/* Program.set_state_dict(state_dict, scope=None) and
+ * paddle.static.set_program_state(program, state_dict): the values of the persistable
+ * variables named in state_dict; the Executor's next run reads them. */
+D2_FN(PG_set_state_dict)
+{
+    sprog *s = built_arg(I, self, def->qualname);
+    return s && state_into(I, s, a[0], "state_dict", def->qualname) == 0 ? d2_none(I) : NULL;
+}
+
+D2_FN(S_set_program_state)
+{
+    sprog *s = built_arg(I, a[0], def->qualname);
+    return s && state_into(I, s, a[1], "state_dict", def->qualname) == 0 ? d2_none(I) : NULL;
+}
+
+/* Program.state_dict(mode='all', scope=None): {name: Tensor} of the parameters ('param'), the
+ * optimizer state ('opt') or both ('all'); the Tensors share the Program's data. */
+D2_FN(PG_state_dict)
+{
+    const char *fname = def->qualname;
+    sprog *s = built_arg(I, self, fname);
+    const char *mode = s ? d2_to_cstr(I, a[0], "mode") : NULL;
+    if (!mode)
+        return NULL;
+    int want = strcmp(mode, "param") == 0 ? 1 : strcmp(mode, "opt") == 0 ? 2 : 0;
+    if (!want && strcmp(mode, "all") != 0)
+        return d2_raise(I, "ValueError",
+                        "mode %s is not supported, only support 'param', 'opt' and 'all'", mode);
+    d2_obj *r = d2_dict_new(I);
+    for (int v = 0; r && v < s->p->n_vars; v++) {
+        const d2_var *var = &s->p->vars[v];
+        int kind = var->persistable && var->data ? persistable_kind(s, v) : 0;
+        if (!kind || (want && kind != want))
+            continue;
+        d2_obj *t = d2_tensor_wrap(I, var->data);
+        if (t)
+            TOBJ(t)->name = var->name;
+        if (!t || d2_dict_set_str(I, D2_AS(d2_dict, r), var->name, t) < 0)
+            d2_setref(&r, NULL);
+        d2_decref(t);
+    }
+    return r;
+}
+
+/* paddle.static.load_program_state(model_path, var_list=None): {name: ndarray} of
+ * model_path.pdparams and, where it exists, model_path.pdopt */
+D2_FN(S_load_program_state)
+{
+    const char *path = d2_to_cstr(I, a[0], "model_path");
+    if (!path)
+        return NULL;
+    size_t n = strlen(path);
+    char *prefix = d2_strdup(path);
+    if (!prefix)
+        return nomem(I);
+    if (n > 9 && strcmp(prefix + n - 9, ".pdparams") == 0)
+        prefix[n - 9] = '\0';
+    char *pf = join(prefix, "", ".pdparams"), *of = join(prefix, "", ".pdopt");
+    d2_obj *r = NULL, *o = NULL;
+    if (!pf || !of)
+        nomem(I);
+    else if (!is_file(pf))
+        d2_raise(I, "ValueError", "Parameter file [%s] not exits", pf);
+    else if ((r = load_file(I, pf)) && r->kind == D2_OBJ_DICT && is_file(of) &&
+             (!(o = load_file(I, of)) || d2_dict_merge(I, D2_AS(d2_dict, r), o) < 0))
+        d2_setref(&r, NULL);
+    d2_decref(o);
+    d2_free(prefix);
+    d2_free(pf);
+    d2_free(of);
+    return r;
 }
 
 /* paddle.static.load(program, model_path, executor=None, var_list=None):
@@ -1551,6 +1728,15 @@ int d2_static_exec_init(d2_interp *I, st_state *s)
                "paddle.static.save"),
         D2_DEF("load", "program, model_path, executor=None, var_list=None", S_load,
                "paddle.static.load"),
+        D2_DEF("set_program_state", "program, state_dict", S_set_program_state,
+               "paddle.static.set_program_state"),
+        D2_DEF("load_program_state", "model_path, var_list=None", S_load_program_state,
+               "paddle.static.load_program_state"),
+    };
+    static const d2_def pg_defs[] = {
+        D2_DEF("state_dict", "mode='all', scope=None", PG_state_dict, "Program.state_dict"),
+        D2_DEF("set_state_dict", "state_dict, scope=None", PG_set_state_dict,
+               "Program.set_state_dict"),
     };
     static const d2_def scope_defs[] = {
         D2_DEF("find_var", "name", SC_find_var, "Scope.find_var"),
@@ -1580,7 +1766,8 @@ int d2_static_exec_init(d2_interp *I, st_state *s)
                                  D2_COUNTOF(scope_defs), NULL, 0);
     s->scope_var_cls = d2_jit_new_class(I, NULL, "_ScopeVariable", D2_OBJ_INSTANCE, scope_var_defs,
                                      D2_COUNTOF(scope_var_defs), NULL, 0);
-    if (!s->exe_cls || !s->pt_cls || !s->scope_cls || !s->scope_var_cls)
+    if (!s->exe_cls || !s->pt_cls || !s->scope_cls || !s->scope_var_cls ||
+        d2_class_add_defs(I, s->prog_cls, pg_defs, D2_COUNTOF(pg_defs), 0) < 0)
         return -1;
     d2_obj *gi = d2_def_new(I, &get_instance, NULL);
     int rc = gi ? d2_dict_set_str(I, s->pt_cls->dict, "get_instance", gi) : -1;

@@ -167,6 +167,17 @@ static d2_obj *grad_obj(d2_interp *I, d2_builder *b, int g)
     return o;
 }
 
+/* Whether name is one the Program generated ("t<N>"), not one a script chose. */
+static bool generated_name(const char *name)
+{
+    if (!name || name[0] != 't' || !name[1])
+        return false;
+    for (const char *c = name + 1; *c; c++)
+        if (*c < '0' || *c > '9')
+            return false;
+    return true;
+}
+
 /* paddle.static.append_backward(loss, parameter_list=None, no_grad_set=None, ...): appends the
  * backward of loss to its Program and returns [(parameter, gradient)] for the trainable
  * parameters (all of them by default, in the order the Program took them in) that loss depends
@@ -239,6 +250,20 @@ D2_FN(S_append_backward)
         }
         if (!p)
             p = d2_pd_symbolic(I, b, wrt[i]);
+        /* Paddle names a parameter's gradient "<param>@GRAD", and scripts fetch it so; a
+         * gradient variable that is not the backward's own (a name taken) keeps its name */
+        if (p && grads[i] != wrt[i] && generated_name(b->prog->vars[grads[i]].name) &&
+            !b->prog->vars[grads[i]].persistable) {
+            char gn[512];
+            d2_err err = {0};
+            snprintf(gn, sizeof gn, "%s@GRAD", b->prog->vars[wrt[i]].name);
+            if (d2_program_rename_var(b->prog, grads[i], gn, &err) < 0) {
+                d2_decref(p);
+                d2_raise_err(I, &err);
+                d2_setref(&r, NULL);
+                break;
+            }
+        }
         d2_obj *g = p ? grad_obj(I, b, grads[i]) : NULL;
         d2_obj *pair = g ? d2_tuple_pack(I, 2, p, g) : NULL;
         d2_decref(p);

@@ -22,6 +22,7 @@ typedef struct st_state {
     d2_obj *translator;  /* the ProgramTranslator singleton, made on first use */
     struct sprog *built; /* Programs with a builder (list through sprog.next) */
     int n_fc;            /* paddle.static.nn.fc calls, for parameter names */
+    unsigned n_progs;    /* Programs made, for sprog.serial */
     bool static_mode;    /* paddle.enable_static() was called last */
 } st_state;
 
@@ -44,6 +45,7 @@ typedef struct sprog {
      * before every run (NULL: none) */
     d2_obj *lr_sched;
     int lr_var;
+    bool has_lr; /* lr_var is the learning rate (with or without a scheduler) */
     /* the number of block 0's ops before the first append_backward (valid
      * when has_backward): clone(for_test=True) keeps only those */
     int fwd_ops;
@@ -58,7 +60,36 @@ typedef struct sprog {
     bool dp_ran; /* a data-parallel run has used this Program (share_vars_from checks it) */
     bool collective;  /* fleet.distributed_optimizer minimized it: runs average over the ranks */
     bool dist_synced; /* a collective run has given every rank rank 0's persistables */
+    /* serial: this Program's number; startup_serial: that of the startup Program it was
+     * guarded with (program_guard), whose run initialises its persistables */
+    unsigned serial, startup_serial;
+    /* a startup Program: the persistable data it initialises (references) and their
+     * values when it first ran (the values the parameters were created with) */
+    d2_tensor **init_dst, **init_val;
+    int n_init;
+    /* a training Program's last pruned and prepared copy, for runs with the same fetch list
+     * while the Program stays as it was (q NULL: none) */
+    struct sprog_run_cache {
+        d2_program *q;
+        d2_prepared *qp;
+        int *fetch, n_fetch; /* the fetched variables */
+        int *need, n_need;   /* the fed inputs, in q's order */
+        int n_vars, n_blocks, n_ops, n_wb;
+        uint32_t passes;
+    } run_cache;
 } sprog;
+
+/* Frees a run cache's copy (the cache is left empty). */
+void d2_static_run_cache_clear(struct sprog_run_cache *c);
+
+/* Executor.run of startup Program s: the persistables of the Programs guarded with it take
+ * the values they had when s first ran (then: their values at creation). 0, or -1 with an
+ * exception. */
+int d2_static_run_startup(d2_interp *I, sprog *s);
+
+/* Turns the training dropouts of q whose masks nothing reads (no backward) into inference
+ * dropouts, as Paddle's clone(for_test=True) and save_inference_model set is_test. */
+void d2_static_eval_dropout(d2_program *q);
 
 static inline st_state *SS(d2_interp *I) { return I->ext[D2_EXT_STATIC]; }
 
