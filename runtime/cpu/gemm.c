@@ -337,7 +337,7 @@ static const void *item(const void *base, int64_t i, int64_t stride, size_t es)
  * time in a local accumulator: fused multiply-adds in k order, as BLIS's
  * kernels accumulate, so that results match the BLIS path bit for bit. */
 #define TINY_GEMM(T, FMA)                                                                          \
-    static void tiny_##T(const gemm_plan *p, const T *a, const T *b, T *c)                         \
+    D2_SIMD static void tiny_##T(const gemm_plan *p, const T *a, const T *b, T *c)                      \
     {                                                                                              \
         T acc[TINY_GEMM_VOL];                                                                      \
         T al = (T)p->alpha, be = (T)p->beta;                                                       \
