@@ -279,6 +279,38 @@ int infer_conv2d(d2_infer_ctx *ic)
     return 0;
 }
 
+/* linear_fused: linear's result; residual (when given) has that type, the activation is
+ * "", "relu", "gelu" or "gelu_tanh". */
+int infer_linear_fused(d2_infer_ctx *ic)
+{
+    if (infer_linear(ic) < 0)
+        return -1;
+    const char *act = ATTR_STR(ic, "activation");
+    if (*act && strcmp(act, "relu") != 0 && strcmp(act, "gelu") != 0 &&
+        strcmp(act, "gelu_tanh") != 0)
+        return d2_err_set(ic->err, D2_ERR_INVALID,
+                          "linear_fused: activation \"%s\" is not \"\", \"relu\", \"gelu\" or "
+                          "\"gelu_tanh\"",
+                          act);
+    if (!has_input(ic, 3))
+        return 0;
+    if (need_same_dtype(ic, 3) < 0)
+        return -1;
+    const d2_shape *r = &ic->in[3].shape, *o = &ic->out[0].shape;
+    bool fits = r->ndim == o->ndim;
+    for (int i = 0; fits && i < o->ndim; i++)
+        fits = r->dims[i] < 0 || o->dims[i] < 0 || r->dims[i] == o->dims[i];
+    if (!fits) {
+        char rs[160], os[160];
+        d2_shape_str(r, rs, sizeof rs);
+        d2_shape_str(o, os, sizeof os);
+        return d2_err_set(ic->err, D2_ERR_SHAPE,
+                          "linear_fused: residual of shape %s does not match the result %s", rs,
+                          os);
+    }
+    return 0;
+}
+
 /* conv2d_fused: conv2d's result; residual (when given) has that type, the
  * activation is "" or "relu". */
 int infer_conv2d_fused(d2_infer_ctx *ic)

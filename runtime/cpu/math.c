@@ -1,5 +1,6 @@
 /* math.c - CPU kernels for elementwise, comparison, logical, activation and reduction ops. */
 #include "../ops.h"
+#include "vecmath.h"
 
 #include <string.h>
 #include <tgmath.h>
@@ -402,35 +403,15 @@ UN_FLOAT(erf, erf(a))
 
 /* gelu: exact x/2 (1 + erf(x/sqrt 2)), or the tanh approximation
  * x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). */
-/* erf(x) for float as a rational function of x (odd degree 13 over even degree 8, the
- * coefficients of Eigen's and XLA's vectorised erf), x clamped to [-4, 4] where erf is +-1 in
- * float: largest error 4.2e-7 against double erf, so gelu is within 1.4e-6 of the exact value
- * for |x| < 10 (libm's erff: 4.5e-7). Unlike libm's it vectorises, which made gelu a fifth
- * of transformer_encoder's run time. */
-static inline float erf_poly(float a)
-{
-    float x = a > 4.0f ? 4.0f : a < -4.0f ? -4.0f : a;
-    float x2 = x * x;
-    float p = x2 * -2.72614225801306e-10f + 2.77068142495902e-08f;
-    p = x2 * p + -2.10102402082508e-06f;
-    p = x2 * p + -5.69250639462346e-05f;
-    p = x2 * p + -7.34990630326855e-04f;
-    p = x2 * p + -2.95459980854025e-03f;
-    p = x2 * p + -1.60960333262415e-02f;
-    float q = x2 * -1.45660718464996e-05f + -2.13374055278905e-04f;
-    q = x2 * q + -1.68282697438203e-03f;
-    q = x2 * q + -7.37332916720468e-03f;
-    q = x2 * q + -1.42647390514189e-02f;
-    return x * p / q;
-}
-
+/* Unlike libm's erff, d2_erf_poly vectorises: libm's made gelu a fifth of
+ * transformer_encoder's run time. */
 D2_SIMD static void gelu_erf_f32(int64_t n, const void *xv, void *ov, const double *prm)
 {
     const float *restrict x = xv;
     float *restrict o = ov;
     (void)prm;
     for (int64_t i = 0; i < n; i++)
-        o[i] = 0.5f * x[i] * (1.0f + erf_poly(x[i] * 0.70710678118654752f));
+        o[i] = d2_gelu_f32(x[i]);
 }
 DEF_UN(gelu_erf_f64, double, double, , 0.5 * a * (1 + erf(a * 0.70710678118654752)))
 DEF_UN(gelu_tanh_f32, float, float, ,

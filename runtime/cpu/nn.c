@@ -2,6 +2,7 @@
 #include "../ops.h"
 #include "dnnl.h"
 #include "gemm.h"
+#include "vecmath.h"
 #include "../rng.h"
 
 #include <float.h>
@@ -167,6 +168,59 @@ int cpu_linear(d2_kctx *k)
         return 0;
     return d2_gemm(x->dtype, false, false, rows, nout, in, 1.0, d2_tensor_data(x), ld(in),
                    d2_tensor_data(w), ld(nout), b ? 1.0 : 0.0, od, ld(nout), k->err);
+}
+
+/* linear_fused's epilogue over the GEMM's result o: + r (when given), then the activation
+ * (0 none, 1 relu, 2 gelu, 3 gelu_tanh), one pass. */
+D2_SIMD static void epilogue_f32(float *restrict o, const float *restrict r, int64_t n, int act)
+{
+    if (r)
+        for (int64_t i = 0; i < n; i++)
+            o[i] += r[i];
+    if (act == 1)
+        for (int64_t i = 0; i < n; i++)
+            o[i] = o[i] < 0 ? 0 : o[i];
+    else if (act == 2)
+        for (int64_t i = 0; i < n; i++)
+            o[i] = d2_gelu_f32(o[i]);
+    else if (act == 3)
+        for (int64_t i = 0; i < n; i++)
+            o[i] = 0.5f * o[i] *
+                   (1.0f + tanhf(0.79788456080286536f * (o[i] + 0.044715f * o[i] * o[i] * o[i])));
+}
+
+static void epilogue_f64(double *restrict o, const double *restrict r, int64_t n, int act)
+{
+    for (int64_t i = 0; i < n; i++) {
+        double v = o[i] + (r ? r[i] : 0.0);
+        if (act == 1)
+            v = v < 0 ? 0 : v;
+        else if (act == 2)
+            v = 0.5 * v * (1 + erf(v * 0.70710678118654752));
+        else if (act == 3)
+            v = 0.5 * v * (1 + tanh(0.79788456080286536 * (v + 0.044715 * v * v * v)));
+        o[i] = v;
+    }
+}
+
+int cpu_linear_fused(d2_kctx *k)
+{
+    d2_tensor *res = k->n_in > 3 ? k->in[3] : NULL, *out = k->out[0];
+    if (res && (res->dtype != out->dtype || d2_tensor_numel(res) != d2_tensor_numel(out)))
+        return d2_err_set(k->err, D2_ERR_SHAPE,
+                          "linear_fused: the residual must have the result's shape and dtype");
+    const char *a = ATTR_STR(k, "activation");
+    int act = !*a ? 0 : strcmp(a, "relu") == 0 ? 1 : strcmp(a, "gelu") == 0 ? 2 : 3;
+    if (cpu_linear(k) < 0)
+        return -1;
+    int64_t n = d2_tensor_numel(out);
+    if (n == 0 || (!res && !act))
+        return 0;
+    if (out->dtype == D2_F32)
+        epilogue_f32(d2_tensor_data(out), res ? d2_tensor_data(res) : NULL, n, act);
+    else
+        epilogue_f64(d2_tensor_data(out), res ? d2_tensor_data(res) : NULL, n, act);
+    return 0;
 }
 
 /* ---- conv2d via im2col + GEMM ---- */

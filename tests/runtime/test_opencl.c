@@ -820,6 +820,17 @@ static void build_cases(void)
                  fmt("%s[2,8,5,7]:unit %s[3,8,1,1]:unit none %s[2,3,5,7]", DT[d], DT[d], DT[d]),
                  GEMM);
     }
+    /* linear_fused: bias, residual and each activation after the product */
+    for (int d = 0; d < 2; d++) {
+        add_case("linear_fused", "activation = \"gelu\"",
+                 fmt("%s[2,3,17] %s[17,9] %s[9] none", DT[d], DT[d], DT[d]), GEMM);
+        add_case("linear_fused", "activation = \"gelu_tanh\"",
+                 fmt("%s[5,17] %s[17,9] none none", DT[d], DT[d]), GEMM);
+        add_case("linear_fused", "activation = \"relu\"",
+                 fmt("%s[2,3,17] %s[17,9] %s[9] %s[2,3,9]", DT[d], DT[d], DT[d], DT[d]), GEMM);
+        add_case("linear_fused", "",
+                 fmt("%s[4,17] %s[17,9] %s[9] %s[4,9]", DT[d], DT[d], DT[d], DT[d]), GEMM);
+    }
     static const char *ct[][2] = {
         {"[2,3,5,4] [3,4,3,3] [4]", "strides = [2, 2], paddings = [1, 1]"},
         {"[1,4,4,5] [4,2,3,2] none", "groups = 2, strides = [2, 3], output_padding = [1, 0]"},
