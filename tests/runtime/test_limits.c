@@ -247,11 +247,12 @@ static void test_byte_cap(void **state)
     int64_t rows = dy2st_tensor_dim(x, 0);
     dy2st_tensor *out[3] = {0};
     dy2st_run_options *o = dy2st_run_options_new();
-    dy2st_run_options_set_max_bytes(o, 16); /* h0 is rows x 8 float32 */
+    /* h1 = relu(linear(x)) is rows x 8 float32, one linear_fused op after the passes */
+    dy2st_run_options_set_max_bytes(o, 16);
     assert_int_equal(dy2st_model_run_with_options(m, o, &x, 1, out, 3, &st), -1);
     char want[160];
     snprintf(want, sizeof want,
-             "block ^0 op 0 (linear): output 0 needs %lld bytes, over the run's cap of 16 bytes "
+             "block ^0 op 0 (linear_fused): output 0 needs %lld bytes, over the run's cap of 16 bytes "
              "(0 allocated before it)", (long long)(rows * 8 * 4));
     assert_status(&st, DY2ST_ERR_LIMIT, want);
     for (int i = 0; i < 3; i++)
