@@ -681,6 +681,15 @@ static bool shares_storage(const d2_tensor *t, d2_tensor *const *in, int n_in)
 /* Runs op i of block b: infers concrete output types, allocates outputs,
  * runs the kernel, stores the outputs in their slots and releases the slots
  * that die here. */
+/* Whether a value of static type t holds at most 4 KiB (d2_tensor_new's cached sizes). */
+static bool small_value(const d2_type *t)
+{
+    int64_t n = (int64_t)d2_dtype_size(t->dtype);
+    for (int d = 0; d < t->shape.ndim && n <= 4096; d++)
+        n *= t->shape.dims[d];
+    return n <= 4096;
+}
+
 static int run_op(d2_exec_frame *f, int b, int i, d2_err *err)
 {
     const d2_prepared *pp = f->pp;
@@ -719,7 +728,9 @@ static int run_op(d2_exec_frame *f, int b, int i, d2_err *err)
             }
             if (f->lim && f->lim->max_bytes && charge_output(f, j, t, err) < 0)
                 goto fail;
-            if (pp->pool)
+            /* small values (loop counters, scalars) come from the thread's tensor cache,
+             * which takes no lock and no best-fit search */
+            if (pp->pool && !small_value(t))
                 s.out[j] = d2_bufpool_tensor_new(pp->pool, t->dtype, t->shape.ndim, t->shape.dims,
                                                  err);
             else
