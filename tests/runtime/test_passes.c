@@ -190,6 +190,13 @@ static void test_drop_identity(void **state)
     assert_int_equal(golden_case("drop_identity"), 2);
 }
 
+static void test_hoist(void **state)
+{
+    (void)state;
+    /* limit, one and w2 */
+    assert_int_equal(golden_case("hoist"), 3);
+}
+
 static void test_training_program(void **state)
 {
     (void)state;
@@ -422,7 +429,7 @@ int main(void)
         cmocka_unit_test(test_parse_sets),   cmocka_unit_test(test_prepare),
         cmocka_unit_test(test_conv2d_fused_op),
         cmocka_unit_test(test_fuse_linear),  cmocka_unit_test(test_drop_identity),
-        cmocka_unit_test(test_linear_fused_op),
+        cmocka_unit_test(test_linear_fused_op), cmocka_unit_test(test_hoist),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
