@@ -140,16 +140,16 @@ static thread_ws *thread_state(size_t n)
 typedef struct conv_key {
     d2_dnnl_conv cv;
     int threads;
-    int64_t v[22]; /* every field above, as compared (no padding bytes) */
+    int64_t v[23]; /* every field above, as compared (no padding bytes) */
 } conv_key;
 
 static void key_make(conv_key *k, const d2_dnnl_conv *c, int threads)
 {
     k->cv = *c;
     k->threads = threads;
-    int64_t v[22] = {c->n,  c->c,  c->h,  c->w,  c->oc,   c->kh,   c->kw,   c->oh,
+    int64_t v[23] = {c->n,  c->c,  c->h,  c->w,  c->oc,   c->kh,   c->kw,   c->oh,
                      c->ow, c->groups, c->sh, c->sw, c->dh, c->dw, c->pt, c->pl,
-                     c->pb, c->pr,     c->bias, c->relu, c->sum, threads};
+                     c->pb, c->pr,     c->bias, c->relu, c->sum, c->nhwc, threads};
     memcpy(k->v, v, sizeof v);
 }
 
@@ -256,18 +256,17 @@ static conv_entry *entry_build(const conv_key *k)
     dnnl_primitive_attr_t attr = NULL;
     dnnl_post_ops_t po = NULL;
     dnnl_primitive_desc_t pd = NULL;
-    bool ok = dnnl_memory_desc_init_by_tag(&e->src_user, 4, sd, dnnl_f32, dnnl_nchw) ==
-                  dnnl_success &&
-              dnnl_memory_desc_init_by_tag(&e->dst_user, 4, dd, dnnl_f32, dnnl_nchw) ==
-                  dnnl_success &&
+    /* NHWC activations: the convolution is built for that layout, so none is reordered */
+    dnnl_format_tag_t act = c->nhwc ? dnnl_nhwc : dnnl_nchw;
+    dnnl_format_tag_t act_any = c->nhwc ? dnnl_nhwc : dnnl_format_tag_any;
+    bool ok = dnnl_memory_desc_init_by_tag(&e->src_user, 4, sd, dnnl_f32, act) == dnnl_success &&
+              dnnl_memory_desc_init_by_tag(&e->dst_user, 4, dd, dnnl_f32, act) == dnnl_success &&
               dnnl_memory_desc_init_by_tag(&e->wei_user, wn, wdims, dnnl_f32,
                                            grouped ? dnnl_goihw : dnnl_oihw) == dnnl_success &&
               dnnl_memory_desc_init_by_tag(&e->bias_md, 1, bd, dnnl_f32, dnnl_x) ==
                   dnnl_success &&
-              dnnl_memory_desc_init_by_tag(&src_any, 4, sd, dnnl_f32, dnnl_format_tag_any) ==
-                  dnnl_success &&
-              dnnl_memory_desc_init_by_tag(&dst_any, 4, dd, dnnl_f32, dnnl_format_tag_any) ==
-                  dnnl_success &&
+              dnnl_memory_desc_init_by_tag(&src_any, 4, sd, dnnl_f32, act_any) == dnnl_success &&
+              dnnl_memory_desc_init_by_tag(&dst_any, 4, dd, dnnl_f32, act_any) == dnnl_success &&
               dnnl_memory_desc_init_by_tag(&wei_any, wn, wdims, dnnl_f32, dnnl_format_tag_any) ==
                   dnnl_success &&
               dnnl_primitive_attr_create(&attr) == dnnl_success &&
@@ -406,7 +405,7 @@ int d2_dnnl_conv2d(const d2_dnnl_conv *cv, const float *x, const float *w, const
                    float *y, d2_err *err)
 {
     d2_dnnl_mode mode = d2_dnnl_get_mode();
-    if (mode == D2_DNNL_NEVER || (mode == D2_DNNL_AUTO && !worth_it(cv)))
+    if (mode == D2_DNNL_NEVER || (mode == D2_DNNL_AUTO && !cv->nhwc && !worth_it(cv)))
         return 1;
     pthread_once(&G.once, dnnl_init);
     if (!G.engine || !G.tls_ok)

@@ -428,7 +428,7 @@ static int conv_forward(d2_kctx *k, d2_tensor *x, d2_tensor *wt, d2_tensor *b, d
         /* oneDNN where built with it and faster for this shape (dnnl.c) */
         d2_dnnl_conv cv = {nn, c, h, w, oc, kh, kw, oh, ow, groups, g.sh, g.sw, g.dh, g.dw, g.pt,
                            g.pl, pad_end(oh, g.sh, kh, g.dh, h, g.pt),
-                           pad_end(ow, g.sw, kw, g.dw, w, g.pl), b != NULL, relu, res != NULL};
+                           pad_end(ow, g.sw, kw, g.dw, w, g.pl), b != NULL, relu, res != NULL, false};
         if (res) /* the sum post-op adds what the output holds */
             memcpy(od, d2_tensor_data(res), (size_t)d2_tensor_numel(out) * es);
         int dr = d2_dnnl_conv2d(&cv, (const float *)xd, (const float *)wd,
@@ -448,14 +448,89 @@ int cpu_conv2d(d2_kctx *k)
                         k->out[0]);
 }
 
+/* A copy of 4-D t with its dims permuted: to NCHW from NHWC (to_nchw) or back; NULL with
+ * err set when out of memory. */
+static d2_tensor *permute_nhwc(const d2_tensor *t, bool to_nchw, d2_err *err)
+{
+    const int64_t *s = t->shape;
+    int64_t shape[4] = {s[0], to_nchw ? s[3] : s[2], to_nchw ? s[1] : s[3],
+                        to_nchw ? s[2] : s[1]};
+    d2_tensor *o = d2_tensor_new(NULL, t->dtype, 4, shape, err);
+    if (!o)
+        return NULL;
+    /* as [n, a, b] -> [n, b, a] with a*b = the plane: (h*w, c) for NHWC -> NCHW */
+    int64_t a = to_nchw ? s[1] * s[2] : s[1], b = to_nchw ? s[3] : s[2] * s[3];
+    size_t es = d2_dtype_size(t->dtype);
+    const char *src = d2_tensor_data(t);
+    char *dst = d2_tensor_data(o);
+    for (int64_t n = 0; n < s[0]; n++)
+        for (int64_t i = 0; i < a; i++)
+            for (int64_t j = 0; j < b; j++)
+                memcpy(dst + (size_t)((n * b + j) * a + i) * es,
+                       src + (size_t)((n * a + i) * b + j) * es, es);
+    return o;
+}
+
+/* conv2d_fused with data_format NHWC (x, residual and out [n, h, w, c], weight OIHW):
+ * oneDNN runs it in that layout; elsewhere (oneDNN absent or declining) it runs as NCHW on
+ * permuted copies. */
+static int conv_forward_nhwc(d2_kctx *k, d2_tensor *x, d2_tensor *wt, d2_tensor *b,
+                             d2_tensor *res, bool relu, d2_tensor *out)
+{
+    if (x->ndim != 4 || wt->ndim != 4 || out->ndim != 4)
+        return d2_err_set(k->err, D2_ERR_SHAPE, "conv2d: x and weight must be 4-D");
+    if (x->dtype == D2_F32 && wt->dtype == D2_F32 && (!b || b->dtype == D2_F32) &&
+        d2_tensor_numel(out) > 0) {
+        int64_t nn = x->shape[0], h = x->shape[1], w = x->shape[2], c = x->shape[3];
+        int64_t oc = wt->shape[0], cg = wt->shape[1], kh = wt->shape[2], kw = wt->shape[3];
+        int64_t oh = out->shape[1], ow = out->shape[2], groups = ATTR_INT(k, "groups");
+        if (groups >= 1 && cg * groups == c && oc % groups == 0 && out->shape[3] == oc &&
+            out->shape[0] == nn && cg * kh * kw > 0 && (!b || d2_tensor_numel(b) == oc)) {
+            conv_geom g;
+            conv_resolve(k, h, w, kh, kw, &g);
+            d2_dnnl_conv cv = {nn, c, h, w, oc, kh, kw, oh, ow, groups, g.sh, g.sw, g.dh, g.dw,
+                               g.pt, g.pl, pad_end(oh, g.sh, kh, g.dh, h, g.pt),
+                               pad_end(ow, g.sw, kw, g.dw, w, g.pl), b != NULL, relu,
+                               res != NULL, true};
+            float *od = d2_tensor_data(out);
+            if (res)
+                memcpy(od, d2_tensor_data(res), (size_t)d2_tensor_numel(out) * sizeof *od);
+            int dr = d2_dnnl_conv2d(&cv, d2_tensor_data(x), d2_tensor_data(wt),
+                                    b ? d2_tensor_data(b) : NULL, od, k->err);
+            if (dr <= 0)
+                return dr;
+        }
+    }
+    d2_tensor *xc = permute_nhwc(x, true, k->err), *resc = NULL, *outc = NULL;
+    int ret = -1;
+    if (xc && (!res || (resc = permute_nhwc(res, true, k->err)) != NULL) &&
+        (outc = permute_nhwc(out, true, k->err)) != NULL &&
+        conv_forward(k, xc, wt, b, resc, relu, outc) == 0) {
+        d2_tensor *back = permute_nhwc(outc, false, k->err);
+        if (back) {
+            memcpy(d2_tensor_data(out), d2_tensor_data(back),
+                   (size_t)d2_tensor_numel(out) * d2_dtype_size(out->dtype));
+            d2_tensor_unref(back);
+            ret = 0;
+        }
+    }
+    d2_tensor_unref(xc);
+    d2_tensor_unref(resc);
+    d2_tensor_unref(outc);
+    return ret;
+}
+
 int cpu_conv2d_fused(d2_kctx *k)
 {
     d2_tensor *res = k->n_in > 3 ? k->in[3] : NULL, *out = k->out[0];
     if (res && (res->dtype != out->dtype || d2_tensor_numel(res) != d2_tensor_numel(out)))
         return d2_err_set(k->err, D2_ERR_SHAPE,
                           "conv2d_fused: the residual must have the result's shape and dtype");
-    return conv_forward(k, k->in[0], k->in[1], k->n_in > 2 ? k->in[2] : NULL, res,
-                        strcmp(ATTR_STR(k, "activation"), "relu") == 0, out);
+    bool relu = strcmp(ATTR_STR(k, "activation"), "relu") == 0;
+    if (strcmp(ATTR_STR(k, "data_format"), "NHWC") == 0)
+        return conv_forward_nhwc(k, k->in[0], k->in[1], k->n_in > 2 ? k->in[2] : NULL, res, relu,
+                                 out);
+    return conv_forward(k, k->in[0], k->in[1], k->n_in > 2 ? k->in[2] : NULL, res, relu, out);
 }
 
 /* ---- conv2d gradients: conv2d_grad_filter(x, weight, dout) = dweight via im2col

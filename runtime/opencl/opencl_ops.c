@@ -2316,6 +2316,8 @@ int ocl_linear_fused(d2_kctx *k)
  * the add and relu kernels */
 int ocl_conv2d_fused(d2_kctx *k)
 {
+    if (strcmp(ATTR_STR(k, "data_format"), "NHWC") == 0) /* the CPU kernel on host copies */
+        return via_host(k, cpu_conv2d_fused);
     if (ocl_conv2d(k) < 0)
         return -1;
     d2_tensor *res = k->n_in > 3 ? k->in[3] : NULL, *out = k->out[0];

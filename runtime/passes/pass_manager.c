@@ -20,6 +20,8 @@ static const d2_pass PASSES[] = {
      d2_pass_bn_fold},
     {"fuse_conv", D2_PASS_INFERENCE, "conv2d + residual add + relu become conv2d_fused",
      d2_pass_fuse_conv},
+    {"nhwc", D2_PASS_INFERENCE, "chains of convolutions run in NHWC, transposed at their edges",
+     d2_pass_nhwc},
     {"fuse_linear", D2_PASS_INFERENCE, "linear + residual add + relu/gelu become linear_fused",
      d2_pass_fuse_linear},
     {"dce", D2_PASS_BASIC, "ops whose results nothing reads are removed", d2_pass_dce},
@@ -73,7 +75,7 @@ int d2_passes_parse(const char *text, d2_pass_set *out, d2_err *err)
         if (found < 0)
             return d2_err_set(err, D2_ERR_INVALID,
                               "unknown pass '%.*s' (passes: const_fold, cse, hoist, "
-                              "drop_identity, bn_fold, fuse_conv, fuse_linear, dce; or none, "
+                              "drop_identity, bn_fold, fuse_conv, nhwc, fuse_linear, dce; or none, "
                               "basic, all)",
                               (int)len, s);
         *out |= (d2_pass_set)1 << found;

@@ -171,7 +171,7 @@ static void test_fused_relu(void **state)
     d2_err err = {0};
     d2_tensor *got = d2_tensor_new(NULL, D2_F32, 4, ref->shape, &err);
     d2_dnnl_conv cv = {cs->n, cs->c, cs->h, cs->w, cs->oc, cs->kh, cs->kw, ref->shape[2],
-                       ref->shape[3], 1, 2, 3, 1, 1, 2, 1, 0, 0, true, true, false};
+                       ref->shape[3], 1, 2, 3, 1, 1, 2, 1, 0, 0, true, true, false, false};
     cv.pb = (cv.oh - 1) * cv.sh + cv.kh - cv.h - cv.pt;
     cv.pr = (cv.ow - 1) * cv.sw + cv.kw - cv.w - cv.pl;
     cv.pb = cv.pb > 0 ? cv.pb : 0;
@@ -212,7 +212,7 @@ static void test_fused_residual(void **state)
     size_t n = (size_t)d2_tensor_numel(ref);
     memcpy(d2_tensor_data(got), d2_tensor_data(res), n * sizeof(float));
     d2_dnnl_conv cv = {cs->n, cs->c, cs->h, cs->w, cs->oc, cs->kh, cs->kw, ref->shape[2],
-                       ref->shape[3], 1, 2, 3, 1, 1, 2, 1, 0, 0, true, true, true};
+                       ref->shape[3], 1, 2, 3, 1, 1, 2, 1, 0, 0, true, true, true, false};
     cv.pb = (cv.oh - 1) * cv.sh + cv.kh - cv.h - cv.pt;
     cv.pr = (cv.ow - 1) * cv.sw + cv.kw - cv.w - cv.pl;
     cv.pb = cv.pb > 0 ? cv.pb : 0;

@@ -819,6 +819,11 @@ static void build_cases(void)
         add_case("conv2d_fused", "",
                  fmt("%s[2,8,5,7]:unit %s[3,8,1,1]:unit none %s[2,3,5,7]", DT[d], DT[d], DT[d]),
                  GEMM);
+        add_case("conv2d_fused",
+                 "paddings = [1, 1], activation = \"relu\", data_format = \"NHWC\"",
+                 fmt("%s[2,9,7,3]:unit %s[4,3,3,3]:unit %s[4]:unit %s[2,9,7,4]", DT[d], DT[d],
+                     DT[d], DT[d]),
+                 GEMM);
     }
     /* linear_fused: bias, residual and each activation after the product */
     for (int d = 0; d < 2; d++) {

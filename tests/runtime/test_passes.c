@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "exec.h"
+#include "cpu/dnnl.h"
 #include "passes/passes.h"
 #include "program.h"
 #include "../testutil.h"
@@ -195,6 +196,13 @@ static void test_hoist(void **state)
     (void)state;
     /* limit, one and w2 */
     assert_int_equal(golden_case("hoist"), 3);
+}
+
+static void test_nhwc(void **state)
+{
+    (void)state;
+    /* c1, c2, c3 and c5 */
+    assert_int_equal(golden_case("nhwc"), 4);
 }
 
 static void test_training_program(void **state)
@@ -420,6 +428,72 @@ static void test_linear_fused_op(void **state)
     }
 }
 
+/* conv2d_fused in NHWC equals the NCHW op on transposed values, through oneDNN and through
+ * the fallback that permutes to NCHW (oneDNN off), with each epilogue. */
+static void test_conv2d_nhwc_op(void **state)
+{
+    (void)state;
+    d2_err err = {0};
+    d2_type tx = {D2_VALUE_TENSOR, D2_F32, {4, {2, 8, 11, 9}}};
+    d2_type tw = {D2_VALUE_TENSOR, D2_F32, {4, {16, 8, 3, 3}}};
+    d2_type tb = {D2_VALUE_TENSOR, D2_F32, {1, {16}}};
+    d2_type tr = {D2_VALUE_TENSOR, D2_F32, {4, {2, 16, 6, 5}}};
+    d2_tensor *x = make_input(&tx, 1), *w = make_input(&tw, 2), *b = make_input(&tb, 3);
+    d2_tensor *r = make_input(&tr, 4);
+    const d2_opdef *fdef = d2_op_def(D2_OP_conv2d_fused), *tdef = d2_op_def(D2_OP_transpose);
+    d2_attrs to_nhwc, to_nchw;
+    assert_int_equal(d2_attrs_parse(tdef, "perm = [0, 2, 3, 1]", &to_nhwc, &err), 0);
+    assert_int_equal(d2_attrs_parse(tdef, "perm = [0, 3, 1, 2]", &to_nchw, &err), 0);
+    d2_tensor *xt = NULL, *rt = NULL;
+    assert_int_equal(d2_op_run(NULL, D2_OP_transpose, &to_nhwc, &x, 1, &xt, 1, &err), 0);
+    assert_int_equal(d2_op_run(NULL, D2_OP_transpose, &to_nhwc, &r, 1, &rt, 1, &err), 0);
+    for (int mode = 0; mode < 4; mode++) {
+        const char *act = mode % 2 ? "relu" : "";
+        bool res = mode >= 2;
+        char text[160], textn[200];
+        snprintf(text, sizeof text, "strides = [2, 2], paddings = [1, 1], activation = \"%s\"",
+                 act);
+        snprintf(textn, sizeof textn, "%s, data_format = \"NHWC\"", text);
+        d2_attrs fa, na;
+        assert_int_equal(d2_attrs_parse(fdef, text, &fa, &err), 0);
+        assert_int_equal(d2_attrs_parse(fdef, textn, &na, &err), 0);
+        d2_tensor *fin[4] = {x, w, b, res ? r : NULL}, *want = NULL;
+        assert_int_equal(d2_op_run(NULL, D2_OP_conv2d_fused, &fa, fin, 4, &want, 1, &err), 0);
+        for (int never = 0; never < 2; never++) {
+            d2_dnnl_set_mode(never ? D2_DNNL_NEVER : D2_DNNL_AUTO);
+            d2_tensor *nin[4] = {xt, w, b, res ? rt : NULL}, *got = NULL, *back = NULL;
+            if (d2_op_run(NULL, D2_OP_conv2d_fused, &na, nin, 4, &got, 1, &err) < 0)
+                fail_msg("conv2d_fused NHWC: %s", err.msg);
+            assert_int_equal(got->shape[3], 16);
+            assert_int_equal(d2_op_run(NULL, D2_OP_transpose, &to_nchw, &got, 1, &back, 1, &err),
+                             0);
+            tu_expect_close(textn, back, want, 1e-5, 1e-5, "conv2d_fused in NCHW");
+            d2_tensor_unref(got);
+            d2_tensor_unref(back);
+        }
+        d2_dnnl_set_mode(D2_DNNL_AUTO);
+        d2_tensor_unref(want);
+        d2_attrs_free(&fa);
+        d2_attrs_free(&na);
+    }
+    /* an unknown layout is refused */
+    d2_attrs fa;
+    assert_int_equal(d2_attrs_parse(fdef, "data_format = \"NCWH\"", &fa, &err), 0);
+    d2_tensor *fin[4] = {x, w, b, NULL}, *got = NULL;
+    assert_int_equal(d2_op_run(NULL, D2_OP_conv2d_fused, &fa, fin, 4, &got, 1, &err), -1);
+    assert_non_null(strstr(err.msg, "NCWH"));
+    d2_err_clear(&err);
+    d2_attrs_free(&fa);
+    d2_attrs_free(&to_nhwc);
+    d2_attrs_free(&to_nchw);
+    d2_tensor_unref(xt);
+    d2_tensor_unref(rt);
+    d2_tensor_unref(x);
+    d2_tensor_unref(w);
+    d2_tensor_unref(b);
+    d2_tensor_unref(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -430,6 +504,7 @@ int main(void)
         cmocka_unit_test(test_conv2d_fused_op),
         cmocka_unit_test(test_fuse_linear),  cmocka_unit_test(test_drop_identity),
         cmocka_unit_test(test_linear_fused_op), cmocka_unit_test(test_hoist),
+        cmocka_unit_test(test_nhwc),         cmocka_unit_test(test_conv2d_nhwc_op),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
