@@ -268,13 +268,16 @@ static conv_entry *entry_build(const conv_key *k)
     /* NHWC activations: the convolution is built for that layout, so none is reordered */
     dnnl_format_tag_t act = c->nhwc ? dnnl_nhwc : dnnl_nchw;
     dnnl_format_tag_t act_any = c->nhwc ? dnnl_nhwc : dnnl_format_tag_any;
+    /* a first layer (1-3 input channels) reads NCHW as it is: oneDNN then picks its direct
+     * kernel for that case instead of brgconv, 1.25x faster on mnist_cnn's conv1 at batch 32 */
+    dnnl_format_tag_t src_any_tag = !c->nhwc && c->c < 4 ? dnnl_nchw : act_any;
     bool ok = dnnl_memory_desc_init_by_tag(&e->src_user, 4, sd, dnnl_f32, act) == dnnl_success &&
               dnnl_memory_desc_init_by_tag(&e->dst_user, 4, dd, dnnl_f32, act) == dnnl_success &&
               dnnl_memory_desc_init_by_tag(&e->wei_user, wn, wdims, dnnl_f32,
                                            grouped ? dnnl_goihw : dnnl_oihw) == dnnl_success &&
               dnnl_memory_desc_init_by_tag(&e->bias_md, 1, bd, dnnl_f32, dnnl_x) ==
                   dnnl_success &&
-              dnnl_memory_desc_init_by_tag(&src_any, 4, sd, dnnl_f32, act_any) == dnnl_success &&
+              dnnl_memory_desc_init_by_tag(&src_any, 4, sd, dnnl_f32, src_any_tag) == dnnl_success &&
               dnnl_memory_desc_init_by_tag(&dst_any, 4, dd, dnnl_f32, act_any) == dnnl_success &&
               dnnl_memory_desc_init_by_tag(&wei_any, wn, wdims, dnnl_f32, dnnl_format_tag_any) ==
                   dnnl_success &&
