@@ -1,6 +1,7 @@
 /* model_bench.c - run latency of a saved model through the public C API, at a given batch. */
 #include <dy2st/dy2st.h>
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,19 +31,21 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* usage: model_bench MODEL [BATCH [SAMPLES]]: every float32 input gets
- * deterministic values, dynamic dims take BATCH; prints the median time per
+/* usage: model_bench MODEL [BATCH [SAMPLES [SEQ]]]: every float32 input gets
+ * deterministic values, the first dynamic dim of each input takes BATCH and the
+ * others SEQ (default BATCH: transformer_encoder's sequence length); prints the median time per
  * run in microseconds over SAMPLES samples of at least 50 ms each, and over
  * all samples the CPU time per run (less disturbed than the wall clock on a
  * busy machine) and the minor page faults per run. */
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: model_bench MODEL [BATCH [SAMPLES]]\n");
+        fprintf(stderr, "usage: model_bench MODEL [BATCH [SAMPLES [SEQ]]]\n");
         return 2;
     }
     int batch = argc > 2 ? atoi(argv[2]) : 1, samples = argc > 3 ? atoi(argv[3]) : 7;
-    if (batch < 1 || samples < 1 || samples > 101) {
+    int seq = argc > 4 ? atoi(argv[4]) : batch;
+    if (batch < 1 || samples < 1 || samples > 101 || seq < 1) {
         fprintf(stderr, "model_bench: bad batch or sample count\n");
         return 2;
     }
@@ -62,9 +65,12 @@ int main(int argc, char **argv)
         dy2st_dtype dt;
         int64_t shape[DY2ST_MAX_DIMS], n = 1;
         int nd = dy2st_model_input_info(m, i, &dt, shape);
+        bool first = true;
         for (int d = 0; d < nd; d++) {
-            if (shape[d] < 0)
-                shape[d] = batch;
+            if (shape[d] < 0) {
+                shape[d] = first ? batch : seq;
+                first = false;
+            }
             n *= shape[d];
         }
         float *v = malloc((size_t)n * sizeof *v);

@@ -17,6 +17,17 @@
 #define D2_UNUSED(x) ((void)(x))
 #define D2_COUNTOF(a) (sizeof(a) / sizeof((a)[0]))
 
+/* D2_SIMD: marks a hot float loop to be compiled once per x86-64 level (AVX-512, AVX2 + FMA,
+ * baseline) with the best picked at load time, vectorised as at -O3; the library itself is
+ * built for the baseline. Results do not depend on the clone: ISO C mode keeps
+ * -ffp-contract=off and no reduction is reassociated. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define D2_SIMD                                                                                    \
+    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), optimize("O3")))
+#else
+#define D2_SIMD
+#endif
+
 /* All allocation goes through these, so tests can inject out-of-memory:
  * d2_alloc_fail_after(k) makes the k-th following allocation fail (k >= 0);
  * d2_alloc_fail_after(-1) turns injection off. */

@@ -681,6 +681,15 @@ static bool shares_storage(const d2_tensor *t, d2_tensor *const *in, int n_in)
 /* Runs op i of block b: infers concrete output types, allocates outputs,
  * runs the kernel, stores the outputs in their slots and releases the slots
  * that die here. */
+/* Whether a value of static type t holds at most 4 KiB (d2_tensor_new's cached sizes). */
+static bool small_value(const d2_type *t)
+{
+    int64_t n = (int64_t)d2_dtype_size(t->dtype);
+    for (int d = 0; d < t->shape.ndim && n <= 4096; d++)
+        n *= t->shape.dims[d];
+    return n <= 4096;
+}
+
 static int run_op(d2_exec_frame *f, int b, int i, d2_err *err)
 {
     const d2_prepared *pp = f->pp;
@@ -731,7 +740,9 @@ static int run_op(d2_exec_frame *f, int b, int i, d2_err *err)
             }
             if (f->lim && f->lim->max_bytes && charge_output(f, j, t, err) < 0)
                 goto fail;
-            if (pp->pool)
+            /* small values (loop counters, scalars) come from the thread's tensor cache,
+             * which takes no lock and no best-fit search */
+            if (pp->pool && !small_value(t))
                 s.out[j] = d2_bufpool_tensor_new(pp->pool, t->dtype, t->shape.ndim, t->shape.dims,
                                                  err);
             else
@@ -873,32 +884,35 @@ static int check_input(const d2_program *p, int j, int v, const d2_tensor *t, d2
 {
     const d2_type *dt = &p->vars[v].type;
     const char *name = p->vars[v].name;
-    char want[160];
-    d2_type_str(dt, want, sizeof want);
+    char want[160], got[160]; /* formatted only for an error: this runs on every run */
+#define WANT d2_type_str(dt, want, sizeof want)
+#define GOT (d2_tensor_get_shape(t, &s), d2_shape_str(&s, got, sizeof got))
     if (!t)
         return d2_err_set(err, D2_ERR_INVALID, "input %d ('%s') is missing", j, name);
     if (t->kind != dt->kind)
-        return d2_err_set(err, D2_ERR_INVALID, "input %d ('%s'): expected %s, got a %s", j, name,
-                          want, t->kind == D2_VALUE_ARRAY ? "tensor array" : "tensor");
+        return WANT, d2_err_set(err, D2_ERR_INVALID, "input %d ('%s'): expected %s, got a %s", j,
+                                name, want, t->kind == D2_VALUE_ARRAY ? "tensor array" : "tensor");
     if (t->dtype != dt->dtype)
-        return d2_err_set(err, D2_ERR_DTYPE, "input %d ('%s'): expected %s, got dtype %s", j, name,
-                          want, d2_dtype_name(t->dtype));
+        return WANT, d2_err_set(err, D2_ERR_DTYPE, "input %d ('%s'): expected %s, got dtype %s", j,
+                                name, want, d2_dtype_name(t->dtype));
     if (t->kind == D2_VALUE_ARRAY)
         return 0;
     d2_shape s;
-    d2_tensor_get_shape(t, &s);
-    char got[160];
-    d2_shape_str(&s, got, sizeof got);
     if (t->ndim != dt->shape.ndim)
-        return d2_err_set(err, D2_ERR_SHAPE, "input %d ('%s'): expected rank %d (%s), got shape %s",
+        return WANT, GOT,
+               d2_err_set(err, D2_ERR_SHAPE, "input %d ('%s'): expected rank %d (%s), got shape %s",
                           j, name, dt->shape.ndim, want, got);
     for (int d = 0; d < t->ndim; d++)
         if (dt->shape.dims[d] >= 0 && dt->shape.dims[d] != t->shape[d])
-            return d2_err_set(err, D2_ERR_SHAPE,
+            return WANT, GOT,
+                   d2_err_set(err, D2_ERR_SHAPE,
                               "input %d ('%s'): expected %s, got shape %s (dim %d is %lld, not "
-                              "%lld)", j, name, want, got, d, (long long)t->shape[d],
+                              "%lld)",
+                              j, name, want, got, d, (long long)t->shape[d],
                               (long long)dt->shape.dims[d]);
     return 0;
+#undef WANT
+#undef GOT
 }
 
 /* Whether a caller's tensor must be copied to be before running. */

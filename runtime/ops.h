@@ -246,6 +246,7 @@ int infer_matmul(d2_infer_ctx *ic);
 int infer_linear(d2_infer_ctx *ic);
 int infer_conv2d(d2_infer_ctx *ic);
 int infer_conv2d_fused(d2_infer_ctx *ic);
+int infer_linear_fused(d2_infer_ctx *ic);
 int infer_conv2d_transpose(d2_infer_ctx *ic);
 int infer_pool2d(d2_infer_ctx *ic);
 int infer_conv2d_grad_input(d2_infer_ctx *ic);

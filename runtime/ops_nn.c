@@ -279,9 +279,84 @@ int infer_conv2d(d2_infer_ctx *ic)
     return 0;
 }
 
+/* linear_fused: linear's result; residual (when given) has that type, the activation is
+ * "", "relu", "gelu" or "gelu_tanh". */
+int infer_linear_fused(d2_infer_ctx *ic)
+{
+    if (infer_linear(ic) < 0)
+        return -1;
+    const char *act = ATTR_STR(ic, "activation");
+    if (*act && strcmp(act, "relu") != 0 && strcmp(act, "gelu") != 0 &&
+        strcmp(act, "gelu_tanh") != 0)
+        return d2_err_set(ic->err, D2_ERR_INVALID,
+                          "linear_fused: activation \"%s\" is not \"\", \"relu\", \"gelu\" or "
+                          "\"gelu_tanh\"",
+                          act);
+    if (!has_input(ic, 3))
+        return 0;
+    if (need_same_dtype(ic, 3) < 0)
+        return -1;
+    const d2_shape *r = &ic->in[3].shape, *o = &ic->out[0].shape;
+    bool fits = r->ndim == o->ndim;
+    for (int i = 0; fits && i < o->ndim; i++)
+        fits = r->dims[i] < 0 || o->dims[i] < 0 || r->dims[i] == o->dims[i];
+    if (!fits) {
+        char rs[160], os[160];
+        d2_shape_str(r, rs, sizeof rs);
+        d2_shape_str(o, os, sizeof os);
+        return d2_err_set(ic->err, D2_ERR_SHAPE,
+                          "linear_fused: residual of shape %s does not match the result %s", rs,
+                          os);
+    }
+    return 0;
+}
+
+static int infer_conv2d_fused_nchw(d2_infer_ctx *ic);
+
+/* Permutes the dims of a 4-D shape from NHWC to NCHW (to_nchw) or back. */
+static void permute_shape(d2_shape *s, bool to_nchw)
+{
+    if (s->ndim != 4)
+        return;
+    int64_t d[4] = {s->dims[0], s->dims[1], s->dims[2], s->dims[3]};
+    s->dims[1] = to_nchw ? d[3] : d[2];
+    s->dims[2] = to_nchw ? d[1] : d[3];
+    s->dims[3] = to_nchw ? d[2] : d[1];
+}
+
 /* conv2d_fused: conv2d's result; residual (when given) has that type, the
- * activation is "" or "relu". */
+ * activation is "" or "relu"; with data_format NHWC, x, residual and the result are NHWC
+ * (shapes inferred as conv2d's on the NCHW equivalents). */
 int infer_conv2d_fused(d2_infer_ctx *ic)
+{
+    const char *fmt = ATTR_STR(ic, "data_format");
+    bool nhwc = strcmp(fmt, "NHWC") == 0;
+    if (!nhwc && strcmp(fmt, "NCHW") != 0)
+        return d2_err_set(ic->err, D2_ERR_INVALID,
+                          "conv2d_fused: data_format \"%s\" is not \"NCHW\" or \"NHWC\"", fmt);
+    if (nhwc) {
+        if (ic->n_in < 1 || ic->in[0].shape.ndim != 4)
+            return d2_err_set(ic->err, D2_ERR_SHAPE, "conv2d_fused: x must be 4-D");
+        d2_type in[4];
+        int n = ic->n_in < 4 ? ic->n_in : 4;
+        for (int i = 0; i < n; i++) {
+            in[i] = ic->in[i];
+            if (i == 0 || i == 3)
+                permute_shape(&in[i].shape, true);
+        }
+        d2_infer_ctx c = *ic;
+        c.in = in;
+        c.n_in = n;
+        if (infer_conv2d_fused_nchw(&c) < 0)
+            return -1;
+        permute_shape(&ic->out[0].shape, false);
+        return 0;
+    }
+    return infer_conv2d_fused_nchw(ic);
+}
+
+/* conv2d_fused in NCHW. */
+static int infer_conv2d_fused_nchw(d2_infer_ctx *ic)
 {
     if (infer_conv2d(ic) < 0)
         return -1;

@@ -169,9 +169,9 @@ int infer_reshape(d2_infer_ctx *ic)
         set_tensor_out(ic, 0, ic->in[0].dtype, &out);
         return 0;
     }
+    /* formatted only for an error: infer runs on every execution */
     char ts[160], xs[160];
-    dims_str(tgt, n, ts, sizeof ts);
-    d2_shape_str(in, xs, sizeof xs);
+#define STRS (dims_str(tgt, n, ts, sizeof ts), d2_shape_str(in, xs, sizeof xs))
     int infer_at = -1;
     int64_t prod = 1;
     bool dyn = false;
@@ -179,26 +179,28 @@ int infer_reshape(d2_infer_ctx *ic)
         int64_t d = tgt[k];
         if (d == 0) {
             if (k >= in->ndim)
-                return d2_err_set(ic->err, D2_ERR_SHAPE,
+                return STRS,
+                       d2_err_set(ic->err, D2_ERR_SHAPE,
                                   "%s: shape %s has 0 at dim %d (copy the input dim) but x %s "
                                   "has only %d dims",
                                   OPN(ic), ts, k, xs, in->ndim);
             d = in->dims[k];
         } else if (d == -1) {
             if (infer_at >= 0)
-                return d2_err_set(ic->err, D2_ERR_SHAPE,
-                                  "%s: shape %s has more than one -1 dim", OPN(ic), ts);
+                return STRS, d2_err_set(ic->err, D2_ERR_SHAPE,
+                                        "%s: shape %s has more than one -1 dim", OPN(ic), ts);
             infer_at = k;
             continue;
         } else if (d < 0) {
-            return d2_err_set(ic->err, D2_ERR_SHAPE, "%s: shape %s has invalid dim %lld", OPN(ic),
-                              ts, (long long)d);
+            return STRS, d2_err_set(ic->err, D2_ERR_SHAPE, "%s: shape %s has invalid dim %lld",
+                                    OPN(ic), ts, (long long)d);
         }
         out.dims[k] = d;
         if (d < 0)
             dyn = true;
         else if (d > 0 && prod > INT64_MAX / d)
-            return d2_err_set(ic->err, D2_ERR_SHAPE, "%s: shape %s is too large", OPN(ic), ts);
+            return STRS,
+                   d2_err_set(ic->err, D2_ERR_SHAPE, "%s: shape %s is too large", OPN(ic), ts);
         else
             prod *= d;
     }
@@ -207,24 +209,27 @@ int infer_reshape(d2_infer_ctx *ic)
         if (numel < 0 || dyn) {
             out.dims[infer_at] = -1;
         } else if (prod == 0) {
-            return d2_err_set(ic->err, D2_ERR_SHAPE,
+            return STRS,
+                   d2_err_set(ic->err, D2_ERR_SHAPE,
                               "%s: cannot infer the -1 dim of shape %s: the other dims hold 0 "
                               "elements",
                               OPN(ic), ts);
         } else if (numel % prod != 0) {
-            return d2_err_set(ic->err, D2_ERR_SHAPE,
-                              "%s: cannot reshape x %s (%lld elements) into shape %s", OPN(ic), xs,
-                              (long long)numel, ts);
+            return STRS, d2_err_set(ic->err, D2_ERR_SHAPE,
+                                    "%s: cannot reshape x %s (%lld elements) into shape %s",
+                                    OPN(ic), xs, (long long)numel, ts);
         } else {
             out.dims[infer_at] = numel / prod;
         }
     } else if (numel >= 0 && !dyn && numel != prod) {
-        return d2_err_set(ic->err, D2_ERR_SHAPE,
+        return STRS,
+               d2_err_set(ic->err, D2_ERR_SHAPE,
                           "%s: cannot reshape x %s (%lld elements) into shape %s (%lld elements)",
                           OPN(ic), xs, (long long)numel, ts, (long long)prod);
     }
     set_tensor_out(ic, 0, ic->in[0].dtype, &out);
     return 0;
+#undef STRS
 }
 
 /* flatten(x, start_axis, stop_axis): merges dims start..stop into one; a 0-d
@@ -396,23 +401,23 @@ static int check_same(d2_infer_ctx *ic, int skip, d2_shape *s)
     for (int i = 1; i < ic->n_in; i++) {
         const d2_type *t = &ic->in[i];
         if (t->dtype != ic->in[0].dtype)
-            return d2_err_set(ic->err, D2_ERR_DTYPE,
-                              "%s: input %d has dtype %s, input 0 has %s", OPN(ic), i,
-                              d2_dtype_name(t->dtype), d2_dtype_name(ic->in[0].dtype));
-        char a[160], b[160];
-        d2_shape_str(&ic->in[0].shape, a, sizeof a);
-        d2_shape_str(&t->shape, b, sizeof b);
+            return d2_err_set(ic->err, D2_ERR_DTYPE, "%s: input %d has dtype %s, input 0 has %s",
+                              OPN(ic), i, d2_dtype_name(t->dtype), d2_dtype_name(ic->in[0].dtype));
+        char a[160], b[160]; /* formatted only for an error */
+#define STRS (d2_shape_str(&ic->in[0].shape, a, sizeof a), d2_shape_str(&t->shape, b, sizeof b))
         if (t->shape.ndim != s->ndim)
-            return d2_err_set(ic->err, D2_ERR_SHAPE,
-                              "%s: input %d has shape %s, input 0 has %s (ranks differ)", OPN(ic),
-                              i, b, a);
+            return STRS, d2_err_set(ic->err, D2_ERR_SHAPE,
+                                    "%s: input %d has shape %s, input 0 has %s (ranks differ)",
+                                    OPN(ic), i, b, a);
         for (int k = 0; k < s->ndim; k++)
             if (k != skip && merge_dim(s->dims[k], t->shape.dims[k], &s->dims[k]) < 0)
-                return d2_err_set(ic->err, D2_ERR_SHAPE,
+                return STRS,
+                       d2_err_set(ic->err, D2_ERR_SHAPE,
                                   "%s: input %d has shape %s, input 0 has %s (dim %d differs)",
                                   OPN(ic), i, b, a, k);
     }
     return 0;
+#undef STRS
 }
 
 int infer_concat(d2_infer_ctx *ic)
@@ -681,12 +686,12 @@ int infer_expand(d2_infer_ctx *ic)
     bool known;
     if (target_shape(ic, 1, tgt, &n, &known) < 0)
         return -1;
+    /* formatted only for an error: infer runs on every execution */
     char ts[160], xs[160];
-    dims_str(tgt, n, ts, sizeof ts);
-    d2_shape_str(x, xs, sizeof xs);
+#define STRS (dims_str(tgt, n, ts, sizeof ts), d2_shape_str(x, xs, sizeof xs))
     if (n < x->ndim)
-        return d2_err_set(ic->err, D2_ERR_SHAPE, "%s: shape %s has fewer dims than x %s",
-                          OPN(ic), ts, xs);
+        return STRS, d2_err_set(ic->err, D2_ERR_SHAPE, "%s: shape %s has fewer dims than x %s",
+                                OPN(ic), ts, xs);
     d2_shape out = {n, {0}};
     for (int k = 0; k < n; k++) {
         int xi = k - (n - x->ndim);
@@ -696,11 +701,12 @@ int infer_expand(d2_infer_ctx *ic)
             continue;
         }
         if (t == 0 || t < -1)
-            return d2_err_set(ic->err, D2_ERR_SHAPE,
-                              "%s: shape %s: dim %d must be positive or -1", OPN(ic), ts, k);
+            return STRS, d2_err_set(ic->err, D2_ERR_SHAPE,
+                                    "%s: shape %s: dim %d must be positive or -1", OPN(ic), ts, k);
         if (xi < 0) {
             if (t == -1)
-                return d2_err_set(ic->err, D2_ERR_SHAPE,
+                return STRS,
+                       d2_err_set(ic->err, D2_ERR_SHAPE,
                                   "%s: shape %s: new leading dim %d cannot be -1", OPN(ic), ts, k);
             out.dims[k] = t;
             continue;
@@ -711,12 +717,13 @@ int infer_expand(d2_infer_ctx *ic)
         else if (xd == 1 || xd == -1)
             out.dims[k] = t;
         else
-            return d2_err_set(ic->err, D2_ERR_SHAPE,
-                              "%s: cannot expand x %s to shape %s (dim %d: %lld to %lld)", OPN(ic),
-                              xs, ts, k, (long long)xd, (long long)t);
+            return STRS, d2_err_set(ic->err, D2_ERR_SHAPE,
+                                    "%s: cannot expand x %s to shape %s (dim %d: %lld to %lld)",
+                                    OPN(ic), xs, ts, k, (long long)xd, (long long)t);
     }
     set_tensor_out(ic, 0, ic->in[0].dtype, &out);
     return 0;
+#undef STRS
 }
 
 /* tile(x, repeat_times): the shorter of x's shape and repeat_times is padded

@@ -140,16 +140,16 @@ static thread_ws *thread_state(size_t n)
 typedef struct conv_key {
     d2_dnnl_conv cv;
     int threads;
-    int64_t v[22]; /* every field above, as compared (no padding bytes) */
+    int64_t v[23]; /* every field above, as compared (no padding bytes) */
 } conv_key;
 
 static void key_make(conv_key *k, const d2_dnnl_conv *c, int threads)
 {
     k->cv = *c;
     k->threads = threads;
-    int64_t v[22] = {c->n,  c->c,  c->h,  c->w,  c->oc,   c->kh,   c->kw,   c->oh,
+    int64_t v[23] = {c->n,  c->c,  c->h,  c->w,  c->oc,   c->kh,   c->kw,   c->oh,
                      c->ow, c->groups, c->sh, c->sw, c->dh, c->dw, c->pt, c->pl,
-                     c->pb, c->pr,     c->bias, c->relu, c->sum, threads};
+                     c->pb, c->pr,     c->bias, c->relu, c->sum, c->nhwc, threads};
     memcpy(k->v, v, sizeof v);
 }
 
@@ -161,6 +161,13 @@ typedef struct conv_entry {
     dnnl_primitive_t conv, src_re, wei_re, dst_re, res_re;
     dnnl_memory_desc_t src_user, wei_user, dst_user, bias_md, src_md, wei_md, dst_md, pad_md;
     size_t src_sz, wei_sz, dst_sz, pad_sz; /* workspace parts (0 when unused) */
+    /* The weights of the first call, as given (wei_orig) and reordered (wei_keep): a call
+     * whose weights equal wei_orig byte for byte uses wei_keep instead of reordering again
+     * (inference runs the same weights every time; other weights are reordered as before).
+     * wei_state: 0 empty, 1 being filled by one thread, 2 ready (read-only from then on). */
+    atomic_int wei_state;
+    size_t wei_user_sz;
+    void *wei_orig, *wei_keep;
 } conv_entry;
 
 static struct {
@@ -187,6 +194,8 @@ static void entry_destroy(conv_entry *e)
     dnnl_primitive_destroy(e->wei_re);
     dnnl_primitive_destroy(e->dst_re);
     dnnl_primitive_destroy(e->res_re);
+    free(e->wei_orig);
+    free(e->wei_keep);
     d2_free(e);
 }
 
@@ -256,18 +265,20 @@ static conv_entry *entry_build(const conv_key *k)
     dnnl_primitive_attr_t attr = NULL;
     dnnl_post_ops_t po = NULL;
     dnnl_primitive_desc_t pd = NULL;
-    bool ok = dnnl_memory_desc_init_by_tag(&e->src_user, 4, sd, dnnl_f32, dnnl_nchw) ==
-                  dnnl_success &&
-              dnnl_memory_desc_init_by_tag(&e->dst_user, 4, dd, dnnl_f32, dnnl_nchw) ==
-                  dnnl_success &&
+    /* NHWC activations: the convolution is built for that layout, so none is reordered */
+    dnnl_format_tag_t act = c->nhwc ? dnnl_nhwc : dnnl_nchw;
+    dnnl_format_tag_t act_any = c->nhwc ? dnnl_nhwc : dnnl_format_tag_any;
+    /* a first layer (1-3 input channels) reads NCHW as it is: oneDNN then picks its direct
+     * kernel for that case instead of brgconv, 1.25x faster on mnist_cnn's conv1 at batch 32 */
+    dnnl_format_tag_t src_any_tag = !c->nhwc && c->c < 4 ? dnnl_nchw : act_any;
+    bool ok = dnnl_memory_desc_init_by_tag(&e->src_user, 4, sd, dnnl_f32, act) == dnnl_success &&
+              dnnl_memory_desc_init_by_tag(&e->dst_user, 4, dd, dnnl_f32, act) == dnnl_success &&
               dnnl_memory_desc_init_by_tag(&e->wei_user, wn, wdims, dnnl_f32,
                                            grouped ? dnnl_goihw : dnnl_oihw) == dnnl_success &&
               dnnl_memory_desc_init_by_tag(&e->bias_md, 1, bd, dnnl_f32, dnnl_x) ==
                   dnnl_success &&
-              dnnl_memory_desc_init_by_tag(&src_any, 4, sd, dnnl_f32, dnnl_format_tag_any) ==
-                  dnnl_success &&
-              dnnl_memory_desc_init_by_tag(&dst_any, 4, dd, dnnl_f32, dnnl_format_tag_any) ==
-                  dnnl_success &&
+              dnnl_memory_desc_init_by_tag(&src_any, 4, sd, dnnl_f32, src_any_tag) == dnnl_success &&
+              dnnl_memory_desc_init_by_tag(&dst_any, 4, dd, dnnl_f32, act_any) == dnnl_success &&
               dnnl_memory_desc_init_by_tag(&wei_any, wn, wdims, dnnl_f32, dnnl_format_tag_any) ==
                   dnnl_success &&
               dnnl_primitive_attr_create(&attr) == dnnl_success &&
@@ -306,6 +317,7 @@ static conv_entry *entry_build(const conv_key *k)
         dnnl_primitive_attr_destroy(rattr);
         e->src_sz = e->src_re ? align64(dnnl_memory_desc_get_size(&e->src_md)) : 0;
         e->wei_sz = e->wei_re ? align64(dnnl_memory_desc_get_size(&e->wei_md)) : 0;
+        e->wei_user_sz = dnnl_memory_desc_get_size(&e->wei_user);
         e->dst_sz = e->dst_re ? align64(dnnl_memory_desc_get_size(&e->dst_md)) : 0;
         e->pad_sz = align64(pad);
         if (pad) {
@@ -386,6 +398,29 @@ static bool worth_it(const d2_dnnl_conv *c)
     return macs >= AUTO_MIN_MACS && macs >= AUTO_MIN_MACS_PER_ELEM * elems;
 }
 
+/* Stores the weights of the first call and their reordered form in e (once; nothing when
+ * out of memory). */
+static void keep_weights(conv_entry *e, const float *w, const void *reordered)
+{
+    int empty = 0;
+    if (!atomic_compare_exchange_strong(&e->wei_state, &empty, 1))
+        return;
+    void *orig = malloc(e->wei_user_sz ? e->wei_user_sz : 1), *keep = NULL;
+    if (orig && posix_memalign(&keep, 64, e->wei_sz ? e->wei_sz : 64) != 0)
+        keep = NULL;
+    if (!orig || !keep) {
+        free(orig);
+        free(keep);
+        atomic_store(&e->wei_state, 0);
+        return;
+    }
+    memcpy(orig, w, e->wei_user_sz);
+    memcpy(keep, reordered, e->wei_sz);
+    e->wei_orig = orig;
+    e->wei_keep = keep;
+    atomic_store(&e->wei_state, 2);
+}
+
 /* Wraps ptr in a memory object of md; NULL on failure. */
 static dnnl_memory_t wrap(const dnnl_memory_desc_t *md, void *ptr)
 {
@@ -406,7 +441,7 @@ int d2_dnnl_conv2d(const d2_dnnl_conv *cv, const float *x, const float *w, const
                    float *y, d2_err *err)
 {
     d2_dnnl_mode mode = d2_dnnl_get_mode();
-    if (mode == D2_DNNL_NEVER || (mode == D2_DNNL_AUTO && !worth_it(cv)))
+    if (mode == D2_DNNL_NEVER || (mode == D2_DNNL_AUTO && !cv->nhwc && !worth_it(cv)))
         return 1;
     pthread_once(&G.once, dnnl_init);
     if (!G.engine || !G.tls_ok)
@@ -435,6 +470,10 @@ int d2_dnnl_conv2d(const d2_dnnl_conv *cv, const float *x, const float *w, const
     char *ws = t->buf;
     void *src_b = e->src_re ? ws : (void *)x;
     void *wei_b = e->wei_re ? ws + e->src_sz : (void *)w;
+    bool wei_cached = e->wei_re && atomic_load(&e->wei_state) == 2 &&
+                      memcmp(w, e->wei_orig, e->wei_user_sz) == 0;
+    if (wei_cached)
+        wei_b = e->wei_keep;
     void *dst_b = e->dst_re ? ws + e->src_sz + e->wei_sz : (void *)y;
     void *pad_b = e->pad_sz ? ws + e->src_sz + e->wei_sz + e->dst_sz : NULL;
     dnnl_memory_t m[8] = {NULL};
@@ -448,8 +487,12 @@ int d2_dnnl_conv2d(const d2_dnnl_conv *cv, const float *x, const float *w, const
               (!pad_b || (m[PAD] = wrap(&e->pad_md, pad_b)));
     if (ok && e->src_re)
         ok = exec1(e->src_re, t->stream, m[SRC_U], m[SRC], m[PAD]) == 0;
-    if (ok && e->wei_re)
-        ok = exec1(e->wei_re, t->stream, m[WEI_U], m[WEI], m[PAD]) == 0;
+    if (ok && e->wei_re && !wei_cached) {
+        ok = exec1(e->wei_re, t->stream, m[WEI_U], m[WEI], m[PAD]) == 0 &&
+             dnnl_stream_wait(t->stream) == dnnl_success;
+        if (ok)
+            keep_weights(e, w, wei_b);
+    }
     if (ok && e->res_re) /* the residual y holds, into the layout the sum post-op reads */
         ok = exec1(e->res_re, t->stream, m[DST_U], m[DST], m[PAD]) == 0;
     if (ok) {

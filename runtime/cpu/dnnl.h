@@ -8,11 +8,13 @@
  * y [n, oc, oh, ow]; paddings top/left and bottom/right (bottom/right are what
  * makes oh and ow come out, possibly negative), dilations as in Paddle (1 =
  * none). sum: add what y holds on entry (a residual, NCHW) to the convolution
- * (a oneDNN sum post-op); relu: then apply max(0, .) to the result. */
+ * (a oneDNN sum post-op); relu: then apply max(0, .) to the result. nhwc: x, y and the
+ * residual are NHWC instead ([n, h, w, c]), the layout oneDNN's convolutions run in, so
+ * that no reorder runs; such a convolution always goes to oneDNN where it can run it. */
 typedef struct d2_dnnl_conv {
     int64_t n, c, h, w, oc, kh, kw, oh, ow, groups;
     int64_t sh, sw, dh, dw, pt, pl, pb, pr;
-    bool bias, relu, sum;
+    bool bias, relu, sum, nhwc;
 } d2_dnnl_conv;
 
 /* When the oneDNN path is taken: D2_DNNL_AUTO picks per shape (small

@@ -2,6 +2,7 @@
 #include "../ops.h"
 #include "dnnl.h"
 #include "gemm.h"
+#include "vecmath.h"
 #include "../rng.h"
 
 #include <float.h>
@@ -167,6 +168,59 @@ int cpu_linear(d2_kctx *k)
         return 0;
     return d2_gemm(x->dtype, false, false, rows, nout, in, 1.0, d2_tensor_data(x), ld(in),
                    d2_tensor_data(w), ld(nout), b ? 1.0 : 0.0, od, ld(nout), k->err);
+}
+
+/* linear_fused's epilogue over the GEMM's result o: + r (when given), then the activation
+ * (0 none, 1 relu, 2 gelu, 3 gelu_tanh), one pass. */
+D2_SIMD static void epilogue_f32(float *restrict o, const float *restrict r, int64_t n, int act)
+{
+    if (r)
+        for (int64_t i = 0; i < n; i++)
+            o[i] += r[i];
+    if (act == 1)
+        for (int64_t i = 0; i < n; i++)
+            o[i] = o[i] < 0 ? 0 : o[i];
+    else if (act == 2)
+        for (int64_t i = 0; i < n; i++)
+            o[i] = d2_gelu_f32(o[i]);
+    else if (act == 3)
+        for (int64_t i = 0; i < n; i++)
+            o[i] = 0.5f * o[i] *
+                   (1.0f + tanhf(0.79788456080286536f * (o[i] + 0.044715f * o[i] * o[i] * o[i])));
+}
+
+static void epilogue_f64(double *restrict o, const double *restrict r, int64_t n, int act)
+{
+    for (int64_t i = 0; i < n; i++) {
+        double v = o[i] + (r ? r[i] : 0.0);
+        if (act == 1)
+            v = v < 0 ? 0 : v;
+        else if (act == 2)
+            v = 0.5 * v * (1 + erf(v * 0.70710678118654752));
+        else if (act == 3)
+            v = 0.5 * v * (1 + tanh(0.79788456080286536 * (v + 0.044715 * v * v * v)));
+        o[i] = v;
+    }
+}
+
+int cpu_linear_fused(d2_kctx *k)
+{
+    d2_tensor *res = k->n_in > 3 ? k->in[3] : NULL, *out = k->out[0];
+    if (res && (res->dtype != out->dtype || d2_tensor_numel(res) != d2_tensor_numel(out)))
+        return d2_err_set(k->err, D2_ERR_SHAPE,
+                          "linear_fused: the residual must have the result's shape and dtype");
+    const char *a = ATTR_STR(k, "activation");
+    int act = !*a ? 0 : strcmp(a, "relu") == 0 ? 1 : strcmp(a, "gelu") == 0 ? 2 : 3;
+    if (cpu_linear(k) < 0)
+        return -1;
+    int64_t n = d2_tensor_numel(out);
+    if (n == 0 || (!res && !act))
+        return 0;
+    if (out->dtype == D2_F32)
+        epilogue_f32(d2_tensor_data(out), res ? d2_tensor_data(res) : NULL, n, act);
+    else
+        epilogue_f64(d2_tensor_data(out), res ? d2_tensor_data(res) : NULL, n, act);
+    return 0;
 }
 
 /* ---- conv2d via im2col + GEMM ---- */
@@ -374,7 +428,7 @@ static int conv_forward(d2_kctx *k, d2_tensor *x, d2_tensor *wt, d2_tensor *b, d
         /* oneDNN where built with it and faster for this shape (dnnl.c) */
         d2_dnnl_conv cv = {nn, c, h, w, oc, kh, kw, oh, ow, groups, g.sh, g.sw, g.dh, g.dw, g.pt,
                            g.pl, pad_end(oh, g.sh, kh, g.dh, h, g.pt),
-                           pad_end(ow, g.sw, kw, g.dw, w, g.pl), b != NULL, relu, res != NULL};
+                           pad_end(ow, g.sw, kw, g.dw, w, g.pl), b != NULL, relu, res != NULL, false};
         if (res) /* the sum post-op adds what the output holds */
             memcpy(od, d2_tensor_data(res), (size_t)d2_tensor_numel(out) * es);
         int dr = d2_dnnl_conv2d(&cv, (const float *)xd, (const float *)wd,
@@ -394,14 +448,89 @@ int cpu_conv2d(d2_kctx *k)
                         k->out[0]);
 }
 
+/* A copy of 4-D t with its dims permuted: to NCHW from NHWC (to_nchw) or back; NULL with
+ * err set when out of memory. */
+static d2_tensor *permute_nhwc(const d2_tensor *t, bool to_nchw, d2_err *err)
+{
+    const int64_t *s = t->shape;
+    int64_t shape[4] = {s[0], to_nchw ? s[3] : s[2], to_nchw ? s[1] : s[3],
+                        to_nchw ? s[2] : s[1]};
+    d2_tensor *o = d2_tensor_new(NULL, t->dtype, 4, shape, err);
+    if (!o)
+        return NULL;
+    /* as [n, a, b] -> [n, b, a] with a*b = the plane: (h*w, c) for NHWC -> NCHW */
+    int64_t a = to_nchw ? s[1] * s[2] : s[1], b = to_nchw ? s[3] : s[2] * s[3];
+    size_t es = d2_dtype_size(t->dtype);
+    const char *src = d2_tensor_data(t);
+    char *dst = d2_tensor_data(o);
+    for (int64_t n = 0; n < s[0]; n++)
+        for (int64_t i = 0; i < a; i++)
+            for (int64_t j = 0; j < b; j++)
+                memcpy(dst + (size_t)((n * b + j) * a + i) * es,
+                       src + (size_t)((n * a + i) * b + j) * es, es);
+    return o;
+}
+
+/* conv2d_fused with data_format NHWC (x, residual and out [n, h, w, c], weight OIHW):
+ * oneDNN runs it in that layout; elsewhere (oneDNN absent or declining) it runs as NCHW on
+ * permuted copies. */
+static int conv_forward_nhwc(d2_kctx *k, d2_tensor *x, d2_tensor *wt, d2_tensor *b,
+                             d2_tensor *res, bool relu, d2_tensor *out)
+{
+    if (x->ndim != 4 || wt->ndim != 4 || out->ndim != 4)
+        return d2_err_set(k->err, D2_ERR_SHAPE, "conv2d: x and weight must be 4-D");
+    if (x->dtype == D2_F32 && wt->dtype == D2_F32 && (!b || b->dtype == D2_F32) &&
+        d2_tensor_numel(out) > 0) {
+        int64_t nn = x->shape[0], h = x->shape[1], w = x->shape[2], c = x->shape[3];
+        int64_t oc = wt->shape[0], cg = wt->shape[1], kh = wt->shape[2], kw = wt->shape[3];
+        int64_t oh = out->shape[1], ow = out->shape[2], groups = ATTR_INT(k, "groups");
+        if (groups >= 1 && cg * groups == c && oc % groups == 0 && out->shape[3] == oc &&
+            out->shape[0] == nn && cg * kh * kw > 0 && (!b || d2_tensor_numel(b) == oc)) {
+            conv_geom g;
+            conv_resolve(k, h, w, kh, kw, &g);
+            d2_dnnl_conv cv = {nn, c, h, w, oc, kh, kw, oh, ow, groups, g.sh, g.sw, g.dh, g.dw,
+                               g.pt, g.pl, pad_end(oh, g.sh, kh, g.dh, h, g.pt),
+                               pad_end(ow, g.sw, kw, g.dw, w, g.pl), b != NULL, relu,
+                               res != NULL, true};
+            float *od = d2_tensor_data(out);
+            if (res)
+                memcpy(od, d2_tensor_data(res), (size_t)d2_tensor_numel(out) * sizeof *od);
+            int dr = d2_dnnl_conv2d(&cv, d2_tensor_data(x), d2_tensor_data(wt),
+                                    b ? d2_tensor_data(b) : NULL, od, k->err);
+            if (dr <= 0)
+                return dr;
+        }
+    }
+    d2_tensor *xc = permute_nhwc(x, true, k->err), *resc = NULL, *outc = NULL;
+    int ret = -1;
+    if (xc && (!res || (resc = permute_nhwc(res, true, k->err)) != NULL) &&
+        (outc = permute_nhwc(out, true, k->err)) != NULL &&
+        conv_forward(k, xc, wt, b, resc, relu, outc) == 0) {
+        d2_tensor *back = permute_nhwc(outc, false, k->err);
+        if (back) {
+            memcpy(d2_tensor_data(out), d2_tensor_data(back),
+                   (size_t)d2_tensor_numel(out) * d2_dtype_size(out->dtype));
+            d2_tensor_unref(back);
+            ret = 0;
+        }
+    }
+    d2_tensor_unref(xc);
+    d2_tensor_unref(resc);
+    d2_tensor_unref(outc);
+    return ret;
+}
+
 int cpu_conv2d_fused(d2_kctx *k)
 {
     d2_tensor *res = k->n_in > 3 ? k->in[3] : NULL, *out = k->out[0];
     if (res && (res->dtype != out->dtype || d2_tensor_numel(res) != d2_tensor_numel(out)))
         return d2_err_set(k->err, D2_ERR_SHAPE,
                           "conv2d_fused: the residual must have the result's shape and dtype");
-    return conv_forward(k, k->in[0], k->in[1], k->n_in > 2 ? k->in[2] : NULL, res,
-                        strcmp(ATTR_STR(k, "activation"), "relu") == 0, out);
+    bool relu = strcmp(ATTR_STR(k, "activation"), "relu") == 0;
+    if (strcmp(ATTR_STR(k, "data_format"), "NHWC") == 0)
+        return conv_forward_nhwc(k, k->in[0], k->in[1], k->n_in > 2 ? k->in[2] : NULL, res, relu,
+                                 out);
+    return conv_forward(k, k->in[0], k->in[1], k->n_in > 2 ? k->in[2] : NULL, res, relu, out);
 }
 
 /* ---- conv2d gradients: conv2d_grad_filter(x, weight, dout) = dweight via im2col
@@ -698,6 +827,22 @@ DEFINE_POOL(double)
 DEFINE_POOL_MAX(float)
 DEFINE_POOL_MAX(double)
 
+/* 2x2 max pooling with stride 2 whose windows all lie inside the input (LeNet's and most
+ * CNNs' pooling): each output row from two input rows in one vectorised pass. */
+D2_SIMD static void pool_max2_f32(const float *x, float *y, int64_t planes, int64_t h, int64_t w,
+                                  int64_t oh_n, int64_t ow_n)
+{
+    for (int64_t p = 0; p < planes; p++, x += h * w)
+        for (int64_t oh = 0; oh < oh_n; oh++, y += ow_n) {
+            const float *a = x + 2 * oh * w, *b = a + w;
+            for (int64_t ow = 0; ow < ow_n; ow++) {
+                float u = a[2 * ow] > a[2 * ow + 1] ? a[2 * ow] : a[2 * ow + 1];
+                float v = b[2 * ow] > b[2 * ow + 1] ? b[2 * ow] : b[2 * ow + 1];
+                y[ow] = u > v ? u : v;
+            }
+        }
+}
+
 int cpu_pool2d(d2_kctx *k)
 {
     d2_tensor *x = k->in[0], *out = k->out[0];
@@ -721,6 +866,12 @@ int cpu_pool2d(d2_kctx *k)
         return 0;
     if (h == 0 || w == 0)
         return d2_err_set(k->err, D2_ERR_SHAPE, "pool2d: input has an empty spatial dimension");
+    if (g.is_max && !g.adaptive && x->dtype == D2_F32 && g.kh == 2 && g.kw == 2 && g.sh == 2 &&
+        g.sw == 2 && g.pt == 0 && g.pl == 0 && 2 * out->shape[2] <= h && 2 * out->shape[3] <= w) {
+        pool_max2_f32(d2_tensor_data(x), d2_tensor_data(out), planes, h, w, out->shape[2],
+                      out->shape[3]);
+        return 0;
+    }
     if (g.is_max && !g.adaptive) {
         size_t es = d2_dtype_size(x->dtype), rb;
         if (!d2_mul_size((size_t)w, es, &rb))
@@ -922,6 +1073,53 @@ int cpu_batch_norm(d2_kctx *k)
 
 /* ---- layer_norm: each row of `right` elements from begin_norm_axis on is
  * normalised with its own mean and (biased) variance ---- */
+/* layer_norm over float32 rows: sums in double, in 8 interleaved partial sums so that the
+ * loops vectorise (the generic path below sums one element at a time). */
+D2_SIMD static void layer_norm_f32(int64_t left, int64_t right, const float *x, const float *s,
+                                   const float *b, float *o, double eps)
+{
+    for (int64_t r = 0; r < left; r++) {
+        const float *xr = x + r * right;
+        float *orow = o + r * right;
+        double acc[8] = {0}, mean = 0, var = 0;
+        int64_t j = 0;
+        for (; j + 8 <= right; j += 8)
+            for (int l = 0; l < 8; l++)
+                acc[l] += xr[j + l];
+        for (; j < right; j++)
+            mean += xr[j];
+        for (int l = 0; l < 8; l++)
+            mean += acc[l];
+        mean /= (double)right;
+        for (int l = 0; l < 8; l++)
+            acc[l] = 0;
+        for (j = 0; j + 8 <= right; j += 8)
+            for (int l = 0; l < 8; l++) {
+                double d = xr[j + l] - mean;
+                acc[l] += d * d;
+            }
+        for (; j < right; j++) {
+            double d = xr[j] - mean;
+            var += d * d;
+        }
+        for (int l = 0; l < 8; l++)
+            var += acc[l];
+        double inv = 1.0 / sqrt(var / (double)right + eps);
+        if (s && b)
+            for (j = 0; j < right; j++)
+                orow[j] = (float)(((double)xr[j] - mean) * inv * (double)s[j] + (double)b[j]);
+        else
+            for (j = 0; j < right; j++) {
+                double v = ((double)xr[j] - mean) * inv;
+                if (s)
+                    v *= (double)s[j];
+                if (b)
+                    v += (double)b[j];
+                orow[j] = (float)v;
+            }
+    }
+}
+
 int cpu_layer_norm(d2_kctx *k)
 {
     d2_tensor *x = k->in[0], *out = k->out[0];
@@ -944,6 +1142,10 @@ int cpu_layer_norm(d2_kctx *k)
     const void *xd = d2_tensor_data(x);
     const void *sd = scale ? d2_tensor_data(scale) : NULL, *bd = bias ? d2_tensor_data(bias) : NULL;
     void *od = d2_tensor_data(out);
+    if (dt == D2_F32) {
+        layer_norm_f32(left, right, xd, sd, bd, od, eps);
+        return 0;
+    }
     for (int64_t r = 0; r < left; r++) {
         int64_t base = r * right;
         double mean = 0, var = 0;

@@ -39,6 +39,44 @@ static int bad_out(d2_kctx *k)
                       KN(k));
 }
 
+/* view_copy's case of a transpose: the innermost of the n merged dims (d, strides s) is
+ * strided and the one before it contiguous in src (NCHW <-> NHWC, attention's head
+ * transposes). Each [a, b] plane is copied in tiles of 16 source-contiguous elements, so that
+ * reads run along memory instead of one element per row. */
+static void transpose_copy(char *dst, const char *src, int n, const int64_t *d, const int64_t *s,
+                           size_t es)
+{
+    int64_t a_n = d[n - 2], b_n = d[n - 1], bst = s[n - 1], outer = 1;
+    for (int i = 0; i < n - 2; i++)
+        outer *= d[i];
+    int64_t idx[VIEW_MAX] = {0}, off = 0;
+    for (int64_t o = 0; o < outer; o++) {
+        for (int64_t a0 = 0; a0 < a_n; a0 += 16) {
+            int64_t a1 = a0 + 16 < a_n ? a0 + 16 : a_n;
+            for (int64_t b = 0; b < b_n; b++) {
+                if (es == 4) {
+                    const float *sp = (const float *)src + off + b * bst;
+                    float *dp = (float *)dst + b;
+                    for (int64_t a = a0; a < a1; a++)
+                        dp[a * b_n] = sp[a];
+                } else {
+                    for (int64_t a = a0; a < a1; a++)
+                        memcpy(dst + (size_t)(a * b_n + b) * es,
+                               src + (size_t)(off + b * bst + a) * es, es);
+                }
+            }
+        }
+        dst += (size_t)(a_n * b_n) * es;
+        for (int i = n - 3; i >= 0; i--) {
+            off += s[i];
+            if (++idx[i] < d[i])
+                break;
+            off -= s[i] * d[i];
+            idx[i] = 0;
+        }
+    }
+}
+
 /* Copies the strided view (dims, element strides st, origin src) into the
  * contiguous dst. Size-1 dims are dropped; the innermost dim is a memcpy when
  * its stride is 1. */
@@ -66,6 +104,10 @@ static void view_copy(char *dst, const char *src, int nd, const int64_t *dims, c
         return;
     }
     int64_t inner = d[n - 1], ist = s[n - 1], outer = 1;
+    if (n >= 2 && ist != 1 && s[n - 2] == 1) {
+        transpose_copy(dst, src, n, d, s, es);
+        return;
+    }
     for (int i = 0; i < n - 1; i++)
         outer *= d[i];
     int64_t idx[VIEW_MAX] = {0}, off = 0;

@@ -2304,10 +2304,46 @@ int ocl_lamb(d2_kctx *k) { return all_via_host(k, cpu_lamb); }
 /* conv2d_transpose: the CPU kernel (GEMM + col2im) on host copies */
 int ocl_conv2d_transpose(d2_kctx *k) { return via_host(k, cpu_conv2d_transpose); }
 
+/* linear_fused: linear, then the residual added and the activation applied in place on the
+ * device by the add and activation kernels */
+int ocl_linear_fused(d2_kctx *k)
+{
+    if (ocl_linear(k) < 0)
+        return -1;
+    d2_tensor *res = k->n_in > 3 ? k->in[3] : NULL, *out = k->out[0];
+    d2_attrs none = {0};
+    d2_kctx e = *k;
+    e.attrs = &none;
+    e.n_out = 1;
+    e.out = &out;
+    if (res) {
+        d2_tensor *in[2] = {out, res};
+        e.def = d2_op_def(D2_OP_add);
+        e.n_in = 2;
+        e.in = in;
+        if (ocl_add(&e) < 0)
+            return -1;
+    }
+    const char *act = ATTR_STR(k, "activation");
+    if (!*act)
+        return 0;
+    d2_tensor *in[1] = {out};
+    e.n_in = 1;
+    e.in = in;
+    if (strcmp(act, "relu") == 0) {
+        e.def = d2_op_def(D2_OP_relu);
+        return ocl_relu(&e);
+    }
+    e.def = d2_op_def(D2_OP_gelu);
+    return unary(&e, strcmp(act, "gelu") == 0 ? UN_GELU : UN_GELU_TANH, true, 0, 0);
+}
+
 /* conv2d_fused: conv2d, then the residual added and relu applied in place on the device by
  * the add and relu kernels */
 int ocl_conv2d_fused(d2_kctx *k)
 {
+    if (strcmp(ATTR_STR(k, "data_format"), "NHWC") == 0) /* the CPU kernel on host copies */
+        return via_host(k, cpu_conv2d_fused);
     if (ocl_conv2d(k) < 0)
         return -1;
     d2_tensor *res = k->n_in > 3 ? k->in[3] : NULL, *out = k->out[0];

@@ -7,20 +7,6 @@
 
 #include <string.h>
 
-/* The index of the one op of block b after `from` that reads var, when var has exactly one
- * reader and is no Program output; -1 otherwise. */
-static int only_reader(const d2_program *p, int b, int from, int var, const int *uses)
-{
-    if (uses[var] != 1 || d2_pass_is_output(p, var))
-        return -1;
-    const d2_block *blk = &p->blocks[b];
-    for (int i = from + 1; i < blk->n_ops; i++)
-        for (int k = 0; k < blk->ops[i].n_in; k++)
-            if (blk->ops[i].in[k] == var)
-                return i;
-    return -1; /* read by a yield or a nested block */
-}
-
 static bool same_type(const d2_type *a, const d2_type *b)
 {
     return a->kind == b->kind && a->dtype == b->dtype && d2_shape_equal(&a->shape, &b->shape);
@@ -56,7 +42,7 @@ static int fuse_one(d2_program *p, int b, int ci, const int *uses, d2_err *err)
         return 0;
     int last = -1, residual = -1, add_i = -1, cur = y;
     bool relu = false;
-    int ri = only_reader(p, b, ci, cur, uses);
+    int ri = d2_pass_only_reader(p, b, ci, cur, uses);
     if (ri >= 0 && blk->ops[ri].id == D2_OP_add && blk->ops[ri].n_in == 2) {
         const d2_op *add = &blk->ops[ri];
         int other = add->in[0] == cur ? add->in[1] : add->in[0];
@@ -65,7 +51,7 @@ static int fuse_one(d2_program *p, int b, int ci, const int *uses, d2_err *err)
             residual = other;
             last = add_i = ri;
             cur = add->out[0];
-            ri = only_reader(p, b, ri, cur, uses);
+            ri = d2_pass_only_reader(p, b, ri, cur, uses);
         }
     }
     if (ri >= 0 && blk->ops[ri].id == D2_OP_relu) {

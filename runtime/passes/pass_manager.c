@@ -12,10 +12,18 @@ static const d2_pass PASSES[] = {
     {"const_fold", D2_PASS_BASIC, "ops over parameters and static shapes become parameters",
      d2_pass_const_fold},
     {"cse", D2_PASS_BASIC, "repeated computations are computed once", d2_pass_cse},
+    {"hoist", D2_PASS_INFERENCE, "loop-invariant ops move out of while_loop blocks",
+     d2_pass_hoist},
+    {"drop_identity", D2_PASS_INFERENCE, "inference dropout (a copy) is removed",
+     d2_pass_drop_identity},
     {"bn_fold", D2_PASS_INFERENCE, "batch_norm after conv2d / linear folds into its weights",
      d2_pass_bn_fold},
     {"fuse_conv", D2_PASS_INFERENCE, "conv2d + residual add + relu become conv2d_fused",
      d2_pass_fuse_conv},
+    {"nhwc", D2_PASS_INFERENCE, "chains of convolutions run in NHWC, transposed at their edges",
+     d2_pass_nhwc},
+    {"fuse_linear", D2_PASS_INFERENCE, "linear + residual add + relu/gelu become linear_fused",
+     d2_pass_fuse_linear},
     {"dce", D2_PASS_BASIC, "ops whose results nothing reads are removed", d2_pass_dce},
 };
 
@@ -66,8 +74,9 @@ int d2_passes_parse(const char *text, d2_pass_set *out, d2_err *err)
                 found = i;
         if (found < 0)
             return d2_err_set(err, D2_ERR_INVALID,
-                              "unknown pass '%.*s' (passes: const_fold, cse, bn_fold, "
-                              "fuse_conv, dce; or none, basic, all)",
+                              "unknown pass '%.*s' (passes: const_fold, cse, hoist, "
+                              "drop_identity, bn_fold, fuse_conv, nhwc, fuse_linear, dce; or none, "
+                              "basic, all)",
                               (int)len, s);
         *out |= (d2_pass_set)1 << found;
         s += len;

@@ -157,3 +157,15 @@ int d2_pass_compact(d2_program *p, bool drop_params, d2_err *err)
     d2_free(uses);
     return dropped;
 }
+
+int d2_pass_only_reader(const d2_program *p, int b, int from, int var, const int *uses)
+{
+    if (uses[var] != 1 || d2_pass_is_output(p, var))
+        return -1;
+    const d2_block *blk = &p->blocks[b];
+    for (int i = from + 1; i < blk->n_ops; i++)
+        for (int k = 0; k < blk->ops[i].n_in; k++)
+            if (blk->ops[i].in[k] == var)
+                return i;
+    return -1; /* read by a yield or a nested block */
+}

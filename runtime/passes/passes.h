@@ -73,6 +73,9 @@ int *d2_pass_use_counts(const d2_program *p);
 void d2_pass_remove_op(d2_program *p, int b, int i);
 /* Replaces every read of variable `from` (op inputs and yields, every block) by `to`. */
 void d2_pass_replace_uses(d2_program *p, int from, int to);
+/* The index of the one op of block b after op `from` that reads var, when var has exactly
+ * one reader (uses: d2_pass_use_counts) and is no Program output; -1 otherwise. */
+int d2_pass_only_reader(const d2_program *p, int b, int from, int var, const int *uses);
 /* Whether var is yielded by block 0 (a fetch: its name is part of the model's interface). */
 bool d2_pass_is_output(const d2_program *p, int var);
 /* The parameter data of var when it is a parameter with data, else NULL. */
@@ -92,5 +95,9 @@ int d2_pass_const_fold(d2_program *p, const d2_pass_ctx *cx, d2_err *err);
 int d2_pass_cse(d2_program *p, const d2_pass_ctx *cx, d2_err *err);
 int d2_pass_bn_fold(d2_program *p, const d2_pass_ctx *cx, d2_err *err);
 int d2_pass_fuse_conv(d2_program *p, const d2_pass_ctx *cx, d2_err *err);
+int d2_pass_drop_identity(d2_program *p, const d2_pass_ctx *cx, d2_err *err);
+int d2_pass_fuse_linear(d2_program *p, const d2_pass_ctx *cx, d2_err *err);
+int d2_pass_hoist(d2_program *p, const d2_pass_ctx *cx, d2_err *err);
+int d2_pass_nhwc(d2_program *p, const d2_pass_ctx *cx, d2_err *err);
 
 #endif

@@ -171,7 +171,7 @@ static void test_fused_relu(void **state)
     d2_err err = {0};
     d2_tensor *got = d2_tensor_new(NULL, D2_F32, 4, ref->shape, &err);
     d2_dnnl_conv cv = {cs->n, cs->c, cs->h, cs->w, cs->oc, cs->kh, cs->kw, ref->shape[2],
-                       ref->shape[3], 1, 2, 3, 1, 1, 2, 1, 0, 0, true, true, false};
+                       ref->shape[3], 1, 2, 3, 1, 1, 2, 1, 0, 0, true, true, false, false};
     cv.pb = (cv.oh - 1) * cv.sh + cv.kh - cv.h - cv.pt;
     cv.pr = (cv.ow - 1) * cv.sw + cv.kw - cv.w - cv.pl;
     cv.pb = cv.pb > 0 ? cv.pb : 0;
@@ -212,7 +212,7 @@ static void test_fused_residual(void **state)
     size_t n = (size_t)d2_tensor_numel(ref);
     memcpy(d2_tensor_data(got), d2_tensor_data(res), n * sizeof(float));
     d2_dnnl_conv cv = {cs->n, cs->c, cs->h, cs->w, cs->oc, cs->kh, cs->kw, ref->shape[2],
-                       ref->shape[3], 1, 2, 3, 1, 1, 2, 1, 0, 0, true, true, true};
+                       ref->shape[3], 1, 2, 3, 1, 1, 2, 1, 0, 0, true, true, true, false};
     cv.pb = (cv.oh - 1) * cv.sh + cv.kh - cv.h - cv.pt;
     cv.pr = (cv.ow - 1) * cv.sw + cv.kw - cv.w - cv.pl;
     cv.pb = cv.pb > 0 ? cv.pb : 0;
@@ -237,6 +237,39 @@ static void test_fused_residual(void **state)
 }
 
 /* Modes: NEVER leaves the cache alone; AUTO keeps tiny shapes off oneDNN. */
+/* The reordered weights kept from an earlier call are used only for the same weights: new
+ * values in the same buffer (a training step) and another buffer give their own results. */
+static void test_weights_change(void **state)
+{
+    (void)state;
+    if (!d2_dnnl_available())
+        skip();
+    const conv_case *cs = &CASES[4];
+    int64_t xs[4] = {cs->n, cs->c, cs->h, cs->w}, ws[4] = {cs->oc, cs->c, cs->kh, cs->kw};
+    d2_tensor *in[2] = {filled(4, xs, 70), filled(4, ws, 71)};
+    for (int round = 0; round < 3; round++) {
+        if (round == 1) { /* in place, same pointer */
+            float *w = d2_tensor_data(in[1]);
+            for (int64_t i = 0; i < d2_tensor_numel(in[1]); i++)
+                w[i] = w[i] * -0.5f + 0.125f;
+        } else if (round == 2) { /* another buffer */
+            d2_tensor_unref(in[1]);
+            in[1] = filled(4, ws, 72);
+        }
+        d2_tensor *ref = run_conv(D2_DNNL_NEVER, cs, in, 2);
+        for (int rep = 0; rep < 2; rep++) {
+            d2_tensor *got = run_conv(D2_DNNL_ALWAYS, cs, in, 2);
+            double diff = max_rel_diff(got, ref);
+            if (diff > 1e-4)
+                fail_msg("round %d run %d: differs from the reference by %g", round, rep, diff);
+            d2_tensor_unref(got);
+        }
+        d2_tensor_unref(ref);
+    }
+    d2_tensor_unref(in[0]);
+    d2_tensor_unref(in[1]);
+}
+
 static void test_modes(void **state)
 {
     (void)state;
@@ -354,6 +387,7 @@ int main(void)
         cmocka_unit_test_teardown(test_fused_relu, teardown),
         cmocka_unit_test_teardown(test_fused_residual, teardown),
         cmocka_unit_test_teardown(test_modes, teardown),
+        cmocka_unit_test_teardown(test_weights_change, teardown),
         cmocka_unit_test_teardown(test_cache_bound, teardown),
         cmocka_unit_test_teardown(test_threads, teardown),
     };

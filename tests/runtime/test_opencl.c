@@ -824,6 +824,22 @@ static void build_cases(void)
         add_case("conv2d_fused", "",
                  fmt("%s[2,8,5,7]:unit %s[3,8,1,1]:unit none %s[2,3,5,7]", DT[d], DT[d], DT[d]),
                  GEMM);
+        add_case("conv2d_fused",
+                 "paddings = [1, 1], activation = \"relu\", data_format = \"NHWC\"",
+                 fmt("%s[2,9,7,3]:unit %s[4,3,3,3]:unit %s[4]:unit %s[2,9,7,4]", DT[d], DT[d],
+                     DT[d], DT[d]),
+                 GEMM);
+    }
+    /* linear_fused: bias, residual and each activation after the product */
+    for (int d = 0; d < 2; d++) {
+        add_case("linear_fused", "activation = \"gelu\"",
+                 fmt("%s[2,3,17] %s[17,9] %s[9] none", DT[d], DT[d], DT[d]), GEMM);
+        add_case("linear_fused", "activation = \"gelu_tanh\"",
+                 fmt("%s[5,17] %s[17,9] none none", DT[d], DT[d]), GEMM);
+        add_case("linear_fused", "activation = \"relu\"",
+                 fmt("%s[2,3,17] %s[17,9] %s[9] %s[2,3,9]", DT[d], DT[d], DT[d], DT[d]), GEMM);
+        add_case("linear_fused", "",
+                 fmt("%s[4,17] %s[17,9] %s[9] %s[4,9]", DT[d], DT[d], DT[d], DT[d]), GEMM);
     }
     static const char *ct[][2] = {
         {"[2,3,5,4] [3,4,3,3] [4]", "strides = [2, 2], paddings = [1, 1]"},

@@ -168,6 +168,62 @@ static void test_int_divide_by_zero(void **state)
     d2_tensor_unref(in[1]);
 }
 
+/* float32 softmax over the last axis against a double reference: rows of 3 and 37
+ * elements, a masked (-inf) entry gives exactly 0, a NaN makes its row NaN, and very
+ * negative differences underflow to 0. */
+static void test_softmax_rows(void **state)
+{
+    (void)state;
+    d2_err err = {0};
+    int64_t shape[2] = {4, 37};
+    float xs[4 * 37];
+    for (int i = 0; i < 4 * 37; i++)
+        xs[i] = (float)sin(i * 0.7) * 9.0f - (float)(i % 5);
+    xs[37 + 3] = -INFINITY;
+    xs[2 * 37 + 5] = NAN;
+    xs[3 * 37 + 1] = 200.0f; /* the others are ~200 below it */
+    d2_tensor *in = d2_tensor_from_data(D2_F32, 2, shape, xs, &err);
+    d2_tensor *out = run1("softmax", "axis = -1", &in, 1, &err);
+    assert_non_null(out);
+    const float *o = d2_tensor_data(out);
+    for (int r = 0; r < 4; r++) {
+        const float *x = xs + r * 37;
+        double m = -INFINITY, s = 0;
+        for (int i = 0; i < 37; i++)
+            m = x[i] > m ? x[i] : m;
+        for (int i = 0; i < 37; i++)
+            s += exp((double)x[i] - m);
+        for (int i = 0; i < 37; i++) {
+            double want = exp((double)x[i] - m) / s;
+            float got = o[r * 37 + i];
+            if (r == 2) {
+                assert_true(isnan(got));
+            } else if (fabs(got - want) > 1e-6 * want + 1e-30) {
+                fail_msg("softmax row %d element %d: %.9g, not %.9g", r, i, got, want);
+            }
+        }
+    }
+    assert_true(o[37 + 3] == 0.0f);
+    assert_true(o[3 * 37 + 1] == 1.0f);
+    d2_tensor_unref(out);
+    d2_tensor_unref(in);
+    /* rows of 3 */
+    int64_t s3[2] = {2, 3};
+    float x3[6] = {1, 2, 3, -1, 0, 1};
+    in = d2_tensor_from_data(D2_F32, 2, s3, x3, &err);
+    out = run1("softmax", "axis = 1", &in, 1, &err);
+    assert_non_null(out);
+    o = d2_tensor_data(out);
+    double e1 = exp(-2.0), e2 = exp(-1.0), tot = e1 + e2 + 1;
+    for (int r = 0; r < 2; r++) {
+        assert_true(fabs(o[r * 3] - e1 / tot) < 1e-7);
+        assert_true(fabs(o[r * 3 + 1] - e2 / tot) < 1e-7);
+        assert_true(fabs(o[r * 3 + 2] - 1 / tot) < 1e-7);
+    }
+    d2_tensor_unref(out);
+    d2_tensor_unref(in);
+}
+
 /* Float-to-int casts of NaN/inf/huge values are defined (no UB): INT_MIN. */
 static void test_cast_out_of_range(void **state)
 {
@@ -251,6 +307,7 @@ int main(void)
         cmocka_unit_test(test_infer_errors),
         cmocka_unit_test(test_int_divide_by_zero),
         cmocka_unit_test(test_cast_out_of_range),
+        cmocka_unit_test(test_softmax_rows),
         cmocka_unit_test(test_strided_input),
         cmocka_unit_test(test_alloc_failure),
     };

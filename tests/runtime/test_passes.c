@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "exec.h"
+#include "cpu/dnnl.h"
 #include "passes/passes.h"
 #include "program.h"
 #include "../testutil.h"
@@ -177,6 +178,33 @@ static void test_fuse_conv(void **state)
     assert_int_equal(golden_case("fuse_conv"), 3);
 }
 
+static void test_fuse_linear(void **state)
+{
+    (void)state;
+    assert_int_equal(golden_case("fuse_linear"), 4);
+}
+
+static void test_drop_identity(void **state)
+{
+    (void)state;
+    /* d1 and d2; d3 scales, d4 is the output */
+    assert_int_equal(golden_case("drop_identity"), 2);
+}
+
+static void test_hoist(void **state)
+{
+    (void)state;
+    /* limit, one and w2 */
+    assert_int_equal(golden_case("hoist"), 3);
+}
+
+static void test_nhwc(void **state)
+{
+    (void)state;
+    /* c1, c2, c3 and c5 */
+    assert_int_equal(golden_case("nhwc"), 4);
+}
+
 static void test_training_program(void **state)
 {
     (void)state;
@@ -328,6 +356,144 @@ static void test_conv2d_fused_op(void **state)
     }
 }
 
+/* linear_fused with each epilogue equals linear, then add, then the activation, on the CPU in
+ * both dtypes, at a size where the product goes through BLIS and the epilogue loops vectorise
+ * with a scalar tail. */
+static void test_linear_fused_op(void **state)
+{
+    (void)state;
+    d2_err err = {0};
+    const d2_dtype dts[2] = {D2_F32, D2_F64};
+    static const char *const acts[4] = {"", "relu", "gelu", "gelu_tanh"};
+    for (int d = 0; d < 2; d++) {
+        d2_type tx = {D2_VALUE_TENSOR, dts[d], {3, {5, 7, 33}}};
+        d2_type tw = {D2_VALUE_TENSOR, dts[d], {2, {33, 41}}};
+        d2_type tb = {D2_VALUE_TENSOR, dts[d], {1, {41}}};
+        d2_type tr = {D2_VALUE_TENSOR, dts[d], {3, {5, 7, 41}}};
+        d2_tensor *x = make_input(&tx, 1), *w = make_input(&tw, 2), *b = make_input(&tb, 3);
+        d2_tensor *r = make_input(&tr, 4);
+        const d2_opdef *fdef = d2_op_def(D2_OP_linear_fused), *gdef = d2_op_def(D2_OP_gelu);
+        for (int mode = 0; mode < 8; mode++) {
+            int act = mode % 4;
+            bool res = mode >= 4;
+            char text[64];
+            snprintf(text, sizeof text, "activation = \"%s\"", acts[act]);
+            d2_attrs fa, ga;
+            assert_int_equal(d2_attrs_parse(fdef, text, &fa, &err), 0);
+            assert_int_equal(
+                d2_attrs_parse(gdef, act == 3 ? "approximate = true" : "", &ga, &err), 0);
+            d2_tensor *lin[3] = {x, w, b}, *want = NULL, *got = NULL;
+            assert_int_equal(d2_op_run(NULL, D2_OP_linear, NULL, lin, 3, &want, 1, &err), 0);
+            if (res) {
+                d2_tensor *ain[2] = {want, r}, *sum = NULL;
+                assert_int_equal(d2_op_run(NULL, D2_OP_add, NULL, ain, 2, &sum, 1, &err), 0);
+                d2_tensor_unref(want);
+                want = sum;
+            }
+            if (act) {
+                d2_tensor *a = NULL;
+                assert_int_equal(d2_op_run(NULL, act == 1 ? D2_OP_relu : D2_OP_gelu,
+                                           act == 1 ? NULL : &ga, &want, 1, &a, 1, &err),
+                                 0);
+                d2_tensor_unref(want);
+                want = a;
+            }
+            d2_tensor *fin[4] = {x, w, b, res ? r : NULL};
+            if (d2_op_run(NULL, D2_OP_linear_fused, &fa, fin, 4, &got, 1, &err) < 0)
+                fail_msg("linear_fused: %s", err.msg);
+            tu_expect_close(text, got, want, 1e-6, 1e-6, "linear + add + activation");
+            d2_tensor_unref(want);
+            d2_tensor_unref(got);
+            d2_attrs_free(&fa);
+            d2_attrs_free(&ga);
+        }
+        /* an unknown activation and a residual of another shape are refused */
+        d2_attrs fa;
+        assert_int_equal(d2_attrs_parse(fdef, "activation = \"tanh\"", &fa, &err), 0);
+        d2_tensor *fin[4] = {x, w, b, NULL}, *got = NULL;
+        assert_int_equal(d2_op_run(NULL, D2_OP_linear_fused, &fa, fin, 4, &got, 1, &err), -1);
+        assert_non_null(strstr(err.msg, "tanh"));
+        d2_err_clear(&err);
+        d2_attrs_free(&fa);
+        assert_int_equal(d2_attrs_parse(fdef, "", &fa, &err), 0);
+        fin[3] = x;
+        assert_int_equal(d2_op_run(NULL, D2_OP_linear_fused, &fa, fin, 4, &got, 1, &err), -1);
+        assert_non_null(strstr(err.msg, "residual"));
+        d2_err_clear(&err);
+        d2_attrs_free(&fa);
+        d2_tensor_unref(x);
+        d2_tensor_unref(w);
+        d2_tensor_unref(b);
+        d2_tensor_unref(r);
+    }
+}
+
+/* conv2d_fused in NHWC equals the NCHW op on transposed values, through oneDNN and through
+ * the fallback that permutes to NCHW (oneDNN off), with each epilogue. */
+static void test_conv2d_nhwc_op(void **state)
+{
+    (void)state;
+    d2_err err = {0};
+    d2_type tx = {D2_VALUE_TENSOR, D2_F32, {4, {2, 8, 11, 9}}};
+    d2_type tw = {D2_VALUE_TENSOR, D2_F32, {4, {16, 8, 3, 3}}};
+    d2_type tb = {D2_VALUE_TENSOR, D2_F32, {1, {16}}};
+    d2_type tr = {D2_VALUE_TENSOR, D2_F32, {4, {2, 16, 6, 5}}};
+    d2_tensor *x = make_input(&tx, 1), *w = make_input(&tw, 2), *b = make_input(&tb, 3);
+    d2_tensor *r = make_input(&tr, 4);
+    const d2_opdef *fdef = d2_op_def(D2_OP_conv2d_fused), *tdef = d2_op_def(D2_OP_transpose);
+    d2_attrs to_nhwc, to_nchw;
+    assert_int_equal(d2_attrs_parse(tdef, "perm = [0, 2, 3, 1]", &to_nhwc, &err), 0);
+    assert_int_equal(d2_attrs_parse(tdef, "perm = [0, 3, 1, 2]", &to_nchw, &err), 0);
+    d2_tensor *xt = NULL, *rt = NULL;
+    assert_int_equal(d2_op_run(NULL, D2_OP_transpose, &to_nhwc, &x, 1, &xt, 1, &err), 0);
+    assert_int_equal(d2_op_run(NULL, D2_OP_transpose, &to_nhwc, &r, 1, &rt, 1, &err), 0);
+    for (int mode = 0; mode < 4; mode++) {
+        const char *act = mode % 2 ? "relu" : "";
+        bool res = mode >= 2;
+        char text[160], textn[200];
+        snprintf(text, sizeof text, "strides = [2, 2], paddings = [1, 1], activation = \"%s\"",
+                 act);
+        snprintf(textn, sizeof textn, "%s, data_format = \"NHWC\"", text);
+        d2_attrs fa, na;
+        assert_int_equal(d2_attrs_parse(fdef, text, &fa, &err), 0);
+        assert_int_equal(d2_attrs_parse(fdef, textn, &na, &err), 0);
+        d2_tensor *fin[4] = {x, w, b, res ? r : NULL}, *want = NULL;
+        assert_int_equal(d2_op_run(NULL, D2_OP_conv2d_fused, &fa, fin, 4, &want, 1, &err), 0);
+        for (int never = 0; never < 2; never++) {
+            d2_dnnl_set_mode(never ? D2_DNNL_NEVER : D2_DNNL_AUTO);
+            d2_tensor *nin[4] = {xt, w, b, res ? rt : NULL}, *got = NULL, *back = NULL;
+            if (d2_op_run(NULL, D2_OP_conv2d_fused, &na, nin, 4, &got, 1, &err) < 0)
+                fail_msg("conv2d_fused NHWC: %s", err.msg);
+            assert_int_equal(got->shape[3], 16);
+            assert_int_equal(d2_op_run(NULL, D2_OP_transpose, &to_nchw, &got, 1, &back, 1, &err),
+                             0);
+            tu_expect_close(textn, back, want, 1e-5, 1e-5, "conv2d_fused in NCHW");
+            d2_tensor_unref(got);
+            d2_tensor_unref(back);
+        }
+        d2_dnnl_set_mode(D2_DNNL_AUTO);
+        d2_tensor_unref(want);
+        d2_attrs_free(&fa);
+        d2_attrs_free(&na);
+    }
+    /* an unknown layout is refused */
+    d2_attrs fa;
+    assert_int_equal(d2_attrs_parse(fdef, "data_format = \"NCWH\"", &fa, &err), 0);
+    d2_tensor *fin[4] = {x, w, b, NULL}, *got = NULL;
+    assert_int_equal(d2_op_run(NULL, D2_OP_conv2d_fused, &fa, fin, 4, &got, 1, &err), -1);
+    assert_non_null(strstr(err.msg, "NCWH"));
+    d2_err_clear(&err);
+    d2_attrs_free(&fa);
+    d2_attrs_free(&to_nhwc);
+    d2_attrs_free(&to_nchw);
+    d2_tensor_unref(xt);
+    d2_tensor_unref(rt);
+    d2_tensor_unref(x);
+    d2_tensor_unref(w);
+    d2_tensor_unref(b);
+    d2_tensor_unref(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -336,6 +502,9 @@ int main(void)
         cmocka_unit_test(test_fuse_conv),    cmocka_unit_test(test_training_program),
         cmocka_unit_test(test_parse_sets),   cmocka_unit_test(test_prepare),
         cmocka_unit_test(test_conv2d_fused_op),
+        cmocka_unit_test(test_fuse_linear),  cmocka_unit_test(test_drop_identity),
+        cmocka_unit_test(test_linear_fused_op), cmocka_unit_test(test_hoist),
+        cmocka_unit_test(test_nhwc),         cmocka_unit_test(test_conv2d_nhwc_op),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

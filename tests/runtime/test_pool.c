@@ -25,6 +25,8 @@ typedef struct pool_case {
 static const pool_case CASES[] = {
     {32, 6, 28, 28, 2, 2, 2, 2, 0, 0, 0, 0, false}, /* samples/mnist_cnn.py */
     {32, 16, 10, 10, 2, 2, 2, 2, 0, 0, 0, 0, false},
+    {2, 3, 7, 37, 2, 2, 2, 2, 0, 0, 0, 0, false}, /* the 2x2 path with odd sizes */
+    {2, 3, 7, 37, 2, 2, 2, 2, 0, 0, 0, 0, true},  /* ceil mode: a last window half outside */
     {1, 3, 7, 9, 3, 3, 2, 2, 1, 1, 1, 1, false},
     {2, 5, 11, 13, 3, 2, 2, 3, 1, 0, 0, 1, true},
     {1, 1, 5, 5, 5, 5, 1, 1, 2, 2, 2, 2, false},

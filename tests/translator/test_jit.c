@@ -18,6 +18,7 @@
 #include "interp/interp.h"
 #include "lib/paddle/jit.h"
 #include "npy.h"
+#include "passes/passes.h"
 #include "model_io.h"
 #include "../testutil.h"
 
@@ -161,6 +162,9 @@ static void run_sample(const char *sample)
     assert_non_null(p);
     d2_prepared *pp = d2_exec_prepare(p, NULL, &err);
     assert_non_null(pp);
+    /* the same model after every inference pass must give the same outputs */
+    d2_prepared *opt = d2_passes_prepare(p, d2_passes_level(D2_PASS_INFERENCE), NULL, &err);
+    assert_non_null(opt);
     tu_arrays a = {0};
     assert_int_equal(d2_npz_load(npz, tu_keep_array, &a, &err), 0);
     int n_in = p->blocks[0].n_params, n_out = p->blocks[0].n_yields;
@@ -187,12 +191,24 @@ static void run_sample(const char *sample)
             char what[256];
             snprintf(what, sizeof what, "%s/%s output %d", sample, sets[s], k);
             tu_expect_close(what, outs[k], want, rtol, atol, "Paddle");
+        }
+        d2_tensor *popt[8] = {NULL};
+        if (d2_exec_run(opt, in, n_in, popt, n_out, &err) < 0)
+            fprintf(stderr, "%s/%s with passes: %s\n", sample, sets[s], err.msg);
+        for (int k = 0; k < n_out; k++) {
+            assert_non_null(popt[k]);
+            char what[256];
+            snprintf(what, sizeof what, "%s/%s output %d with every pass", sample, sets[s], k);
+            /* folding batch_norm into a convolution changes float32 rounding only */
+            tu_expect_close(what, popt[k], outs[k], 1e-5, 1e-5, "the passes off");
+            d2_tensor_unref(popt[k]);
             d2_tensor_unref(outs[k]);
         }
         ran++;
     }
     assert_true(ran > 0);
     tu_free_arrays(&a);
+    d2_exec_free(opt);
     d2_exec_free(pp);
     d2_program_free(p);
     free(meta);

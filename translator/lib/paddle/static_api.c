@@ -535,8 +535,9 @@ d2_obj *d2_static_program_new(d2_interp *I, const d2_program *p)
 }
 
 /* The graph passes (runtime/passes) a BuildStrategy selects: the meaning-preserving ones
- * always, batch_norm folding and conv epilogue fusion for the fuse_* flags below (they run
- * only on Programs that do not train). enable_inplace and memory_optimize select nothing yet.
+ * always, batch_norm folding, inference dropout removal and conv / linear epilogue fusion
+ * for the fuse_* flags below (they run only on Programs that do not train). enable_inplace
+ * and memory_optimize select nothing: the executor's buffer pool reuses every buffer anyway.
  * -1 with an exception. */
 static int strategy_passes(d2_interp *I, d2_obj *bs, uint32_t *set)
 {
@@ -545,7 +546,8 @@ static int strategy_passes(d2_interp *I, d2_obj *bs, uint32_t *set)
     } map[] = {
         {"fuse_bn_act_ops", "bn_fold"},
         {"fuse_bn_add_act_ops", "bn_fold,fuse_conv"},
-        {"fuse_elewise_add_act_ops", "fuse_conv"},
+        {"fuse_elewise_add_act_ops", "fuse_conv,fuse_linear"},
+        {"fuse_gemm_epilogue", "drop_identity,fuse_linear"},
         {"fuse_relu_depthwise_conv", "fuse_conv"},
     };
     d2_pass_set s = d2_passes_level(D2_PASS_BASIC), one = 0;

@@ -1,0 +1,109 @@
+/* fuse_linear.c - GEMM epilogue fusion (BuildStrategy.fuse_gemm_epilogue): linear(x, W, b) -> y,
+ * then y + r (a residual of y's type) and/or an activation (relu, gelu), where each
+ * intermediate result has that one reader, becomes one linear_fused(x, W, b, r)
+ * {activation = ...}: the epilogue runs in one pass over the product instead of one op (and
+ * one buffer) each. The fused op takes the place and the result variable of the chain's last
+ * op. Level INFERENCE (linear_fused has no gradient). */
+#include "passes.h"
+
+#include <string.h>
+
+static bool same_type(const d2_type *a, const d2_type *b)
+{
+    return a->kind == b->kind && a->dtype == b->dtype && d2_shape_equal(&a->shape, &b->shape);
+}
+
+/* The activation name linear_fused gives op, or NULL when op is no activation it takes. */
+static const char *activation_of(const d2_op *op)
+{
+    if (op->id == D2_OP_relu)
+        return "relu";
+    if (op->id == D2_OP_gelu)
+        return d2_attr_bool(d2_op_def(D2_OP_gelu), &op->attrs, "approximate") ? "gelu_tanh"
+                                                                            : "gelu";
+    return NULL;
+}
+
+/* Fuses the chain that starts at linear op li of block b: 1 when done, 0 when there is
+ * nothing to fuse, -1 on error. */
+static int fuse_one(d2_program *p, int b, int li, const int *uses, d2_err *err)
+{
+    const d2_block *blk = &p->blocks[b];
+    const d2_op *lin = &blk->ops[li];
+    int y = lin->out[0];
+    if (lin->n_out != 1 || lin->n_in < 2 || !d2_dtype_is_float(p->vars[y].type.dtype))
+        return 0;
+    int last = -1, residual = -1, add_i = -1, cur = y;
+    const char *act = NULL;
+    int ri = d2_pass_only_reader(p, b, li, cur, uses);
+    if (ri >= 0 && blk->ops[ri].id == D2_OP_add && blk->ops[ri].n_in == 2) {
+        const d2_op *add = &blk->ops[ri];
+        int other = add->in[0] == cur ? add->in[1] : add->in[0];
+        if (other != cur && same_type(&p->vars[other].type, &p->vars[y].type) &&
+            same_type(&p->vars[add->out[0]].type, &p->vars[y].type)) {
+            residual = other;
+            last = add_i = ri;
+            cur = add->out[0];
+            ri = d2_pass_only_reader(p, b, ri, cur, uses);
+        }
+    }
+    if (ri >= 0 && (act = activation_of(&blk->ops[ri])) != NULL)
+        last = ri;
+    if (last < 0)
+        return 0;
+    const d2_opdef *fdef = d2_op_def(D2_OP_linear_fused);
+    d2_attrs a;
+    d2_attrs_init_default(fdef, &a);
+    if (a.n != fdef->n_attrs || (act && d2_attr_set_str(fdef, &a, "activation", act) < 0)) {
+        d2_attrs_free(&a);
+        return d2_err_set(err, D2_ERR_NOMEM, "out of memory");
+    }
+    int in[4] = {lin->in[0], lin->in[1], lin->n_in > 2 ? lin->in[2] : -1, residual};
+    int out = blk->ops[last].out[0], line = lin->line, col = lin->col;
+    /* the fused op goes in at the end of the block, then moves to the chain's last slot */
+    int fi = d2_block_add_op(p, b, D2_OP_linear_fused, in, 4, &out, 1, &a, err);
+    d2_attrs_free(&a);
+    if (fi < 0)
+        return -1;
+    d2_block *mb = &p->blocks[b];
+    d2_op fused = mb->ops[fi];
+    fused.line = line;
+    fused.col = col;
+    mb->n_ops--;
+    d2_op old = mb->ops[last];
+    mb->ops[last] = fused;
+    d2_free(old.in);
+    d2_free(old.out);
+    d2_attrs_free(&old.attrs);
+    if (add_i >= 0 && add_i != last) /* the add, when the activation came last */
+        d2_pass_remove_op(p, b, add_i);
+    d2_pass_remove_op(p, b, li);
+    return 1;
+}
+
+int d2_pass_fuse_linear(d2_program *p, const d2_pass_ctx *cx, d2_err *err)
+{
+    D2_UNUSED(cx);
+    /* a fusion leaves every other variable's reader count as it was (the residual is read
+     * by the fused op instead of the add), so one count serves the whole pass */
+    int *uses = d2_pass_use_counts(p);
+    if (!uses)
+        return d2_err_set(err, D2_ERR_NOMEM, "out of memory");
+    int fused = 0;
+    for (int b = 0; b < p->n_blocks; b++)
+        for (int i = 0; i < p->blocks[b].n_ops; i++) {
+            if (p->blocks[b].ops[i].id != D2_OP_linear)
+                continue;
+            int rc = fuse_one(p, b, i, uses, err);
+            if (rc < 0) {
+                d2_free(uses);
+                return -1;
+            }
+            if (rc > 0) {
+                fused++;
+                i--;
+            }
+        }
+    d2_free(uses);
+    return fused;
+}
