@@ -165,21 +165,26 @@ static int l_silu(ox_ctx *c, const d2_op *op, const char *type)
     return node_out(c, op, type, (const char *[]){x, un(c, "Sigmoid", x)}, 2) ? 0 : -1;
 }
 
-/* exact: x/2 (1 + erf(x/sqrt 2)); approximate: x/2 (1 + tanh(sqrt(2/pi)(x + 0.044715 x^3))) */
-static int l_gelu(ox_ctx *c, const d2_op *op, const char *type)
+/* exact: x/2 (1 + erf(x/sqrt 2)); approximate: x/2 (1 + tanh(sqrt(2/pi)(x + 0.044715 x^3)));
+ * constants typed as op's input 0 */
+static const char *gelu_of(ox_ctx *c, const d2_op *op, const char *x, bool approximate)
 {
-    (void)type;
-    const char *x = ox_in(c, op, 0), *inner;
-    if (A_BOOL(op, "approximate")) {
+    const char *inner;
+    if (approximate) {
         const char *x3 = bin(c, "Mul", x, bin(c, "Mul", x, x));
         inner = un(c, "Tanh", bin(c, "Mul", k(c, op, 0, sqrt(2.0 / M_PI)),
                                   bin(c, "Add", x, bin(c, "Mul", k(c, op, 0, 0.044715), x3))));
     } else {
         inner = un(c, "Erf", bin(c, "Div", x, k(c, op, 0, sqrt(2.0))));
     }
-    const char *r = bin(c, "Mul", bin(c, "Mul", x, k(c, op, 0, 0.5)),
-                        bin(c, "Add", k(c, op, 0, 1), inner));
-    return finish(c, op, r, in_dt(c, op, 0));
+    return bin(c, "Mul", bin(c, "Mul", x, k(c, op, 0, 0.5)), bin(c, "Add", k(c, op, 0, 1), inner));
+}
+
+static int l_gelu(ox_ctx *c, const d2_op *op, const char *type)
+{
+    (void)type;
+    return finish(c, op, gelu_of(c, op, ox_in(c, op, 0), A_BOOL(op, "approximate")),
+                  in_dt(c, op, 0));
 }
 
 static int l_leaky_relu(ox_ctx *c, const d2_op *op, const char *type)
@@ -726,6 +731,24 @@ static int l_linear(ox_ctx *c, const d2_op *op, const char *type)
     return finish(c, op, xw, in_dt(c, op, 0));
 }
 
+/* linear_fused: the ONNX graph of its parts (linear, + residual, activation) */
+static int l_linear_fused(ox_ctx *c, const d2_op *op, const char *type)
+{
+    const char *o = bin(c, type, ox_in(c, op, 0), ox_in(c, op, 1));
+    if (op->n_in > 2 && op->in[2] >= 0)
+        o = bin(c, "Add", o, ox_in(c, op, 2));
+    if (op->n_in > 3 && op->in[3] >= 0)
+        o = bin(c, "Add", o, ox_in(c, op, 3));
+    const char *act = A_STR(op, "activation");
+    if (!strcmp(act, "relu"))
+        o = un(c, "Relu", o);
+    else if (!strcmp(act, "gelu") || !strcmp(act, "gelu_tanh"))
+        o = gelu_of(c, op, o, !strcmp(act, "gelu_tanh"));
+    else if (*act)
+        return ox_fail(c, op, D2_ERR_UNSUPPORTED, "activation \"%s\"", act);
+    return finish(c, op, o, in_dt(c, op, 0));
+}
+
 /* strides, dilations, pads ([t, b, l, r] -> ONNX [t, l, b, r]), group, auto_pad */
 static int conv_attrs(ox_ctx *c, const d2_op *op, Onnx__NodeProto *n)
 {
@@ -754,6 +777,8 @@ static int conv_attrs(ox_ctx *c, const d2_op *op, Onnx__NodeProto *n)
     return rc ? -1 : 0;
 }
 
+static const char *transpose(ox_ctx *c, const char *x, const int64_t *perm, int r);
+
 static int l_conv(ox_ctx *c, const d2_op *op, const char *type)
 {
     const char *ins[3] = {ox_in(c, op, 0), ox_in(c, op, 1), ox_in(c, op, 2)};
@@ -763,11 +788,21 @@ static int l_conv(ox_ctx *c, const d2_op *op, const char *type)
     const char *act = fused ? A_STR(op, "activation") : "";
     Onnx__NodeProto *n;
     const char *o;
-    if (!res && !*act) {
+    if (!res && !*act && !(fused && !strcmp(A_STR(op, "data_format"), "NHWC"))) {
         n = node_out(c, op, type, ins, n_in);
         return n ? conv_attrs(c, op, n) : -1;
     }
-    /* conv2d_fused: the ONNX graph of its parts (runtimes fuse them again) */
+    /* conv2d_fused: the ONNX graph of its parts (runtimes fuse them again); in NHWC (the
+     * layout pass's chains) x and the residual are turned to NCHW and the result back */
+    static const int64_t to_nchw[4] = {0, 3, 1, 2}, to_nhwc[4] = {0, 2, 3, 1};
+    bool nhwc = !strcmp(A_STR(op, "data_format"), "NHWC");
+    if (nhwc) {
+        ins[0] = transpose(c, ins[0], to_nchw, 4);
+        if (res)
+            res = transpose(c, res, to_nchw, 4);
+        if (!ins[0] || (fused && op->in[3] >= 0 && !res))
+            return -1;
+    }
     o = ox_node1(c, type, ins, n_in, &n);
     if (!o || conv_attrs(c, op, n) < 0)
         return -1;
@@ -777,6 +812,8 @@ static int l_conv(ox_ctx *c, const d2_op *op, const char *type)
         o = un(c, "Relu", o);
     else if (*act)
         return ox_fail(c, op, D2_ERR_UNSUPPORTED, "activation \"%s\"", act);
+    if (nhwc && o)
+        o = transpose(c, o, to_nhwc, 4);
     return finish(c, op, o, in_dt(c, op, 0));
 }
 
@@ -1354,6 +1391,7 @@ static const ox_map MAP[] = {
     {"index_get", "GatherND", 13, l_index_get, NULL},
     {"matmul", "MatMul", 13, l_matmul, NULL},
     {"linear", "MatMul", 13, l_linear, NULL},
+    {"linear_fused", "MatMul", 13, l_linear_fused, NULL},
     {"conv2d", "Conv", 13, l_conv, NULL},
     {"pool2d", "MaxPool", 13, l_pool, NULL},
     {"batch_norm", "BatchNormalization", 13, l_batch_norm, NULL},
@@ -1378,7 +1416,9 @@ static const ox_map MAP[] = {
     {"array_add", NULL, 0, NULL, TRAINING},
     {"array_unstack", NULL, 0, NULL, TRAINING},
     {"array_split_like", NULL, 0, NULL, TRAINING},
+    {"array_truncate", NULL, 0, NULL, TRAINING},
     {"reduce_as", NULL, 0, NULL, TRAINING},
+    {"relu_grad", NULL, 0, NULL, TRAINING},
     {"conv2d_grad_input", NULL, 0, NULL, TRAINING},
     {"conv2d_grad_filter", NULL, 0, NULL, TRAINING},
     {"pool2d_grad", NULL, 0, NULL, TRAINING},

@@ -128,6 +128,19 @@ expect 0 "exported" "$DY2ST" export "$top_srcdir/tests/onnx/conv_fused.d2p" -o "
     printf '%s\t%s\t%s\tConv,Add,Relu\n' "$TMP/cf.onnx" "$TMP/cf_x.npy,$TMP/cf_r.npy" \
         "$TMP/cf/y.npy,$TMP/cf/z.npy" >>"$M" || fail "conv_fused.d2p"
 
+# the other fused ops of the inference passes: linear_fused, and conv2d_fused in NHWC
+"$PY" -c "
+import numpy as np
+rng = np.random.RandomState(1)
+np.save('$TMP/fo_x.npy', rng.randn(3, 4).astype('float32'))
+np.save('$TMP/fo_u.npy', rng.randn(2, 2, 6, 5).astype('float32'))
+" || fail "inputs of fused_ops.d2p"
+expect 0 "exported" "$DY2ST" export "$top_srcdir/tests/onnx/fused_ops.d2p" -o "$TMP/fo.onnx" &&
+    DY2ST_PASSES=none "$DY2ST" run "$top_srcdir/tests/onnx/fused_ops.d2p" \
+        --input "x=$TMP/fo_x.npy" --input "u=$TMP/fo_u.npy" --output-dir "$TMP/fo" >/dev/null 2>&1 &&
+    printf '%s\t%s\t%s\tMatMul,Transpose,Conv,Relu,Erf,Tanh\n' "$TMP/fo.onnx" \
+        "$TMP/fo_x.npy,$TMP/fo_u.npy" "$TMP/fo/g4.npy,$TMP/fo/c3.npy" >>"$M" || fail "fused_ops.d2p"
+
 # paddle.onnx.export, as Paddle documents it (the layer's own weights; path + ".onnx")
 cat >"$TMP/doc_export.py" <<PY
 import numpy as np
