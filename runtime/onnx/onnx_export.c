@@ -445,11 +445,11 @@ static int lower_op(ox_ctx *c, const d2_op *op)
     if (!m || !m->lower)
         return ox_fail(c, op, D2_ERR_UNSUPPORTED, "no ONNX mapping%s%s", m && m->note ? ": " : "",
                        m && m->note ? m->note : "");
-    if (m->min_opset > c->opset)
+    int need = ox_map_need(m, c->p, op);
+    if (need > c->opset)
         return ox_fail(c, op, D2_ERR_UNSUPPORTED,
                        "needs ONNX opset %d or later (%s), exporting opset %d: use --opset %d",
-                       m->min_opset, m->onnx_type ? m->onnx_type : def->name, c->opset,
-                       m->min_opset);
+                       need, m->onnx_type ? m->onnx_type : def->name, c->opset, need);
     int rc = m->lower(c, op, m->onnx_type);
     if (rc < 0 && c->err->code == D2_OK)
         return ox_fail(c, op, D2_ERR_NOMEM, "out of memory");
@@ -829,9 +829,11 @@ int d2_onnx_export(const d2_program *p, const char *path, const d2_onnx_options 
             opset = D2_ONNX_OPSET_MIN;
         for (int b = 0; b < p->n_blocks; b++)
             for (int i = 0; i < p->blocks[b].n_ops; i++) {
-                const ox_map *m = ox_map_find(p->blocks[b].ops[i].id);
-                if (m && m->lower && m->min_opset > opset && m->min_opset <= D2_ONNX_OPSET_MAX)
-                    opset = m->min_opset;
+                const d2_op *op = &p->blocks[b].ops[i];
+                const ox_map *m = ox_map_find(op->id);
+                int need = m && m->lower ? ox_map_need(m, p, op) : 0;
+                if (need > opset && need <= D2_ONNX_OPSET_MAX)
+                    opset = need;
             }
     }
     if (opset < D2_ONNX_OPSET_MIN || opset > D2_ONNX_OPSET_MAX)

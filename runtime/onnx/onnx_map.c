@@ -972,12 +972,75 @@ static int l_cumsum(ox_ctx *c, const d2_op *op, const char *type)
                ? 0 : -1;
 }
 
+/* tril / triu: Trilu from opset 14; before it, the [R, C] mask col - row <= diagonal (>= for
+ * triu) applied with Where (And for bool) */
 static int l_tril_triu(ox_ctx *c, const d2_op *op, const char *type)
 {
     int64_t d = A_INT(op, "diagonal");
-    Onnx__NodeProto *n = node_out(c, op, type,
-                                  (const char *[]){ox_in(c, op, 0), ox_const_i64(c, &d, 1, true)}, 2);
-    return n && ox_attr_int(c, n, "upper", !A_BOOL(op, "lower")) == 0 ? 0 : -1;
+    bool lower = A_BOOL(op, "lower");
+    if (c->opset >= 14) {
+        Onnx__NodeProto *n = node_out(c, op, type,
+                                      (const char *[]){ox_in(c, op, 0), ox_const_i64(c, &d, 1, true)}, 2);
+        return n && ox_attr_int(c, n, "upper", !lower) == 0 ? 0 : -1;
+    }
+    const char *x = ox_in(c, op, 0), *sh = un(c, "Shape", x), *ar[2];
+    d2_dtype dt = in_dt(c, op, 0);
+    int64_t zero = 0, one = 1, a1 = 1;
+    for (int i = 0; i < 2; i++) {
+        int64_t st = i - 2, en = i == 0 ? -1 : INT64_MAX;
+        const char *len = ox_node1(c, "Slice", (const char *[]){sh, ox_const_i64(c, &st, 1, false),
+                                   ox_const_i64(c, &en, 1, false)}, 3, NULL);
+        ar[i] = len ? ox_node1(c, "Range", (const char *[]){ox_const_i64(c, &zero, 1, true),
+                               ox_to_scalar(c, len), ox_const_i64(c, &one, 1, true)}, 3, NULL) : NULL;
+    }
+    const char *off = bin(c, "Sub", ar[1], unsqueeze(c, ar[0], &a1, 1));
+    const char *keep = bin(c, lower ? "LessOrEqual" : "GreaterOrEqual", off, ox_const_i64(c, &d, 1, true));
+    if (dt == D2_BOOL)
+        return finish(c, op, bin(c, "And", keep, x), dt);
+    const char *o = keep ? ox_node1(c, "Where", (const char *[]){keep, x, ox_const_scalar(c, dt, 0)}, 3,
+                                    NULL) : NULL;
+    return finish(c, op, o, dt);
+}
+
+/* bitwise ops: And / Or / Xor / Not on bool; on integers the Bitwise* ops of opset 18, and
+ * before it two's complement arithmetic: a & b from the bits (a mod 2, then (a - bit) / 2,
+ * the top bit weighing -2^(w-1)); a | b = a + b - (a & b); a ^ b = a + b - 2 (a & b);
+ * ~a = -a - 1 (all exact, wrapping like the integers) */
+static int l_bitwise(ox_ctx *c, const d2_op *op, const char *type)
+{
+    d2_dtype dt = in_dt(c, op, 0);
+    bool is_not = op->n_in == 1;
+    if (dt == D2_BOOL) {
+        const char *t = is_not ? "Not" : !strcmp(type, "BitwiseAnd") ? "And"
+                                       : !strcmp(type, "BitwiseOr") ? "Or" : "Xor";
+        return l_logical(c, op, t);
+    }
+    if (c->opset >= 18)
+        return l_simple(c, op, type);
+    const char *a = ox_in(c, op, 0), *one = ox_const_scalar(c, dt, 1);
+    if (is_not)
+        return finish(c, op, bin(c, "Sub", un(c, "Neg", a), one), dt);
+    const char *b = ox_in(c, op, 1), *two = ox_const_scalar(c, dt, 2);
+    int w = (int)d2_dtype_size(dt) * 8;
+    const char *x = a, *y = b, *acc = NULL;
+    for (int k = 0; k < w && x && y; k++) {
+        const char *xb = bin(c, "Mod", x, two), *yb = bin(c, "Mod", y, two);
+        double wt = k == w - 1 ? -ldexp(1.0, w - 1) : ldexp(1.0, k);
+        const char *t = bin(c, "Mul", bin(c, "Mul", xb, yb), ox_const_scalar(c, dt, wt));
+        acc = acc ? bin(c, "Add", acc, t) : t;
+        if (k < w - 1) {
+            x = bin(c, "Div", bin(c, "Sub", x, xb), two);
+            y = bin(c, "Div", bin(c, "Sub", y, yb), two);
+        }
+    }
+    const char *r;
+    if (!strcmp(type, "BitwiseAnd"))
+        r = acc;
+    else if (!strcmp(type, "BitwiseOr"))
+        r = bin(c, "Sub", bin(c, "Add", a, b), acc);
+    else
+        r = bin(c, "Sub", bin(c, "Add", a, b), bin(c, "Mul", acc, two));
+    return finish(c, op, r, dt);
 }
 
 static int l_flip(ox_ctx *c, const d2_op *op, const char *type)
@@ -1002,6 +1065,14 @@ static int l_gather_nd(ox_ctx *c, const d2_op *op, const char *type)
     return node_out(c, op, type, (const char *[]){ox_in(c, op, 0), idx}, 2) ? 0 : -1;
 }
 
+/* put_along_axis with reduce add / mul: ScatterElements' reduction, from opset 16 */
+static int need_put_along(const d2_program *p, const d2_op *op)
+{
+    (void)p;
+    const char *red = A_STR(op, "reduce");
+    return !strcmp(red, "add") || !strcmp(red, "mul") ? 16 : 13;
+}
+
 static int l_take_along(ox_ctx *c, const d2_op *op, const char *type)
 {
     const char *ins[3] = {ox_in(c, op, 0), ox_in(c, op, 1), ox_in(c, op, 2)};
@@ -1018,11 +1089,395 @@ static int l_take_along(ox_ctx *c, const d2_op *op, const char *type)
     return 0;
 }
 
+/* scatter_nd_add: ScatterND with reduction add from opset 16; before it, for an x of static
+ * shape, the [R, P] match of x's leading rows (R of them, K index dims) and the index rows,
+ * times the updates as [P, inner] (MatMul), added to x */
+/* scatter_nd_add before opset 16 needs an x of static shape and a static index depth */
+static int need_scatter_nd_add(const d2_program *p, const d2_op *op)
+{
+    const d2_shape *xs = &p->vars[op->in[0]].type.shape, *is = &p->vars[op->in[1]].type.shape;
+    int kk = is->ndim ? (int)is->dims[is->ndim - 1] : -1;
+    return d2_shape_is_static(xs) && kk >= 1 && kk <= xs->ndim ? 13 : 16;
+}
+
+static int scatter_nd_add_13(ox_ctx *c, const d2_op *op)
+{
+    const d2_shape *xs = &ox_in_type(c, op, 0)->shape, *is = &ox_in_type(c, op, 1)->shape;
+    int kk = is->ndim ? (int)is->dims[is->ndim - 1] : -1;
+    if (need_scatter_nd_add(c->p, op) > c->opset)
+        return ox_fail(c, op, D2_ERR_INVALID, "opset not checked");
+    d2_dtype dt = in_dt(c, op, 0);
+    int64_t rows = 1, inner = 1, zero = 0, one = 1, m1 = -1, a0 = 0, a1 = 1;
+    for (int d = 0; d < xs->ndim; d++)
+        *(d < kk ? &rows : &inner) *= xs->dims[d];
+    const char *idx = ox_cast(c, ox_in(c, op, 1), in_dt(c, op, 1), D2_I64), *lin = NULL;
+    for (int j = 0; j < kk && idx; j++) {
+        int64_t jj = j, dim = xs->dims[j];
+        Onnx__NodeProto *n;
+        const char *v = ox_node1(c, "Gather", (const char *[]){idx, ox_const_i64(c, &jj, 1, true)}, 2, &n);
+        if (!v || ox_attr_int(c, n, "axis", -1) < 0)
+            return -1;
+        const char *dc = ox_const_i64(c, &dim, 1, true);
+        const char *neg = bin(c, "Less", v, ox_const_i64(c, &zero, 1, true));
+        v = neg ? ox_node1(c, "Where", (const char *[]){neg, bin(c, "Add", v, dc), v}, 3, NULL) : NULL;
+        lin = lin ? bin(c, "Add", bin(c, "Mul", lin, dc), v) : v;
+    }
+    lin = bin(c, "Reshape", lin, ox_const_i64(c, &m1, 1, false));
+    const char *ar = ox_node1(c, "Range", (const char *[]){ox_const_i64(c, &zero, 1, true),
+                              ox_const_i64(c, &rows, 1, true), ox_const_i64(c, &one, 1, true)}, 3, NULL);
+    const char *match = bin(c, "Equal", unsqueeze(c, ar, &a1, 1), unsqueeze(c, lin, &a0, 1));
+    d2_dtype mt = dt == D2_BOOL ? D2_F32 : dt;
+    const char *u = bin(c, "Reshape", ox_cast(c, ox_in(c, op, 2), in_dt(c, op, 2), mt),
+                        ox_const_i64(c, (const int64_t[]){-1, inner}, 2, false));
+    const char *sum = bin(c, "MatMul", ox_cast(c, match, D2_BOOL, mt), u);
+    sum = bin(c, "Reshape", sum, ox_const_i64(c, xs->dims, xs->ndim, false));
+    return finish(c, op, ox_cast(c, bin(c, "Add", ox_cast(c, ox_in(c, op, 0), dt, mt), sum), mt, dt), dt);
+}
+
 static int l_scatter_nd_add(ox_ctx *c, const d2_op *op, const char *type)
 {
+    if (c->opset < 16)
+        return scatter_nd_add_13(c, op);
     const char *idx = ox_cast(c, ox_in(c, op, 1), in_dt(c, op, 1), D2_I64);
     Onnx__NodeProto *n = node_out(c, op, type, (const char *[]){ox_in(c, op, 0), idx, ox_in(c, op, 2)}, 3);
     return n && ox_attr_str(c, n, "reduction", "add") == 0 ? 0 : -1;
+}
+
+/* ---- ops along one axis, written as pairwise comparisons over that axis ----------------
+ * The axis is swapped to the end; a [L, L] mask of (i, j) pairs (j the axis position that
+ * feeds output position i) selects the values each output reduces over. Quadratic in the
+ * axis length, but exact: no logarithms, no unstable TopK. */
+
+typedef struct axis_pairs {
+    const char *x;      /* the input, axis last */
+    const char *ar;     /* Range(0, L), int64 [L] */
+    const char *ii;     /* ar as [L, 1] (the output position i) */
+    int64_t perm[D2_MAX_DIMS];
+    int r;              /* rank of x */
+    bool swapped;
+} axis_pairs;
+
+/* Prepares x (input 0 of op) with axis `axis` last; flatten: x as 1-D first. */
+static int pairs_prepare(ox_ctx *c, const d2_op *op, int64_t axis, bool flatten, axis_pairs *q)
+{
+    const char *x = ox_in(c, op, 0);
+    int r = in_rank(c, op, 0);
+    int64_t m1 = -1, zero = 0, one = 1, ax1 = 1;
+    if (flatten || r == 0) {
+        x = bin(c, "Reshape", x, ox_const_i64(c, &m1, 1, false));
+        r = 1;
+        axis = 0;
+    }
+    if (axis < 0)
+        axis += r;
+    q->r = r;
+    q->swapped = axis != r - 1;
+    for (int i = 0; i < r; i++)
+        q->perm[i] = i;
+    q->perm[axis] = r - 1;
+    q->perm[r - 1] = axis;
+    q->x = q->swapped ? transpose(c, x, q->perm, r) : x;
+    int64_t st = -1, en = INT64_MAX;
+    const char *len = q->x ? ox_node1(c, "Slice", (const char *[]){un(c, "Shape", q->x),
+                                      ox_const_i64(c, &st, 1, false), ox_const_i64(c, &en, 1, false)},
+                                      3, NULL) : NULL;
+    const char *ls = len ? ox_to_scalar(c, len) : NULL;
+    q->ar = ls ? ox_node1(c, "Range", (const char *[]){ox_const_i64(c, &zero, 1, true), ls,
+                          ox_const_i64(c, &one, 1, true)}, 3, NULL) : NULL;
+    q->ii = q->ar ? unsqueeze(c, q->ar, &ax1, 1) : NULL;
+    return q->ii ? 0 : -1;
+}
+
+/* y (axis last) with the axis back in place */
+static const char *pairs_back(ox_ctx *c, const axis_pairs *q, const char *y)
+{
+    return q->swapped && y ? transpose(c, y, q->perm, q->r) : y;
+}
+
+/* x as [..., 1, L] (position j along the last axis) */
+static const char *pairs_xj(ox_ctx *c, const axis_pairs *q)
+{
+    int64_t a = -2;
+    return unsqueeze(c, q->x, &a, 1);
+}
+
+/* the [L, L] mask of the j that feed output i: j <= i (j < i exclusive); reversed: j >= i */
+static const char *pairs_mask(ox_ctx *c, const axis_pairs *q, bool exclusive, bool reverse)
+{
+    const char *t = reverse ? (exclusive ? "Greater" : "GreaterOrEqual")
+                            : (exclusive ? "Less" : "LessOrEqual");
+    return bin(c, t, q->ar, q->ii);
+}
+
+static const char *reduce_last(ox_ctx *c, const char *type, const char *x)
+{
+    int64_t a = -1;
+    return reduce(c, type, x, &a, 1, false);
+}
+
+/* the output's dtype and rank restored (flatten of a 0-D input gives [1]) */
+static int pairs_finish(ox_ctx *c, const d2_op *op, int i, const char *y, d2_dtype dt)
+{
+    if (y && ox_vtype(c, op->out[i])->shape.ndim == 0)
+        y = ox_to_scalar(c, y);
+    if (!y)
+        return -1;
+    d2_dtype want = out_dt(c, op, i);
+    const char *o = ox_out(c, op, i);
+    Onnx__NodeProto *n = o ? ox_node(c, dt == want ? "Identity" : "Cast", &y, 1, &o, 1) : NULL;
+    return n && (dt == want || ox_attr_int(c, n, "to", ox_onnx_dtype(want)) == 0) ? 0 : -1;
+}
+
+/* cumprod: the product of the masked values (1 elsewhere); logcumsumexp: the stable
+ * max + log(sum(exp(x - max))) of the masked values (-inf elsewhere; an all -inf line, as the
+ * first of an exclusive one, gives -inf) */
+static int l_cum_masked(ox_ctx *c, const d2_op *op, const char *type)
+{
+    axis_pairs q;
+    if (pairs_prepare(c, op, A_INT(op, "axis"), A_BOOL(op, "flatten"), &q) < 0)
+        return -1;
+    d2_dtype dt = in_dt(c, op, 0);
+    const char *mask = pairs_mask(c, &q, A_BOOL(op, "exclusive"), A_BOOL(op, "reverse"));
+    bool lse = !strcmp(type, "ReduceLogSumExp");
+    const char *fill = ox_const_scalar(c, dt, lse ? -INFINITY : 1.0);
+    const char *sel = mask && fill ? ox_node1(c, "Where", (const char *[]){mask, pairs_xj(c, &q), fill},
+                                             3, NULL) : NULL;
+    const char *y;
+    if (!lse) {
+        y = reduce_last(c, "ReduceProd", sel);
+    } else {
+        int64_t a = -1;
+        const char *m = sel ? reduce(c, "ReduceMax", sel, &a, 1, true) : NULL;
+        const char *zero = ox_const_scalar(c, dt, 0);
+        const char *ms = m && zero ? ox_node1(c, "Where", (const char *[]){un(c, "IsInf", m), zero, m},
+                                              3, NULL) : NULL;
+        const char *s = reduce_last(c, "ReduceSum", un(c, "Exp", bin(c, "Sub", sel, ms)));
+        y = bin(c, "Add", un(c, "Log", s), ms ? reduce_last(c, "ReduceMax", ms) : NULL);
+    }
+    return pairs_finish(c, op, 0, pairs_back(c, &q, y), dt);
+}
+
+/* cummax / cummin as the kernel defines them: the last index of the extreme value so far;
+ * once a NaN is seen the value is NaN and the index that of the last NaN */
+static int l_cum_extreme(ox_ctx *c, const d2_op *op, const char *type)
+{
+    axis_pairs q;
+    if (pairs_prepare(c, op, A_INT(op, "axis"), A_BOOL(op, "flatten"), &q) < 0)
+        return -1;
+    d2_dtype dt = in_dt(c, op, 0);
+    bool fl = d2_dtype_is_float(dt);
+    bool is_max = !strcmp(type, "ReduceMax");
+    const char *mask = pairs_mask(c, &q, false, false);
+    const char *x = q.x, *nan = NULL;
+    if (fl) {
+        nan = un(c, "IsNaN", x);
+        x = ox_node1(c, "Where", (const char *[]){nan, ox_const_scalar(c, dt, is_max ? -INFINITY
+                                                                              : INFINITY), x},
+                     3, NULL);
+    }
+    int64_t am2 = -2, am1 = -1;
+    const char *xj = unsqueeze(c, x, &am2, 1), *xi = unsqueeze(c, x, &am1, 1);
+    /* x_i is among the j <= i, so it stands in for the masked-out j */
+    const char *sel = mask && xj && xi ? ox_node1(c, "Where", (const char *[]){mask, xj, xi}, 3, NULL)
+                                       : NULL;
+    const char *m = sel ? reduce(c, type, sel, &am1, 1, true) : NULL;
+    const char *hit = bin(c, "And", mask, bin(c, "Equal", xj, m));
+    if (fl) {
+        const char *nj = unsqueeze(c, nan, &am2, 1);
+        const char *seen = bin(c, "And", mask, nj);
+        const char *any = seen ? reduce(c, "ReduceMax", ox_cast(c, seen, D2_BOOL, D2_F32), &am1, 1, true)
+                               : NULL;
+        any = ox_cast(c, any, D2_F32, D2_BOOL);
+        hit = bin(c, "Or", bin(c, "And", any, seen), bin(c, "And", un(c, "Not", any), hit));
+    }
+    Onnx__NodeProto *n;
+    const char *hf = ox_cast(c, hit, D2_BOOL, D2_F32);
+    const char *idx = hf ? ox_node1(c, "ArgMax", &hf, 1, &n) : NULL;
+    if (!idx || ox_attr_int(c, n, "axis", -1) < 0 || ox_attr_int(c, n, "keepdims", 0) < 0 ||
+        ox_attr_int(c, n, "select_last_index", 1) < 0)
+        return -1;
+    const char *val = ox_node1(c, "GatherElements", (const char *[]){q.x, idx}, 2, &n);
+    if (!val || ox_attr_int(c, n, "axis", -1) < 0)
+        return -1;
+    if (pairs_finish(c, op, 0, pairs_back(c, &q, val), dt) < 0)
+        return -1;
+    return pairs_finish(c, op, 1, pairs_back(c, &q, idx), D2_I64);
+}
+
+/* a < b in the kernel's order: NaN above every number (desc: the reverse) */
+static const char *sort_less(ox_ctx *c, const char *a, const char *b, bool fl, bool desc)
+{
+    if (desc) {
+        const char *t = a;
+        a = b;
+        b = t;
+    }
+    const char *lt = bin(c, "Less", a, b);
+    if (!fl)
+        return lt;
+    return bin(c, "Or", lt, bin(c, "And", un(c, "Not", un(c, "IsNaN", a)), un(c, "IsNaN", b)));
+}
+
+static const char *sort_equal(ox_ctx *c, const char *a, const char *b, bool fl)
+{
+    const char *eq = bin(c, "Equal", a, b);
+    return fl ? bin(c, "Or", eq, bin(c, "And", un(c, "IsNaN", a), un(c, "IsNaN", b))) : eq;
+}
+
+/* argsort, stable like the kernel's merge sort: the rank of x_i is the count of x_j before
+ * it (less, or equal with j < i); the ranks are a permutation, whose inverse (ScatterElements)
+ * are the indices */
+static int l_argsort(ox_ctx *c, const d2_op *op, const char *type)
+{
+    (void)type;
+    axis_pairs q;
+    if (pairs_prepare(c, op, A_INT(op, "axis"), false, &q) < 0)
+        return -1;
+    d2_dtype dt = in_dt(c, op, 0);
+    bool fl = d2_dtype_is_float(dt), desc = A_BOOL(op, "descending");
+    int64_t am1 = -1;
+    const char *xj = pairs_xj(c, &q), *xi = unsqueeze(c, q.x, &am1, 1);
+    const char *before = bin(c, "Or", sort_less(c, xj, xi, fl, desc),
+                             bin(c, "And", sort_equal(c, xj, xi, fl), bin(c, "Less", q.ar, q.ii)));
+    const char *rank = reduce_last(c, "ReduceSum", ox_cast(c, before, D2_BOOL, D2_I64));
+    const char *pos = rank ? bin(c, "Expand", q.ar, un(c, "Shape", rank)) : NULL;
+    Onnx__NodeProto *n;
+    const char *idx = pos ? ox_node1(c, "ScatterElements", (const char *[]){rank, rank, pos}, 3, &n)
+                          : NULL;
+    if (!idx || ox_attr_int(c, n, "axis", -1) < 0)
+        return -1;
+    const char *val = ox_node1(c, "GatherElements", (const char *[]){q.x, idx}, 2, &n);
+    if (!val || ox_attr_int(c, n, "axis", -1) < 0)
+        return -1;
+    if (pairs_finish(c, op, 0, pairs_back(c, &q, val), dt) < 0)
+        return -1;
+    return pairs_finish(c, op, 1, pairs_back(c, &q, idx), D2_I64);
+}
+
+/* roll: per axis, Concat(x[n - s:], x[:n - s]) with s = shift mod n (n read at run time);
+ * no axis: the flattened input rolled and reshaped back */
+static int l_roll(ox_ctx *c, const d2_op *op, const char *type)
+{
+    (void)type;
+    int ns, na;
+    const int64_t *shifts = A_INTS(op, "shifts", &ns);
+    const int64_t *axes = A_INTS(op, "axis", &na);
+    const char *x = ox_in(c, op, 0), *shape = NULL;
+    int r = in_rank(c, op, 0);
+    int64_t flat_axis = 0, m1 = -1, one = 1, big = INT64_MAX, zero = 0;
+    if (na == 0) {
+        if (ns < 1)
+            return ox_fail(c, op, D2_ERR_INVALID, "no shifts");
+        shape = un(c, "Shape", x);
+        x = bin(c, "Reshape", x, ox_const_i64(c, &m1, 1, false));
+        axes = &flat_axis;
+        na = 1;
+        r = 1;
+    } else if (ns != na) {
+        return ox_fail(c, op, D2_ERR_INVALID, "%d shifts for %d axes", ns, na);
+    }
+    for (int i = 0; i < na && x; i++) {
+        int64_t a = axes[i] < 0 ? axes[i] + r : axes[i], a1 = a + 1;
+        const char *n = ox_node1(c, "Slice", (const char *[]){un(c, "Shape", x),
+                                 ox_const_i64(c, &a, 1, false), ox_const_i64(c, &a1, 1, false)}, 3,
+                                 NULL);
+        n = bin(c, "Max", n, ox_const_i64(c, &one, 1, false)); /* an empty axis rolls by 0 */
+        const char *s = bin(c, "Mod", ox_const_i64(c, &shifts[i], 1, false), n);
+        const char *cut = bin(c, "Sub", n, s);
+        const char *axc = ox_const_i64(c, &a, 1, false);
+        const char *hi = ox_node1(c, "Slice", (const char *[]){x, cut, ox_const_i64(c, &big, 1, false),
+                                  axc}, 4, NULL);
+        const char *lo = ox_node1(c, "Slice", (const char *[]){x, ox_const_i64(c, &zero, 1, false),
+                                  cut, axc}, 4, NULL);
+        Onnx__NodeProto *nd;
+        x = hi && lo ? ox_node1(c, "Concat", (const char *[]){hi, lo}, 2, &nd) : NULL;
+        if (!x || ox_attr_int(c, nd, "axis", a) < 0)
+            return -1;
+    }
+    if (shape)
+        x = bin(c, "Reshape", x, shape);
+    return finish(c, op, x, in_dt(c, op, 0));
+}
+
+/* scatter along axis 0 with the kernel's semantics: overwrite, the last update of a row
+ * wins; accumulate, the rows indexed are zeroed and every update added. Written with the
+ * [N, M] match of rows and index entries, so repeated indices are exact. */
+static int l_scatter(ox_ctx *c, const d2_op *op, const char *type)
+{
+    (void)type;
+    const char *x = ox_in(c, op, 0), *upd = ox_in(c, op, 2);
+    d2_dtype dt = in_dt(c, op, 0);
+    int r = in_rank(c, op, 0);
+    int64_t zero = 0, one = 1, m1 = -1, a0 = 0, a1 = 1;
+    const char *idx = ox_cast(c, ox_in(c, op, 1), in_dt(c, op, 1), D2_I64);
+    idx = bin(c, "Reshape", idx, ox_const_i64(c, &m1, 1, false));
+    const char *n = ox_node1(c, "Slice", (const char *[]){un(c, "Shape", x), ox_const_i64(c, &a0, 1, false),
+                             ox_const_i64(c, &a1, 1, false)}, 3, NULL);
+    const char *neg = bin(c, "Less", idx, ox_const_i64(c, &zero, 1, true));
+    idx = neg ? ox_node1(c, "Where", (const char *[]){neg, bin(c, "Add", idx, n), idx}, 3, NULL) : NULL;
+    const char *rows = n ? ox_node1(c, "Range", (const char *[]){ox_const_i64(c, &zero, 1, true),
+                                    ox_to_scalar(c, n), ox_const_i64(c, &one, 1, true)}, 3, NULL)
+                         : NULL;
+    const char *match = bin(c, "Equal", unsqueeze(c, rows, &a1, 1), unsqueeze(c, idx, &a0, 1));
+    const char *mf = ox_cast(c, match, D2_BOOL, D2_F32);
+    const char *has = mf ? ox_cast(c, reduce_last(c, "ReduceMax", mf), D2_F32, D2_BOOL) : NULL;
+    int64_t rest[D2_MAX_DIMS];
+    for (int i = 1; i < r; i++)
+        rest[i - 1] = i;
+    if (r > 1)
+        has = unsqueeze(c, has, rest, r - 1);
+    const char *val;
+    if (A_BOOL(op, "overwrite")) {
+        Onnx__NodeProto *nd;
+        const char *last = mf ? ox_node1(c, "ArgMax", &mf, 1, &nd) : NULL;
+        if (!last || ox_attr_int(c, nd, "axis", 1) < 0 || ox_attr_int(c, nd, "keepdims", 0) < 0 ||
+            ox_attr_int(c, nd, "select_last_index", 1) < 0)
+            return -1;
+        val = ox_node1(c, "Gather", (const char *[]){upd, last}, 2, NULL);
+    } else {
+        d2_dtype mt = dt == D2_F64 || dt == D2_I64 || dt == D2_I32 ? dt : D2_F32;
+        const char *u2 = bin(c, "Reshape", ox_cast(c, upd, in_dt(c, op, 2), mt),
+                             ox_const_i64(c, (const int64_t[]){0, -1}, 2, false));
+        const char *sum = bin(c, "MatMul", ox_cast(c, match, D2_BOOL, mt), u2);
+        sum = bin(c, "Reshape", sum, un(c, "Shape", x));
+        val = ox_cast(c, sum, mt, dt);
+    }
+    const char *o = val && has ? ox_node1(c, "Where", (const char *[]){has, val, x}, 3, NULL) : NULL;
+    return finish(c, op, o, dt);
+}
+
+/* gcd by Euclid's algorithm on |x|, |y|, unrolled: Lame's bound (the step count of the
+ * Fibonacci worst case) for the dtype's width; a step with b = 0 keeps (a, 0). lcm:
+ * |x| / gcd * |y|, 0 when gcd is 0. */
+static int l_gcd_lcm(ox_ctx *c, const d2_op *op, const char *type)
+{
+    (void)type;
+    d2_dtype dt = out_dt(c, op, 0);
+    if (d2_dtype_is_float(dt) || dt == D2_BOOL)
+        return ox_fail(c, op, D2_ERR_DTYPE, "%s of %s", d2_op_def(op->id)->name, d2_dtype_name(dt));
+    const char *x = un(c, "Abs", ox_cast(c, ox_in(c, op, 0), in_dt(c, op, 0), dt));
+    const char *y = un(c, "Abs", ox_cast(c, ox_in(c, op, 1), in_dt(c, op, 1), dt));
+    /* broadcast both to the output shape */
+    const char *zero = ox_const_scalar(c, dt, 0), *one = ox_const_scalar(c, dt, 1);
+    const char *a = bin(c, "Add", x, bin(c, "Mul", y, zero));
+    const char *b = bin(c, "Add", y, bin(c, "Mul", x, zero));
+    size_t w = d2_dtype_size(dt);
+    int steps = w == 1 ? 13 : w == 2 ? 25 : w == 4 ? 48 : 94;
+    for (int i = 0; i < steps && a && b; i++) {
+        const char *bz = bin(c, "Equal", b, zero);
+        const char *bs = bz ? ox_node1(c, "Where", (const char *[]){bz, one, b}, 3, NULL) : NULL;
+        const char *rm = bin(c, "Mod", a, bs);
+        const char *na = bs ? ox_node1(c, "Where", (const char *[]){bz, a, b}, 3, NULL) : NULL;
+        b = rm ? ox_node1(c, "Where", (const char *[]){bz, zero, rm}, 3, NULL) : NULL;
+        a = na;
+    }
+    if (!strcmp(d2_op_def(op->id)->name, "lcm") && a) {
+        const char *gz = bin(c, "Equal", a, zero);
+        const char *gs = gz ? ox_node1(c, "Where", (const char *[]){gz, one, a}, 3, NULL) : NULL;
+        const char *l = bin(c, "Mul", bin(c, "Div", x, gs), y);
+        a = l ? ox_node1(c, "Where", (const char *[]){gz, zero, l}, 3, NULL) : NULL;
+    }
+    return finish(c, op, a, dt);
 }
 
 /* x[key] = value over a slice of an x of static shape: ScatterND with the region's indices
@@ -1458,27 +1913,27 @@ static const ox_map MAP[] = {
     {"isnan", "IsNaN", 13, l_simple, NULL},
     {"isinf", "IsInf", 13, l_simple, NULL},
     {"isfinite", "IsNaN", 13, l_expr, NULL},
-    {"bitwise_and", "BitwiseAnd", 18, l_simple, NULL},
-    {"bitwise_or", "BitwiseOr", 18, l_simple, NULL},
-    {"bitwise_xor", "BitwiseXor", 18, l_simple, NULL},
-    {"bitwise_not", "BitwiseNot", 18, l_simple, NULL},
-    {"gcd", NULL, 0, NULL, NO_ONNX},
-    {"lcm", NULL, 0, NULL, NO_ONNX},
+    {"bitwise_and", "BitwiseAnd", 13, l_bitwise, NULL},
+    {"bitwise_or", "BitwiseOr", 13, l_bitwise, NULL},
+    {"bitwise_xor", "BitwiseXor", 13, l_bitwise, NULL},
+    {"bitwise_not", "BitwiseNot", 13, l_bitwise, NULL},
+    {"gcd", "Mod", 13, l_gcd_lcm, NULL},
+    {"lcm", "Mod", 13, l_gcd_lcm, NULL},
     {"cumsum", "CumSum", 13, l_cumsum, NULL},
-    {"cumprod", NULL, 0, NULL, NO_ONNX},
-    {"logcumsumexp", NULL, 0, NULL, NO_ONNX},
-    {"cummax", NULL, 0, NULL, NO_ONNX},
-    {"cummin", NULL, 0, NULL, NO_ONNX},
-    {"argsort", NULL, 0, NULL, "ONNX's TopK does not promise a stable order"},
+    {"cumprod", "ReduceProd", 13, l_cum_masked, NULL},
+    {"logcumsumexp", "ReduceLogSumExp", 13, l_cum_masked, NULL},
+    {"cummax", "ReduceMax", 13, l_cum_extreme, NULL},
+    {"cummin", "ReduceMin", 13, l_cum_extreme, NULL},
+    {"argsort", "ScatterElements", 13, l_argsort, NULL},
     {"topk", "TopK", 13, l_topk, NULL},
-    {"tril_triu", "Trilu", 14, l_tril_triu, NULL},
+    {"tril_triu", "Trilu", 13, l_tril_triu, NULL},
     {"flip", "Slice", 13, l_flip, NULL},
-    {"roll", NULL, 0, NULL, "not mapped yet"},
+    {"roll", "Concat", 13, l_roll, NULL},
     {"gather_nd", "GatherND", 13, l_gather_nd, NULL},
-    {"scatter", NULL, 0, NULL, "not mapped yet"},
-    {"scatter_nd_add", "ScatterND", 16, l_scatter_nd_add, NULL},
+    {"scatter", "Where", 13, l_scatter, NULL},
+    {"scatter_nd_add", "ScatterND", 13, l_scatter_nd_add, NULL},
     {"take_along_axis", "GatherElements", 13, l_take_along, NULL},
-    {"put_along_axis", "ScatterElements", 16, l_take_along, NULL},
+    {"put_along_axis", "ScatterElements", 13, l_take_along, NULL},
     {"print", NULL, 13, l_drop, NULL},
     {"assert", NULL, 13, l_drop, NULL},
     {"cond", "If", 13, l_cond, NULL},
@@ -1518,6 +1973,23 @@ const ox_map *ox_map_find(d2_op_id id)
         __atomic_store_n(&by_id_ready, 1, __ATOMIC_RELEASE);
     }
     return (unsigned)id < D2_NUM_OPS ? by_id[id] : NULL;
+}
+
+/* the ops whose opset depends on their attributes or input types */
+static const struct {
+    const char *op;
+    int (*need)(const d2_program *p, const d2_op *op);
+} NEED[] = {
+    {"put_along_axis", need_put_along},
+    {"scatter_nd_add", need_scatter_nd_add},
+};
+
+int ox_map_need(const ox_map *m, const d2_program *p, const d2_op *op)
+{
+    for (size_t i = 0; i < D2_COUNTOF(NEED); i++)
+        if (!strcmp(m->op, NEED[i].op))
+            return NEED[i].need(p, op);
+    return m->min_opset;
 }
 
 int d2_onnx_op_min_opset(const char *name)

@@ -93,6 +93,9 @@ typedef struct ox_map {
     const char *note;
 } ox_map;
 
+/* The opset op needs: min_opset, or more for some attributes and input types. */
+int ox_map_need(const ox_map *m, const d2_program *p, const d2_op *op);
+
 /* The mapping of op id, or NULL when the table has no row for it. */
 const ox_map *ox_map_find(d2_op_id id);
 

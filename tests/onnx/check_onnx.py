@@ -10,7 +10,7 @@ for a model whose control flow must stay control flow.
 
 For each line: onnx.checker.check_model(full_check=True), then ONNX Runtime (CPU) on the
 inputs; every output must have dy2st's shape and dtype and equal it, floats within
-|got - want| <= 1e-5 + 1e-5 |want|, integers and bools exactly. Prints one line per
+|got - want| <= 1e-5 + 1e-5 |want| (infinities equal), integers and bools exactly. Prints one line per
 model ("ok NAME" or what differs) and exits 1 when any fails.
 """
 import sys
@@ -58,7 +58,11 @@ def check(model, inputs, wants, need):
             if not np.array_equal(np.isnan(g64), np.isnan(w64)):
                 errs.append("output %d: NaNs differ" % k)
                 continue
-            ok = ~np.isnan(w64)
+            inf = np.isinf(w64)
+            if not np.array_equal(g64[inf], w64[inf]):
+                errs.append("output %d: infinities differ" % k)
+                continue
+            ok = np.isfinite(w64)
             d = np.abs(g64[ok] - w64[ok])
             if d.size and not np.all(d <= ATOL + RTOL * np.abs(w64[ok])):
                 errs.append("output %d: max |diff| %.3g beyond 1e-5 + 1e-5 |want|" % (k, d.max()))

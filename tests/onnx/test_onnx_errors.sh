@@ -2,7 +2,8 @@
 # test_onnx_errors.sh - 'dy2st export' on bad input: each is a clear error with exit status 1
 # (2 for a usage error), and no output file is left behind. Needs no Python.
 #   an op with no ONNX mapping (tests/onnx/no_mapping.d2p: cholesky) names the op and its line;
-#   an op that needs a newer opset (tests/onnx/needs_opset14.d2p: tril_triu -> Trilu) says which;
+#   an op that needs a newer opset (tests/onnx/needs_opset16.d2p: put_along_axis with reduce
+#   "add" -> ScatterElements with a reduction) says which;
 #   an unwritable output path, a corrupt saved model, an opset out of range, and options that
 #   only apply to FILE.py.
 . "${top_srcdir:-.}/tests/cli/lib.sh"
@@ -17,11 +18,11 @@ expect_exact 1 "dy2st: error: $T/no_mapping.d2p: line 7:13: op cholesky: no ONNX
     "$DY2ST" export "$T/no_mapping.d2p" -o "$TMP/a.onnx"
 [ ! -e "$TMP/a.onnx" ] || fail "no_mapping.d2p left $TMP/a.onnx"
 
-expect_exact 1 "dy2st: error: $T/needs_opset14.d2p: line 12:9: op tril_triu: needs ONNX opset 14 or later (Trilu), exporting opset 13: use --opset 14" \
-    "$DY2ST" export "$T/needs_opset14.d2p" -o "$TMP/b.onnx"
-[ ! -e "$TMP/b.onnx" ] || fail "needs_opset14.d2p left $TMP/b.onnx"
-expect 0 "exported $TMP/b.onnx" "$DY2ST" export "$T/needs_opset14.d2p" --opset 14 -o "$TMP/b.onnx"
-[ -s "$TMP/b.onnx" ] || fail "--opset 14 wrote no $TMP/b.onnx"
+expect_exact 1 "dy2st: error: $T/needs_opset16.d2p: line 12:9: op put_along_axis: needs ONNX opset 16 or later (ScatterElements), exporting opset 13: use --opset 16" \
+    "$DY2ST" export "$T/needs_opset16.d2p" -o "$TMP/b.onnx"
+[ ! -e "$TMP/b.onnx" ] || fail "needs_opset16.d2p left $TMP/b.onnx"
+expect 0 "exported $TMP/b.onnx" "$DY2ST" export "$T/needs_opset16.d2p" --opset 16 -o "$TMP/b.onnx"
+[ -s "$TMP/b.onnx" ] || fail "--opset 16 wrote no $TMP/b.onnx"
 
 # a model written through the whole path, then the failures around it
 expect 0 "exported $TMP/m.onnx" "$DY2ST" export "$S/programs/mlp_loop.d2p" -o "$TMP/m.onnx"

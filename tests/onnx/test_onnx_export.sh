@@ -11,6 +11,8 @@
 #     converted Program a script runs is exported with its inputs and outputs; every one
 #     that exports must pass (the ops that cannot be exported are listed).
 #   the fused convolution of the inference passes (tests/onnx/conv_fused.d2p), unfused.
+#   the ops ONNX has no single operator for, as compositions (tests/onnx/axis_ops.d2p), and
+#   those whose operator is newer than opset 13 (tests/onnx/opset13_ops.d2p) at 13 and 18.
 #   paddle.onnx.export in a script (Paddle's documented example).
 # Skips (exit 77) when the oracle environment (tests/oracle/install.sh) lacks onnx or
 # onnxruntime.
@@ -140,6 +142,80 @@ expect 0 "exported" "$DY2ST" export "$top_srcdir/tests/onnx/fused_ops.d2p" -o "$
         --input "x=$TMP/fo_x.npy" --input "u=$TMP/fo_u.npy" --output-dir "$TMP/fo" >/dev/null 2>&1 &&
     printf '%s\t%s\t%s\tMatMul,Transpose,Conv,Relu,Erf,Tanh\n' "$TMP/fo.onnx" \
         "$TMP/fo_x.npy,$TMP/fo_u.npy" "$TMP/fo/g4.npy,$TMP/fo/c3.npy" >>"$M" || fail "fused_ops.d2p"
+
+# the ops without a single ONNX operator, as compositions (tests/onnx/axis_ops.d2p): ties,
+# zeros, negatives and NaN along the axis; repeated and negative scatter indices
+"$PY" -c "
+import numpy as np
+rng = np.random.RandomState(3)
+x = rng.randint(-3, 4, size=(5, 6)).astype('float32')
+x[0, 2] = x[3, 1] = x[3, 4] = np.nan
+x[1, :] = 0
+xs = (rng.randint(-4, 5, size=(5, 6)) * 0.5).astype('float32')
+a = rng.randint(-12, 13, size=(5, 6)).astype('int64')
+b = rng.randint(-18, 19, size=(5, 6)).astype('int64')
+a[0, 0] = b[0, 0] = a[1, 1] = 0
+a[2, :] = [2 ** 40, -(2 ** 41), 3 ** 25, 7, 0, -1]
+b[2, :] = [2 ** 20 * 3, 2 ** 35, 3 ** 30, 0, 5, 1]
+np.save('$TMP/ax_x.npy', x)
+np.save('$TMP/ax_xs.npy', xs)
+np.save('$TMP/ax_a.npy', a)
+np.save('$TMP/ax_b.npy', b)
+np.save('$TMP/ax_idx.npy', np.array([1, -1, 1, 3], dtype='int64'))
+np.save('$TMP/ax_upd.npy', rng.randn(4, 6).astype('float32'))
+" || fail "inputs of axis_ops.d2p"
+ax_in="" ax_args=""
+for v in x xs a b idx upd; do
+    ax_in="$ax_in${ax_in:+,}$TMP/ax_$v.npy"
+    ax_args="$ax_args --input $v=$TMP/ax_$v.npy"
+done
+ax_out=""
+for v in cp cp0 cpr cpf ap ls lse mx mxi mn mni ax axi s si sd sdi ia iai r1 r2 so sa g l; do
+    ax_out="$ax_out${ax_out:+,}$TMP/ax/$v.npy"
+done
+# shellcheck disable=SC2086
+expect 0 "exported" "$DY2ST" export "$top_srcdir/tests/onnx/axis_ops.d2p" -o "$TMP/ax.onnx" &&
+    "$DY2ST" run "$top_srcdir/tests/onnx/axis_ops.d2p" $ax_args --output-dir "$TMP/ax" >/dev/null 2>&1 &&
+    printf '%s\t%s\t%s\tReduceProd,ArgMax,ScatterElements,Mod\n' "$TMP/ax.onnx" "$ax_in" "$ax_out" \
+        >>"$M" || fail "axis_ops.d2p"
+
+# ops whose ONNX operator came after opset 13 (tests/onnx/opset13_ops.d2p): at opset 13 as
+# compositions, at opset 18 as Trilu, Bitwise*, ScatterND; int32 / int64 extremes for the bits
+"$PY" -c "
+import numpy as np
+rng = np.random.RandomState(5)
+v = {}
+v['x'] = rng.randn(4, 5).astype('float32')
+for n, t, lo in [('a', 'int32', 2 ** 31), ('b', 'int32', 2 ** 31), ('c', 'int64', 2 ** 62), ('d', 'int64', 2 ** 62)]:
+    v[n] = rng.randint(-lo, lo - 1, size=(4, 5)).astype(t)
+v['a'][0, :] = [0, -1, -2 ** 31, 2 ** 31 - 1, 5]
+v['b'][0, :] = [0, -1, -1, -2 ** 31, 3]
+v['c'][0, :] = [0, -1, -2 ** 63, 2 ** 63 - 1, 5]
+v['d'][0, :] = [0, -1, -1, -2 ** 63, 3]
+v['p'] = rng.rand(4, 5) > 0.5
+v['q'] = rng.rand(4, 5) > 0.5
+v['s'] = rng.randn(3, 4, 2).astype('float32')
+v['si'] = np.array([[0, 1], [2, 3], [0, 1], [-1, 0], [1, -2]], dtype='int64')
+v['su'] = rng.randn(5, 2).astype('float32')
+v['ci'] = np.array([rng.permutation(5) for _ in range(4)], dtype='int64')
+for n, a in v.items():
+    np.save('$TMP/o13_' + n + '.npy', a)
+" || fail "inputs of opset13_ops.d2p"
+o_in="" o_args="" o_out=""
+for v in x a b c d p q s si su ci; do
+    o_in="$o_in${o_in:+,}$TMP/o13_$v.npy"
+    o_args="$o_args --input $v=$TMP/o13_$v.npy"
+done
+for v in t1 t2 t3 b1 b2 b3 b4 b5 b6 b7 b8 b9 b10 sn pa; do
+    o_out="$o_out${o_out:+,}$TMP/o13/$v.npy"
+done
+# shellcheck disable=SC2086
+"$DY2ST" run "$top_srcdir/tests/onnx/opset13_ops.d2p" $o_args --output-dir "$TMP/o13" >/dev/null 2>&1 ||
+    fail "dy2st run opset13_ops.d2p"
+expect 0 "exported" "$DY2ST" export "$top_srcdir/tests/onnx/opset13_ops.d2p" -o "$TMP/o13.onnx" &&
+    printf '%s\t%s\t%s\tWhere,Mod,MatMul,ScatterElements\n' "$TMP/o13.onnx" "$o_in" "$o_out" >>"$M"
+expect 0 "exported" "$DY2ST" export "$top_srcdir/tests/onnx/opset13_ops.d2p" --opset 18 -o "$TMP/o18.onnx" &&
+    printf '%s\t%s\t%s\tTrilu,BitwiseAnd,BitwiseNot,ScatterND\n' "$TMP/o18.onnx" "$o_in" "$o_out" >>"$M"
 
 # paddle.onnx.export, as Paddle documents it (the layer's own weights; path + ".onnx")
 cat >"$TMP/doc_export.py" <<PY
