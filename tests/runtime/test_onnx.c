@@ -140,6 +140,29 @@ static void test_loop_model(void **state)
     onnx__model_proto__free_unpacked(m, NULL);
     unlink(path);
     unlink(data_path);
+
+    /* parameters over the size limit (2 GB by default; lowered here) go to external data
+     * without being asked; under it they stay inline */
+    o.external_data = false;
+    o.external_threshold = 100;
+    assert_int_equal(d2_onnx_export(p, path, &o, &err), 0);
+    assert_int_equal(stat(data_path, &st), 0);
+    m = read_model(path);
+    assert_true(m->graph->n_initializer > 0);
+    for (size_t i = 0; i < m->graph->n_initializer; i++)
+        assert_int_equal(m->graph->initializer[i]->data_location,
+                         ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL);
+    onnx__model_proto__free_unpacked(m, NULL);
+    unlink(path);
+    unlink(data_path);
+    o.external_threshold = 1 << 20;
+    assert_int_equal(d2_onnx_export(p, path, &o, &err), 0);
+    assert_int_not_equal(stat(data_path, &st), 0);
+    m = read_model(path);
+    for (size_t i = 0; i < m->graph->n_initializer; i++)
+        assert_true(m->graph->initializer[i]->has_raw_data);
+    onnx__model_proto__free_unpacked(m, NULL);
+    unlink(path);
     d2_program_free(p);
 }
 
