@@ -2,7 +2,7 @@
 (eager, TorchScript) and ONNX Runtime (on paddle2onnx's or torch.onnx's export, and on
 dy2st's own `dy2st export`), on every sample with the oracle's weights and inputs.
 
-    peers.py run [--workdir DIR] [--samples a,b] [--threads 1,2] [--out FILE]
+    peers.py run [--workdir DIR] [--samples a,b] [--threads 1,2] [--peers p,q] [--out FILE]
 
 `run` drives everything; each measurement is a fresh worker process
 (`peers.py measure --sample S --peer P --workdir DIR`) with OMP_NUM_THREADS and
@@ -34,7 +34,7 @@ PEERS = ["paddle_eager", "paddle_static", "paddle_infer", "torch_eager", "torchs
 PEER_LABELS = {
     "paddle_eager": "Paddle eager", "paddle_static": "Paddle to_static",
     "paddle_infer": "Paddle Inference", "torch_eager": "PyTorch eager",
-    "torchscript": "TorchScript", "ort": "ONNX Runtime",
+    "torchscript": "TorchScript", "ort": "ORT on paddle2onnx/torch.onnx's export",
     "ort_dy2st": "ORT on dy2st's export",
 }
 PEER_MODULES = {
@@ -552,6 +552,10 @@ def _stage(argv, timeout, what):
 def run(args):
     samples = args.samples.split(",") if args.samples else C.SAMPLE_NAMES
     threads = [int(t) for t in args.threads.split(",")]
+    chosen = [p for p in args.peers.split(",") if p]
+    bad = [p for p in chosen if p not in PEERS]
+    if bad:
+        sys.exit("peers.py: unknown peer(s) %s (known: %s)" % (", ".join(bad), ", ".join(PEERS)))
     workdir = args.workdir or tempfile.mkdtemp(prefix="dy2st-bench-")
     os.makedirs(workdir, exist_ok=True)
     me = [sys.executable, os.path.abspath(__file__)]
@@ -582,7 +586,7 @@ def run(args):
         out["prepared"][name] = C.read_json(os.path.join(workdir, name, "meta.json"))
     for t in threads:
         for name in samples:
-            for peer in PEERS:
+            for peer in chosen:
                 res = {"sample": name, "peer": peer, "threads": t}
                 why = _available(peer)
                 if why:
@@ -625,6 +629,8 @@ def main(argv):
             p.add_argument("--threads", default=",".join(str(t) for t in C.THREADS))
             p.add_argument("--out", default=os.path.join(C.RESULTS, "peers.json"))
             p.add_argument("--timeout", type=int, default=240)
+            p.add_argument("--peers", default=",".join(PEERS),
+                           help="the peers to measure (default: all)")
         if cmd == "measure":
             p.add_argument("--sample", required=True)
             p.add_argument("--peer", required=True, choices=PEERS)
