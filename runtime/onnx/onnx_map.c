@@ -1480,6 +1480,129 @@ static int l_gcd_lcm(ox_ctx *c, const d2_op *op, const char *type)
     return finish(c, op, a, dt);
 }
 
+/* ---- special functions, computed in float64 as the kernels do ---------------------------- */
+
+static const char *f64(ox_ctx *c, double v) { return ox_const_scalar(c, D2_F64, v); }
+
+static const char *where3(ox_ctx *c, const char *cond, const char *a, const char *b)
+{
+    return cond && a && b ? ox_node1(c, "Where", (const char *[]){cond, a, b}, 3, NULL) : NULL;
+}
+
+/* sin(pi x) in float64 (ONNX Runtime's Sin has no float64 kernel): x reduced exactly to
+ * w in [-1/2, 1/2] with sin(pi x) = +-sin(pi w), then the Taylor series to w^23 (error below
+ * 1e-17) */
+static const char *sinpi(ox_ctx *c, const char *x)
+{
+    const char *u = bin(c, "Sub", x, bin(c, "Mul", f64(c, 2), un(c, "Floor", bin(c, "Mul", x, f64(c, 0.5)))));
+    const char *w = bin(c, "Sub", f64(c, 1), u); /* in (-1, 1]: sin(pi u) = sin(pi w) */
+    const char *hi = bin(c, "Greater", w, f64(c, 0.5)), *lo = bin(c, "Less", w, f64(c, -0.5));
+    w = where3(c, hi, bin(c, "Sub", f64(c, 1), w), where3(c, lo, bin(c, "Sub", f64(c, -1), w), w));
+    const char *th = bin(c, "Mul", w, f64(c, M_PI)), *t2 = bin(c, "Mul", th, th);
+    /* th (1 - t2/(2*3) (1 - t2/(4*5) (1 - ...))) */
+    const char *p = f64(c, 1);
+    for (int k = 22; k >= 2; k -= 2)
+        p = bin(c, "Sub", f64(c, 1), bin(c, "Mul", bin(c, "Div", t2, f64(c, (double)k * (k + 1))), p));
+    return bin(c, "Mul", th, p);
+}
+
+/* x <= 0 and whole (the poles of lgamma and digamma; -inf included) */
+static const char *nonpos_int(ox_ctx *c, const char *x)
+{
+    return bin(c, "And", bin(c, "LessOrEqual", x, f64(c, 0)), bin(c, "Equal", x, un(c, "Floor", x)));
+}
+
+/* lgamma: Lanczos' approximation (g = 7, 9 terms, relative error near 1e-15) for x >= 0.5,
+ * the reflection log(pi / |sin(pi x)|) - lgamma(1 - x) below; +inf at the poles and at
+ * +-inf, like libm's lgamma that the kernel calls */
+static int l_lgamma(ox_ctx *c, const d2_op *op, const char *type)
+{
+    (void)type;
+    static const double cf[9] = {0.99999999999980993, 676.5203681218851, -1259.1392167224028,
+                                 771.32342877765313, -176.61502916214059, 12.507343278686905,
+                                 -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7};
+    d2_dtype dt = in_dt(c, op, 0);
+    const char *x = ox_cast(c, ox_in(c, op, 0), dt, D2_F64);
+    const char *refl = bin(c, "Less", x, f64(c, 0.5));
+    const char *y = where3(c, refl, bin(c, "Sub", f64(c, 1), x), x);
+    const char *z = bin(c, "Sub", y, f64(c, 1));
+    const char *a = f64(c, cf[0]);
+    for (int i = 1; i < 9; i++)
+        a = bin(c, "Add", a, bin(c, "Div", f64(c, cf[i]), bin(c, "Add", z, f64(c, i))));
+    const char *t = bin(c, "Add", z, f64(c, 7.5));
+    const char *lg = bin(c, "Add", bin(c, "Sub", bin(c, "Mul", bin(c, "Add", z, f64(c, 0.5)), un(c, "Log", t)), t),
+                         bin(c, "Add", un(c, "Log", a), f64(c, 0.5 * log(2 * M_PI))));
+    const char *s = un(c, "Abs", sinpi(c, x));
+    const char *lr = bin(c, "Sub", bin(c, "Sub", f64(c, log(M_PI)), un(c, "Log", s)), lg);
+    const char *r = where3(c, refl, lr, lg);
+    const char *inf = bin(c, "Or", nonpos_int(c, x), un(c, "IsInf", x));
+    r = where3(c, inf, f64(c, INFINITY), r);
+    return finish(c, op, ox_cast(c, r, D2_F64, dt), dt);
+}
+
+/* digamma as the kernel computes it: the reflection -pi / tan(pi x) for x <= 0, the
+ * recurrence up to x >= 10 (at most 10 steps from x > 0), then the asymptotic series;
+ * NaN at the poles and -inf, +inf at +inf */
+static int l_digamma(ox_ctx *c, const d2_op *op, const char *type)
+{
+    (void)type;
+    d2_dtype dt = in_dt(c, op, 0);
+    const char *x0 = ox_cast(c, ox_in(c, op, 0), dt, D2_F64);
+    const char *neg = bin(c, "LessOrEqual", x0, f64(c, 0));
+    const char *cot = bin(c, "Div", sinpi(c, bin(c, "Add", x0, f64(c, 0.5))), sinpi(c, x0));
+    const char *r = where3(c, neg, bin(c, "Mul", f64(c, -M_PI), cot), f64(c, 0));
+    const char *x = where3(c, neg, bin(c, "Sub", f64(c, 1), x0), x0);
+    for (int i = 0; i < 10 && x && r; i++) {
+        const char *lt = bin(c, "Less", x, f64(c, 10));
+        r = where3(c, lt, bin(c, "Sub", r, un(c, "Reciprocal", x)), r);
+        x = where3(c, lt, bin(c, "Add", x, f64(c, 1)), x);
+    }
+    const char *f = un(c, "Reciprocal", bin(c, "Mul", x, x));
+    static const double cs[5] = {-1.0 / 132, 1.0 / 240, -1.0 / 252, 1.0 / 120, -1.0 / 12};
+    const char *t = f64(c, cs[0]);
+    for (int i = 1; i < 5; i++)
+        t = bin(c, "Add", f64(c, cs[i]), bin(c, "Mul", f, t));
+    t = bin(c, "Mul", f, t);
+    const char *o = bin(c, "Add", bin(c, "Sub", bin(c, "Add", r, un(c, "Log", x)),
+                                      bin(c, "Div", f64(c, 0.5), x)), t);
+    o = where3(c, nonpos_int(c, x0), f64(c, NAN), o);
+    o = where3(c, bin(c, "Equal", x0, f64(c, INFINITY)), f64(c, INFINITY), o);
+    return finish(c, op, ox_cast(c, o, D2_F64, dt), dt);
+}
+
+/* erfinv of float32: the kernel's first guess (Giles' rational approximation, in float64),
+ * which is within 1.3e-7 relative of its Newton-refined value for every float32 input; the
+ * kernel's Newton steps need erf in float64, which ONNX Runtime lacks, so float64 is
+ * refused. +-inf for |y| >= 1, NaN for NaN, as the kernel. */
+static int l_erfinv(ox_ctx *c, const d2_op *op, const char *type)
+{
+    (void)type;
+    static const double pa[9] = {2.81022636e-08, 3.43273939e-07, -3.5233877e-06,
+                                 -4.39150654e-06, 0.00021858087, -0.00125372503,
+                                 -0.00417768164, 0.246640727, 1.50140941};
+    static const double pb[9] = {-0.000200214257, 0.000100950558, 0.00134934322,
+                                 -0.00367342844, 0.00573950773, -0.0076224613,
+                                 0.00943887047, 1.00167406, 2.83297682};
+    d2_dtype dt = in_dt(c, op, 0);
+    if (dt != D2_F32)
+        return ox_fail(c, op, D2_ERR_UNSUPPORTED,
+                       "erfinv of %s: exact only for float32 (ONNX Runtime has no float64 Erf "
+                       "for the Newton steps that reach float64 precision)", d2_dtype_name(dt));
+    const char *y = ox_cast(c, ox_in(c, op, 0), dt, D2_F64);
+    const char *w = un(c, "Neg", un(c, "Log", bin(c, "Mul", bin(c, "Sub", f64(c, 1), y),
+                                                  bin(c, "Add", f64(c, 1), y))));
+    const char *a = bin(c, "Sub", w, f64(c, 2.5)), *b = bin(c, "Sub", un(c, "Sqrt", w), f64(c, 3));
+    const char *p = f64(c, pa[0]), *q = f64(c, pb[0]);
+    for (int i = 1; i < 9; i++) {
+        p = bin(c, "Add", f64(c, pa[i]), bin(c, "Mul", p, a));
+        q = bin(c, "Add", f64(c, pb[i]), bin(c, "Mul", q, b));
+    }
+    const char *x = bin(c, "Mul", where3(c, bin(c, "Less", w, f64(c, 5)), p, q), y);
+    x = where3(c, bin(c, "GreaterOrEqual", y, f64(c, 1)), f64(c, INFINITY),
+               where3(c, bin(c, "LessOrEqual", y, f64(c, -1)), f64(c, -INFINITY), x));
+    return finish(c, op, ox_cast(c, x, D2_F64, dt), dt);
+}
+
 /* x[key] = value over a slice of an x of static shape: ScatterND with the region's indices
  * (a constant) and value broadcast to the region */
 static int l_set_value(ox_ctx *c, const d2_op *op, const char *type)
@@ -1877,9 +2000,9 @@ static const ox_map MAP[] = {
     {"conv2d_grad_input", NULL, 0, NULL, TRAINING},
     {"conv2d_grad_filter", NULL, 0, NULL, TRAINING},
     {"pool2d_grad", NULL, 0, NULL, TRAINING},
-    {"erfinv", NULL, 0, NULL, NO_ONNX},
-    {"lgamma", NULL, 0, NULL, NO_ONNX},
-    {"digamma", NULL, 0, NULL, NO_ONNX},
+    {"erfinv", "Log", 13, l_erfinv, NULL},
+    {"lgamma", "Log", 13, l_lgamma, NULL},
+    {"digamma", "Log", 13, l_digamma, NULL},
     {"expm1", "Exp", 13, l_expr, NULL},
     {"log1p", "Log", 13, l_expr, NULL},
     {"log2", "Log", 13, l_expr, NULL},

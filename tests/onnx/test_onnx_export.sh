@@ -12,7 +12,8 @@
 #     that exports must pass (the ops that cannot be exported are listed).
 #   the fused convolution of the inference passes (tests/onnx/conv_fused.d2p), unfused.
 #   the ops ONNX has no single operator for, as compositions (tests/onnx/axis_ops.d2p), and
-#   those whose operator is newer than opset 13 (tests/onnx/opset13_ops.d2p) at 13 and 18.
+#   those whose operator is newer than opset 13 (tests/onnx/opset13_ops.d2p) at 13 and 18,
+#   and lgamma / digamma / erfinv in float64 (tests/onnx/special_ops.d2p).
 #   paddle.onnx.export in a script (Paddle's documented example).
 # Skips (exit 77) when the oracle environment (tests/oracle/install.sh) lacks onnx or
 # onnxruntime.
@@ -216,6 +217,28 @@ expect 0 "exported" "$DY2ST" export "$top_srcdir/tests/onnx/opset13_ops.d2p" -o 
     printf '%s\t%s\t%s\tWhere,Mod,MatMul,ScatterElements\n' "$TMP/o13.onnx" "$o_in" "$o_out" >>"$M"
 expect 0 "exported" "$DY2ST" export "$top_srcdir/tests/onnx/opset13_ops.d2p" --opset 18 -o "$TMP/o18.onnx" &&
     printf '%s\t%s\t%s\tTrilu,BitwiseAnd,BitwiseNot,ScatterND\n' "$TMP/o18.onnx" "$o_in" "$o_out" >>"$M"
+
+# lgamma, digamma, erfinv in float64 (tests/onnx/special_ops.d2p): small, large, negative, whole
+# (the poles), infinite and NaN inputs, random ones, and erfinv's float32 values nearest +-1
+"$PY" -c "
+import numpy as np
+rng = np.random.RandomState(7)
+v = np.concatenate([[1e-6, 1e-3, 0.1, 0.5, 1, 1.5, 2, 2.5, 3, 7.25, 9.99, 10, 10.5, 33.3, 171.5,
+                     1e4, 3e6, 0, -0.5, -1, -2, -2.5, -3.75, -10.2, -100.5, -1e-4, np.inf,
+                     -np.inf, np.nan], rng.uniform(-20, 40, 200), rng.uniform(0, 3, 50)])
+np.save('$TMP/sp_x.npy', v.astype('float32'))
+np.save('$TMP/sp_y.npy', v.astype('float64'))
+one = np.float32(1)
+z = np.concatenate([np.linspace(-1, 1, 20001), 1 - np.logspace(-7, -1, 300), -1 + np.logspace(-7, -1, 300),
+                    [np.nextafter(one, 0), -np.nextafter(one, 0), 1.5, -2, 0, np.nan]])
+np.save('$TMP/sp_z.npy', z.astype('float32'))
+" || fail "inputs of special_ops.d2p"
+expect 0 "exported" "$DY2ST" export "$top_srcdir/tests/onnx/special_ops.d2p" -o "$TMP/sp.onnx" &&
+    "$DY2ST" run "$top_srcdir/tests/onnx/special_ops.d2p" --input "x=$TMP/sp_x.npy" \
+        --input "y=$TMP/sp_y.npy" --input "z=$TMP/sp_z.npy" --output-dir "$TMP/sp" >/dev/null 2>&1 &&
+    printf '%s\t%s\t%s\tLog,Floor\n' "$TMP/sp.onnx" "$TMP/sp_x.npy,$TMP/sp_y.npy,$TMP/sp_z.npy" \
+        "$TMP/sp/lg.npy,$TMP/sp/dg.npy,$TMP/sp/lg64.npy,$TMP/sp/dg64.npy,$TMP/sp/ei.npy" >>"$M" ||
+    fail "special_ops.d2p"
 
 # paddle.onnx.export, as Paddle documents it (the layer's own weights; path + ".onnx")
 cat >"$TMP/doc_export.py" <<PY
