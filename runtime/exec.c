@@ -18,6 +18,7 @@ typedef struct op_plan {
     int n_dead;
     int *dead;          /* slots whose last use in this block is this op */
     d2_type *cached;    /* output types when every input type is static (else NULL) */
+    int inplace;        /* 1 + the input port whose buffer output 0 may take (0: none) */
 } op_plan;
 
 typedef struct block_plan {
@@ -35,6 +36,7 @@ struct d2_prepared {
     d2_tensor **params; /* per variable: the uploaded parameter (owned), else NULL */
     block_plan *blocks;
     d2_bufpool *pool;   /* the CPU backend: buffers outputs reuse from run to run; else NULL */
+    int n_inplace;      /* ops given an in-place port (d2_exec_enable_inplace) */
 };
 
 /* Idle bytes a prepared Program's buffer pool keeps between runs at most. */
@@ -449,6 +451,69 @@ void d2_exec_free(d2_prepared *pp)
     d2_free(pp);
 }
 
+/* The input ports whose buffer op's output may take: the operand of an elementwise unary op,
+ * either operand of a broadcasting binary one (the one shaped as the result, checked at run
+ * time), the residual of conv2d_fused (its sum post-op adds what the output holds). Their
+ * kernels write each output element after reading the inputs at that element. */
+static int inplace_ports(const d2_opdef *def, const d2_op *op, int *ports)
+{
+    if (def->infer == infer_unary || def->infer == infer_unary_float) {
+        ports[0] = 0;
+        return 1;
+    }
+    if (def->infer == infer_binary) {
+        ports[0] = 0;
+        ports[1] = 1;
+        return 2;
+    }
+    if (op->id == D2_OP_conv2d_fused && op->n_in > 3) {
+        ports[0] = 3;
+        return 1;
+    }
+    return 0;
+}
+
+int d2_exec_enable_inplace(d2_prepared *pp)
+{
+    if (!pp || !pp->pool)
+        return 0; /* host buffers only */
+    const d2_program *p = pp->p;
+    int n = 0;
+    for (int b = 0; b < p->n_blocks; b++)
+        for (int i = 0; i < p->blocks[b].n_ops; i++) {
+            const d2_op *op = &p->blocks[b].ops[i];
+            const d2_opdef *def = d2_op_def(op->id);
+            op_plan *pl = &pp->blocks[b].ops[i];
+            int ports[2], np = 0;
+            if (op->n_out == 1 && !(def->flags & (D2_OPF_CONTROL | D2_OPF_ALLOCS_OUTPUTS)))
+                np = inplace_ports(def, op, ports);
+            pl->inplace = 0;
+            for (int q = 0; q < np && !pl->inplace; q++) {
+                int j = ports[q], v = j < op->n_in ? op->in[j] : -1;
+                /* dies here (so neither a parameter nor a value read later or yielded), is
+                 * read by no other port of this op, and has the output's dtype */
+                bool ok = v >= 0 && !p->vars[v].persistable &&
+                          p->vars[v].type.kind == D2_VALUE_TENSOR &&
+                          p->vars[v].type.dtype == p->vars[op->out[0]].type.dtype;
+                for (int k = 0; ok && k < op->n_in; k++)
+                    ok = k == j || op->in[k] != v;
+                /* a broadcast operand, when its shape is known, never has the result's */
+                const d2_shape *vs = ok ? &p->vars[v].type.shape : NULL,
+                               *os = &p->vars[op->out[0]].type.shape;
+                if (ok && d2_shape_is_static(vs) && d2_shape_is_static(os))
+                    ok = d2_shape_equal(vs, os);
+                bool dies = false;
+                for (int d = 0; ok && d < pl->n_dead && !dies; d++)
+                    dies = pl->dead[d] == v;
+                if (ok && dies)
+                    pl->inplace = 1 + j;
+            }
+            n += pl->inplace != 0;
+        }
+    pp->n_inplace = n;
+    return n;
+}
+
 d2_prepared *d2_exec_prepare_owned(d2_program *p, d2_backend *be, d2_err *err)
 {
     d2_prepared *pp = d2_exec_prepare(p, be, err);
@@ -690,6 +755,29 @@ static bool small_value(const d2_type *t)
     return n <= 4096;
 }
 
+/* The input buffer op's output of type t takes in place (a new reference), or NULL. The
+ * variable dies at this op (d2_exec_enable_inplace); at run time the value must also be the
+ * slot's own tensor (not a contiguous copy), a host tensor of the output's dtype and shape,
+ * and referenced by nobody else: no other slot, caller, view or array holds it or its
+ * storage, so nothing can observe the overwrite. */
+static d2_tensor *take_input(d2_exec_frame *f, const d2_op *op, const op_plan *pl,
+                             const op_scratch *s, const d2_type *t)
+{
+    int j = pl->inplace - 1;
+    d2_tensor *x = s->in[j];
+    if (!x || x != f->slots[op->in[j]] || x->kind != D2_VALUE_TENSOR || !x->storage ||
+        x->storage->backend->kind != D2_BACKEND_CPU || x->dtype != t->dtype ||
+        x->ndim != t->shape.ndim || x->offset != 0)
+        return NULL;
+    for (int d = 0; d < x->ndim; d++)
+        if (x->shape[d] != t->shape.dims[d])
+            return NULL;
+    if (__atomic_load_n(&x->refcount, __ATOMIC_ACQUIRE) != 1 ||
+        __atomic_load_n(&x->storage->refcount, __ATOMIC_ACQUIRE) != 1)
+        return NULL;
+    return d2_tensor_ref(x);
+}
+
 static int run_op(d2_exec_frame *f, int b, int i, d2_err *err)
 {
     const d2_prepared *pp = f->pp;
@@ -738,6 +826,8 @@ static int run_op(d2_exec_frame *f, int b, int i, d2_err *err)
                 d2_err_set(err, D2_ERR_SHAPE, "output %d has unresolved type %s", j, ts);
                 goto fail;
             }
+            if (j == 0 && pl->inplace && (s.out[0] = take_input(f, op, pl, &s, t)) != NULL)
+                continue;
             if (f->lim && f->lim->max_bytes && charge_output(f, j, t, err) < 0)
                 goto fail;
             /* small values (loop counters, scalars) come from the thread's tensor cache,
