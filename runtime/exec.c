@@ -451,13 +451,14 @@ void d2_exec_free(d2_prepared *pp)
     d2_free(pp);
 }
 
-/* The input ports whose buffer op's output may take: the operand of an elementwise unary op,
- * either operand of a broadcasting binary one (the one shaped as the result, checked at run
+/* The input ports whose buffer op's output may take: the operand of an elementwise unary op
+ * or of softmax / log_softmax (each row read before it is written), either operand of a broadcasting binary one (the one shaped as the result, checked at run
  * time), the residual of conv2d_fused (its sum post-op adds what the output holds). Their
  * kernels write each output element after reading the inputs at that element. */
 static int inplace_ports(const d2_opdef *def, const d2_op *op, int *ports)
 {
-    if (def->infer == infer_unary || def->infer == infer_unary_float) {
+    if (def->infer == infer_unary || def->infer == infer_unary_float ||
+        def->infer == infer_softmax) {
         ports[0] = 0;
         return 1;
     }
