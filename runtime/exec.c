@@ -891,8 +891,19 @@ fail:
     return rc;
 }
 
+/* d2_exec_run_block; with consume, the block takes the caller's references to args (each
+ * bound one becomes NULL), so that a value only the block holds may be written in place. */
+static int run_block(d2_exec_frame *f, int block, d2_tensor **args, int n_args,
+                     d2_tensor **results, int n_results, bool consume, d2_err *err);
+
 int d2_exec_run_block(d2_exec_frame *f, int block, d2_tensor **args, int n_args,
                       d2_tensor **results, int n_results, d2_err *err)
+{
+    return run_block(f, block, args, n_args, results, n_results, false, err);
+}
+
+static int run_block(d2_exec_frame *f, int block, d2_tensor **args, int n_args,
+                     d2_tensor **results, int n_results, bool consume, d2_err *err)
 {
     for (int j = 0; j < n_results; j++)
         results[j] = NULL;
@@ -928,7 +939,12 @@ int d2_exec_run_block(d2_exec_frame *f, int block, d2_tensor **args, int n_args,
                        d2_dtype_name(args[j]->dtype));
             goto fail;
         }
-        slot_set(f, v, d2_tensor_ref(args[j]));
+        if (consume) {
+            slot_set(f, v, args[j]);
+            args[j] = NULL;
+        } else {
+            slot_set(f, v, d2_tensor_ref(args[j]));
+        }
     }
     release_list(f, bp->entry_dead, bp->n_entry_dead);
     for (int i = 0; i < blk->n_ops; i++) {
@@ -1223,8 +1239,14 @@ int ctl_while_loop(d2_kctx *k)
     int cond_b = block_attr(k->def, k->attrs, "cond");
     int body_b = block_attr(k->def, k->attrs, "body");
     d2_tensor **carried = d2_calloc(2 * (size_t)n + 1, sizeof *carried);
-    if (!carried)
+    d2_value_kind *kinds = d2_calloc((size_t)n + 1, sizeof *kinds);
+    d2_dtype *dtypes = d2_calloc((size_t)n + 1, sizeof *dtypes);
+    if (!carried || !kinds || !dtypes) {
+        d2_free(carried);
+        d2_free(kinds);
+        d2_free(dtypes);
         return d2_err_set(k->err, D2_ERR_NOMEM, "while_loop: out of memory");
+    }
     d2_tensor **next = carried + n;
     for (int j = 0; j < n; j++)
         carried[j] = d2_tensor_ref(k->in[j]);
@@ -1246,19 +1268,25 @@ int ctl_while_loop(d2_kctx *k)
         d2_tensor_unref(pt);
         if (!go)
             break;
-        if (d2_exec_run_block(k->frame, body_b, carried, n, next, n, k->err) < 0) {
+        /* the body takes the carried values (they are replaced by its yields), so that its
+         * ops may update a value no one else holds in place */
+        for (int j = 0; j < n; j++) {
+            kinds[j] = carried[j]->kind;
+            dtypes[j] = carried[j]->dtype;
+        }
+        if (run_block(k->frame, body_b, carried, n, next, n, true, k->err) < 0) {
             if (!place_time_limit(k->frame, k->err, iter))
                 d2_err_prefix(k->err, "iteration %lld: body", iter);
             goto done;
         }
         for (int j = 0; j < n; j++) {
-            if (next[j]->kind != carried[j]->kind || next[j]->dtype != carried[j]->dtype) {
+            if (next[j]->kind != kinds[j] || next[j]->dtype != dtypes[j]) {
                 d2_err_set(k->err, D2_ERR_DTYPE,
                            "iteration %lld: the body yields %s%s for carried value %d, which was "
                            "%s%s", iter, next[j]->kind == D2_VALUE_ARRAY ? "an array of " : "",
                            d2_dtype_name(next[j]->dtype), j,
-                           carried[j]->kind == D2_VALUE_ARRAY ? "an array of " : "",
-                           d2_dtype_name(carried[j]->dtype));
+                           kinds[j] == D2_VALUE_ARRAY ? "an array of " : "",
+                           d2_dtype_name(dtypes[j]));
                 for (int m = 0; m < n; m++) {
                     d2_tensor_unref(next[m]);
                     next[m] = NULL;
@@ -1281,6 +1309,8 @@ done:
     for (int j = 0; j < n; j++)
         d2_tensor_unref(carried[j]);
     d2_free(carried);
+    d2_free(kinds);
+    d2_free(dtypes);
     return rc;
 }
 

@@ -566,6 +566,51 @@ static void test_inplace(void **state)
     free(src);
 }
 
+/* In-place execution inside a while_loop body (the body owns the carried values): the same
+ * results, the feed unchanged, and 10 trips within a byte cap that fresh buffers exceed. */
+static void test_inplace_loop(void **state)
+{
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof path, "%s/inplace_loop.prog", GOLDEN);
+    char *src = tu_load_file(path, NULL);
+    d2_err err = {0};
+    d2_program *p = d2_program_parse(src, path, &err);
+    if (!p)
+        fail_msg("parse: %s", err.msg);
+    d2_tensor *x = make_input(&p->vars[p->blocks[0].params[0]].type, 1);
+    d2_tensor *keep = d2_tensor_copy_to(x, NULL, &err);
+    d2_prepared *plain = d2_exec_prepare(p, NULL, &err), *ip = d2_exec_prepare(p, NULL, &err);
+    assert_non_null(plain);
+    assert_non_null(ip);
+    assert_true(d2_exec_enable_inplace(ip) >= 2); /* add (its x), tanh, scale */
+    d2_tensor *want[2] = {NULL}, *got[2] = {NULL};
+    assert_int_equal(d2_exec_run(plain, &x, 1, want, 2, &err), 0);
+    assert_int_equal(d2_exec_run(ip, &x, 1, got, 2, &err), 0);
+    for (int i = 0; i < 2; i++) {
+        tu_expect_close("loop in place", got[i], want[i], 0, 0, "without in-place execution");
+        d2_tensor_unref(got[i]);
+    }
+    tu_expect_close("feed after the loop", x, keep, 0, 0, "the feed before");
+    /* fresh buffers: 20 of 1600 bytes and the scalars; in place: tanh's first trip only */
+    d2_run_limits lim = {0}, lim2 = {0};
+    lim.max_bytes = lim2.max_bytes = 8000;
+    assert_int_equal(d2_exec_run_limited(ip, &lim, &x, 1, got, 2, &err), 0);
+    for (int i = 0; i < 2; i++)
+        d2_tensor_unref(got[i]);
+    assert_int_equal(d2_exec_run_limited(plain, &lim2, &x, 1, got, 2, &err), -1);
+    assert_int_equal(lim2.hit, D2_LIMIT_BYTES);
+    d2_err_clear(&err);
+    for (int i = 0; i < 2; i++)
+        d2_tensor_unref(want[i]);
+    d2_exec_free(ip);
+    d2_exec_free(plain);
+    d2_tensor_unref(x);
+    d2_tensor_unref(keep);
+    d2_program_free(p);
+    free(src);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -577,7 +622,7 @@ int main(void)
         cmocka_unit_test(test_fuse_linear),  cmocka_unit_test(test_drop_identity),
         cmocka_unit_test(test_linear_fused_op), cmocka_unit_test(test_hoist),
         cmocka_unit_test(test_nhwc),         cmocka_unit_test(test_conv2d_nhwc_op),
-        cmocka_unit_test(test_inplace),
+        cmocka_unit_test(test_inplace),      cmocka_unit_test(test_inplace_loop),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
