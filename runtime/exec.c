@@ -18,6 +18,7 @@ typedef struct op_plan {
     int n_dead;
     int *dead;          /* slots whose last use in this block is this op */
     d2_type *cached;    /* output types when every input type is static (else NULL) */
+    int inplace;        /* 1 + the input port whose buffer output 0 may take (0: none) */
 } op_plan;
 
 typedef struct block_plan {
@@ -35,6 +36,7 @@ struct d2_prepared {
     d2_tensor **params; /* per variable: the uploaded parameter (owned), else NULL */
     block_plan *blocks;
     d2_bufpool *pool;   /* the CPU backend: buffers outputs reuse from run to run; else NULL */
+    int n_inplace;      /* ops given an in-place port (d2_exec_enable_inplace) */
 };
 
 /* Idle bytes a prepared Program's buffer pool keeps between runs at most. */
@@ -449,6 +451,70 @@ void d2_exec_free(d2_prepared *pp)
     d2_free(pp);
 }
 
+/* The input ports whose buffer op's output may take: the operand of an elementwise unary op
+ * or of softmax / log_softmax (each row read before it is written), either operand of a broadcasting binary one (the one shaped as the result, checked at run
+ * time), the residual of conv2d_fused (its sum post-op adds what the output holds). Their
+ * kernels write each output element after reading the inputs at that element. */
+static int inplace_ports(const d2_opdef *def, const d2_op *op, int *ports)
+{
+    if (def->infer == infer_unary || def->infer == infer_unary_float ||
+        def->infer == infer_softmax) {
+        ports[0] = 0;
+        return 1;
+    }
+    if (def->infer == infer_binary) {
+        ports[0] = 0;
+        ports[1] = 1;
+        return 2;
+    }
+    if (op->id == D2_OP_conv2d_fused && op->n_in > 3) {
+        ports[0] = 3;
+        return 1;
+    }
+    return 0;
+}
+
+int d2_exec_enable_inplace(d2_prepared *pp)
+{
+    if (!pp || !pp->pool)
+        return 0; /* host buffers only */
+    const d2_program *p = pp->p;
+    int n = 0;
+    for (int b = 0; b < p->n_blocks; b++)
+        for (int i = 0; i < p->blocks[b].n_ops; i++) {
+            const d2_op *op = &p->blocks[b].ops[i];
+            const d2_opdef *def = d2_op_def(op->id);
+            op_plan *pl = &pp->blocks[b].ops[i];
+            int ports[2], np = 0;
+            if (op->n_out == 1 && !(def->flags & (D2_OPF_CONTROL | D2_OPF_ALLOCS_OUTPUTS)))
+                np = inplace_ports(def, op, ports);
+            pl->inplace = 0;
+            for (int q = 0; q < np && !pl->inplace; q++) {
+                int j = ports[q], v = j < op->n_in ? op->in[j] : -1;
+                /* dies here (so neither a parameter nor a value read later or yielded), is
+                 * read by no other port of this op, and has the output's dtype */
+                bool ok = v >= 0 && !p->vars[v].persistable &&
+                          p->vars[v].type.kind == D2_VALUE_TENSOR &&
+                          p->vars[v].type.dtype == p->vars[op->out[0]].type.dtype;
+                for (int k = 0; ok && k < op->n_in; k++)
+                    ok = k == j || op->in[k] != v;
+                /* a broadcast operand, when its shape is known, never has the result's */
+                const d2_shape *vs = ok ? &p->vars[v].type.shape : NULL,
+                               *os = &p->vars[op->out[0]].type.shape;
+                if (ok && d2_shape_is_static(vs) && d2_shape_is_static(os))
+                    ok = d2_shape_equal(vs, os);
+                bool dies = false;
+                for (int d = 0; ok && d < pl->n_dead && !dies; d++)
+                    dies = pl->dead[d] == v;
+                if (ok && dies)
+                    pl->inplace = 1 + j;
+            }
+            n += pl->inplace != 0;
+        }
+    pp->n_inplace = n;
+    return n;
+}
+
 d2_prepared *d2_exec_prepare_owned(d2_program *p, d2_backend *be, d2_err *err)
 {
     d2_prepared *pp = d2_exec_prepare(p, be, err);
@@ -690,6 +756,29 @@ static bool small_value(const d2_type *t)
     return n <= 4096;
 }
 
+/* The input buffer op's output of type t takes in place (a new reference), or NULL. The
+ * variable dies at this op (d2_exec_enable_inplace); at run time the value must also be the
+ * slot's own tensor (not a contiguous copy), a host tensor of the output's dtype and shape,
+ * and referenced by nobody else: no other slot, caller, view or array holds it or its
+ * storage, so nothing can observe the overwrite. */
+static d2_tensor *take_input(d2_exec_frame *f, const d2_op *op, const op_plan *pl,
+                             const op_scratch *s, const d2_type *t)
+{
+    int j = pl->inplace - 1;
+    d2_tensor *x = s->in[j];
+    if (!x || x != f->slots[op->in[j]] || x->kind != D2_VALUE_TENSOR || !x->storage ||
+        x->storage->backend->kind != D2_BACKEND_CPU || x->dtype != t->dtype ||
+        x->ndim != t->shape.ndim || x->offset != 0)
+        return NULL;
+    for (int d = 0; d < x->ndim; d++)
+        if (x->shape[d] != t->shape.dims[d])
+            return NULL;
+    if (__atomic_load_n(&x->refcount, __ATOMIC_ACQUIRE) != 1 ||
+        __atomic_load_n(&x->storage->refcount, __ATOMIC_ACQUIRE) != 1)
+        return NULL;
+    return d2_tensor_ref(x);
+}
+
 static int run_op(d2_exec_frame *f, int b, int i, d2_err *err)
 {
     const d2_prepared *pp = f->pp;
@@ -738,6 +827,8 @@ static int run_op(d2_exec_frame *f, int b, int i, d2_err *err)
                 d2_err_set(err, D2_ERR_SHAPE, "output %d has unresolved type %s", j, ts);
                 goto fail;
             }
+            if (j == 0 && pl->inplace && (s.out[0] = take_input(f, op, pl, &s, t)) != NULL)
+                continue;
             if (f->lim && f->lim->max_bytes && charge_output(f, j, t, err) < 0)
                 goto fail;
             /* small values (loop counters, scalars) come from the thread's tensor cache,
@@ -800,8 +891,19 @@ fail:
     return rc;
 }
 
+/* d2_exec_run_block; with consume, the block takes the caller's references to args (each
+ * bound one becomes NULL), so that a value only the block holds may be written in place. */
+static int run_block(d2_exec_frame *f, int block, d2_tensor **args, int n_args,
+                     d2_tensor **results, int n_results, bool consume, d2_err *err);
+
 int d2_exec_run_block(d2_exec_frame *f, int block, d2_tensor **args, int n_args,
                       d2_tensor **results, int n_results, d2_err *err)
+{
+    return run_block(f, block, args, n_args, results, n_results, false, err);
+}
+
+static int run_block(d2_exec_frame *f, int block, d2_tensor **args, int n_args,
+                     d2_tensor **results, int n_results, bool consume, d2_err *err)
 {
     for (int j = 0; j < n_results; j++)
         results[j] = NULL;
@@ -837,7 +939,12 @@ int d2_exec_run_block(d2_exec_frame *f, int block, d2_tensor **args, int n_args,
                        d2_dtype_name(args[j]->dtype));
             goto fail;
         }
-        slot_set(f, v, d2_tensor_ref(args[j]));
+        if (consume) {
+            slot_set(f, v, args[j]);
+            args[j] = NULL;
+        } else {
+            slot_set(f, v, d2_tensor_ref(args[j]));
+        }
     }
     release_list(f, bp->entry_dead, bp->n_entry_dead);
     for (int i = 0; i < blk->n_ops; i++) {
@@ -1132,8 +1239,14 @@ int ctl_while_loop(d2_kctx *k)
     int cond_b = block_attr(k->def, k->attrs, "cond");
     int body_b = block_attr(k->def, k->attrs, "body");
     d2_tensor **carried = d2_calloc(2 * (size_t)n + 1, sizeof *carried);
-    if (!carried)
+    d2_value_kind *kinds = d2_calloc((size_t)n + 1, sizeof *kinds);
+    d2_dtype *dtypes = d2_calloc((size_t)n + 1, sizeof *dtypes);
+    if (!carried || !kinds || !dtypes) {
+        d2_free(carried);
+        d2_free(kinds);
+        d2_free(dtypes);
         return d2_err_set(k->err, D2_ERR_NOMEM, "while_loop: out of memory");
+    }
     d2_tensor **next = carried + n;
     for (int j = 0; j < n; j++)
         carried[j] = d2_tensor_ref(k->in[j]);
@@ -1155,19 +1268,25 @@ int ctl_while_loop(d2_kctx *k)
         d2_tensor_unref(pt);
         if (!go)
             break;
-        if (d2_exec_run_block(k->frame, body_b, carried, n, next, n, k->err) < 0) {
+        /* the body takes the carried values (they are replaced by its yields), so that its
+         * ops may update a value no one else holds in place */
+        for (int j = 0; j < n; j++) {
+            kinds[j] = carried[j]->kind;
+            dtypes[j] = carried[j]->dtype;
+        }
+        if (run_block(k->frame, body_b, carried, n, next, n, true, k->err) < 0) {
             if (!place_time_limit(k->frame, k->err, iter))
                 d2_err_prefix(k->err, "iteration %lld: body", iter);
             goto done;
         }
         for (int j = 0; j < n; j++) {
-            if (next[j]->kind != carried[j]->kind || next[j]->dtype != carried[j]->dtype) {
+            if (next[j]->kind != kinds[j] || next[j]->dtype != dtypes[j]) {
                 d2_err_set(k->err, D2_ERR_DTYPE,
                            "iteration %lld: the body yields %s%s for carried value %d, which was "
                            "%s%s", iter, next[j]->kind == D2_VALUE_ARRAY ? "an array of " : "",
                            d2_dtype_name(next[j]->dtype), j,
-                           carried[j]->kind == D2_VALUE_ARRAY ? "an array of " : "",
-                           d2_dtype_name(carried[j]->dtype));
+                           kinds[j] == D2_VALUE_ARRAY ? "an array of " : "",
+                           d2_dtype_name(dtypes[j]));
                 for (int m = 0; m < n; m++) {
                     d2_tensor_unref(next[m]);
                     next[m] = NULL;
@@ -1190,6 +1309,8 @@ done:
     for (int j = 0; j < n; j++)
         d2_tensor_unref(carried[j]);
     d2_free(carried);
+    d2_free(kinds);
+    d2_free(dtypes);
     return rc;
 }
 

@@ -19,6 +19,12 @@ void d2_exec_free(d2_prepared *pp);
  * on failure too). */
 d2_prepared *d2_exec_prepare_owned(d2_program *p, d2_backend *be, d2_err *err);
 
+/* Lets each elementwise op (unary, broadcasting binary, conv2d_fused's residual) write its
+ * output into an input buffer that dies at it, instead of a fresh one, when at run time
+ * nothing else references that buffer. Host backends only; call before the first run.
+ * Returns how many ops may run in place. */
+int d2_exec_enable_inplace(d2_prepared *pp);
+
 /* Makes later runs read parameter var from t (a new reference is taken),
  * a contiguous tensor of the parameter's type on pp's backend, instead of
  * the copy uploaded by prepare: writes into t's storage (an optimizer

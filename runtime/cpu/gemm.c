@@ -374,8 +374,19 @@ static const void *item(const void *base, int64_t i, int64_t stride, size_t es)
                     cr[j] = al * acc[j] + be * cr[j];                                              \
         }                                                                                          \
     }
+/* The same over a strided batch in one call: the dispatch and the call are paid once, and the
+ * item loop is compiled with the product's own instructions. */
+#define TINY_GEMM_BATCH(NAME, ONE, ATTR, T)                                                        \
+    ATTR static void NAME(const gemm_plan *p, const T *a, int64_t sa, const T *b, int64_t sb,      \
+                          T *c, int64_t sc, int64_t batch)                                         \
+    {                                                                                              \
+        for (int64_t i = 0; i < batch; i++)                                                        \
+            ONE(p, a ? a + i * sa : a, b ? b + i * sb : b, c + i * sc);                            \
+    }
 TINY_GEMM(tiny_float_libm, , float, fmaf)
 TINY_GEMM(tiny_double_libm, , double, fma)
+TINY_GEMM_BATCH(tiny_float_libm_batch, tiny_float_libm, , float)
+TINY_GEMM_BATCH(tiny_double_libm_batch, tiny_double_libm, , double)
 
 /* Where the CPU has FMA instructions, the same loops compiled for them: the
  * fused multiply-add is one instruction instead of a call into libm (whose
@@ -384,6 +395,8 @@ TINY_GEMM(tiny_double_libm, , double, fma)
 #define TINY_FMA_ATTR __attribute__((target("avx2,fma"), optimize("vect-cost-model=dynamic")))
 TINY_GEMM(tiny_float_fma, TINY_FMA_ATTR, float, __builtin_fmaf)
 TINY_GEMM(tiny_double_fma, TINY_FMA_ATTR, double, __builtin_fma)
+TINY_GEMM_BATCH(tiny_float_fma_batch, tiny_float_fma, TINY_FMA_ATTR, float)
+TINY_GEMM_BATCH(tiny_double_fma_batch, tiny_double_fma, TINY_FMA_ATTR, double)
 
 static bool cpu_has_fma(void)
 {
@@ -412,9 +425,27 @@ static void tiny_double(const gemm_plan *p, const double *a, const double *b, do
     else
         tiny_double_libm(p, a, b, c);
 }
+
+static void tiny_batch(const gemm_plan *p, const void *a, int64_t sa, const void *b, int64_t sb,
+                       void *c, int64_t sc, int64_t batch)
+{
+    bool fma = cpu_has_fma();
+    if (p->dt == D2_F32)
+        (fma ? tiny_float_fma_batch : tiny_float_libm_batch)(p, a, sa, b, sb, c, sc, batch);
+    else
+        (fma ? tiny_double_fma_batch : tiny_double_libm_batch)(p, a, sa, b, sb, c, sc, batch);
+}
 #else
 #define tiny_float tiny_float_libm
 #define tiny_double tiny_double_libm
+static void tiny_batch(const gemm_plan *p, const void *a, int64_t sa, const void *b, int64_t sb,
+                       void *c, int64_t sc, int64_t batch)
+{
+    if (p->dt == D2_F32)
+        tiny_float_libm_batch(p, a, sa, b, sb, c, sc, batch);
+    else
+        tiny_double_libm_batch(p, a, sa, b, sb, c, sc, batch);
+}
 #endif
 
 /* Runs one product of a validated plan with nt threads. */
@@ -517,7 +548,10 @@ int d2_gemm_batched(d2_dtype dt, bool trans_a, bool trans_b, int64_t m, int64_t 
      * the whole batch is worth a team. */
     bool across = threads_for(nt, vol * (double)batch) > 1 && batch >= nt &&
                   vol <= 256.0 * 256 * 256;
-    if (across) {
+    if (!across && vol <= TINY_GEMM_VOL && m > 0 && n > 0 && k > 0 && alpha != 0) {
+        /* attention's per-head products: the whole batch in one loop */
+        tiny_batch(&p, a, stride_a, b, stride_b, c, stride_c, batch);
+    } else if (across) {
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(static)
 #endif

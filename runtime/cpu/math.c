@@ -724,8 +724,9 @@ static int softmax(d2_kctx *k, bool logsm)
         outer *= x->shape[i];
     for (int i = a + 1; i < x->ndim; i++)
         inner *= x->shape[i];
-    void *tmp = d2_malloc((size_t)inner * 2 * sizeof(double));
-    if (!tmp)
+    /* rows along the last axis (attention's) need no scratch: no allocation per call */
+    void *tmp = inner == 1 ? NULL : d2_malloc((size_t)inner * 2 * sizeof(double));
+    if (inner != 1 && !tmp)
         return d2_err_set(k->err, D2_ERR_NOMEM, "%s: out of memory", k->def->name);
     if (x->dtype == D2_F32)
         softmax_f32(d2_tensor_data(x), d2_tensor_data(out), outer, n, inner, logsm, tmp);

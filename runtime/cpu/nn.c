@@ -429,16 +429,24 @@ static int conv_forward(d2_kctx *k, d2_tensor *x, d2_tensor *wt, d2_tensor *b, d
         d2_dnnl_conv cv = {nn, c, h, w, oc, kh, kw, oh, ow, groups, g.sh, g.sw, g.dh, g.dw, g.pt,
                            g.pl, pad_end(oh, g.sh, kh, g.dh, h, g.pt),
                            pad_end(ow, g.sw, kw, g.dw, w, g.pl), b != NULL, relu, res != NULL, false};
-        if (res) /* the sum post-op adds what the output holds */
+        /* the sum post-op adds what the output holds: the residual, unless the output took
+         * the residual's buffer (in-place execution) */
+        if (res && d2_tensor_data(res) != od)
             memcpy(od, d2_tensor_data(res), (size_t)d2_tensor_numel(out) * es);
         int dr = d2_dnnl_conv2d(&cv, (const float *)xd, (const float *)wd,
                                 b ? d2_tensor_data(b) : NULL, (float *)od, k->err);
         if (dr <= 0)
             return dr;
     }
+    /* the plain path overwrites the output before adding the residual: a residual sharing
+     * the output's buffer is copied first */
+    d2_tensor *rcopy = NULL;
+    if (res && d2_tensor_data(res) == od && !(res = rcopy = d2_tensor_copy_to(res, NULL, k->err)))
+        return -1;
     int rc = conv_plain(k, xd, wd, b, od, dt, nn, c, h, w, oc, cg, kh, kw, oh, ow, groups, &g);
     if (rc == 0 && (res || relu))
         epilogue(dt, od, res ? d2_tensor_data(res) : NULL, relu, d2_tensor_numel(out));
+    d2_tensor_unref(rcopy);
     return rc;
 }
 
@@ -493,7 +501,7 @@ static int conv_forward_nhwc(d2_kctx *k, d2_tensor *x, d2_tensor *wt, d2_tensor 
                                pad_end(ow, g.sw, kw, g.dw, w, g.pl), b != NULL, relu,
                                res != NULL, true};
             float *od = d2_tensor_data(out);
-            if (res)
+            if (res && d2_tensor_data(res) != (void *)od)
                 memcpy(od, d2_tensor_data(res), (size_t)d2_tensor_numel(out) * sizeof *od);
             int dr = d2_dnnl_conv2d(&cv, d2_tensor_data(x), d2_tensor_data(wt),
                                     b ? d2_tensor_data(b) : NULL, od, k->err);

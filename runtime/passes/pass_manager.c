@@ -25,6 +25,8 @@ static const d2_pass PASSES[] = {
     {"fuse_linear", D2_PASS_INFERENCE, "linear + residual add + relu/gelu become linear_fused",
      d2_pass_fuse_linear},
     {"dce", D2_PASS_BASIC, "ops whose results nothing reads are removed", d2_pass_dce},
+    {"inplace", D2_PASS_BASIC, "elementwise ops write into an input buffer that dies at them",
+     d2_pass_inplace},
 };
 
 #define N_PASSES ((int)D2_COUNTOF(PASSES))
@@ -75,7 +77,7 @@ int d2_passes_parse(const char *text, d2_pass_set *out, d2_err *err)
         if (found < 0)
             return d2_err_set(err, D2_ERR_INVALID,
                               "unknown pass '%.*s' (passes: const_fold, cse, hoist, "
-                              "drop_identity, bn_fold, fuse_conv, nhwc, fuse_linear, dce; or none, "
+                              "drop_identity, bn_fold, fuse_conv, nhwc, fuse_linear, dce, inplace; or none, "
                               "basic, all)",
                               (int)len, s);
         *out |= (d2_pass_set)1 << found;
@@ -149,15 +151,26 @@ int d2_passes_run(d2_program *p, d2_pass_set set, d2_pass_stats *stats, d2_err *
     return total;
 }
 
+/* Prepares p (the passes already run) and applies the executor's selections. */
+static d2_prepared *prepare_with(const d2_program *p, d2_program *owned, d2_pass_set set,
+                                 d2_backend *be, d2_err *err)
+{
+    d2_prepared *pp = owned ? d2_exec_prepare_owned(owned, be, err) : d2_exec_prepare(p, be, err);
+    const d2_pass *ip = d2_pass_find("inplace");
+    if (pp && (set & ((d2_pass_set)1 << (ip - PASSES))))
+        d2_exec_enable_inplace(pp);
+    return pp;
+}
+
 d2_prepared *d2_passes_prepare(const d2_program *p, d2_pass_set set, d2_backend *be, d2_err *err)
 {
     if (!set || !p || d2_program_trains(p))
-        return d2_exec_prepare(p, be, err);
+        return prepare_with(p, NULL, set, be, err);
     d2_err perr = {0};
     d2_program *q = d2_program_clone(p, &perr);
     if (!q || d2_passes_run(q, set, NULL, &perr) < 0) {
         d2_program_free(q);
-        return d2_exec_prepare(p, be, err);
+        return prepare_with(p, NULL, set, be, err);
     }
-    return d2_exec_prepare_owned(q, be, err);
+    return prepare_with(NULL, q, set, be, err);
 }

@@ -99,5 +99,6 @@ int d2_pass_drop_identity(d2_program *p, const d2_pass_ctx *cx, d2_err *err);
 int d2_pass_fuse_linear(d2_program *p, const d2_pass_ctx *cx, d2_err *err);
 int d2_pass_hoist(d2_program *p, const d2_pass_ctx *cx, d2_err *err);
 int d2_pass_nhwc(d2_program *p, const d2_pass_ctx *cx, d2_err *err);
+int d2_pass_inplace(d2_program *p, const d2_pass_ctx *cx, d2_err *err);
 
 #endif

@@ -258,6 +258,33 @@ static void test_gemm_batched(void **state)
                 }
     }
     d2_gemm_set_threads(0);
+    /* attention's shape: float32, B transposed, every item tiny; the batch call gives each
+     * item bit for bit what a single product gives */
+    enum { H = 5, S = 6, D = 8 };
+    float q[H][S][D], kk[H][S][D], got[H][S][S], want[S][S];
+    for (int h = 0; h < H; h++)
+        for (int r = 0; r < S; r++)
+            for (int p = 0; p < D; p++) {
+                q[h][r][p] = (float)((h * 7 + r * 3 + p) % 11 - 5) / 7.0f;
+                kk[h][r][p] = (float)((h * 5 + r + p * 3) % 13 - 6) / 9.0f;
+            }
+    d2_err err = {0};
+    assert_int_equal(d2_gemm_batched(D2_F32, false, true, S, S, D, 0.5, q, D, S * D, kk, D, S * D,
+                                     0.0, got, S, S * S, H, &err),
+                     0);
+    for (int h = 0; h < H; h++) {
+        assert_int_equal(d2_gemm(D2_F32, false, true, S, S, D, 0.5, q[h], D, kk[h], D, 0.0, want,
+                                 S, &err),
+                         0);
+        assert_memory_equal(got[h], want, sizeof want);
+        for (int r = 0; r < S; r++)
+            for (int j = 0; j < S; j++) {
+                double e = 0;
+                for (int p = 0; p < D; p++)
+                    e += (double)q[h][r][p] * kk[h][j][p];
+                assert_true(fabs(0.5 * e - got[h][r][j]) < 1e-5);
+            }
+    }
 }
 
 static void test_gemm_errors(void **state)

@@ -494,6 +494,123 @@ static void test_conv2d_nhwc_op(void **state)
     d2_tensor_unref(r);
 }
 
+/* In-place execution: the same outputs as without it, the feeds left as they were, the ops
+ * that take a dying input's buffer counted at prepare, and a run that fits a byte cap only
+ * because those ops allocate nothing. */
+static void test_inplace(void **state)
+{
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof path, "%s/inplace_exec.prog", GOLDEN);
+    char *src = tu_load_file(path, NULL);
+    d2_err err = {0};
+    d2_program *p = d2_program_parse(src, path, &err);
+    if (!p)
+        fail_msg("parse: %s", err.msg);
+    const d2_block *b0 = &p->blocks[0];
+    d2_tensor *in[3], *keep[3];
+    for (int i = 0; i < 3; i++) {
+        in[i] = make_input(&p->vars[b0->params[i]].type, (unsigned)i + 1);
+        keep[i] = d2_tensor_copy_to(in[i], NULL, &err);
+    }
+    d2_prepared *plain = d2_exec_prepare(p, NULL, &err), *ip = d2_exec_prepare(p, NULL, &err);
+    assert_non_null(plain);
+    assert_non_null(ip);
+    /* relu, scale, conv2d_fused (residual), multiply, subtract (its y), add (its y) */
+    assert_int_equal(d2_exec_enable_inplace(ip), 6);
+    d2_tensor *want[2] = {NULL}, *got[2] = {NULL};
+    assert_int_equal(d2_exec_run(plain, in, 3, want, 2, &err), 0);
+    for (int round = 0; round < 2; round++) { /* the second run reuses pooled buffers */
+        assert_int_equal(d2_exec_run(ip, in, 3, got, 2, &err), 0);
+        for (int i = 0; i < 2; i++) {
+            tu_expect_close("in place", got[i], want[i], 0, 0, "without in-place execution");
+            d2_tensor_unref(got[i]);
+        }
+        for (int i = 0; i < 3; i++)
+            tu_expect_close("feed after the run", in[i], keep[i], 0, 0, "the feed before");
+    }
+    /* 9 outputs of 800 bytes but exp's (40): 6440 bytes fresh, 2440 with in-place */
+    d2_run_limits lim = {0};
+    lim.max_bytes = 2440;
+    assert_int_equal(d2_exec_run_limited(ip, &lim, in, 3, got, 2, &err), 0);
+    for (int i = 0; i < 2; i++)
+        d2_tensor_unref(got[i]);
+    d2_run_limits lim2 = {0};
+    lim2.max_bytes = 2440;
+    assert_int_equal(d2_exec_run_limited(plain, &lim2, in, 3, got, 2, &err), -1);
+    assert_int_equal(lim2.hit, D2_LIMIT_BYTES);
+    d2_err_clear(&err);
+    /* a fetched value held by the caller is never overwritten by a later run */
+    d2_tensor *first[2] = {NULL};
+    assert_int_equal(d2_exec_run(ip, in, 3, first, 2, &err), 0);
+    d2_tensor *snap = d2_tensor_copy_to(first[0], NULL, &err);
+    assert_int_equal(d2_exec_run(ip, in, 3, got, 2, &err), 0);
+    tu_expect_close("held output", first[0], snap, 0, 0, "itself before the next run");
+    for (int i = 0; i < 2; i++) {
+        d2_tensor_unref(got[i]);
+        d2_tensor_unref(first[i]);
+        d2_tensor_unref(want[i]);
+    }
+    d2_tensor_unref(snap);
+    d2_exec_free(ip);
+    d2_exec_free(plain);
+    /* the pass selects it: "inplace" is in the basic and the full set, not in "none" */
+    d2_pass_set s;
+    assert_int_equal(d2_passes_parse("inplace", &s, &err), 0);
+    assert_true((s & d2_passes_level(D2_PASS_BASIC)) == s);
+    for (int i = 0; i < 3; i++) {
+        d2_tensor_unref(in[i]);
+        d2_tensor_unref(keep[i]);
+    }
+    d2_program_free(p);
+    free(src);
+}
+
+/* In-place execution inside a while_loop body (the body owns the carried values): the same
+ * results, the feed unchanged, and 10 trips within a byte cap that fresh buffers exceed. */
+static void test_inplace_loop(void **state)
+{
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof path, "%s/inplace_loop.prog", GOLDEN);
+    char *src = tu_load_file(path, NULL);
+    d2_err err = {0};
+    d2_program *p = d2_program_parse(src, path, &err);
+    if (!p)
+        fail_msg("parse: %s", err.msg);
+    d2_tensor *x = make_input(&p->vars[p->blocks[0].params[0]].type, 1);
+    d2_tensor *keep = d2_tensor_copy_to(x, NULL, &err);
+    d2_prepared *plain = d2_exec_prepare(p, NULL, &err), *ip = d2_exec_prepare(p, NULL, &err);
+    assert_non_null(plain);
+    assert_non_null(ip);
+    assert_true(d2_exec_enable_inplace(ip) >= 2); /* add (its x), tanh, scale */
+    d2_tensor *want[2] = {NULL}, *got[2] = {NULL};
+    assert_int_equal(d2_exec_run(plain, &x, 1, want, 2, &err), 0);
+    assert_int_equal(d2_exec_run(ip, &x, 1, got, 2, &err), 0);
+    for (int i = 0; i < 2; i++) {
+        tu_expect_close("loop in place", got[i], want[i], 0, 0, "without in-place execution");
+        d2_tensor_unref(got[i]);
+    }
+    tu_expect_close("feed after the loop", x, keep, 0, 0, "the feed before");
+    /* fresh buffers: 20 of 1600 bytes and the scalars; in place: tanh's first trip only */
+    d2_run_limits lim = {0}, lim2 = {0};
+    lim.max_bytes = lim2.max_bytes = 8000;
+    assert_int_equal(d2_exec_run_limited(ip, &lim, &x, 1, got, 2, &err), 0);
+    for (int i = 0; i < 2; i++)
+        d2_tensor_unref(got[i]);
+    assert_int_equal(d2_exec_run_limited(plain, &lim2, &x, 1, got, 2, &err), -1);
+    assert_int_equal(lim2.hit, D2_LIMIT_BYTES);
+    d2_err_clear(&err);
+    for (int i = 0; i < 2; i++)
+        d2_tensor_unref(want[i]);
+    d2_exec_free(ip);
+    d2_exec_free(plain);
+    d2_tensor_unref(x);
+    d2_tensor_unref(keep);
+    d2_program_free(p);
+    free(src);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -505,6 +622,7 @@ int main(void)
         cmocka_unit_test(test_fuse_linear),  cmocka_unit_test(test_drop_identity),
         cmocka_unit_test(test_linear_fused_op), cmocka_unit_test(test_hoist),
         cmocka_unit_test(test_nhwc),         cmocka_unit_test(test_conv2d_nhwc_op),
+        cmocka_unit_test(test_inplace),      cmocka_unit_test(test_inplace_loop),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -536,9 +536,9 @@ d2_obj *d2_static_program_new(d2_interp *I, const d2_program *p)
 
 /* The graph passes (runtime/passes) a BuildStrategy selects: the meaning-preserving ones
  * always, batch_norm folding, inference dropout removal and conv / linear epilogue fusion
- * for the fuse_* flags below (they run only on Programs that do not train). enable_inplace
- * and memory_optimize select nothing: the executor's buffer pool reuses every buffer anyway.
- * -1 with an exception. */
+ * for the fuse_* flags below (they run only on Programs that do not train); in-place
+ * execution unless enable_inplace is False. memory_optimize selects nothing: the executor's
+ * buffer pool reuses every buffer anyway. -1 with an exception. */
 static int strategy_passes(d2_interp *I, d2_obj *bs, uint32_t *set)
 {
     static const struct {
@@ -561,6 +561,13 @@ static int strategy_passes(d2_interp *I, d2_obj *bs, uint32_t *set)
         if (t && d2_passes_parse(map[i].passes, &one, &err) == 0)
             s |= one;
     }
+    d2_obj *v = d2_getattr_opt(I, bs, "enable_inplace");
+    int t = v ? d2_truthy(I, v) : 1;
+    d2_decref(v);
+    if (t < 0 || d2_exc_pending(I))
+        return -1;
+    if (!t && d2_passes_parse("inplace", &one, &err) == 0)
+        s &= ~one;
     *set = s;
     return 0;
 }
