@@ -568,10 +568,16 @@ static void convert(d2_dtype from, d2_dtype to, int64_t n, const void *src, void
 int cpu_cast(d2_kctx *k)
 {
     d2_tensor *x = k->in[0], *out = k->out[0];
-    if ((unsigned)x->dtype >= NDT)
+    if ((unsigned)x->dtype >= D2_NUM_DTYPES)
         return dtype_error(k, x->dtype);
-    if ((unsigned)out->dtype >= NDT)
+    if ((unsigned)out->dtype >= D2_NUM_DTYPES)
         return dtype_error(k, out->dtype);
+    if ((unsigned)x->dtype >= NDT || (unsigned)out->dtype >= NDT) {
+        /* storage dtypes: one element at a time */
+        d2_convert(x->dtype, out->dtype, d2_tensor_numel(x), d2_tensor_data(x),
+                   d2_tensor_data(out));
+        return 0;
+    }
     convert(x->dtype, out->dtype, d2_tensor_numel(x), d2_tensor_data(x), d2_tensor_data(out));
     return 0;
 }
