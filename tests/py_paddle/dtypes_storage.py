@@ -88,6 +88,15 @@ for d in ["int8", "int16", "uint8", "float16", "bfloat16"]:
         except Exception:
             print(d, name, "error")
 
+# comparisons (Paddle's CPU build compares every dtype)
+for d in ["int8", "int16", "uint8", "float16", "bfloat16"]:
+    p = paddle.to_tensor([[1, 2, 3], [-4, 5, 100]], dtype=d)
+    q = paddle.to_tensor([2, 2, -4], dtype=d)
+    print(d, (p < q).tolist(), (p <= q).tolist(), (p > q).tolist(), (p >= q).tolist(),
+          (p == q).tolist(), (p != q).tolist())
+f = paddle.to_tensor([float("nan"), 1.0, 65519.0], dtype="float16")
+print((f == f).tolist(), (f != f).tolist(), (f < paddle.to_tensor([0.0, 2.0, 1.0], dtype="float16")).tolist())
+
 # bad inputs and ops Paddle's CPU build has no kernel for
 a8 = paddle.to_tensor([1, 2, 3], dtype="int8")
 h16 = paddle.to_tensor([1, 2, 3], dtype="float16")
@@ -96,3 +105,4 @@ err("matmul float16", lambda: paddle.matmul(h16.reshape([1, 3]), h16.reshape([3,
 err("mul uint8", lambda: paddle.to_tensor([1], dtype="uint8") * paddle.to_tensor([1], dtype="uint8"))
 err("to_tensor float8", lambda: paddle.to_tensor([1], dtype="float8"))
 err("astype bad name", lambda: x.astype("int9"))
+err("compare mixed", lambda: paddle.to_tensor([1], dtype="int8") < paddle.to_tensor([1], dtype="int16"))
