@@ -509,6 +509,49 @@ static void test_model_roundtrip_mem(void **state)
     d2_program_free(p);
 }
 
+/* Parameters of the dtypes with codes 7..9 (int8, int16, uint8) save with
+ * those codes and load back byte for byte. */
+static void test_model_roundtrip_small_ints(void **state)
+{
+    (void)state;
+    static const d2_dtype dts[] = {D2_I8, D2_I16, D2_U8};
+    static const unsigned char bytes[6] = {0x80, 0x7f, 0xff, 0x00, 0x01, 0xfe};
+    d2_err err = {0};
+    d2_program *p = d2_program_new(&err);
+    for (int i = 0; i < 3; i++) {
+        int64_t n = 6 / (int64_t)d2_dtype_size(dts[i]);
+        d2_tensor *t = d2_tensor_from_data(dts[i], 1, &n, bytes, &err);
+        char name[8];
+        snprintf(name, sizeof name, "w%d", i);
+        assert_true(d2_program_add_param(p, name, t, NULL, &err) >= 0);
+        d2_tensor_unref(t);
+    }
+    d2_buf img;
+    d2_buf_init(&img);
+    assert_int_equal(d2_model_save_mem(p, &img, &err), 0);
+    const unsigned char *b = (const unsigned char *)img.data;
+    size_t pos = table_off(b) + 8;
+    for (int i = 0; i < 3; i++) {
+        uint32_t nl = get32(b + pos), nd = get32(b + pos + 8);
+        assert_int_equal(get32(b + pos + 4), 7 + i);
+        pos += 32 + 8 * nd + ((nl + 7) & ~7u);
+    }
+    d2_program *q = d2_model_load_mem(img.data, img.len, "mem", &err);
+    if (!q)
+        fail_msg("load failed: %s", err.msg);
+    for (int i = 0; i < 3; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "w%d", i);
+        int v = d2_program_find_var(q, name);
+        assert_true(v >= 0);
+        assert_int_equal(q->vars[v].data->dtype, dts[i]);
+        assert_memory_equal(d2_tensor_data(q->vars[v].data), bytes, 6);
+    }
+    d2_program_free(q);
+    d2_buf_free(&img);
+    d2_program_free(p);
+}
+
 static void test_model_roundtrip_file_mmap(void **state)
 {
     (void)state;
@@ -957,6 +1000,7 @@ int main(void)
         cmocka_unit_test(test_npy_every_truncation),
         cmocka_unit_test(test_npy_oom),
         cmocka_unit_test(test_model_roundtrip_mem),
+        cmocka_unit_test(test_model_roundtrip_small_ints),
         cmocka_unit_test(test_model_roundtrip_file_mmap),
         cmocka_unit_test(test_model_save_errors),
         cmocka_unit_test(test_model_independent_writer),
