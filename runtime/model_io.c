@@ -30,7 +30,8 @@
  * parameter (every persistable variable, in variable order), each a multiple
  * of 8 bytes:
  *   u32 name length L (1..D2_MODEL_MAX_NAME), u32 dtype (0 float32, 1 float64,
- *   2 int32, 3 int64, 4 bool, 5 float16, 6 bfloat16), u32 ndim (0..8),
+ *   2 int32, 3 int64, 4 bool, 5 float16, 6 bfloat16, 7 int8, 8 int16, 9 uint8;
+ *   codes 7..9 came later, files without them load as before), u32 ndim (0..8),
  *   u32 reserved (0), u64 data offset, u64 nbytes, i64 dims[ndim],
  *   the L name bytes, zero padding to a multiple of 8.
  * nbytes = numel * dtype size. The table's size is exactly its records.

@@ -23,6 +23,8 @@ static const struct {
 } npy_dtypes[] = {
     {"<f4", D2_F32}, {"<f8", D2_F64}, {"<i4", D2_I32},
     {"<i8", D2_I64}, {"|b1", D2_BOOL}, {"<b1", D2_BOOL},
+    {"<f2", D2_F16}, {"|i1", D2_I8},   {"<i1", D2_I8},
+    {"<i2", D2_I16}, {"|u1", D2_U8},   {"<u1", D2_U8},
 };
 
 typedef struct npy_info {
@@ -380,6 +382,11 @@ static const char *descr_of(d2_dtype dt)
     case D2_I32: return "<i4";
     case D2_I64: return "<i8";
     case D2_BOOL: return "|b1";
+    case D2_F16: return "<f2";
+    case D2_I8: return "|i1";
+    case D2_I16: return "<i2";
+    case D2_U8: return "|u1";
+    case D2_BF16: return "<u2"; /* NumPy has no bfloat16: its raw bits, as Paddle's numpy() */
     default: return NULL;
     }
 }

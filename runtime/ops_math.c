@@ -75,6 +75,19 @@ int infer_binary(d2_infer_ctx *ic)
 int infer_compare(d2_infer_ctx *ic)
 {
     d2_shape s;
+    /* comparisons also take the storage dtypes, compared exactly as float64 */
+    const d2_type *x = &ic->in[0], *y = &ic->in[1];
+    d2_op_id id = ic->def->id;
+    bool cmp = id == D2_OP_equal || id == D2_OP_not_equal || id == D2_OP_less_than ||
+               id == D2_OP_less_equal || id == D2_OP_greater_than || id == D2_OP_greater_equal;
+    if (cmp && ic->n_in >= 2 && x->kind == D2_VALUE_TENSOR && y->kind == D2_VALUE_TENSOR &&
+        (unsigned)x->dtype < D2_NUM_DTYPES && !d2_dtype_supported(x->dtype) &&
+        x->dtype == y->dtype) {
+        if (d2_broadcast_shapes(&x->shape, &y->shape, &s, ic->def, ic->err) < 0)
+            return -1;
+        set_out(ic, D2_BOOL, &s);
+        return 0;
+    }
     if (binary_common(ic, &s) < 0)
         return -1;
     set_out(ic, D2_BOOL, &s);
@@ -127,13 +140,14 @@ int infer_softmax(d2_infer_ctx *ic)
     return 0;
 }
 
-/* cast: any supported dtype to the dtype attribute, which must be one of them. */
+/* cast: any dtype to the dtype attribute, storage-only dtypes included. */
 int infer_cast(d2_infer_ctx *ic)
 {
-    if (check_input(ic, 0) < 0)
-        return -1;
+    const d2_type *t = &ic->in[0];
+    if (ic->n_in < 1 || t->kind != D2_VALUE_TENSOR || (unsigned)t->dtype >= D2_NUM_DTYPES)
+        return check_input(ic, 0);
     int dt = ATTR_DTYPE(ic, "dtype");
-    if (dt < 0 || !d2_dtype_supported((d2_dtype)dt))
+    if (dt < 0 || (unsigned)dt >= D2_NUM_DTYPES)
         return d2_err_set(ic->err, D2_ERR_INVALID, "%s: bad attribute dtype: %s is not supported",
                           ic->def->name, dt < 0 ? "none" : d2_dtype_name((d2_dtype)dt));
     set_out(ic, (d2_dtype)dt, &ic->in[0].shape);

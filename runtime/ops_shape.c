@@ -22,8 +22,9 @@ static const char *in_name(const d2_opdef *def, int i)
     return def->in_names[i < def->n_ins ? i : def->n_ins - 1];
 }
 
-/* Fails unless input i is present and is a tensor (not an array) of a dtype
- * with kernels. */
+/* Fails unless input i is present and is a tensor (not an array) of a valid
+ * dtype: the layout ops move bytes, so storage dtypes (float16, int8, ...)
+ * pass; ops that compute check the dtype themselves. */
 static int want_tensor(d2_infer_ctx *ic, int i)
 {
     if (!present(ic, i))
@@ -33,7 +34,7 @@ static int want_tensor(d2_infer_ctx *ic, int i)
         return d2_err_set(ic->err, D2_ERR_INVALID,
                           "%s: input '%s' is a tensor array, expected a tensor", OPN(ic),
                           in_name(ic->def, i));
-    if (!d2_dtype_supported(ic->in[i].dtype))
+    if ((unsigned)ic->in[i].dtype >= D2_NUM_DTYPES)
         return d2_err_set(ic->err, D2_ERR_DTYPE, "%s: input '%s' has unsupported dtype %s",
                           OPN(ic), in_name(ic->def, i), d2_dtype_name(ic->in[i].dtype));
     return 0;
@@ -651,6 +652,10 @@ int infer_gather(d2_infer_ctx *ic)
     if (want_tensor(ic, 0) < 0 || want_tensor(ic, 1) < 0)
         return -1;
     const d2_shape *x = &ic->in[0].shape, *idx = &ic->in[1].shape;
+    d2_dtype xdt = ic->in[0].dtype;
+    if (xdt == D2_I8 || xdt == D2_I16 || xdt == D2_F16) /* as Paddle's CPU build */
+        return d2_err_set(ic->err, D2_ERR_DTYPE, "%s: dtype %s of input 'x' is not supported",
+                          OPN(ic), d2_dtype_name(xdt));
     if (!d2_dtype_is_int(ic->in[1].dtype))
         return d2_err_set(ic->err, D2_ERR_DTYPE, "%s: index must be int32 or int64, got %s",
                           OPN(ic), d2_dtype_name(ic->in[1].dtype));
@@ -774,11 +779,20 @@ static int want_dtype_attr(d2_infer_ctx *ic, int dt)
     return 0;
 }
 
+/* full and full_like also make the storage dtypes (float16, bfloat16, int8,
+ * int16, uint8), as Paddle's CPU build does. */
+static int want_fill_dtype(d2_infer_ctx *ic, int dt)
+{
+    if (dt >= 0 && (dt == D2_F16 || dt == D2_BF16 || d2_dtype_is_small_int((d2_dtype)dt)))
+        return 0;
+    return want_dtype_attr(ic, dt);
+}
+
 /* full(shape, value, dtype); integer dtypes truncate value toward zero. */
 int infer_full(d2_infer_ctx *ic)
 {
     int dt = ATTR_DTYPE(ic, "dtype");
-    if (want_dtype_attr(ic, dt) < 0)
+    if (want_fill_dtype(ic, dt) < 0)
         return -1;
     if (check_fill_value(ic, ATTR_FLOAT(ic, "value"), (d2_dtype)dt) < 0)
         return -1;
@@ -808,7 +822,7 @@ int infer_full_like(d2_infer_ctx *ic)
     int dt = ATTR_DTYPE(ic, "dtype");
     if (dt < 0)
         dt = (int)ic->in[0].dtype;
-    if (want_dtype_attr(ic, dt) < 0)
+    if (want_fill_dtype(ic, dt) < 0)
         return -1;
     if (check_fill_value(ic, ATTR_FLOAT(ic, "value"), (d2_dtype)dt) < 0)
         return -1;

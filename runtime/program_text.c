@@ -34,79 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- half-precision conversions (parameter data of float16/bfloat16) ---- */
-
-static float half_to_float(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
-    uint32_t bits;
-    if (exp == 0x1f) {
-        bits = sign | 0x7f800000u | (man << 13);
-    } else if (exp == 0) {
-        if (man == 0) {
-            bits = sign;
-        } else { /* subnormal: normalise */
-            int e = -1;
-            do {
-                man <<= 1;
-                e++;
-            } while (!(man & 0x400));
-            bits = sign | ((uint32_t)(127 - 15 - e) << 23) | ((man & 0x3ff) << 13);
-        }
-    } else {
-        bits = sign | ((exp + 127 - 15) << 23) | (man << 13);
-    }
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
-/* Round to nearest even. */
-static uint16_t float_to_half(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, sizeof x);
-    uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
-    uint32_t ax = x & 0x7fffffffu;
-    if (ax >= 0x7f800000u) /* inf or nan */
-        return (uint16_t)(sign | 0x7c00 | (ax > 0x7f800000u ? 0x200 : 0));
-    if (ax >= 0x477ff000u) /* rounds to >= 65520: overflow */
-        return (uint16_t)(sign | 0x7c00);
-    if (ax < 0x38800000u) { /* below the smallest normal half: subnormal or zero */
-        if (ax < 0x33000000u)
-            return sign;
-        uint32_t e = ax >> 23, man = (ax & 0x7fffff) | 0x800000;
-        uint32_t shift = 126 - e; /* 14..24 */
-        uint32_t r = man >> shift, rem = man & ((1u << shift) - 1), halfway = 1u << (shift - 1);
-        if (rem > halfway || (rem == halfway && (r & 1)))
-            r++;
-        return (uint16_t)(sign | r);
-    }
-    uint32_t r = ((ax >> 13) - ((127 - 15) << 10));
-    uint32_t rem = ax & 0x1fff;
-    if (rem > 0x1000 || (rem == 0x1000 && (r & 1)))
-        r++;
-    return (uint16_t)(sign | r);
-}
-
-static float bf16_to_float(uint16_t h)
-{
-    uint32_t bits = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
-static uint16_t float_to_bf16(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, sizeof x);
-    if ((x & 0x7fffffffu) > 0x7f800000u)
-        return (uint16_t)((x >> 16) | 0x40);
-    x += 0x7fff + ((x >> 16) & 1);
-    return (uint16_t)(x >> 16);
-}
-
 /* ---- printer ---- */
 
 static bool is_ident_start(int c) { return isalpha(c) || c == '_'; }
@@ -166,8 +93,8 @@ static bool reads_back(const char *t, double v, int k, uint16_t bits)
     switch (k) {
     case K_F64: return strtod(t, NULL) == v;
     case K_F32: return strtof(t, NULL) == (float)v;
-    case K_F16: return float_to_half(strtof(t, NULL)) == bits;
-    default: return float_to_bf16(strtof(t, NULL)) == bits;
+    case K_F16: return d2_f32_to_f16(strtof(t, NULL)) == bits;
+    default: return d2_f32_to_bf16(strtof(t, NULL)) == bits;
     }
 }
 
@@ -211,14 +138,17 @@ static void print_value(d2_buf *b, d2_dtype dt, const void *data, int64_t i)
     case D2_I32: d2_buf_printf(b, "%d", (int)((const int32_t *)data)[i]); break;
     case D2_I64: d2_buf_printf(b, "%lld", (long long)((const int64_t *)data)[i]); break;
     case D2_BOOL: d2_buf_puts(b, ((const uint8_t *)data)[i] ? "true" : "false"); break;
+    case D2_I8:
+    case D2_I16:
+    case D2_U8: d2_buf_printf(b, "%d", (int)d2_elem_get(dt, data, i)); break;
     case D2_F16: {
         uint16_t h = ((const uint16_t *)data)[i];
-        print_real(b, half_to_float(h), K_F16, h);
+        print_real(b, d2_f16_to_f32(h), K_F16, h);
         break;
     }
     case D2_BF16: {
         uint16_t h = ((const uint16_t *)data)[i];
-        print_real(b, bf16_to_float(h), K_BF16, h);
+        print_real(b, d2_bf16_to_f32(h), K_BF16, h);
         break;
     }
     default: d2_buf_puts(b, "0"); break;
@@ -1060,9 +990,9 @@ static int read_value(parser *ps, d2_dtype dt, void *buf, int64_t i)
         if (dt == D2_F32)
             ((float *)buf)[i] = f;
         else if (dt == D2_F16)
-            ((uint16_t *)buf)[i] = float_to_half(f);
+            ((uint16_t *)buf)[i] = d2_f32_to_f16(f);
         else
-            ((uint16_t *)buf)[i] = float_to_bf16(f);
+            ((uint16_t *)buf)[i] = d2_f32_to_bf16(f);
         ps->p = q;
         return 0;
     }
@@ -1071,6 +1001,25 @@ static int read_value(parser *ps, d2_dtype dt, void *buf, int64_t i)
         if (end != tok + n)
             break;
         ((double *)buf)[i] = f;
+        ps->p = q;
+        return 0;
+    }
+    case D2_I8:
+    case D2_I16:
+    case D2_U8: {
+        long long v = strtoll(tok, &end, 10);
+        if (end != tok + n || !(isdigit((unsigned char)tok[0]) || tok[0] == '-'))
+            break;
+        long long lo = dt == D2_I8 ? INT8_MIN : dt == D2_I16 ? INT16_MIN : 0;
+        long long hi = dt == D2_I8 ? INT8_MAX : dt == D2_I16 ? INT16_MAX : UINT8_MAX;
+        if (errno == ERANGE || v < lo || v > hi)
+            return perr(ps, at, "value %s is out of range for %s", tok, d2_dtype_name(dt));
+        if (dt == D2_I16)
+            ((int16_t *)buf)[i] = (int16_t)v;
+        else if (dt == D2_I8)
+            ((int8_t *)buf)[i] = (int8_t)v;
+        else
+            ((uint8_t *)buf)[i] = (uint8_t)v;
         ps->p = q;
         return 0;
     }

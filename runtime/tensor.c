@@ -35,7 +35,8 @@ int d2_dtype_parse(const char *s, size_t len)
         d2_dtype dt;
     } aliases[] = {{"f32", D2_F32},    {"float", D2_F32},  {"f64", D2_F64},   {"double", D2_F64},
                    {"i32", D2_I32},    {"int", D2_I64},    {"i64", D2_I64},   {"f16", D2_F16},
-                   {"half", D2_F16},   {"bf16", D2_BF16},  {"bool_", D2_BOOL}};
+                   {"half", D2_F16},   {"bf16", D2_BF16},  {"bool_", D2_BOOL}, {"i8", D2_I8},
+                   {"i16", D2_I16},    {"u8", D2_U8}};
     for (int i = 0; i < D2_NUM_DTYPES; i++)
         if (strlen(dtype_info[i].name) == len && memcmp(dtype_info[i].name, s, len) == 0)
             return i;
@@ -53,6 +54,194 @@ bool d2_dtype_is_float(d2_dtype dt)
 bool d2_dtype_is_int(d2_dtype dt) { return dt == D2_I32 || dt == D2_I64; }
 
 bool d2_dtype_supported(d2_dtype dt) { return dt <= D2_BOOL; }
+
+bool d2_dtype_is_small_int(d2_dtype dt) { return dt == D2_I8 || dt == D2_I16 || dt == D2_U8; }
+
+double d2_elem_get(d2_dtype dt, const void *data, int64_t i)
+{
+    switch (dt) {
+    case D2_F32: return ((const float *)data)[i];
+    case D2_F64: return ((const double *)data)[i];
+    case D2_I32: return ((const int32_t *)data)[i];
+    case D2_I64: return (double)((const int64_t *)data)[i];
+    case D2_BOOL: return ((const uint8_t *)data)[i] != 0;
+    case D2_F16: return d2_f16_to_f32(((const uint16_t *)data)[i]);
+    case D2_BF16: return d2_bf16_to_f32(((const uint16_t *)data)[i]);
+    case D2_I8: return ((const int8_t *)data)[i];
+    case D2_I16: return ((const int16_t *)data)[i];
+    case D2_U8: return ((const uint8_t *)data)[i];
+    default: return 0;
+    }
+}
+
+static int64_t int_get(d2_dtype dt, const void *data, int64_t i)
+{
+    switch (dt) {
+    case D2_I32: return ((const int32_t *)data)[i];
+    case D2_I64: return ((const int64_t *)data)[i];
+    case D2_BOOL: return ((const uint8_t *)data)[i] != 0;
+    case D2_I8: return ((const int8_t *)data)[i];
+    case D2_I16: return ((const int16_t *)data)[i];
+    case D2_U8: return ((const uint8_t *)data)[i];
+    default: return 0;
+    }
+}
+
+/* Truncation toward zero as x86's cvtt* instructions do it: NaN and values
+ * out of range give the most negative integer. */
+static int64_t trunc_i32(double a)
+{
+    return (a >= -2147483648.0 && a < 2147483648.0) ? (int32_t)a : INT32_MIN;
+}
+
+static int64_t trunc_i64(double a)
+{
+    return (a >= -9223372036854775808.0 && a < 9223372036854775808.0) ? (int64_t)a : INT64_MIN;
+}
+
+/* float to float16 as Paddle's CPU float16 type converts (phi's float16.h
+ * without F16C): the mantissa is truncated toward zero, subnormals too, and
+ * values above 65504 become inf. */
+static uint16_t f32_to_f16_cast(float f)
+{
+    enum { MAXC = 0x477FE000 >> 13, SUBC = 0x3FF, MAXD = 0x1C000, MIND = 0x1C000 };
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    uint32_t sign = u & 0x80000000u;
+    uint32_t v = u ^ sign;
+    if (v < 0x38800000u) { /* below the smallest normal: scale by 2^37 and truncate */
+        float vf;
+        memcpy(&vf, &v, sizeof vf);
+        v = (uint32_t)(vf * 0x1p37f);
+    } else if (v > 0x477FE000u && v < 0x7F800000u) {
+        v = 0x7F800000u;
+    } else if (v > 0x7F800000u && v < 0x7F802000u) {
+        v = 0x7F802000u;
+    }
+    v >>= 13;
+    if (v > MAXC)
+        v -= MAXD;
+    if (v > SUBC)
+        v -= MIND;
+    return (uint16_t)(v | (sign >> 16));
+}
+
+/* float to bfloat16 as Paddle's CPU bfloat16 type converts: the upper half
+ * of the bits (truncation toward zero). */
+static uint16_t f32_to_bf16_cast(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return (uint16_t)(u >> 16);
+}
+
+void d2_convert(d2_dtype from, d2_dtype to, int64_t n, const void *src, void *dst)
+{
+    if (n <= 0)
+        return;
+    if (from == to) {
+        memmove(dst, src, (size_t)n * d2_dtype_size(from));
+        return;
+    }
+    bool ff = d2_dtype_is_float(from);
+    for (int64_t i = 0; i < n; i++) {
+        double d = ff ? d2_elem_get(from, src, i) : 0;
+        int64_t v = ff ? 0 : int_get(from, src, i);
+        switch (to) {
+        case D2_F32: ((float *)dst)[i] = ff ? (float)d : (float)v; break;
+        case D2_F64: ((double *)dst)[i] = ff ? d : (double)v; break;
+        case D2_F16: ((uint16_t *)dst)[i] = f32_to_f16_cast(ff ? (float)d : (float)v); break;
+        case D2_BF16: ((uint16_t *)dst)[i] = f32_to_bf16_cast(ff ? (float)d : (float)v); break;
+        case D2_BOOL: ((uint8_t *)dst)[i] = ff ? d != 0 : v != 0; break;
+        case D2_I64: ((int64_t *)dst)[i] = ff ? trunc_i64(d) : v; break;
+        default: {
+            /* the narrower integers keep the low bits (two's complement) */
+            uint64_t u = (uint64_t)(ff ? trunc_i32(d) : v);
+            switch (to) {
+            case D2_I32: ((int32_t *)dst)[i] = (int32_t)(uint32_t)u; break;
+            case D2_I16: ((int16_t *)dst)[i] = (int16_t)(uint16_t)u; break;
+            case D2_I8: ((int8_t *)dst)[i] = (int8_t)(uint8_t)u; break;
+            case D2_U8: ((uint8_t *)dst)[i] = (uint8_t)u; break;
+            default: break;
+            }
+        }
+        }
+    }
+}
+
+/* ---- element conversions (half precision, Paddle's cast) ---- */
+
+float d2_f16_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+    uint32_t bits;
+    if (exp == 0x1f) {
+        bits = sign | 0x7f800000u | (man << 13);
+    } else if (exp == 0) {
+        if (man == 0) {
+            bits = sign;
+        } else { /* subnormal: normalise */
+            int e = -1;
+            do {
+                man <<= 1;
+                e++;
+            } while (!(man & 0x400));
+            bits = sign | ((uint32_t)(127 - 15 - e) << 23) | ((man & 0x3ff) << 13);
+        }
+    } else {
+        bits = sign | ((exp + 127 - 15) << 23) | (man << 13);
+    }
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+/* Round to nearest even. */
+uint16_t d2_f32_to_f16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
+    uint32_t ax = x & 0x7fffffffu;
+    if (ax >= 0x7f800000u) /* inf or nan */
+        return (uint16_t)(sign | 0x7c00 | (ax > 0x7f800000u ? 0x200 : 0));
+    if (ax >= 0x477ff000u) /* rounds to >= 65520: overflow */
+        return (uint16_t)(sign | 0x7c00);
+    if (ax < 0x38800000u) { /* below the smallest normal half: subnormal or zero */
+        if (ax < 0x33000000u)
+            return sign;
+        uint32_t e = ax >> 23, man = (ax & 0x7fffff) | 0x800000;
+        uint32_t shift = 126 - e; /* 14..24 */
+        uint32_t r = man >> shift, rem = man & ((1u << shift) - 1), halfway = 1u << (shift - 1);
+        if (rem > halfway || (rem == halfway && (r & 1)))
+            r++;
+        return (uint16_t)(sign | r);
+    }
+    uint32_t r = ((ax >> 13) - ((127 - 15) << 10));
+    uint32_t rem = ax & 0x1fff;
+    if (rem > 0x1000 || (rem == 0x1000 && (r & 1)))
+        r++;
+    return (uint16_t)(sign | r);
+}
+
+float d2_bf16_to_f32(uint16_t h)
+{
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+uint16_t d2_f32_to_bf16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    if ((x & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((x >> 16) | 0x40);
+    x += 0x7fff + ((x >> 16) & 1);
+    return (uint16_t)(x >> 16);
+}
+
 
 bool d2_numel_checked(int ndim, const int64_t *dims, int64_t *n)
 {
@@ -660,27 +849,19 @@ void *d2_tensor_data(const d2_tensor *t)
 
 double d2_tensor_get_f64(const d2_tensor *t, int64_t i)
 {
-    const void *p = d2_tensor_data(t);
-    switch (t->dtype) {
-    case D2_F32: return ((const float *)p)[i];
-    case D2_F64: return ((const double *)p)[i];
-    case D2_I32: return ((const int32_t *)p)[i];
-    case D2_I64: return (double)((const int64_t *)p)[i];
-    case D2_BOOL: return ((const uint8_t *)p)[i] != 0;
-    default: return 0;
-    }
+    return d2_elem_get(t->dtype, d2_tensor_data(t), i);
 }
 
 int64_t d2_tensor_get_i64(const d2_tensor *t, int64_t i)
 {
     const void *p = d2_tensor_data(t);
     switch (t->dtype) {
-    case D2_F32: return (int64_t)((const float *)p)[i];
-    case D2_F64: return (int64_t)((const double *)p)[i];
-    case D2_I32: return ((const int32_t *)p)[i];
     case D2_I64: return ((const int64_t *)p)[i];
-    case D2_BOOL: return ((const uint8_t *)p)[i] != 0;
-    default: return 0;
+    case D2_F32:
+    case D2_F64:
+    case D2_F16:
+    case D2_BF16: return (int64_t)d2_elem_get(t->dtype, p, i);
+    default: return (unsigned)t->dtype < D2_NUM_DTYPES ? int_get(t->dtype, p, i) : 0;
     }
 }
 

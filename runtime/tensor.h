@@ -8,8 +8,10 @@
 
 #define D2_MAX_DIMS 8
 
-/* X(enum, name, size, c type). float16/bfloat16 have room in the enum and the
- * file formats but no kernels yet. */
+/* X(enum, name, size). The enum value is the dtype code of the model file
+ * format, so new dtypes are appended. float16, bfloat16, int8, int16 and
+ * uint8 are storage dtypes: they are created, cast, printed, loaded and
+ * saved, and compute ops refuse them. */
 #define D2_DTYPES(X)                                                                  \
     X(D2_F32, "float32", 4)                                                           \
     X(D2_F64, "float64", 8)                                                           \
@@ -17,7 +19,10 @@
     X(D2_I64, "int64", 8)                                                             \
     X(D2_BOOL, "bool", 1)                                                             \
     X(D2_F16, "float16", 2)                                                           \
-    X(D2_BF16, "bfloat16", 2)
+    X(D2_BF16, "bfloat16", 2)                                                         \
+    X(D2_I8, "int8", 1)                                                               \
+    X(D2_I16, "int16", 2)                                                             \
+    X(D2_U8, "uint8", 1)
 
 typedef enum {
 #define X(e, n, s) e,
@@ -36,6 +41,25 @@ bool d2_dtype_is_float(d2_dtype dt);
 bool d2_dtype_is_int(d2_dtype dt);
 /* True for dtypes with CPU kernels (f32, f64, i32, i64, bool). */
 bool d2_dtype_supported(d2_dtype dt);
+/* True for int8, int16 and uint8 (storage-only integer dtypes). */
+bool d2_dtype_is_small_int(d2_dtype dt);
+
+/* IEEE half and bfloat16 conversions; float to 16 bits rounds to nearest
+ * even, overflows to inf and keeps NaN a (quiet) NaN. */
+float d2_f16_to_f32(uint16_t h);
+uint16_t d2_f32_to_f16(float f);
+float d2_bf16_to_f32(uint16_t h);
+uint16_t d2_f32_to_bf16(float f);
+/* Element i of data (dtype dt) as a double; 0 for an invalid dtype. */
+double d2_elem_get(d2_dtype dt, const void *data, int64_t i);
+/* Converts n elements from one dtype to another with Paddle's CPU cast
+ * semantics: float to integer truncates toward zero through int32 for the
+ * 8/16/32-bit integers (out of range and NaN give INT32_MIN, whose low bits
+ * are kept) and through int64 for int64; narrower integers wrap; float16 and
+ * bfloat16 truncate toward zero as Paddle's CPU types do (float16 above 65504
+ * is inf; d2_f32_to_f16 is NumPy's rounding instead); bool is x != 0. Same
+ * dtype copies. */
+void d2_convert(d2_dtype from, d2_dtype to, int64_t n, const void *src, void *dst);
 
 /* A shape as used in Programs: dims may be -1 (unknown until run time). */
 typedef struct d2_shape {

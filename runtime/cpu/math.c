@@ -205,9 +205,38 @@ typedef int (*binfn)(int64_t n, const void *x, int64_t sx, const void *y, int64_
 
 /* Runs a binary op: tab is indexed by input dtype (NULL: unsupported); what
  * names the failure reported when an inner loop flags a bad element. */
+static int binary(d2_kctx *k, const binfn *tab, const char *what);
+
+/* A comparison of two storage-dtype tensors (float16, int8, ...): both are
+ * widened to float64, which holds their values exactly, and compared. */
+static int binary_widened(d2_kctx *k, const binfn *tab, const char *what)
+{
+    d2_tensor *x = k->in[0], *y = k->in[1], *w[2] = {NULL, NULL};
+    int rc = -1;
+    for (int i = 0; i < 2; i++) {
+        d2_tensor *t = k->in[i];
+        w[i] = d2_tensor_new(NULL, D2_F64, t->ndim, t->shape, k->err);
+        if (!w[i])
+            goto done;
+        d2_convert(t->dtype, D2_F64, d2_tensor_numel(t), d2_tensor_data(t), d2_tensor_data(w[i]));
+    }
+    k->in[0] = w[0];
+    k->in[1] = w[1];
+    rc = binary(k, tab, what);
+    k->in[0] = x;
+    k->in[1] = y;
+done:
+    d2_tensor_unref(w[0]);
+    d2_tensor_unref(w[1]);
+    return rc;
+}
+
 static int binary(d2_kctx *k, const binfn *tab, const char *what)
 {
     d2_tensor *x = k->in[0], *y = k->in[1], *out = k->out[0];
+    if ((unsigned)x->dtype < D2_NUM_DTYPES && (unsigned)x->dtype >= NDT && y->dtype == x->dtype &&
+        out->dtype == D2_BOOL && k->def->infer == infer_compare && tab[D2_F64])
+        return binary_widened(k, tab, what);
     if ((unsigned)x->dtype >= NDT || !tab[x->dtype] || y->dtype != x->dtype)
         return dtype_error(k, x->dtype);
     binfn fn = tab[x->dtype];
@@ -568,10 +597,16 @@ static void convert(d2_dtype from, d2_dtype to, int64_t n, const void *src, void
 int cpu_cast(d2_kctx *k)
 {
     d2_tensor *x = k->in[0], *out = k->out[0];
-    if ((unsigned)x->dtype >= NDT)
+    if ((unsigned)x->dtype >= D2_NUM_DTYPES)
         return dtype_error(k, x->dtype);
-    if ((unsigned)out->dtype >= NDT)
+    if ((unsigned)out->dtype >= D2_NUM_DTYPES)
         return dtype_error(k, out->dtype);
+    if ((unsigned)x->dtype >= NDT || (unsigned)out->dtype >= NDT) {
+        /* storage dtypes: one element at a time */
+        d2_convert(x->dtype, out->dtype, d2_tensor_numel(x), d2_tensor_data(x),
+                   d2_tensor_data(out));
+        return 0;
+    }
     convert(x->dtype, out->dtype, d2_tensor_numel(x), d2_tensor_data(x), d2_tensor_data(out));
     return 0;
 }

@@ -10,7 +10,8 @@
 
 static size_t esize(const d2_tensor *t) { return d2_dtype_size(t->dtype); }
 
-/* Fails unless t is a plain tensor on the host with a CPU kernel dtype. */
+/* Fails unless t is a plain tensor on the host of a valid dtype: these
+ * kernels move bytes, so the storage dtypes (float16, int8, ...) pass too. */
 static int want_host(d2_kctx *k, const d2_tensor *t, const char *what)
 {
     if (!t)
@@ -18,7 +19,7 @@ static int want_host(d2_kctx *k, const d2_tensor *t, const char *what)
     if (t->kind != D2_VALUE_TENSOR)
         return d2_err_set(k->err, D2_ERR_INVALID, "%s: %s is a tensor array, expected a tensor",
                           KN(k), what);
-    if (!d2_dtype_supported(t->dtype))
+    if ((unsigned)t->dtype >= D2_NUM_DTYPES)
         return d2_err_set(k->err, D2_ERR_DTYPE, "%s: %s has unsupported dtype %s", KN(k), what,
                           d2_dtype_name(t->dtype));
     if (t->storage && t->storage->backend->kind != D2_BACKEND_CPU)
@@ -465,6 +466,17 @@ static int fill(d2_kctx *k, d2_tensor *out, double v)
                 ((int64_t *)p)[i] = (int64_t)v;
         return 0;
     case D2_BOOL: memset(p, v != 0, (size_t)n); return 0;
+    case D2_F16:
+    case D2_BF16:
+    case D2_I8:
+    case D2_I16:
+    case D2_U8: { /* storage dtypes: the value as Paddle's cast makes it, repeated */
+        size_t es = d2_dtype_size(out->dtype);
+        d2_convert(D2_F64, out->dtype, 1, &v, p);
+        for (int64_t i = 1; i < n; i++)
+            memcpy((char *)p + (size_t)i * es, p, es);
+        return 0;
+    }
     default:
         return d2_err_set(k->err, D2_ERR_DTYPE, "%s: dtype %s is not supported", KN(k),
                           d2_dtype_name(out->dtype));
@@ -1180,6 +1192,9 @@ static int index_walk(d2_kctx *k, bool get)
     d2_tensor *x = k->in[0], *v = get ? NULL : k->in[1], *out = k->out[0];
     int n = k->n_in - first;
     bool acc = !get && ATTR_BOOL(k, "accumulate");
+    if (acc && k->in[0] && !d2_dtype_supported(k->in[0]->dtype))
+        return d2_err_set(k->err, D2_ERR_DTYPE, "%s: accumulate is not supported for %s", KN(k),
+                          d2_dtype_name(k->in[0]->dtype));
     if (want_host(k, x, "x") < 0 || (v && want_host(k, v, "value") < 0))
         return -1;
     if (v && v->dtype != x->dtype)

@@ -402,7 +402,8 @@ case("full_like_cast", "full_like", [x], [np.full(x.shape, 0.5, np.float64)],
      "value = 0.5, dtype = float64")
 x = rand((4,), "float32")
 case("full_like_bool", "full_like", [x], [np.zeros((4,), np.bool_)], "value = 0, dtype = bool")
-case("full_like_err_dtype", "full_like", [x], attrs="dtype = float16", error="not supported")
+# (float16 and the other storage dtypes are fillable: gen_dtypes.py, dtypes_storage.py)
+case("full_like_err_dtype", "full_like", [x], attrs="value = 3e9, dtype = int32", error="does not fit in int32")
 
 # ---- arange (Paddle: length ceil((end-start)/step); step must point towards end)
 case("arange_int", "arange", [], [np.arange(0, 5, dtype=np.int64)], "end = 5")

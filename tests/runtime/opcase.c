@@ -89,6 +89,17 @@ static d2_tensor *parse_tensor(char *s, bool *ok)
         case D2_I32: ((int32_t *)data)[i] = (int32_t)iv; break;
         case D2_I64: ((int64_t *)data)[i] = (int64_t)iv; break;
         case D2_BOOL: ((uint8_t *)data)[i] = v != 0; break;
+        case D2_F16:
+        case D2_BF16: /* values written exactly; the conversion keeps them */
+            d2_convert(D2_F64, (d2_dtype)dt, 1, &v, (char *)data + (size_t)i * 2);
+            break;
+        case D2_I8:
+        case D2_I16:
+        case D2_U8: {
+            int64_t w = iv;
+            d2_convert(D2_I64, (d2_dtype)dt, 1, &w, (char *)data + (size_t)i * d2_dtype_size(dt));
+            break;
+        }
         default: d2_tensor_unref(t); return NULL;
         }
     }

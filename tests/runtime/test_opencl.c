@@ -1937,6 +1937,47 @@ static void test_float64_without_extension(void **state)
     d2_tensor_unref(x);
 }
 
+/* The storage dtypes (float16, bfloat16, int8, int16, uint8) have no OpenCL
+ * kernels: a cast into or out of one is refused with the dtype named, and a
+ * tensor of one can still live on the device and come back intact. */
+static void test_storage_dtypes_refused(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_DEVICE();
+    static const d2_dtype dts[] = {D2_F16, D2_BF16, D2_I8, D2_I16, D2_U8};
+    const d2_opdef *def = d2_op_def(D2_OP_cast);
+    for (size_t i = 0; i < sizeof dts / sizeof dts[0]; i++) {
+        d2_err err = {0};
+        char a[64];
+        snprintf(a, sizeof a, "dtype = %s", d2_dtype_name(dts[i]));
+        d2_attrs attrs;
+        assert_int_equal(d2_attrs_parse(def, a, &attrs, &err), 0);
+        int64_t n = 4;
+        d2_tensor *x = d2_tensor_new(obe, D2_F32, 1, &n, &err), *out = NULL;
+        assert_non_null(x);
+        assert_int_equal(d2_op_run(obe, D2_OP_cast, &attrs, &x, 1, &out, 1, &err), -1);
+        assert_null(out);
+        char want[96];
+        snprintf(want, sizeof want, "cast: dtype %s has no OpenCL kernels", d2_dtype_name(dts[i]));
+        assert_non_null(strstr(err.msg, want));
+        d2_attrs_free(&attrs);
+        d2_tensor_unref(x);
+        /* storage round trip */
+        static const unsigned char bytes[4] = {1, 0x80, 0xff, 7};
+        int64_t m = 4 / (int64_t)d2_dtype_size(dts[i]);
+        d2_tensor *h = d2_tensor_from_data(dts[i], 1, &m, bytes, &err);
+        assert_non_null(h);
+        d2_tensor *d = d2_tensor_copy_to(h, obe, &err);
+        assert_non_null(d);
+        d2_tensor *back = d2_tensor_copy_to(d, NULL, &err);
+        assert_non_null(back);
+        assert_memory_equal(d2_tensor_data(back), bytes, 4);
+        d2_tensor_unref(back);
+        d2_tensor_unref(d);
+        d2_tensor_unref(h);
+    }
+}
+
 static void test_input_on_wrong_backend(void **state)
 {
     (void)state;
@@ -2025,6 +2066,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_conformance_at_offsets),
         cmocka_unit_test(test_gemm_kernels),
         cmocka_unit_test(test_golden_op_files),
+        cmocka_unit_test(test_storage_dtypes_refused),
         cmocka_unit_test(test_golden_programs),
         cmocka_unit_test(test_built_program),
         cmocka_unit_test(test_sample_program),

@@ -47,6 +47,17 @@ static void test_golden_linalg(void **state)
     assert_true(n >= 80);
 }
 
+/* cast between all ten dtypes, storage dtypes included, as Paddle 2.6.2 casts on CPU
+ * (gen_dtypes.py): exact values, float16/bfloat16 truncation, integer wrap. */
+static void test_golden_dtypes_cast(void **state)
+{
+    (void)state;
+    int n = 0;
+    int failures = opcase_run_file(NULL, D2_SRCDIR "/tests/golden/dtypes_cast.txt", &n);
+    assert_int_equal(failures, 0);
+    assert_int_equal(n, 100);
+}
+
 static void test_infer_dynamic(void **state)
 {
     (void)state;
@@ -303,6 +314,7 @@ int main(void)
         cmocka_unit_test(test_golden),
         cmocka_unit_test(test_golden_ext),
         cmocka_unit_test(test_golden_linalg),
+        cmocka_unit_test(test_golden_dtypes_cast),
         cmocka_unit_test(test_infer_dynamic),
         cmocka_unit_test(test_infer_errors),
         cmocka_unit_test(test_int_divide_by_zero),

@@ -456,6 +456,23 @@ static void test_data_bit_exact(void **state)
     r = round_trip_data(D2_I64, 3, i64);
     assert_memory_equal(d2_tensor_data(r), i64, sizeof i64);
     d2_tensor_unref(r);
+    int8_t i8[4] = {INT8_MIN, -1, 0, INT8_MAX};
+    r = round_trip_data(D2_I8, 4, i8);
+    assert_memory_equal(d2_tensor_data(r), i8, sizeof i8);
+    d2_tensor_unref(r);
+    int16_t i16[3] = {INT16_MIN, -7, INT16_MAX};
+    r = round_trip_data(D2_I16, 3, i16);
+    assert_memory_equal(d2_tensor_data(r), i16, sizeof i16);
+    d2_tensor_unref(r);
+    uint8_t u8[3] = {0, 128, UINT8_MAX};
+    r = round_trip_data(D2_U8, 3, u8);
+    assert_memory_equal(d2_tensor_data(r), u8, sizeof u8);
+    d2_tensor_unref(r);
+    /* values outside the small integer dtypes are parse errors */
+    expect_parse_error("param w : int8[] = [128]\nblock ^0 () {\n  return\n}\n",
+                       "t.prog:1:21: error: value 128 is out of range for int8");
+    expect_parse_error("param w : uint8[] = [-1]\nblock ^0 () {\n  return\n}\n",
+                       "t.prog:1:22: error: value -1 is out of range for uint8");
 }
 
 /* Decimal text to float16/bfloat16 bits, against IEEE 754 values. */

@@ -75,6 +75,7 @@ GOLDEN(hsigmoid_loss)
 GOLDEN(rnnt_tensor_more)
 GOLDEN(init_ext)
 GOLDEN(bessel_random)
+GOLDEN(dtypes_storage)
 GOLDEN(summary_ext)
 GOLDEN(class_center)
 
@@ -574,6 +575,7 @@ int main(void)
         cmocka_unit_test(test_golden_rnnt_tensor_more),
         cmocka_unit_test(test_golden_init_ext),
         cmocka_unit_test(test_golden_bessel_random),
+        cmocka_unit_test(test_golden_dtypes_storage),
         cmocka_unit_test(test_golden_summary_ext),
         cmocka_unit_test(test_golden_class_center),
     };

@@ -51,7 +51,8 @@ int d2_numpy_api_init(d2_interp *I)
         d2_dtype dt;
     } dts[] = {{"float32", D2_F32}, {"float64", D2_F64}, {"int32", D2_I32},  {"int64", D2_I64},
                {"bool_", D2_BOOL},  {"single", D2_F32},  {"double", D2_F64}, {"intc", D2_I32},
-               {"int_", D2_I64},    {"float_", D2_F64}};
+               {"int_", D2_I64},    {"float_", D2_F64}, {"float16", D2_F16}, {"half", D2_F16},
+               {"int8", D2_I8},     {"int16", D2_I16},  {"uint8", D2_U8}};
     for (size_t i = 0; i < D2_COUNTOF(dts); i++) {
         d2_obj *o = d2_pd_dtype_obj(I, dts[i].dt, true);
         if (!o || d2_dict_set_str(I, np->dict, dts[i].name, o) < 0)

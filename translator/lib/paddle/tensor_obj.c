@@ -334,12 +334,17 @@ int d2_pd_parse_dtype(d2_interp *I, d2_obj *o, const char *fname, bool np_style,
             v = D2_I64;
         else if (strcmp(s, "bool") == 0 || strcmp(s, "bool_") == 0 || strcmp(s, "?") == 0)
             v = D2_BOOL;
-        else if (strcmp(s, "float16") == 0 || strcmp(s, "bfloat16") == 0)
-            v = -2;
-        if (v == -2) {
-            d2_raise(I, "TypeError", "%s: dtype '%s' is not supported (no kernels)", fname, s);
-            return -1;
-        }
+        else if (strcmp(s, "float16") == 0 || strcmp(s, "f2") == 0 || strcmp(s, "<f2") == 0 ||
+                 strcmp(s, "half") == 0)
+            v = D2_F16;
+        else if (strcmp(s, "bfloat16") == 0)
+            v = D2_BF16;
+        else if (strcmp(s, "int8") == 0 || strcmp(s, "i1") == 0 || strcmp(s, "|i1") == 0)
+            v = D2_I8;
+        else if (strcmp(s, "int16") == 0 || strcmp(s, "i2") == 0 || strcmp(s, "<i2") == 0)
+            v = D2_I16;
+        else if (strcmp(s, "uint8") == 0 || strcmp(s, "u1") == 0 || strcmp(s, "|u1") == 0)
+            v = D2_U8;
         if (v < 0) {
             d2_raise(I, "TypeError", "%s: unknown dtype '%s'", fname, s);
             return -1;
@@ -539,11 +544,6 @@ d2_tensor *d2_pd_from_py(d2_interp *I, d2_obj *o, int dt, d2_dtype float_dt, con
         else
             odt = c.n == 0 ? (int)float_dt : D2_BOOL;
     }
-    if (!d2_dtype_supported((d2_dtype)odt)) {
-        d2_free(c.v);
-        d2_raise(I, "TypeError", "%s: dtype %s is not supported", fname, dtname(odt));
-        return NULL;
-    }
     d2_tensor *t = d2_tensor_new(NULL, (d2_dtype)odt, c.ndim, c.shape, &err);
     if (!t) {
         d2_free(c.v);
@@ -566,7 +566,17 @@ d2_tensor *d2_pd_from_py(d2_interp *I, d2_obj *o, int dt, d2_dtype float_dt, con
                 l->kind == 2 ? (int64_t)(isfinite(f) && fabs(f) < 9.2e18 ? f : 0) : l->i;
             break;
         case D2_BOOL: ((uint8_t *)p)[i] = l->kind == 2 ? f != 0 : l->i != 0; break;
-        default: break;
+        default: {
+            /* storage dtypes: Paddle's cast from float64 or int64 */
+            char *slot = (char *)p + (size_t)i * d2_dtype_size((d2_dtype)odt);
+            if (odt == D2_F16) /* NumPy's astype: round to nearest even */
+                *(uint16_t *)slot = d2_f32_to_f16((float)f);
+            else if (l->kind == 2)
+                d2_convert(D2_F64, (d2_dtype)odt, 1, &f, slot);
+            else
+                d2_convert(D2_I64, (d2_dtype)odt, 1, &l->i, slot);
+            break;
+        }
         }
     }
     d2_free(c.v);
@@ -577,7 +587,9 @@ d2_obj *d2_pd_item(d2_interp *I, const d2_tensor *t, int64_t i)
 {
     switch (t->dtype) {
     case D2_F32:
-    case D2_F64: return d2_float_new(I, d2_tensor_get_f64(t, i));
+    case D2_F64:
+    case D2_F16:
+    case D2_BF16: return d2_float_new(I, d2_tensor_get_f64(t, i));
     case D2_BOOL: return d2_bool(I, d2_tensor_get_i64(t, i) != 0);
     default: return d2_int_new(I, d2_tensor_get_i64(t, i));
     }
@@ -757,7 +769,7 @@ d2_tensor *d2_pd_host_from_doubles(d2_interp *I, d2_dtype dt, int ndim, const in
         case D2_I32: ((int32_t *)p)[i] = (int32_t)v[i]; break;
         case D2_I64: ((int64_t *)p)[i] = (int64_t)v[i]; break;
         case D2_BOOL: ((uint8_t *)p)[i] = v[i] != 0; break;
-        default: break;
+        default: d2_convert(D2_F64, dt, 1, &v[i], (char *)p + (size_t)i * d2_dtype_size(dt)); break;
         }
     }
     return t;
