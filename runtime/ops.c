@@ -549,7 +549,7 @@ void d2_attr_print_literal(d2_buf *b, const d2_attr_value *v)
 {
     switch (v->type) {
     case D2_ATTR_BOOL: d2_buf_puts(b, v->u.b ? "true" : "false"); break;
-    case D2_ATTR_INT: d2_buf_printf(b, "%lld", (long long)v->u.i); break;
+    case D2_ATTR_INT: d2_buf_put_i64(b, v->u.i); break;
     case D2_ATTR_FLOAT: print_float(b, v->u.f); break;
     case D2_ATTR_BLOCK: d2_buf_printf(b, "^%lld", (long long)v->u.i); break;
     case D2_ATTR_DTYPE:
@@ -577,7 +577,11 @@ void d2_attr_print_literal(d2_buf *b, const d2_attr_value *v)
     case D2_ATTR_INTS:
         d2_buf_puts(b, "[");
         for (int i = 0; i < v->u.ints.n; i++)
-            d2_buf_printf(b, "%s%lld", i ? ", " : "", (long long)v->u.ints.v[i]);
+        {
+            if (i)
+                d2_buf_puts(b, ", ");
+            d2_buf_put_i64(b, v->u.ints.v[i]);
+        }
         d2_buf_puts(b, "]");
         break;
     case D2_ATTR_FLOATS:
