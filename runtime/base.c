@@ -168,6 +168,20 @@ void d2_buf_append(d2_buf *b, const void *p, size_t n)
 
 void d2_buf_puts(d2_buf *b, const char *s) { d2_buf_append(b, s, strlen(s)); }
 
+void d2_buf_put_i64(d2_buf *b, int64_t v)
+{
+    char t[24];
+    size_t i = sizeof t;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do {
+        t[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        t[--i] = '-';
+    d2_buf_append(b, t + i, sizeof t - i);
+}
+
 void d2_buf_printf(d2_buf *b, const char *fmt, ...)
 {
     char small[256];

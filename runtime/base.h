@@ -117,6 +117,8 @@ void d2_buf_init(d2_buf *b);
 void d2_buf_free(d2_buf *b);
 void d2_buf_append(d2_buf *b, const void *p, size_t n);
 void d2_buf_puts(d2_buf *b, const char *s);
+/* Appends v in decimal, as "%lld" would, without printf. */
+void d2_buf_put_i64(d2_buf *b, int64_t v);
 void d2_buf_printf(d2_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Takes ownership of the NUL-terminated contents; NULL when out of memory. */
 char *d2_buf_take(d2_buf *b);

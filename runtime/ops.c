@@ -125,9 +125,37 @@ static int parse_schema(d2_opdef *def, d2_err *err)
     return 0;
 }
 
+/* Op names hashed into an open-addressing index (built once with the
+ * registry; 0 marks an empty slot, otherwise the op's index + 1), so that a
+ * lookup by name costs one hash instead of a scan over every op. */
+#define OP_INDEX_CAP 4096
+static uint16_t op_index[OP_INDEX_CAP];
+
+static uint32_t op_name_hash(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+static void ops_index_build(void)
+{
+    _Static_assert(D2_NUM_OPS < OP_INDEX_CAP / 2 && D2_NUM_OPS < UINT16_MAX,
+                   "grow OP_INDEX_CAP with the op registry");
+    for (int i = 0; i < D2_NUM_OPS; i++) {
+        const char *nm = op_table[i].name;
+        uint32_t p = op_name_hash(nm, strlen(nm)) & (OP_INDEX_CAP - 1);
+        while (op_index[p])
+            p = (p + 1) & (OP_INDEX_CAP - 1);
+        op_index[p] = (uint16_t)(i + 1);
+    }
+}
+
 static void ops_init_once(void)
 {
     d2_err err = {0};
+    ops_index_build();
     for (int i = 0; i < D2_NUM_OPS; i++) {
         d2_opdef *d = &op_table[i];
         if (parse_ports(d->ins_spec, d->in_names, d->in_optional, &d->n_ins, &d->ins_variadic) <
@@ -161,9 +189,12 @@ const d2_opdef *d2_op_def(d2_op_id id)
 const d2_opdef *d2_op_lookup(const char *name, size_t len)
 {
     d2_ops_init(NULL);
-    for (int i = 0; i < D2_NUM_OPS; i++)
-        if (strlen(op_table[i].name) == len && memcmp(op_table[i].name, name, len) == 0)
-            return &op_table[i];
+    for (uint32_t p = op_name_hash(name, len) & (OP_INDEX_CAP - 1); op_index[p];
+         p = (p + 1) & (OP_INDEX_CAP - 1)) {
+        const d2_opdef *d = &op_table[op_index[p] - 1];
+        if (strncmp(d->name, name, len) == 0 && d->name[len] == '\0')
+            return d;
+    }
     return NULL;
 }
 
@@ -518,7 +549,7 @@ void d2_attr_print_literal(d2_buf *b, const d2_attr_value *v)
 {
     switch (v->type) {
     case D2_ATTR_BOOL: d2_buf_puts(b, v->u.b ? "true" : "false"); break;
-    case D2_ATTR_INT: d2_buf_printf(b, "%lld", (long long)v->u.i); break;
+    case D2_ATTR_INT: d2_buf_put_i64(b, v->u.i); break;
     case D2_ATTR_FLOAT: print_float(b, v->u.f); break;
     case D2_ATTR_BLOCK: d2_buf_printf(b, "^%lld", (long long)v->u.i); break;
     case D2_ATTR_DTYPE:
@@ -546,7 +577,11 @@ void d2_attr_print_literal(d2_buf *b, const d2_attr_value *v)
     case D2_ATTR_INTS:
         d2_buf_puts(b, "[");
         for (int i = 0; i < v->u.ints.n; i++)
-            d2_buf_printf(b, "%s%lld", i ? ", " : "", (long long)v->u.ints.v[i]);
+        {
+            if (i)
+                d2_buf_puts(b, ", ");
+            d2_buf_put_i64(b, v->u.ints.v[i]);
+        }
         d2_buf_puts(b, "]");
         break;
     case D2_ATTR_FLOATS:

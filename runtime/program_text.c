@@ -68,10 +68,16 @@ static void print_var(d2_buf *b, const d2_program *p, int v)
 static void print_type(d2_buf *b, const d2_type *t)
 {
     bool arr = t->kind == D2_VALUE_ARRAY;
-    d2_buf_printf(b, "%s%s[", arr ? "array<" : "", d2_dtype_name(t->dtype));
+    if (arr)
+        d2_buf_puts(b, "array<");
+    d2_buf_puts(b, d2_dtype_name(t->dtype));
+    d2_buf_puts(b, "[");
     int nd = t->shape.ndim < 0 ? 0 : t->shape.ndim > D2_MAX_DIMS ? D2_MAX_DIMS : t->shape.ndim;
-    for (int i = 0; i < nd; i++)
-        d2_buf_printf(b, "%s%lld", i ? "," : "", (long long)t->shape.dims[i]);
+    for (int i = 0; i < nd; i++) {
+        if (i)
+            d2_buf_puts(b, ",");
+        d2_buf_put_i64(b, t->shape.dims[i]);
+    }
     d2_buf_puts(b, arr ? "]>" : "]");
 }
 
@@ -135,8 +141,8 @@ static void print_value(d2_buf *b, d2_dtype dt, const void *data, int64_t i)
     switch (dt) {
     case D2_F32: print_real(b, ((const float *)data)[i], K_F32, 0); break;
     case D2_F64: print_real(b, ((const double *)data)[i], K_F64, 0); break;
-    case D2_I32: d2_buf_printf(b, "%d", (int)((const int32_t *)data)[i]); break;
-    case D2_I64: d2_buf_printf(b, "%lld", (long long)((const int64_t *)data)[i]); break;
+    case D2_I32: d2_buf_put_i64(b, ((const int32_t *)data)[i]); break;
+    case D2_I64: d2_buf_put_i64(b, ((const int64_t *)data)[i]); break;
     case D2_BOOL: d2_buf_puts(b, ((const uint8_t *)data)[i] ? "true" : "false"); break;
     case D2_I8:
     case D2_I16:
@@ -196,7 +202,8 @@ static void print_op(d2_buf *b, const d2_program *p, const d2_op *op)
     }
     if (op->n_out)
         d2_buf_puts(b, " = ");
-    d2_buf_printf(b, "%s(", def ? def->name : "<invalid op>");
+    d2_buf_puts(b, def ? def->name : "<invalid op>");
+    d2_buf_puts(b, "(");
     for (int i = 0; i < op->n_in; i++) {
         if (i)
             d2_buf_puts(b, ", ");
@@ -208,16 +215,22 @@ static void print_op(d2_buf *b, const d2_program *p, const d2_op *op)
         for (int i = 0; i < op->attrs.n; i++) {
             if (i)
                 d2_buf_puts(b, ", ");
-            if (def && i < def->n_attrs)
-                d2_buf_printf(b, "%s = ", def->attrs[i].name);
-            else
+            if (def && i < def->n_attrs) {
+                d2_buf_puts(b, def->attrs[i].name);
+                d2_buf_puts(b, " = ");
+            } else
                 d2_buf_printf(b, "<attr %d> = ", i);
             d2_attr_print_literal(b, &op->attrs.v[i]);
         }
         d2_buf_puts(b, "}");
     }
-    if (op->line > 0)
-        d2_buf_printf(b, " loc(%d:%d)", op->line, op->col);
+    if (op->line > 0) {
+        d2_buf_puts(b, " loc(");
+        d2_buf_put_i64(b, op->line);
+        d2_buf_puts(b, ":");
+        d2_buf_put_i64(b, op->col);
+        d2_buf_puts(b, ")");
+    }
     d2_buf_puts(b, "\n");
 }
 

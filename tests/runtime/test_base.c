@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base.h"
@@ -63,12 +64,33 @@ static void test_buf(void **state)
     assert_null(d2_buf_take(&b));
 }
 
+/* d2_buf_put_i64 writes what "%lld" writes, at the extremes too. */
+static void test_buf_put_i64(void **state)
+{
+    (void)state;
+    static const int64_t vals[] = {0, 1, -1, 9, 10, -10, 1234567890123LL, INT64_MAX, INT64_MIN};
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+        d2_buf b;
+        d2_buf_init(&b);
+        d2_buf_puts(&b, "<");
+        d2_buf_put_i64(&b, vals[i]);
+        d2_buf_puts(&b, ">");
+        char *s = d2_buf_take(&b);
+        assert_non_null(s);
+        char want[40];
+        snprintf(want, sizeof want, "<%lld>", (long long)vals[i]);
+        assert_string_equal(s, want);
+        d2_free(s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fault_injection),
         cmocka_unit_test(test_first_error_wins),
         cmocka_unit_test(test_buf),
+        cmocka_unit_test(test_buf_put_i64),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

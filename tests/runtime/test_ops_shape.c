@@ -524,6 +524,37 @@ static void test_assert(void **state)
     d2_tensor_unref(data);
 }
 
+/* Every op is found by its own name through the name index, and nothing
+ * else is: prefixes, extensions, a name given by length inside a longer
+ * buffer, the empty name. */
+static void test_op_lookup_by_name(void **state)
+{
+    (void)state;
+    for (int i = 0; i < D2_NUM_OPS; i++) {
+        const d2_opdef *d = d2_op_def((d2_op_id)i);
+        assert_non_null(d);
+        assert_ptr_equal(d2_op_lookup(d->name, strlen(d->name)), d);
+        size_t n = strlen(d->name);
+        char buf[256];
+        assert_true(n + 2 < sizeof buf);
+        memcpy(buf, d->name, n);
+        buf[n] = 'x';
+        buf[n + 1] = '\0';
+        const d2_opdef *longer = d2_op_lookup(buf, n + 1);
+        assert_true(longer == NULL || strcmp(longer->name, buf) == 0);
+        assert_ptr_equal(d2_op_lookup(buf, n), d); /* not NUL-terminated at n */
+        if (n > 1) {
+            const d2_opdef *prefix = d2_op_lookup(d->name, n - 1);
+            assert_true(prefix == NULL || (strlen(prefix->name) == n - 1 &&
+                                           strncmp(prefix->name, d->name, n - 1) == 0));
+        }
+    }
+    assert_null(d2_op_lookup("", 0));
+    assert_null(d2_op_lookup("no_such_op", 10));
+    assert_non_null(d2_op_lookup("matmul", 6));
+    assert_int_equal(d2_op_lookup("matmul", 6)->id, D2_OP_matmul);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -532,6 +563,7 @@ int main(void)
         cmocka_unit_test(test_array_write_in_place), cmocka_unit_test(test_oom),
         cmocka_unit_test(test_strided_input),  cmocka_unit_test(test_print),
         cmocka_unit_test(test_assert),
+        cmocka_unit_test(test_op_lookup_by_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
