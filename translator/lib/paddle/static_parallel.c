@@ -127,6 +127,15 @@ D2_FN(CP_with_data_parallel)
                         "%s: build_strategy has an unknown gradient_scale_strategy (%lld) or "
                         "reduce_strategy (%lld)",
                         fname, (long long)scale, (long long)reduce);
+    /* Customized: Paddle inserts no loss-gradient op and the user feeds the loss gradient
+     * ('<loss>@GRAD') on every place; dy2st's backward seeds the loss gradient itself */
+    if (scale == SCALE_CUSTOMIZED)
+        return d2_raise(I, "NotImplementedError",
+                        "%s: build_strategy.gradient_scale_strategy is Customized, where the "
+                        "loss gradient is fed by the user; dy2st seeds the loss gradient itself "
+                        "and cannot take it as a feed: use CoeffNumDevice (the average) or One "
+                        "(the sum) and scale the loss instead",
+                        fname);
     d2_obj *share = a[3] && a[3]->kind != D2_OBJ_NONE ? a[3] : NULL;
     if (share && (!is_inst(I, share, st->cp_cls) || !iget(I, share, "_places")))
         return d2_raise(I, "TypeError",
