@@ -441,66 +441,106 @@ static int peer_ok(d2_group g, const char *what, const char *name, int peer, d2_
     return 0;
 }
 
+struct d2_dist_req {
+    MPI_Request hreq, dreq; /* the header (dtype and shape) and the data */
+    int64_t mine[HEADER], theirs[HEADER];
+    bool recv;
+    d2_group g;
+    const char *what;
+    int peer;
+};
+
+/* Posts the header and data transfers of a send or a receive. */
+static d2_dist_req *post(d2_group g, const char *what, void *buf, const d2_shape *sh,
+                         d2_dtype dt, int peer, bool recv, d2_err *err)
+{
+    MPI_Comm c;
+    if (peer_ok(g, what, recv ? "src" : "dst", peer, err) < 0 || usable(g, what, &c, err) < 0)
+        return NULL;
+    int64_t nb = numel_of(sh) * (int64_t)d2_dtype_size(dt);
+    if (nb > INT32_MAX) {
+        d2_err_set(err, D2_ERR_UNSUPPORTED, "%s: tensor too large", what);
+        return NULL;
+    }
+    d2_dist_req *r = d2_calloc(1, sizeof *r);
+    if (!r) {
+        d2_err_set(err, D2_ERR_NOMEM, "%s: out of memory", what);
+        return NULL;
+    }
+    r->recv = recv;
+    r->g = g;
+    r->what = what;
+    r->peer = peer;
+    r->hreq = r->dreq = MPI_REQUEST_NULL;
+    header_of(sh, dt, r->mine);
+    int rc = recv ? MPI_Irecv(r->theirs, HEADER, MPI_INT64_T, peer, TAG_HEADER, c, &r->hreq)
+                  : MPI_Isend(r->mine, HEADER, MPI_INT64_T, peer, TAG_HEADER, c, &r->hreq);
+    if (rc == MPI_SUCCESS)
+        rc = recv ? MPI_Irecv(buf, (int)nb, MPI_BYTE, peer, TAG_DATA, c, &r->dreq)
+                  : MPI_Isend(buf, (int)nb, MPI_BYTE, peer, TAG_DATA, c, &r->dreq);
+    if (rc != MPI_SUCCESS) {
+        g_broken = true; /* r stays allocated: MPI may still write into it */
+        mpi_error(rc, what, err);
+        return NULL;
+    }
+    return r;
+}
+
+d2_dist_req *d2_dist_isend(d2_group g, const char *what, const void *buf, const d2_shape *sh,
+                           d2_dtype dt, int dst, d2_err *err)
+{
+    return post(g, what, (void *)buf, sh, dt, dst, false, err);
+}
+
+d2_dist_req *d2_dist_irecv(d2_group g, const char *what, void *buf, const d2_shape *sh,
+                           d2_dtype dt, int src, d2_err *err)
+{
+    return post(g, what, buf, sh, dt, src, true, err);
+}
+
+int d2_dist_wait(d2_dist_req *r, d2_err *err)
+{
+    /* on a failure r is not freed: the transfers it holds may still be under way, and the
+     * broken layer ends the job at exit */
+    if (wait_req(&r->hreq, r->g, r->what, err) < 0)
+        return -1;
+    if (r->recv && memcmp(r->mine, r->theirs, sizeof r->mine) != 0) {
+        char a[256], b[256];
+        shape_text((d2_dtype)r->theirs[0], (int)r->theirs[1], r->theirs + 2, a, sizeof a);
+        shape_text((d2_dtype)r->mine[0], (int)r->mine[1], r->mine + 2, b, sizeof b);
+        g_broken = true; /* the data message is not what this rank can take */
+        return d2_err_set(err, D2_ERR_SHAPE,
+                          "%s: rank %d sent %s but rank %d receives into %s (the tensors must "
+                          "have the same dtype and shape)",
+                          r->what, r->peer, a, d2_dist_rank(r->g), b);
+    }
+    if (wait_req(&r->dreq, r->g, r->what, err) < 0)
+        return -1;
+    d2_free(r);
+    return 0;
+}
+
+bool d2_dist_test(d2_dist_req *r)
+{
+    int hd = 0, dd = 0;
+    if (MPI_Test(&r->hreq, &hd, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
+        MPI_Test(&r->dreq, &dd, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        return true; /* failed: d2_dist_wait reports it */
+    return hd && dd;
+}
+
 int d2_dist_send(d2_group g, const char *what, const void *buf, const d2_shape *sh, d2_dtype dt,
                  int dst, d2_err *err)
 {
-    MPI_Comm c;
-    if (peer_ok(g, what, "dst", dst, err) < 0 || usable(g, what, &c, err) < 0)
-        return -1;
-    int64_t h[HEADER];
-    header_of(sh, dt, h);
-    int64_t nb = numel_of(sh) * (int64_t)d2_dtype_size(dt);
-    if (nb > INT32_MAX)
-        return d2_err_set(err, D2_ERR_UNSUPPORTED, "%s: tensor too large", what);
-    MPI_Request req;
-    int rc = MPI_Isend(h, HEADER, MPI_INT64_T, dst, TAG_HEADER, c, &req);
-    if (rc != MPI_SUCCESS) {
-        g_broken = true;
-        return mpi_error(rc, what, err);
-    }
-    if (wait_req(&req, g, what, err) < 0)
-        return -1;
-    rc = MPI_Isend(buf, (int)nb, MPI_BYTE, dst, TAG_DATA, c, &req);
-    if (rc != MPI_SUCCESS) {
-        g_broken = true;
-        return mpi_error(rc, what, err);
-    }
-    return wait_req(&req, g, what, err);
+    d2_dist_req *r = d2_dist_isend(g, what, buf, sh, dt, dst, err);
+    return r ? d2_dist_wait(r, err) : -1;
 }
 
 int d2_dist_recv(d2_group g, const char *what, void *buf, const d2_shape *sh, d2_dtype dt,
                  int src, d2_err *err)
 {
-    MPI_Comm c;
-    if (peer_ok(g, what, "src", src, err) < 0 || usable(g, what, &c, err) < 0)
-        return -1;
-    int64_t mine[HEADER], theirs[HEADER];
-    header_of(sh, dt, mine);
-    MPI_Request req;
-    int rc = MPI_Irecv(theirs, HEADER, MPI_INT64_T, src, TAG_HEADER, c, &req);
-    if (rc != MPI_SUCCESS) {
-        g_broken = true;
-        return mpi_error(rc, what, err);
-    }
-    if (wait_req(&req, g, what, err) < 0)
-        return -1;
-    if (memcmp(mine, theirs, sizeof mine) != 0) {
-        char a[256], b[256];
-        shape_text((d2_dtype)theirs[0], (int)theirs[1], theirs + 2, a, sizeof a);
-        shape_text(dt, sh->ndim, sh->dims, b, sizeof b);
-        g_broken = true; /* the sender's data message stays unmatched */
-        return d2_err_set(err, D2_ERR_SHAPE,
-                          "%s: rank %d sent %s but rank %d receives into %s (the tensors must "
-                          "have the same dtype and shape)",
-                          what, src, a, d2_dist_rank(g), b);
-    }
-    int64_t nb = numel_of(sh) * (int64_t)d2_dtype_size(dt);
-    rc = MPI_Irecv(buf, (int)nb, MPI_BYTE, src, TAG_DATA, c, &req);
-    if (rc != MPI_SUCCESS) {
-        g_broken = true;
-        return mpi_error(rc, what, err);
-    }
-    return wait_req(&req, g, what, err);
+    d2_dist_req *r = d2_dist_irecv(g, what, buf, sh, dt, src, err);
+    return r ? d2_dist_wait(r, err) : -1;
 }
 
 d2_group d2_dist_new_group(const int *ranks, int n, d2_err *err)
@@ -751,6 +791,33 @@ int d2_dist_recv(d2_group g, const char *what, void *buf, const d2_shape *sh, d2
         return d2_err_set(err, D2_ERR_INVALID, "%s: rank 0 cannot receive from itself", what);
     return d2_err_set(err, D2_ERR_INVALID, "%s: src %d is not a rank of the group (size 1)",
                       what, src);
+}
+
+/* One process has no peer: isend and irecv fail as send and recv do. */
+d2_dist_req *d2_dist_isend(d2_group g, const char *what, const void *buf, const d2_shape *sh,
+                           d2_dtype dt, int dst, d2_err *err)
+{
+    d2_dist_send(g, what, buf, sh, dt, dst, err);
+    return NULL;
+}
+
+d2_dist_req *d2_dist_irecv(d2_group g, const char *what, void *buf, const d2_shape *sh,
+                           d2_dtype dt, int src, d2_err *err)
+{
+    d2_dist_recv(g, what, buf, sh, dt, src, err);
+    return NULL;
+}
+
+int d2_dist_wait(d2_dist_req *r, d2_err *err)
+{
+    D2_UNUSED(r);
+    return d2_err_set(err, D2_ERR_INVALID, "paddle.distributed: no transfer to wait for");
+}
+
+bool d2_dist_test(d2_dist_req *r)
+{
+    D2_UNUSED(r);
+    return true;
 }
 
 int d2_dist_spawn(int nprocs, const char *const *argv, int argc, d2_err *err)

@@ -74,6 +74,20 @@ int d2_dist_send(d2_group g, const char *what, const void *buf, const d2_shape *
 int d2_dist_recv(d2_group g, const char *what, void *buf, const d2_shape *sh, d2_dtype dt,
                  int src, d2_err *err);
 
+/* Nonblocking point to point (isend / irecv): the transfer is posted and runs while the caller
+ * goes on; buf must stay valid and untouched until d2_dist_wait returns. The receiver's dtype
+ * and shape check happens in d2_dist_wait. A new request, or NULL with err set. */
+typedef struct d2_dist_req d2_dist_req;
+d2_dist_req *d2_dist_isend(d2_group g, const char *what, const void *buf, const d2_shape *sh,
+                           d2_dtype dt, int dst, d2_err *err);
+d2_dist_req *d2_dist_irecv(d2_group g, const char *what, void *buf, const d2_shape *sh,
+                           d2_dtype dt, int src, d2_err *err);
+/* Waits (at most the timeout) until r is complete and frees r. 0, or -1 with err set (a failed
+ * transfer breaks the layer, as a failed collective does). */
+int d2_dist_wait(d2_dist_req *r, d2_err *err);
+/* Whether r has completed (it does not wait; r stays the caller's to d2_dist_wait). */
+bool d2_dist_test(d2_dist_req *r);
+
 /* paddle.distributed.spawn's launcher: runs `mpirun -np nprocs dy2st exec ARGV...` (this
  * executable; --oversubscribe, and --allow-run-as-root as root) with DY2ST_SPAWNED=1 in the
  * processes' environment, and waits for it. Its exit status, or -1 with err set (no MPI in

@@ -84,6 +84,24 @@ else:
     except Exception as e:
         check("send to itself is an error", "cannot send to itself" in str(e))
 
+# isend/irecv do not block: every rank first posts its receive from the previous rank, then its
+# send to the next, and only then waits (blocking calls in this order would wait forever)
+if n > 1:
+    got = t([0.0, 0.0, 0.0])
+    rtask = dist.irecv(got, src=(r - 1) % n)
+    stask = dist.isend(t([r * 1.0, 2.0, -r * 1.0]), dst=(r + 1) % n)
+    stask.wait()
+    rtask.wait()
+    p = (r - 1) % n
+    check("isend/irecv", np.array_equal(got.numpy(), [p * 1.0, 2.0, -p * 1.0]))
+    check("tasks completed", rtask.is_completed() and stask.is_completed())
+else:
+    try:
+        dist.isend(t([1.0]), dst=0)
+        check("isend to itself is an error", False)
+    except Exception as e:
+        check("isend to itself is an error", "cannot send to itself" in str(e))
+
 # reduce_scatter: rank k gets the sum over ranks of their tensor_list[k]
 out = t([0.0, 0.0])
 dist.reduce_scatter(out, [t([j * 100.0 + r, 1.0]) for j in range(n)])

@@ -69,6 +69,15 @@ for model in M.MODELS:
             print("rank %d: %s %s: losses %s want %s; parameters matching: %s" % (
                 rank, model, opt_name, losses, list(want[tag + "_loss"]), ok_par))
             bad += 1
+# wrappers made and used many times over: one backward hook serves them all, and no wrapper is
+# held once its backward has averaged its gradients
+for _ in range(20):
+    small = paddle.DataParallel(Net("mlp"))
+    small(paddle.to_tensor(M.data("mlp", 0, 2)["x"])).sum().backward()
+if len(paddle._backward_final_hooks) != 1 or len(dist._pending_dps) != 0:
+    print("rank %d: %d backward hooks and %d pending wrappers after 26 DataParallel wrappers" % (
+        rank, len(paddle._backward_final_hooks), len(dist._pending_dps)))
+    bad += 1
 # every rank reports; rank 0 prints the verdict once all agree
 flag = paddle.to_tensor(np.array([bad], "int64"))
 dist.all_reduce(flag)

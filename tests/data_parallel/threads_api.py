@@ -117,6 +117,14 @@ check("One on 2 places with lr/2 equals CoeffNumDevice", np.allclose(one, avg, a
 summed = sgd_run(0.1, 2, static.BuildStrategy.GradientScaleStrategy.One)
 check("One sums: it differs from the average", not np.allclose(summed, avg, atol=1e-4))
 
+# Customized: the user would feed the loss gradient, which dy2st does not take
+try:
+    sgd_run(0.1, 2, static.BuildStrategy.GradientScaleStrategy.Customized)
+    check("Customized gradient scale is refused", False)
+except NotImplementedError as e:
+    print("error:", e)
+    check("Customized gradient scale is refused", "Customized" in str(e) and "loss gradient" in str(e))
+
 # ---- bad arguments ----
 try:
     static.CompiledProgram(test_program).with_data_parallel(places=[])

@@ -364,6 +364,97 @@ D2_FN(DI_send) { return p2p(I, a, true); }
 
 D2_FN(DI_recv) { return p2p(I, a, false); }
 
+/* The isend/irecv transfers in flight, by handle (an index): each holds the host buffer MPI
+ * reads or writes and, for a receive, the tensor that takes the data at wait. A task never
+ * waited for keeps its entry until the process ends. */
+typedef struct p2p_task {
+    d2_dist_req *req;
+    d2_tensor *h;
+    d2_obj *dst; /* irecv: the tensor written at wait; NULL for isend */
+} p2p_task;
+static p2p_task *g_tasks;
+static size_t g_n_tasks;
+
+/* isend(tensor, dst, group) / irecv(tensor, src, group): posts the transfer and returns its
+ * handle for wait / test. */
+static d2_obj *ip2p(d2_interp *I, d2_obj **a, bool sending)
+{
+    const char *what = sending ? "paddle.distributed.isend" : "paddle.distributed.irecv";
+    int g;
+    int64_t peer;
+    if (started(I) < 0 || d2_to_int64(I, a[1], sending ? "dst" : "src", &peer) < 0 ||
+        (g = group_arg(I, a[2], what)) < 0)
+        return NULL;
+    size_t k = 0;
+    while (k < g_n_tasks && g_tasks[k].req)
+        k++;
+    if (k == g_n_tasks) {
+        p2p_task *nt = d2_realloc(g_tasks, sizeof *nt * (g_n_tasks + 8));
+        if (!nt)
+            return nomem(I);
+        memset(nt + g_n_tasks, 0, sizeof *nt * 8);
+        g_tasks = nt;
+        g_n_tasks += 8;
+    }
+    d2_tensor *h = host_copy(I, a[0], what);
+    if (!h)
+        return NULL;
+    d2_shape sh;
+    d2_tensor_get_shape(h, &sh);
+    d2_err err = {0};
+    d2_dist_req *r =
+        sending ? d2_dist_isend(g, what, d2_tensor_data(h), &sh, h->dtype, (int)peer, &err)
+                : d2_dist_irecv(g, what, d2_tensor_data(h), &sh, h->dtype, (int)peer, &err);
+    if (!r) {
+        d2_tensor_unref(h);
+        return d2_raise_err(I, &err);
+    }
+    g_tasks[k] = (p2p_task){r, h, sending ? NULL : d2_incref(a[0])};
+    return d2_int_new(I, (int64_t)k);
+}
+
+D2_FN(DI_isend) { return ip2p(I, a, true); }
+
+D2_FN(DI_irecv) { return ip2p(I, a, false); }
+
+static p2p_task *task_arg(d2_interp *I, d2_obj *o)
+{
+    int64_t k;
+    if (d2_to_int64(I, o, "task", &k) < 0)
+        return NULL;
+    if (k < 0 || (size_t)k >= g_n_tasks || !g_tasks[k].req) {
+        d2_raise(I, "ValueError", "paddle.distributed: task %lld is not in flight", (long long)k);
+        return NULL;
+    }
+    return &g_tasks[k];
+}
+
+/* wait(task): waits for the transfer; a receive's data then goes into its tensor. */
+D2_FN(DI_wait)
+{
+    p2p_task *t = task_arg(I, a[0]);
+    if (!t)
+        return NULL;
+    d2_err err = {0};
+    int rc = d2_dist_wait(t->req, &err);
+    if (rc < 0) {
+        t->req = NULL; /* the failed request stays with the broken layer */
+        d2_raise_err(I, &err);
+    } else if (t->dst) {
+        rc = write_back(I, t->dst, t->h);
+    }
+    d2_tensor_unref(t->h);
+    d2_decref(t->dst);
+    *t = (p2p_task){NULL, NULL, NULL};
+    return rc < 0 ? NULL : d2_none(I);
+}
+
+D2_FN(DI_test)
+{
+    p2p_task *t = task_arg(I, a[0]);
+    return t ? d2_bool(I, d2_dist_test(t->req)) : NULL;
+}
+
 D2_FN(DI_barrier)
 {
     const char *what = "paddle.distributed.barrier";
@@ -587,6 +678,10 @@ int d2_pd_distributed_init(d2_interp *I)
         D2_DEF("send", "tensor, dst, group=None", DI_send, "paddle.distributed.send"),
         D2_DEF("spawn", "nprocs, argv", DI_spawn, "paddle._dist.spawn"),
         D2_DEF("recv", "tensor, src, group=None", DI_recv, "paddle.distributed.recv"),
+        D2_DEF("isend", "tensor, dst, group=None", DI_isend, "paddle.distributed.isend"),
+        D2_DEF("irecv", "tensor, src, group=None", DI_irecv, "paddle.distributed.irecv"),
+        D2_DEF("wait", "task", DI_wait, "paddle._dist.wait"),
+        D2_DEF("test", "task", DI_test, "paddle._dist.test"),
         D2_DEF("new_group", "ranks", DI_new_group, "paddle.distributed.new_group"),
         D2_DEF("allreduce_grads", "params, bucket_bytes, group=None", DI_allreduce_grads,
                "paddle._dist.allreduce_grads"),

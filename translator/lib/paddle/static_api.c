@@ -67,11 +67,52 @@ D2_FN(P_in_dynamic_mode)
 
 void d2_static_run_cache_clear(struct sprog_run_cache *c)
 {
+    if (c->ext_free)
+        c->ext_free(c->ext);
+    for (int v = 0; c->data && v < c->n_vars; v++)
+        d2_tensor_unref(c->data[v]);
+    d2_free(c->data);
     d2_exec_free(c->qp);
     d2_program_free(c->q);
     d2_free(c->fetch);
     d2_free(c->need);
     memset(c, 0, sizeof *c);
+}
+
+bool d2_static_run_cache_hit(const sprog *s, const struct sprog_run_cache *c, const int *fetch,
+                             int n)
+{
+    const d2_program *p = s->p;
+    if ((!c->qp && !c->ext) || !c->data || c->n_fetch != n || c->n_vars != p->n_vars ||
+        c->n_blocks != p->n_blocks || c->n_ops != p->blocks[0].n_ops || c->n_wb != s->n_wb ||
+        c->passes != s->passes || (n > 0 && memcmp(c->fetch, fetch, sizeof *fetch * (size_t)n)))
+        return false;
+    for (int v = 0; v < p->n_vars; v++)
+        if (c->data[v] != p->vars[v].data) /* rebound */
+            return false;
+    return true;
+}
+
+int d2_static_run_cache_key(const sprog *s, struct sprog_run_cache *c, const int *fetch, int n)
+{
+    const d2_program *p = s->p;
+    c->fetch = d2_malloc(sizeof *fetch * ((size_t)n + 1));
+    c->data = d2_calloc((size_t)p->n_vars + 1, sizeof *c->data);
+    if (!c->fetch || !c->data) {
+        d2_static_run_cache_clear(c);
+        return -1;
+    }
+    if (n > 0)
+        memcpy(c->fetch, fetch, sizeof *fetch * (size_t)n);
+    c->n_fetch = n;
+    c->n_vars = p->n_vars;
+    c->n_blocks = p->n_blocks;
+    c->n_ops = p->blocks[0].n_ops;
+    c->n_wb = s->n_wb;
+    c->passes = s->passes;
+    for (int v = 0; v < p->n_vars; v++)
+        c->data[v] = p->vars[v].data ? d2_tensor_ref(p->vars[v].data) : NULL;
+    return 0;
 }
 
 static void sprog_fin(void *v)
@@ -101,6 +142,7 @@ static void sprog_fin(void *v)
     d2_free(s->init_dst);
     d2_free(s->init_val);
     d2_static_run_cache_clear(&s->run_cache);
+    d2_static_run_cache_clear(&s->dp_cache);
     d2_free(s->b);
     d2_free(s->wb);
     d2_free(s->grads);

@@ -280,13 +280,7 @@ static d2_obj *run_built(d2_interp *I, sprog *s, d2_obj *feed, d2_obj **fitems, 
     d2_block *qb = NULL;
     /* a training Program keeps its pruned and prepared copy for the next run with the same
      * fetch list (no pass folds its float parameters, so the copy reads their updates) */
-    bool cached = any && s->n_wb > 0 && s->run_cache.qp && s->run_cache.n_fetch == n &&
-                  s->run_cache.n_vars == p->n_vars && s->run_cache.n_blocks == p->n_blocks &&
-                  s->run_cache.n_ops == p->blocks[0].n_ops && s->run_cache.n_wb == s->n_wb &&
-                  s->run_cache.passes == s->passes && s->run_cache.q->n_vars == p->n_vars &&
-                  (n == 0 || memcmp(s->run_cache.fetch, vars, sizeof *vars * (size_t)n) == 0);
-    for (int v = 0; cached && v < p->n_vars; v++)
-        cached = s->run_cache.q->vars[v].data == p->vars[v].data; /* none rebound */
+    bool cached = any && s->n_wb > 0 && d2_static_run_cache_hit(s, &s->run_cache, vars, n);
     if (cached) {
         q = s->run_cache.q;
         qp = s->run_cache.qp;
@@ -357,13 +351,12 @@ static d2_obj *run_built(d2_interp *I, sprog *s, d2_obj *feed, d2_obj **fitems, 
             !(qp = d2_passes_prepare(q, s->passes, D2_MODE(I)->backend, &err)))
             goto fail;
         if (s->n_wb > 0) {
-            int *fc = d2_malloc(sizeof *fc * ((size_t)n + 1));
-            if (fc) {
-                memcpy(fc, vars, sizeof *vars * (size_t)n);
-                d2_static_run_cache_clear(&s->run_cache);
-                s->run_cache = (struct sprog_run_cache){q, qp, fc, n, need, n_need, p->n_vars,
-                                                        p->n_blocks, p->blocks[0].n_ops, s->n_wb,
-                                                        s->passes};
+            d2_static_run_cache_clear(&s->run_cache);
+            if (d2_static_run_cache_key(s, &s->run_cache, vars, n) == 0) {
+                s->run_cache.q = q;
+                s->run_cache.qp = qp;
+                s->run_cache.need = need;
+                s->run_cache.n_need = n_need;
                 need = NULL;
                 cached = true;
             }

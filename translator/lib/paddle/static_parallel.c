@@ -13,6 +13,7 @@
 #include "lib/paddle/jit_priv.h"
 #include "lib/paddle/tensor_api.h"
 #include "dist.h"
+#include "opencl/opencl.h"
 #include "passes/passes.h"
 
 #include <pthread.h>
@@ -82,19 +83,30 @@ D2_FN(CP_with_data_parallel)
                         d2_type_name(po));
     int64_t n = 0;
     d2_obj *places = a[4];
+    bool on_devices = false; /* a place names a device: _devices lists them */
     if (!places || places->kind == D2_OBJ_NONE) {
         if ((n = cpu_num(I)) < 0)
             return NULL;
     } else if (is_seq(places)) {
+        /* a place is paddle.CPUPlace() (the interpreter's device, as Executor(CPUPlace()) runs
+         * there) or the name of a device as --device spells it: 'cpu', 'opencl', 'opencl:N' */
         size_t np;
         d2_obj **it = d2_jit_seq_items(places, &np);
         d2_obj *cpu = d2_jit_mod_attr(I, "paddle", "CPUPlace");
-        for (size_t i = 0; i < np; i++)
-            if (!cpu || cpu->kind != D2_OBJ_CLASS || !is_inst(I, it[i], D2_AS(d2_class, cpu)))
+        for (size_t i = 0; i < np; i++) {
+            if (it[i]->kind == D2_OBJ_STR) {
+                d2_err err = {0};
+                if (!d2_backend_from_name(cstr(it[i]), &err))
+                    return d2_raise(I, "ValueError", "%s: places[%zu]: %s", fname, i, err.msg);
+                on_devices = true;
+            } else if (!cpu || cpu->kind != D2_OBJ_CLASS ||
+                       !is_inst(I, it[i], D2_AS(d2_class, cpu)))
                 return d2_raise(I, "TypeError",
                                 "%s: places[%zu] is %s; dy2st runs data-parallel replicas on "
-                                "paddle.CPUPlace() places only",
+                                "paddle.CPUPlace() places or on devices named as --device names "
+                                "them ('cpu', 'opencl', 'opencl:N')",
                                 fname, i, d2_type_name(it[i]));
+        }
         n = (int64_t)np;
     } else {
         return d2_raise(I, "TypeError",
@@ -115,6 +127,15 @@ D2_FN(CP_with_data_parallel)
                         "%s: build_strategy has an unknown gradient_scale_strategy (%lld) or "
                         "reduce_strategy (%lld)",
                         fname, (long long)scale, (long long)reduce);
+    /* Customized: Paddle inserts no loss-gradient op and the user feeds the loss gradient
+     * ('<loss>@GRAD') on every place; dy2st's backward seeds the loss gradient itself */
+    if (scale == SCALE_CUSTOMIZED)
+        return d2_raise(I, "NotImplementedError",
+                        "%s: build_strategy.gradient_scale_strategy is Customized, where the "
+                        "loss gradient is fed by the user; dy2st seeds the loss gradient itself "
+                        "and cannot take it as a feed: use CoeffNumDevice (the average) or One "
+                        "(the sum) and scale the loss instead",
+                        fname);
     d2_obj *share = a[3] && a[3]->kind != D2_OBJ_NONE ? a[3] : NULL;
     if (share && (!is_inst(I, share, st->cp_cls) || !iget(I, share, "_places")))
         return d2_raise(I, "TypeError",
@@ -128,7 +149,8 @@ D2_FN(CP_with_data_parallel)
         iset_steal(I, r, "_scale", d2_int_new(I, scale)) < 0 ||
         iset_steal(I, r, "_build_strategy", a[1] ? d2_incref(a[1]) : d2_none(I)) < 0 ||
         iset_steal(I, r, "_exec_strategy", a[2] ? d2_incref(a[2]) : d2_none(I)) < 0 ||
-        iset_steal(I, r, "_share_vars_from", share ? d2_incref(share) : d2_none(I)) < 0) {
+        iset_steal(I, r, "_share_vars_from", share ? d2_incref(share) : d2_none(I)) < 0 ||
+        iset_steal(I, r, "_devices", on_devices ? d2_incref(places) : d2_none(I)) < 0) {
         d2_decref(r);
         return NULL;
     }
@@ -397,18 +419,50 @@ static int index_in(const int *v, int n, int x)
     return -1;
 }
 
-/* The state of one data-parallel Executor.run (everything it owns). */
+/* The prepared replica and update Programs of a data-parallel run: built on the first run and
+ * kept in the Program's dp_cache (its ext) for later runs with the same fetch list, replicas
+ * and devices while the Program stays as it was (d2_static_run_cache_hit). */
+typedef struct dp_prep {
+    int n;              /* replicas */
+    int cut;            /* p's op from which the optimizer update runs (n_ops: none) */
+    bool train;
+    d2_program *rq;     /* the replica Program: forward and backward */
+    int *need, n_need;  /* rq's inputs (feed variables) */
+    int n_be;           /* the distinct devices of the replicas */
+    d2_backend **be;
+    d2_prepared **rpp;  /* rq prepared for be[k] */
+    int *rep_be;        /* per replica: its index into be */
+    d2_program *uq;     /* the update Program: the optimizer ops on the reduced gradients */
+    d2_backend *ube;
+    d2_prepared *upp;
+} dp_prep;
+
+static void prep_free(void *v)
+{
+    dp_prep *x = v;
+    if (!x)
+        return;
+    for (int k = 0; x->rpp && k < x->n_be; k++)
+        d2_exec_free(x->rpp[k]);
+    d2_exec_free(x->upp);
+    d2_free(x->rpp);
+    d2_free(x->be);
+    d2_free(x->rep_be);
+    d2_free(x->need);
+    d2_program_free(x->rq);
+    d2_program_free(x->uq);
+    d2_free(x);
+}
+
+/* The state of one data-parallel Executor.run (everything it owns but prep when cached). */
 typedef struct dp_run {
     int n;              /* replicas */
     int *vars, nf;      /* fetched variables */
     int *def;           /* per variable of p: defining op of block 0, -1 none */
-    d2_program *rq;     /* the replica Program: forward and backward */
-    d2_prepared *rpp;
-    int *need, n_need;  /* rq's inputs (feed variables) */
+    dp_prep *prep;
+    bool prep_owned;    /* prep is not in the cache: freed with the run */
     d2_tensor **full;   /* the whole feed of each input */
     replica *reps;
-    d2_program *uq;     /* the update Program: the optimizer ops on the reduced gradients */
-    d2_prepared *upp;
     d2_tensor **gin, **uout;
     int n_gin, n_uout;
     d2_tensor **res;
@@ -425,7 +479,7 @@ static void dp_free(dp_run *d)
         d2_free(d->reps[r].out);
     }
     d2_free(d->reps);
-    for (int k = 0; d->full && k < d->n_need; k++)
+    for (int k = 0; d->full && d->prep && k < d->prep->n_need; k++)
         d2_tensor_unref(d->full[k]);
     for (int k = 0; d->gin && k < d->n_gin; k++)
         d2_tensor_unref(d->gin[k]);
@@ -439,23 +493,52 @@ static void dp_free(dp_run *d)
     d2_free(d->res);
     d2_free(d->vars);
     d2_free(d->def);
-    d2_free(d->need);
-    d2_exec_free(d->rpp);
-    d2_exec_free(d->upp);
-    d2_program_free(d->rq);
-    d2_program_free(d->uq);
+    if (d->prep_owned)
+        prep_free(d->prep);
+}
+
+/* q prepared for backend be: through the Program's passes on the CPU; as it is on a device,
+ * whose uploaded parameters refresh_params replaces before later runs (so variable numbers
+ * stay q's). NULL with err set. */
+static d2_prepared *prepare_on(const sprog *s, const d2_program *q, d2_backend *be, d2_err *err)
+{
+    if (be->kind == D2_BACKEND_CPU)
+        return d2_passes_prepare(q, s->passes, be, err);
+    return d2_exec_prepare(q, be, err);
+}
+
+/* A device-prepared pp of q keeps the copies of the persistables it uploaded; the host values
+ * have changed since (the optimizer update, the learning rate): upload them again. */
+static int refresh_params(d2_prepared *pp, const d2_program *q, d2_backend *be, d2_err *err)
+{
+    if (be->kind == D2_BACKEND_CPU)
+        return 0; /* a CPU Program reads the host tensors themselves */
+    for (int v = 0; v < q->n_vars; v++) {
+        const d2_var *dv = &q->vars[v];
+        if (!dv->persistable || !dv->data || dv->data->kind != D2_VALUE_TENSOR)
+            continue;
+        d2_tensor *t = d2_tensor_copy_to(dv->data, be, err);
+        int rc = t ? d2_exec_bind_param(pp, v, t, err) : -1;
+        d2_tensor_unref(t);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
 }
 
 /* Builds and prepares the replica Program: p's block 0 up to op `cut`, yielding the fetched
  * variables it computes, the gradients (train) and the forward write-backs, reading only the
- * feeds its ops read. -1 with an exception. */
-static int build_replica(d2_interp *I, sprog *s, dp_run *d, int cut, bool train, d2_err *err)
+ * feeds its ops read; prepared once per distinct device of bes (n entries). -1 with an
+ * exception or err set. */
+static int build_replica(d2_interp *I, sprog *s, dp_run *d, d2_backend **bes, d2_err *err)
 {
     const d2_program *p = s->p;
-    if (!(d->rq = d2_program_clone(p, err)))
+    dp_prep *x = d->prep;
+    int cut = x->cut;
+    if (!(x->rq = d2_program_clone(p, err)))
         return -1;
-    d2_block *qb = &d->rq->blocks[0];
-    drop_ops(d->rq, cut, qb->n_ops);
+    d2_block *qb = &x->rq->blocks[0];
+    drop_ops(x->rq, cut, qb->n_ops);
     qb->n_yields = 0;
     for (int i = 0; i < d->nf; i++) {
         int v = d->vars[i];
@@ -468,62 +551,81 @@ static int build_replica(d2_interp *I, sprog *s, dp_run *d, int cut, bool train,
                      i, p->vars[v].name);
             return -1;
         }
-        if (index_in(qb->yields, qb->n_yields, v) < 0 && d2_block_add_yield(d->rq, 0, v, err) < 0)
+        if (index_in(qb->yields, qb->n_yields, v) < 0 && d2_block_add_yield(x->rq, 0, v, err) < 0)
             return -1;
     }
-    for (int k = 0; train && k < s->n_grads; k++)
+    for (int k = 0; x->train && k < s->n_grads; k++)
         if (index_in(qb->yields, qb->n_yields, s->grads[k]) < 0 &&
-            d2_block_add_yield(d->rq, 0, s->grads[k], err) < 0)
+            d2_block_add_yield(x->rq, 0, s->grads[k], err) < 0)
             return -1;
     for (int k = 0; k < s->n_wb; k++) {
         int src = s->wb[2 * k + 1];
         if (d->def[src] >= 0 && d->def[src] < cut &&
             index_in(qb->yields, qb->n_yields, src) < 0 &&
-            d2_block_add_yield(d->rq, 0, src, err) < 0)
+            d2_block_add_yield(x->rq, 0, src, err) < 0)
             return -1;
     }
-    if (d2_static_prune_dead(I, d->rq) < 0 || d2_pass_compact(d->rq, false, err) < 0)
+    if (d2_static_prune_dead(I, x->rq) < 0 || d2_pass_compact(x->rq, false, err) < 0)
         return -1;
-    if (!(d->need = d2_calloc((size_t)qb->n_params + 1, sizeof *d->need))) {
+    if (!(x->need = d2_calloc((size_t)qb->n_params + 1, sizeof *x->need))) {
         nomem(I);
         return -1;
     }
     for (int k = 0; k < qb->n_params; k++) {
         int v = qb->params[k];
-        if (index_in(d->vars, d->nf, v) >= 0 || d2_static_var_read(d->rq, v))
-            d->need[d->n_need++] = v;
+        if (index_in(d->vars, d->nf, v) >= 0 || d2_static_var_read(x->rq, v))
+            x->need[x->n_need++] = v;
     }
     qb->n_params = 0;
-    for (int j = 0; j < d->n_need; j++)
-        if (d2_block_add_param(d->rq, 0, d->need[j], err) < 0)
+    for (int j = 0; j < x->n_need; j++)
+        if (d2_block_add_param(x->rq, 0, x->need[j], err) < 0)
             return -1;
-    if (d2_program_verify(d->rq, err) < 0 ||
-        !(d->rpp = d2_passes_prepare(d->rq, s->passes, D2_MODE(I)->backend, err)))
+    if (d2_program_verify(x->rq, err) < 0)
         return -1;
+    x->be = d2_calloc((size_t)d->n + 1, sizeof *x->be);
+    x->rpp = d2_calloc((size_t)d->n + 1, sizeof *x->rpp);
+    x->rep_be = d2_calloc((size_t)d->n + 1, sizeof *x->rep_be);
+    if (!x->be || !x->rpp || !x->rep_be) {
+        nomem(I);
+        return -1;
+    }
+    for (int r = 0; r < d->n; r++) {
+        int k = 0;
+        while (k < x->n_be && x->be[k] != bes[r])
+            k++;
+        if (k == x->n_be) {
+            x->be[k] = bes[r];
+            if (!(x->rpp[k] = prepare_on(s, x->rq, bes[r], err)))
+                return -1;
+            x->n_be++;
+        }
+        x->rep_be[r] = k;
+    }
     return 0;
 }
 
 /* Splits every feed into the replicas' inputs. -1 with an exception. */
 static int split_feeds(d2_interp *I, dp_run *d, d2_obj *feed, d2_err *err)
 {
-    const d2_program *q = d->rq;
-    if (!(d->full = d2_calloc((size_t)d->n_need + 1, sizeof *d->full))) {
+    const dp_prep *x = d->prep;
+    const d2_program *q = x->rq;
+    if (!(d->full = d2_calloc((size_t)x->n_need + 1, sizeof *d->full))) {
         nomem(I);
         return -1;
     }
     for (int r = 0; r < d->n; r++) {
         replica *rp = &d->reps[r];
-        rp->pp = d->rpp;
+        rp->pp = x->rpp[x->rep_be[r]];
         rp->n_out = q->blocks[0].n_yields;
-        rp->in = d2_calloc((size_t)d->n_need + 1, sizeof *rp->in);
+        rp->in = d2_calloc((size_t)x->n_need + 1, sizeof *rp->in);
         rp->out = d2_calloc((size_t)rp->n_out + 1, sizeof *rp->out);
         if (!rp->in || !rp->out) {
             nomem(I);
             return -1;
         }
     }
-    for (int j = 0; j < d->n_need; j++) {
-        const d2_var *var = &q->vars[d->need[j]];
+    for (int j = 0; j < x->n_need; j++) {
+        const d2_var *var = &q->vars[x->need[j]];
         d2_obj *v = feed ? d2_dict_get_str(I, D2_AS(d2_dict, feed), var->name) : NULL;
         if (!v) {
             d2_raise(I, "ValueError",
@@ -570,37 +672,44 @@ static int split_feeds(d2_interp *I, dp_run *d, d2_obj *feed, d2_err *err)
     return 0;
 }
 
-/* Builds the update Program: p's ops from `cut` on, reading the gradients as its inputs and
- * yielding the optimizer's write-backs; runs it on the reduced gradients gin. -1 with an
- * exception or err set. */
-static int run_update(d2_interp *I, sprog *s, dp_run *d, int cut, d2_err *err)
+/* Builds and prepares the update Program: p's ops from `cut` on, reading the gradients as its
+ * inputs and yielding the optimizer's write-backs. -1 with an exception or err set. */
+static int build_update(d2_interp *I, sprog *s, dp_run *d, d2_err *err)
 {
-    if (!(d->uq = d2_program_clone(s->p, err)))
+    dp_prep *x = d->prep;
+    if (!(x->uq = d2_program_clone(s->p, err)))
         return -1;
-    d2_block *ub = &d->uq->blocks[0];
-    drop_ops(d->uq, 0, cut);
+    d2_block *ub = &x->uq->blocks[0];
+    drop_ops(x->uq, 0, x->cut);
     ub->n_params = 0;
     ub->n_yields = 0;
     for (int k = 0; k < s->n_grads; k++)
-        if (d2_block_add_param(d->uq, 0, s->grads[k], err) < 0)
+        if (d2_block_add_param(x->uq, 0, s->grads[k], err) < 0)
             return -1;
     for (int k = 0; k < s->n_wb; k++) {
         int src = s->wb[2 * k + 1];
-        if (d->def[src] >= cut && index_in(ub->yields, ub->n_yields, src) < 0 &&
-            d2_block_add_yield(d->uq, 0, src, err) < 0)
+        if (d->def[src] >= x->cut && index_in(ub->yields, ub->n_yields, src) < 0 &&
+            d2_block_add_yield(x->uq, 0, src, err) < 0)
             return -1;
     }
-    if (d2_static_prune_dead(I, d->uq) < 0 || d2_pass_compact(d->uq, false, err) < 0)
+    if (d2_static_prune_dead(I, x->uq) < 0 || d2_pass_compact(x->uq, false, err) < 0 ||
+        d2_program_verify(x->uq, err) < 0)
         return -1;
-    if (d2_program_verify(d->uq, err) < 0 ||
-        !(d->upp = d2_passes_prepare(d->uq, s->passes, D2_MODE(I)->backend, err)))
-        return -1;
+    x->ube = D2_MODE(I)->backend ? D2_MODE(I)->backend : d2_cpu_backend();
+    return (x->upp = prepare_on(s, x->uq, x->ube, err)) ? 0 : -1;
+}
+
+/* Runs the update Program on the reduced gradients gin and writes its results back into the
+ * parameters and optimizer states. -1 with an exception or err set. */
+static int run_update(d2_interp *I, sprog *s, dp_run *d, d2_err *err)
+{
+    const d2_block *ub = &d->prep->uq->blocks[0];
     d->n_uout = ub->n_yields;
     if (!(d->uout = d2_calloc((size_t)d->n_uout + 1, sizeof *d->uout))) {
         nomem(I);
         return -1;
     }
-    if (d2_jit_exec_run(I, d->upp, d->gin, d->n_gin, d->uout, d->n_uout, err) < 0)
+    if (d2_jit_exec_run(I, d->prep->upp, d->gin, d->n_gin, d->uout, d->n_uout, err) < 0)
         return -1;
     for (int k = 0; k < s->n_wb; k++) {
         const d2_var *dv = &s->p->vars[s->wb[2 * k]];
@@ -681,8 +790,66 @@ typedef struct dp_opts {
     int n;
     double scale;
     bool merge;
-    d2_obj *share; /* share_vars_from, or NULL */
+    d2_obj *share;   /* share_vars_from, or NULL */
+    d2_backend **be; /* each replica's device; NULL: all on the interpreter's */
 } dp_opts;
+
+/* Whether cached replicas x run n replicas on devices be (NULL: all on def). */
+static bool same_devices(const dp_prep *x, int n, d2_backend **be, d2_backend *def)
+{
+    if (!x || x->n != n)
+        return false;
+    for (int r = 0; r < n; r++)
+        if (x->be[x->rep_be[r]] != (be ? be[r] : def))
+            return false;
+    return true;
+}
+
+/* d->prep: the cached replica and update Programs when still valid for this run, else new ones
+ * (put in the cache when the Program trains). -1 with an exception or err set. */
+static int get_prep(d2_interp *I, sprog *s, dp_run *d, const dp_opts *o, int cut, bool train,
+                    d2_err *err)
+{
+    d2_backend *def = D2_MODE(I)->backend ? D2_MODE(I)->backend : d2_cpu_backend();
+    struct sprog_run_cache *c = &s->dp_cache;
+    dp_prep *x = c->ext;
+    if (d2_static_run_cache_hit(s, c, d->vars, d->nf) && same_devices(x, d->n, o->be, def) &&
+        x->cut == cut && x->train == train &&
+        (!x->uq || x->ube == def)) {
+        d->prep = x;
+        for (int k = 0; k < x->n_be; k++)
+            if (refresh_params(x->rpp[k], x->rq, x->be[k], err) < 0)
+                return -1;
+        return x->upp ? refresh_params(x->upp, x->uq, x->ube, err) : 0;
+    }
+    d2_backend **bes = d2_calloc((size_t)d->n + 1, sizeof *bes);
+    if (!bes || !(d->prep = x = d2_calloc(1, sizeof *x))) {
+        d2_free(bes);
+        nomem(I);
+        return -1;
+    }
+    d->prep_owned = true;
+    x->n = d->n;
+    x->cut = cut;
+    x->train = train;
+    for (int r = 0; r < d->n; r++)
+        bes[r] = o->be && o->be[r] ? o->be[r] : def;
+    int rc = build_replica(I, s, d, bes, err);
+    d2_free(bes);
+    if (rc < 0 || (train && build_update(I, s, d, err) < 0))
+        return -1;
+    /* as run_cache: only a training Program, whose passes fold no parameter (those of an
+     * evaluation Program may fold parameters that a training Program sharing them updates) */
+    if (!s->n_wb)
+        return 0;
+    d2_static_run_cache_clear(c);
+    if (d2_static_run_cache_key(s, c, d->vars, d->nf) == 0) {
+        c->ext = x; /* the replica and update Programs (q and qp stay NULL) */
+        c->ext_free = prep_free;
+        d->prep_owned = false;
+    }
+    return 0;
+}
 
 static d2_obj *run_dp(d2_interp *I, sprog *s, const dp_opts *o, d2_obj *feed, d2_obj **fitems,
                       size_t nfl, bool ret_np)
@@ -726,11 +893,11 @@ static d2_obj *run_dp(d2_interp *I, sprog *s, const dp_opts *o, d2_obj *feed, d2
     /* a training Program: forward and backward on the replicas, the update once */
     bool train = s->has_backward && s->n_wb > 0 && s->n_grads > 0 && s->bwd_ops <= b0->n_ops;
     int cut = train ? s->bwd_ops : b0->n_ops;
-    if (build_replica(I, s, &d, cut, train, &err) < 0 || split_feeds(I, &d, feed, &err) < 0)
+    if (get_prep(I, s, &d, o, cut, train, &err) < 0 || split_feeds(I, &d, feed, &err) < 0)
         goto fail;
     if (run_replicas(I, d.reps, d.n) < 0)
         goto done;
-    const d2_block *rb = &d.rq->blocks[0];
+    const d2_block *rb = &d.prep->rq->blocks[0];
     if (train) {
         double sc = o->scale;
         if (!(d.gin = d2_calloc((size_t)s->n_grads + 1, sizeof *d.gin))) {
@@ -763,7 +930,7 @@ static d2_obj *run_dp(d2_interp *I, sprog *s, const dp_opts *o, d2_obj *feed, d2
         }
         if (s->collective && d2_dist_size(0) > 1 && cross_process(I, s, &d, &err) < 0)
             goto fail;
-        if (run_update(I, s, &d, cut, &err) < 0)
+        if (run_update(I, s, &d, &err) < 0)
             goto fail;
     }
     s->dp_ran = true;
@@ -775,7 +942,7 @@ static d2_obj *run_dp(d2_interp *I, sprog *s, const dp_opts *o, d2_obj *feed, d2
     }
     for (int i = 0; i < d.nf; i++) {
         const d2_var *v = &p->vars[d.vars[i]];
-        int pi = index_in(d.need, d.n_need, d.vars[i]);
+        int pi = index_in(d.prep->need, d.prep->n_need, d.vars[i]);
         int y = index_in(rb->yields, rb->n_yields, d.vars[i]);
         if (v->persistable && v->data)
             d.res[i] = d2_tensor_copy_to(v->data, NULL, &err);
@@ -829,11 +996,28 @@ d2_obj *d2_static_run_parallel(d2_interp *I, d2_obj *cp, d2_obj *feed, d2_obj **
         return NULL;
     }
     d2_obj *share = iget(I, cp, "_share_vars_from"), *ln = iget(I, cp, "_loss_name");
-    dp_opts o = {(int)n, 1.0, true, share && share->kind != D2_OBJ_NONE ? share : NULL};
+    d2_obj *devs = iget(I, cp, "_devices");
+    dp_opts o = {(int)n, 1.0, true, share && share->kind != D2_OBJ_NONE ? share : NULL, NULL};
     /* without a loss_name Paddle inserts no loss-gradient scaling: the gradients add up */
     if (scale == SCALE_COEFF_NUM_DEVICE && ln && ln->kind != D2_OBJ_NONE)
         o.scale = 1.0 / (double)n;
-    return run_dp(I, s, &o, feed, fitems, nfl, ret_np);
+    size_t nd = 0;
+    d2_obj **it = devs && is_seq(devs) ? d2_jit_seq_items(devs, &nd) : NULL;
+    if (it && nd == (size_t)n) {
+        if (!(o.be = d2_calloc(nd + 1, sizeof *o.be)))
+            return nomem(I);
+        for (size_t i = 0; i < nd; i++) {
+            d2_err err = {0};
+            if (it[i]->kind == D2_OBJ_STR && !(o.be[i] = d2_backend_from_name(cstr(it[i]), &err))) {
+                d2_free(o.be);
+                return d2_raise(I, "ValueError", "Executor.run: data-parallel place %zu: %s", i,
+                                err.msg);
+            }
+        }
+    }
+    d2_obj *r = run_dp(I, s, &o, feed, fitems, nfl, ret_np);
+    d2_free(o.be);
+    return r;
 }
 
 bool d2_static_is_collective(const sprog *s)
@@ -844,7 +1028,7 @@ bool d2_static_is_collective(const sprog *s)
 d2_obj *d2_static_run_collective(d2_interp *I, sprog *s, d2_obj *feed, d2_obj **fitems,
                                  size_t nfl, bool ret_np)
 {
-    dp_opts o = {1, 1.0, false, NULL};
+    dp_opts o = {1, 1.0, false, NULL, NULL};
     return run_dp(I, s, &o, feed, fitems, nfl, ret_np);
 }
 

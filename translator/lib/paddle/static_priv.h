@@ -76,11 +76,26 @@ typedef struct sprog {
         int *need, n_need;   /* the fed inputs, in q's order */
         int n_vars, n_blocks, n_ops, n_wb;
         uint32_t passes;
-    } run_cache;
+        /* the data of p's variables when the copy was made (references): a variable rebound
+         * since (share_vars_from, set_program_state) makes the copy stale */
+        d2_tensor **data;
+        /* what a user of the cache keeps beside the copy (the data-parallel runner's replica
+         * and update Programs), freed with ext_free */
+        void *ext;
+        void (*ext_free)(void *ext);
+    } run_cache, dp_cache; /* dp_cache: the data-parallel runner's (static_parallel.c) */
 } sprog;
 
 /* Frees a run cache's copy (the cache is left empty). */
 void d2_static_run_cache_clear(struct sprog_run_cache *c);
+/* Whether c holds a copy made for a run of s fetching variables fetch[0..n) that is still
+ * valid: the Program has not grown or changed its passes or write-backs since, and no
+ * variable has been rebound to other data. */
+bool d2_static_run_cache_hit(const sprog *s, const struct sprog_run_cache *c, const int *fetch,
+                             int n);
+/* Records in c the key of a copy just made for s and fetch[0..n) (c's q, qp, need and ext are
+ * the caller's to set). 0, or -1 when out of memory (c is then cleared). */
+int d2_static_run_cache_key(const sprog *s, struct sprog_run_cache *c, const int *fetch, int n);
 
 /* Executor.run of startup Program s: the persistables of the Programs guarded with it take
  * the values they had when s first ran (then: their values at creation). 0, or -1 with an
