@@ -21,7 +21,10 @@
  * baseline) with the best picked at load time, vectorised as at -O3; the library itself is
  * built for the baseline. Results do not depend on the clone: ISO C mode keeps
  * -ffp-contract=off and no reduction is reassociated. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+/* Not under the sanitizers: a clone is chosen by an ifunc resolver, which the dynamic loader
+ * runs before the sanitizer runtime is set up, and the resolver's instrumented code crashes. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) &&        \
+    !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
 #define D2_SIMD                                                                                    \
     __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), optimize("O3")))
 #else

@@ -1175,7 +1175,7 @@ static bool run_case_at_offset(const opcase_t *c, int index)
     }
     if (ok) {
         d2_kernel_fn fn = obe->kernel(obe, def->id);
-        d2_kctx k = {def, &pc.attrs, obe, pc.n_in, gin, n_out, gout, &err, NULL, 0};
+        d2_kctx k = {def, &pc.attrs, obe, pc.n_in, gin, n_out, gout, &err, NULL, 0, 0};
         if (fn(&k) < 0) {
             snprintf(why, sizeof why, "OpenCL failed: %s", err.msg);
             ok = false;

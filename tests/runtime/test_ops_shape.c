@@ -350,7 +350,7 @@ static void test_array_write_in_place(void **state)
     d2_tensor *in[3] = {arr, idx, x}, *out[1] = {NULL};
     d2_backend *be = d2_cpu_backend();
     d2_kernel_fn fn = be->kernel(be, D2_OP_array_write);
-    d2_kctx k = {d2_op_def(D2_OP_array_write), &none, be, 3, in, 1, out, &err, NULL, 0};
+    d2_kctx k = {d2_op_def(D2_OP_array_write), &none, be, 3, in, 1, out, &err, NULL, 0, 0};
     assert_int_equal(fn(&k), 0);
     assert_ptr_equal(out[0], arr);
     assert_int_equal(arr->array_len, 1);
