@@ -82,45 +82,12 @@ static int fuse_one(d2_program *p, int b, int ci, const int *uses, d2_err *err)
     d2_attrs_free(&a);
     if (fi < 0)
         return -1;
-    d2_block *mb = &p->blocks[b];
-    d2_op fused = mb->ops[fi];
-    fused.line = line;
-    fused.col = col;
-    mb->n_ops--;
-    d2_op old = mb->ops[last];
-    mb->ops[last] = fused;
-    d2_free(old.in);
-    d2_free(old.out);
-    d2_attrs_free(&old.attrs);
-    if (add_i >= 0 && add_i != last) /* the add, when relu came last */
-        d2_pass_remove_op(p, b, add_i);
-    d2_pass_remove_op(p, b, ci);
+    d2_pass_place_fused(p, b, fi, last, add_i, ci, line, col);
     return 1;
 }
 
 int d2_pass_fuse_conv(d2_program *p, const d2_pass_ctx *cx, d2_err *err)
 {
     D2_UNUSED(cx);
-    /* a fusion leaves every other variable's reader count as it was (the residual is read
-     * by the fused op instead of the add), so one count serves the whole pass */
-    int *uses = d2_pass_use_counts(p);
-    if (!uses)
-        return d2_err_set(err, D2_ERR_NOMEM, "out of memory");
-    int fused = 0;
-    for (int b = 0; b < p->n_blocks; b++)
-        for (int i = 0; i < p->blocks[b].n_ops; i++) {
-            if (p->blocks[b].ops[i].id != D2_OP_conv2d)
-                continue;
-            int rc = fuse_one(p, b, i, uses, err);
-            if (rc < 0) {
-                d2_free(uses);
-                return -1;
-            }
-            if (rc > 0) {
-                fused++;
-                i--;
-            }
-        }
-    d2_free(uses);
-    return fused;
+    return d2_pass_fuse_each(p, D2_OP_conv2d, fuse_one, err);
 }

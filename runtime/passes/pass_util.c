@@ -169,3 +169,47 @@ int d2_pass_only_reader(const d2_program *p, int b, int from, int var, const int
                 return i;
     return -1; /* read by a yield or a nested block */
 }
+
+void d2_pass_place_fused(d2_program *p, int b, int fi, int last, int add_i, int head_i, int line,
+                         int col)
+{
+    d2_block *mb = &p->blocks[b];
+    d2_op fused = mb->ops[fi];
+    fused.line = line;
+    fused.col = col;
+    mb->n_ops--;
+    d2_op old = mb->ops[last];
+    mb->ops[last] = fused;
+    d2_free(old.in);
+    d2_free(old.out);
+    d2_attrs_free(&old.attrs);
+    if (add_i >= 0 && add_i != last)
+        d2_pass_remove_op(p, b, add_i);
+    d2_pass_remove_op(p, b, head_i);
+}
+
+int d2_pass_fuse_each(d2_program *p, d2_op_id head,
+                      int (*fuse)(d2_program *p, int b, int i, const int *uses, d2_err *err),
+                      d2_err *err)
+{
+    int *uses = d2_pass_use_counts(p);
+    if (!uses)
+        return d2_err_set(err, D2_ERR_NOMEM, "out of memory");
+    int fused = 0;
+    for (int b = 0; b < p->n_blocks; b++)
+        for (int i = 0; i < p->blocks[b].n_ops; i++) {
+            if (p->blocks[b].ops[i].id != head)
+                continue;
+            int rc = fuse(p, b, i, uses, err);
+            if (rc < 0) {
+                d2_free(uses);
+                return -1;
+            }
+            if (rc > 0) {
+                fused++;
+                i--;
+            }
+        }
+    d2_free(uses);
+    return fused;
+}

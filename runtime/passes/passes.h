@@ -71,6 +71,18 @@ struct d2_prepared *d2_passes_prepare(const d2_program *p, d2_pass_set set,
 int *d2_pass_use_counts(const d2_program *p);
 /* Removes op i of block b (frees it; later ops move up). */
 void d2_pass_remove_op(d2_program *p, int b, int i);
+/* Ends an epilogue fusion: the fused op just appended at the end of block b (index fi) takes
+ * the slot of the chain's last op `last` (which it replaces, with the head's source place
+ * line:col), then the chain's add `add_i` (when there is one and it was not last) and its head
+ * op `head_i` are removed. */
+void d2_pass_place_fused(d2_program *p, int b, int fi, int last, int add_i, int head_i, int line,
+                         int col);
+/* Runs fuse(p, b, i, uses, err) on every op of kind `head` in every block, with the reader
+ * counts of d2_pass_use_counts (a fusion must leave every other variable's count as it was);
+ * fuse returns 1 when it fused (op i is gone), 0 when not, -1 on error. The number fused, or -1. */
+int d2_pass_fuse_each(d2_program *p, d2_op_id head,
+                      int (*fuse)(d2_program *p, int b, int i, const int *uses, d2_err *err),
+                      d2_err *err);
 /* Replaces every read of variable `from` (op inputs and yields, every block) by `to`. */
 void d2_pass_replace_uses(d2_program *p, int from, int to);
 /* The index of the one op of block b after op `from` that reads var, when var has exactly
