@@ -187,6 +187,17 @@ static int wait_req(MPI_Request *req, d2_group g, const char *what, d2_err *err)
 
 /* The group's communicator, or NULL-comm with err set (broken layer, bad group, not a
  * member). */
+/* A nonblocking collective was started with status rc: waits for it (wait_req), or reports
+ * why it could not start; either failure leaves the group unusable. */
+static int started(int rc, MPI_Request *req, d2_group g, const char *what, d2_err *err)
+{
+    if (rc != MPI_SUCCESS) {
+        g_broken = true;
+        return mpi_error(rc, what, err);
+    }
+    return wait_req(req, g, what, err);
+}
+
 static int usable(d2_group g, const char *what, MPI_Comm *c, d2_err *err)
 {
     if (g_broken)
@@ -347,11 +358,7 @@ int d2_dist_broadcast(d2_group g, const char *what, void *buf, const d2_shape *s
         return d2_err_set(err, D2_ERR_UNSUPPORTED, "%s: tensor too large", what);
     MPI_Request req;
     int rc = MPI_Ibcast(buf, (int)nb, MPI_BYTE, src, c, &req);
-    if (rc != MPI_SUCCESS) {
-        g_broken = true;
-        return mpi_error(rc, what, err);
-    }
-    return wait_req(&req, g, what, err);
+    return started(rc, &req, g, what, err);
 }
 
 int d2_dist_all_gather(d2_group g, const char *what, const void *buf, void *out,
@@ -370,11 +377,7 @@ int d2_dist_all_gather(d2_group g, const char *what, const void *buf, void *out,
         return d2_err_set(err, D2_ERR_UNSUPPORTED, "%s: tensor too large", what);
     MPI_Request req;
     int rc = MPI_Iallgather(buf, (int)nb, MPI_BYTE, out, (int)nb, MPI_BYTE, c, &req);
-    if (rc != MPI_SUCCESS) {
-        g_broken = true;
-        return mpi_error(rc, what, err);
-    }
-    return wait_req(&req, g, what, err);
+    return started(rc, &req, g, what, err);
 }
 
 int d2_dist_scatter(d2_group g, const char *what, const void *parts, void *buf,
@@ -396,11 +399,7 @@ int d2_dist_scatter(d2_group g, const char *what, const void *parts, void *buf,
         return d2_err_set(err, D2_ERR_UNSUPPORTED, "%s: tensor too large", what);
     MPI_Request req;
     int rc = MPI_Iscatter(parts, (int)nb, MPI_BYTE, buf, (int)nb, MPI_BYTE, src, c, &req);
-    if (rc != MPI_SUCCESS) {
-        g_broken = true;
-        return mpi_error(rc, what, err);
-    }
-    return wait_req(&req, g, what, err);
+    return started(rc, &req, g, what, err);
 }
 
 int d2_dist_barrier(d2_group g, const char *what, d2_err *err)
@@ -412,11 +411,7 @@ int d2_dist_barrier(d2_group g, const char *what, d2_err *err)
         return -1;
     MPI_Request req;
     int rc = MPI_Ibarrier(c, &req);
-    if (rc != MPI_SUCCESS) {
-        g_broken = true;
-        return mpi_error(rc, what, err);
-    }
-    return wait_req(&req, g, what, err);
+    return started(rc, &req, g, what, err);
 }
 
 enum { TAG_HEADER = 7301, TAG_DATA = 7302, HEADER = 2 + D2_MAX_DIMS };
