@@ -323,6 +323,18 @@ static int reduce_common(d2_group g, const char *what, void *buf, const d2_shape
     return 0;
 }
 
+/* Before a collective of nb bytes per rank: the group is usable (its communicator in *c),
+ * every rank passes the same dtype and shape, and nb fits MPI's int count. */
+static int ready(d2_group g, const char *what, const d2_shape *sh, d2_dtype dt, int64_t nb,
+                 MPI_Comm *c, d2_err *err)
+{
+    if (usable(g, what, c, err) < 0 || check_shapes(*c, g, what, sh, dt, err) < 0)
+        return -1;
+    if (nb > INT32_MAX)
+        return d2_err_set(err, D2_ERR_UNSUPPORTED, "%s: tensor too large", what);
+    return 0;
+}
+
 int d2_dist_all_reduce(d2_group g, const char *what, void *buf, const d2_shape *sh, d2_dtype dt,
                        d2_redop op, d2_err *err)
 {
@@ -371,10 +383,8 @@ int d2_dist_all_gather(d2_group g, const char *what, const void *buf, void *out,
         return 0;
     }
     MPI_Comm c;
-    if (usable(g, what, &c, err) < 0 || check_shapes(c, g, what, sh, dt, err) < 0)
+    if (ready(g, what, sh, dt, nb, &c, err) < 0)
         return -1;
-    if (nb > INT32_MAX)
-        return d2_err_set(err, D2_ERR_UNSUPPORTED, "%s: tensor too large", what);
     MPI_Request req;
     int rc = MPI_Iallgather(buf, (int)nb, MPI_BYTE, out, (int)nb, MPI_BYTE, c, &req);
     return started(rc, &req, g, what, err);
@@ -393,10 +403,8 @@ int d2_dist_scatter(d2_group g, const char *what, const void *parts, void *buf,
         return 0;
     }
     MPI_Comm c;
-    if (usable(g, what, &c, err) < 0 || check_shapes(c, g, what, sh, dt, err) < 0)
+    if (ready(g, what, sh, dt, nb, &c, err) < 0)
         return -1;
-    if (nb > INT32_MAX)
-        return d2_err_set(err, D2_ERR_UNSUPPORTED, "%s: tensor too large", what);
     MPI_Request req;
     int rc = MPI_Iscatter(parts, (int)nb, MPI_BYTE, buf, (int)nb, MPI_BYTE, src, c, &req);
     return started(rc, &req, g, what, err);
