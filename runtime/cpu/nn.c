@@ -1,5 +1,6 @@
 /* nn.c - CPU kernels for matmul, linear, conv2d(_transpose), pool2d, norms, embedding, dropout. */
 #include "../ops.h"
+#include "../fused_expr.h"
 #include "dnnl.h"
 #include "gemm.h"
 #include "vecmath.h"
@@ -1173,6 +1174,44 @@ int cpu_layer_norm(d2_kctx *k)
                 v += rd(dt, bd, j);
             wr(dt, od, base + j, v);
         }
+    }
+    return 0;
+}
+
+/* add_layer_norm: each row of x + y summed into the output row (float32 sums, as add's), then
+ * normalised there while it is in L1: add's and layer_norm's results bit for bit. float64 and
+ * shapes that differ run as the parts. */
+int cpu_add_layer_norm(d2_kctx *k)
+{
+    d2_tensor *x = k->in[0], *y = k->in[1], *out = k->out[0];
+    d2_tensor *scale = k->n_in > 2 ? k->in[2] : NULL, *bias = k->n_in > 3 ? k->in[3] : NULL;
+    bool same = x->dtype == D2_F32 && y->dtype == D2_F32 && x->ndim == y->ndim &&
+                x->ndim == out->ndim;
+    for (int d = 0; same && d < x->ndim; d++)
+        same = x->shape[d] == y->shape[d] && x->shape[d] == out->shape[d];
+    if (!same)
+        return d2_add_layer_norm_parts(k);
+    int axis = d2_norm_axis(ATTR_INT(k, "begin_norm_axis"), x->ndim, k->def, k->err);
+    if (axis < 0)
+        return -1;
+    int64_t left = prod(x->shape, axis), right = prod(x->shape + axis, x->ndim - axis);
+    if ((scale && (scale->dtype != x->dtype || d2_tensor_numel(scale) != right)) ||
+        (bias && (bias->dtype != x->dtype || d2_tensor_numel(bias) != right)))
+        return d2_err_set(k->err, D2_ERR_SHAPE,
+                          "add_layer_norm: scale and bias must have %lld %s values",
+                          (long long)right, d2_dtype_name(x->dtype));
+    if (right == 0)
+        return 0;
+    double eps = ATTR_FLOAT(k, "epsilon");
+    const float *xd = d2_tensor_data(x), *yd = d2_tensor_data(y);
+    const float *sd = scale ? d2_tensor_data(scale) : NULL, *bd = bias ? d2_tensor_data(bias) : NULL;
+    float *od = d2_tensor_data(out);
+    for (int64_t r = 0; r < left; r++) {
+        const float *xr = xd + r * right, *yr = yd + r * right;
+        float *orow = od + r * right;
+        SIMD for (int64_t j = 0; j < right; j++)
+            orow[j] = xr[j] + yr[j];
+        layer_norm_f32(1, right, orow, sd, bd, orow, eps);
     }
     return 0;
 }

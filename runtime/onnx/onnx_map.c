@@ -1,6 +1,7 @@
 /* onnx_map.c - the ONNX mapping of the op registry: one row per op (the ONNX op it becomes, the
  * lowest opset the lowering needs, the lowering), and the lowerings that are not one node. */
 #include "onnx_priv.h"
+#include "../fused_expr.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -919,6 +920,105 @@ static int l_layer_norm(ox_ctx *c, const d2_op *op, const char *type)
         if (na > 1)
             p = bin(c, "Reshape", p, ox_const_i64(c, nshape, na, false));
         y = bin(c, i == 1 ? "Mul" : "Add", y, p);
+    }
+    return finish(c, op, y, in_dt(c, op, 0));
+}
+
+/* fused_elementwise: its postfix program as the ONNX nodes of its parts (runtimes fuse them
+ * again); constants typed as input 0 */
+static int l_fused_elementwise(ox_ctx *c, const d2_op *op, const char *type)
+{
+    (void)type;
+    d2_fx_prog prog;
+    d2_err err = {0};
+    if (d2_fx_parse(A_STR(op, "expr"), op->n_in, &prog, &err) < 0)
+        return ox_fail(c, op, D2_ERR_INVALID, "%s", err.msg);
+    const char *st[D2_FX_MAX_DEPTH];
+    int sp = 0;
+    for (int pc = 0; pc < prog.n; pc++) {
+        const d2_fx_ins *in = &prog.ins[pc];
+        const char *a = sp > 0 ? st[sp - 1] : NULL, *r;
+        switch (in->code) {
+        case D2_FX_IN:
+            st[sp++] = ox_in(c, op, in->arg);
+            continue;
+        case D2_FX_CONST:
+            st[sp++] = k(c, op, 0, in->c);
+            continue;
+        case D2_FX_ADD:
+        case D2_FX_SUB:
+        case D2_FX_MUL:
+        case D2_FX_DIV: {
+            static const char *const names[] = {"Add", "Sub", "Mul", "Div"};
+            r = bin(c, names[in->code - D2_FX_ADD], st[sp - 2], a);
+            sp--;
+            break;
+        }
+        case D2_FX_RELU:
+            r = un(c, "Relu", a);
+            break;
+        case D2_FX_SIGMOID:
+            r = un(c, "Sigmoid", a);
+            break;
+        case D2_FX_TANH:
+            r = un(c, "Tanh", a);
+            break;
+        case D2_FX_SILU:
+            r = bin(c, "Mul", a, un(c, "Sigmoid", a));
+            break;
+        case D2_FX_GELU:
+        case D2_FX_GELU_TANH:
+            r = a ? gelu_of(c, op, a, in->code == D2_FX_GELU_TANH) : NULL;
+            break;
+        case D2_FX_NEG:
+            r = un(c, "Neg", a);
+            break;
+        case D2_FX_EXP:
+            r = un(c, "Exp", a);
+            break;
+        case D2_FX_SQUARE:
+            r = bin(c, "Mul", a, a);
+            break;
+        default:
+            r = un(c, "Abs", a);
+            break;
+        }
+        if (!r)
+            return -1;
+        st[sp - 1] = r;
+    }
+    return finish(c, op, st[0], in_dt(c, op, 0));
+}
+
+/* add_layer_norm: Add, then layer_norm's graph over the sum */
+static int l_add_layer_norm(ox_ctx *c, const d2_op *op, const char *type)
+{
+    (void)type;
+    const char *x = bin(c, "Add", ox_in(c, op, 0), ox_in(c, op, 1));
+    if (!x)
+        return -1;
+    const d2_shape *s = &ox_in_type(c, op, 0)->shape;
+    int r = s->ndim;
+    int64_t b = A_INT(op, "begin_norm_axis");
+    b = b < 0 ? b + r : b;
+    int64_t ax[D2_MAX_DIMS], nshape[D2_MAX_DIMS];
+    int na = 0;
+    for (int64_t i = b; i < r; i++) {
+        ax[na] = i;
+        nshape[na++] = s->dims[i];
+    }
+    const char *mean = reduce(c, "ReduceMean", x, ax, na, true);
+    const char *d = bin(c, "Sub", x, mean);
+    const char *var = reduce(c, "ReduceMean", bin(c, "Mul", d, d), ax, na, true);
+    const char *y = bin(c, "Div", d, un(c, "Sqrt", bin(c, "Add", var,
+                                                     k(c, op, 0, A_FLOAT(op, "epsilon")))));
+    for (int i = 2; i < 4; i++) {
+        const char *p = ox_in(c, op, i);
+        if (!p)
+            continue;
+        if (na > 1)
+            p = bin(c, "Reshape", p, ox_const_i64(c, nshape, na, false));
+        y = bin(c, i == 2 ? "Mul" : "Add", y, p);
     }
     return finish(c, op, y, in_dt(c, op, 0));
 }
@@ -2073,6 +2173,8 @@ static const ox_map MAP[] = {
     {"svd", NULL, 0, NULL, NO_ONNX},
     {"eigh", NULL, 0, NULL, NO_ONNX},
     {"lu", NULL, 0, NULL, NO_ONNX},
+    {"fused_elementwise", "Add", 13, l_fused_elementwise, NULL},
+    {"add_layer_norm", "ReduceMean", 13, l_add_layer_norm, NULL},
 };
 
 /* MAP indexed by op id, built once */

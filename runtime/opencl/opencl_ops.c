@@ -1,6 +1,7 @@
 /* opencl_ops.c - host side of the OpenCL kernels: one ocl_<op> per op packs arguments, launches. */
 #define D2_OPENCL_INTERNAL
 #include "opencl.h"
+#include "../fused_expr.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -2370,3 +2371,15 @@ int ocl_conv2d_fused(d2_kctx *k)
     }
     return 0;
 }
+
+/* ---- fused ops of the elementwise fusion passes: their parts, one kernel each, on the device
+ * (the values stay on the device; the fused CPU kernels' one-pass form has no OpenCL kernel) */
+int ocl_fused_elementwise(d2_kctx *k)
+{
+    d2_fx_prog prog;
+    if (d2_fx_parse(ATTR_STR(k, "expr"), k->n_in, &prog, k->err) < 0)
+        return -1;
+    return d2_fx_run_parts(k, &prog);
+}
+
+int ocl_add_layer_norm(d2_kctx *k) { return d2_add_layer_norm_parts(k); }

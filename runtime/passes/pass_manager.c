@@ -24,6 +24,10 @@ static const d2_pass PASSES[] = {
      d2_pass_nhwc},
     {"fuse_linear", D2_PASS_INFERENCE, "linear + residual add + relu/gelu become linear_fused",
      d2_pass_fuse_linear},
+    {"fuse_add_norm", D2_PASS_INFERENCE, "residual add + layer_norm become add_layer_norm",
+     d2_pass_fuse_add_norm},
+    {"fuse_elementwise", D2_PASS_INFERENCE,
+     "trees of elementwise ops become one fused_elementwise", d2_pass_fuse_elementwise},
     {"dce", D2_PASS_BASIC, "ops whose results nothing reads are removed", d2_pass_dce},
     {"inplace", D2_PASS_BASIC, "elementwise ops write into an input buffer that dies at them",
      d2_pass_inplace},
@@ -77,7 +81,8 @@ int d2_passes_parse(const char *text, d2_pass_set *out, d2_err *err)
         if (found < 0)
             return d2_err_set(err, D2_ERR_INVALID,
                               "unknown pass '%.*s' (passes: const_fold, cse, hoist, "
-                              "drop_identity, bn_fold, fuse_conv, nhwc, fuse_linear, dce, inplace; or none, "
+                              "drop_identity, bn_fold, fuse_conv, nhwc, fuse_linear, fuse_add_norm, "
+                              "fuse_elementwise, dce, inplace; or none, "
                               "basic, all)",
                               (int)len, s);
         *out |= (d2_pass_set)1 << found;

@@ -902,6 +902,25 @@ static void build_cases(void)
         add_case("embedding", "padding_idx = 2", fmt("i32[33]:idx4 %s[4,3]", t), EXACT);
         add_case("embedding", "padding_idx = -3", fmt("i64[]:val4 %s[5,2]", t), EXACT);
     }
+    /* the fused ops of the elementwise fusion passes: their parts on the device against the
+     * CPU's one-pass kernels (bias and scalar operands, a block tail, general broadcasting) */
+    for (int d = 0; d < 2; d++) {
+        const char *t = DT[d];
+        add_case("fused_elementwise",
+                 "expr = \"$0 sigmoid $1 multiply $2 sigmoid $3 tanh multiply add\"",
+                 fmt("%s[3,331] %s[3,331] %s[3,331] %s[3,331]", t, t, t, t), MATH);
+        add_case("fused_elementwise",
+                 "expr = \"$0 $1 add 2 multiply 0.5 add gelu $2 divide silu\"",
+                 fmt("%s[2,5,37] %s[37] %s[]:pos", t, t, t), MATH);
+        add_case("fused_elementwise", "expr = \"$0 $1 subtract gelu_tanh relu neg exp\"",
+                 fmt("%s[4,1] %s[1,9]", t, t), MATH);
+        add_case("fused_elementwise", "expr = \"$0 square $0 abs divide\"", fmt("%s[257]", t),
+                 MATH);
+        add_case("add_layer_norm", "begin_norm_axis = 2",
+                 fmt("%s[3,7,33] %s[3,7,33] %s[33] %s[33]", t, t, t, t), MATH);
+        add_case("add_layer_norm", "epsilon = 0.1",
+                 fmt("%s[5,40] %s[5,40] none none", t, t), MATH);
+    }
     add_error_case("embedding", "", "i64[4]:val11 f32[11,7]", "out of range");
     add_error_case("matmul", "", "i32[2,3] i32[3,2]", "only float32 and float64");
 

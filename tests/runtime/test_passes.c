@@ -191,6 +191,20 @@ static void test_drop_identity(void **state)
     assert_int_equal(golden_case("drop_identity"), 2);
 }
 
+static void test_fuse_elementwise(void **state)
+{
+    (void)state;
+    /* c2, h, e1 (with b1 .. d1), n1 (r1 only: m1 reads col), a4 */
+    assert_int_equal(golden_case("fuse_elementwise"), 5);
+}
+
+static void test_fuse_add_norm(void **state)
+{
+    (void)state;
+    /* n1 and n2; s3 is an output, s4 broadcasts */
+    assert_int_equal(golden_case("fuse_add_norm"), 2);
+}
+
 static void test_hoist(void **state)
 {
     (void)state;
@@ -623,6 +637,7 @@ int main(void)
         cmocka_unit_test(test_linear_fused_op), cmocka_unit_test(test_hoist),
         cmocka_unit_test(test_nhwc),         cmocka_unit_test(test_conv2d_nhwc_op),
         cmocka_unit_test(test_inplace),      cmocka_unit_test(test_inplace_loop),
+        cmocka_unit_test(test_fuse_elementwise), cmocka_unit_test(test_fuse_add_norm),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
