@@ -442,6 +442,253 @@ static void test_linear_fused_op(void **state)
     }
 }
 
+/* Fills x with values in [-4, 4) and, when special, NaN, +inf, -inf and -0 at a few places. */
+static void fill_special(d2_tensor *x, unsigned seed, bool special)
+{
+    int64_t n = d2_tensor_numel(x);
+    unsigned s = seed * 2654435761u + 7u;
+    for (int64_t i = 0; i < n; i++) {
+        s = s * 1103515245u + 12345u;
+        double v = (double)((s >> 8) & 0xffff) / 8192.0 - 4.0;
+        if (special && i % 97 == 3)
+            v = NAN;
+        else if (special && i % 89 == 5)
+            v = INFINITY;
+        else if (special && i % 83 == 7)
+            v = -INFINITY;
+        else if (special && i % 79 == 11)
+            v = -0.0;
+        if (x->dtype == D2_F32)
+            ((float *)d2_tensor_data(x))[i] = (float)v;
+        else
+            ((double *)d2_tensor_data(x))[i] = v;
+    }
+}
+
+/* got equals want bit for bit, except that any NaN matches any NaN. */
+static void expect_same_bits(const char *what, const d2_tensor *got, const d2_tensor *want)
+{
+    assert_int_equal(got->dtype, want->dtype);
+    assert_int_equal(got->ndim, want->ndim);
+    for (int d = 0; d < got->ndim; d++)
+        assert_int_equal(got->shape[d], want->shape[d]);
+    int64_t n = d2_tensor_numel(want);
+    int bad = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double x = d2_tensor_get_f64(got, i), y = d2_tensor_get_f64(want, i);
+        bool same = (isnan(x) && isnan(y)) || (x == y && signbit(x) == signbit(y));
+        if (!same && bad++ < 5)
+            fprintf(stderr, "%s: element %lld is %.17g, the unfused ops give %.17g\n", what,
+                    (long long)i, x, y);
+    }
+    assert_int_equal(bad, 0);
+}
+
+/* Evaluates a postfix expr with the registry ops one at a time (the reference). */
+static d2_tensor *eval_unfused(const char *expr, d2_tensor **in)
+{
+    d2_err err = {0};
+    d2_tensor *st[16];
+    int sp = 0;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", expr);
+    for (char *tok = strtok(buf, " "); tok; tok = strtok(NULL, " ")) {
+        if (tok[0] == '$') {
+            st[sp++] = d2_tensor_ref(in[atoi(tok + 1)]);
+            continue;
+        }
+        char *end;
+        double c = strtod(tok, &end);
+        if (*end == '\0') {
+            d2_attrs a;
+            const d2_opdef *fd = d2_op_def(D2_OP_full);
+            d2_attrs_init_default(fd, &a);
+            assert_int_equal(d2_attr_set_float(fd, &a, "value", c), 0);
+            assert_int_equal(d2_attr_set_int(fd, &a, "dtype", in[0]->dtype), 0);
+            assert_int_equal(d2_op_run(NULL, D2_OP_full, &a, NULL, 0, &st[sp++], 1, &err), 0);
+            d2_attrs_free(&a);
+            continue;
+        }
+        bool tanh_gelu = strcmp(tok, "gelu_tanh") == 0;
+        const d2_opdef *def = d2_op_lookup(tanh_gelu ? "gelu" : tok, strlen(tanh_gelu ? "gelu" : tok));
+        assert_non_null(def);
+        d2_attrs a;
+        d2_attrs_init_default(def, &a);
+        if (tanh_gelu)
+            assert_int_equal(d2_attr_set_bool(def, &a, "approximate", true), 0);
+        int na = def->n_ins;
+        d2_tensor *r = NULL;
+        if (d2_op_run(NULL, def->id, &a, &st[sp - na], na, &r, 1, &err) < 0)
+            fail_msg("%s: %s", tok, err.msg);
+        d2_attrs_free(&a);
+        for (int k = 0; k < na; k++)
+            d2_tensor_unref(st[--sp]);
+        st[sp++] = r;
+    }
+    assert_int_equal(sp, 1);
+    return st[0];
+}
+
+/* fused_elementwise equals its ops run one by one, bit for bit: float32 and float64, lengths
+ * that leave a block tail, bias-shaped operands shorter and longer than a block, scalars,
+ * NaN and infinities, and shapes the one-pass kernel does not take (general broadcasting:
+ * the parts run). A bad expr is refused with the token at fault. */
+static void test_fused_elementwise_op(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *expr;
+        const char *shapes; /* per input: dims separated by ',', inputs by ' ' ("" = 0-d) */
+    } cases[] = {
+        {"$0 sigmoid $1 multiply $2 sigmoid $3 tanh multiply add", "3,333 3,333 3,333 3,333"},
+        {"$0 $1 add relu", "7,300 300"},
+        {"$0 $1 add relu", "1031 1031"},
+        {"$0 $1 add 2 multiply 0.5 add gelu $2 divide silu", "2,5,37 37 _"},
+        {"$0 $1 subtract gelu_tanh neg exp", "4,600 1,600"},
+        {"$0 square $0 abs subtract $1 divide", "513 1"},
+        {"$0 $1 multiply tanh", "5,1 1,9"}, /* general broadcasting: the parts */
+        {"$0 $1 add sigmoid", "6,3 6,1"},   /* a column: the parts */
+        {"-1.5 $0 multiply inf add", "17"},
+    };
+    d2_err err = {0};
+    const d2_opdef *fdef = d2_op_def(D2_OP_fused_elementwise);
+    for (int d = 0; d < 2; d++)
+        for (int sp = 0; sp < 2; sp++)
+            for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+                d2_tensor *in[4] = {NULL};
+                int n_in = 0;
+                char sh[128];
+                snprintf(sh, sizeof sh, "%s", cases[c].shapes);
+                char *save = NULL;
+                for (char *tok = strtok_r(sh, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+                    int64_t dims[4];
+                    int nd = 0;
+                    for (char *q = tok; *q && *q != '_';) {
+                        dims[nd++] = strtoll(q, &q, 10);
+                        if (*q == ',')
+                            q++;
+                    }
+                    in[n_in] = d2_tensor_new(NULL, d ? D2_F64 : D2_F32, nd, dims, &err);
+                    assert_non_null(in[n_in]);
+                    fill_special(in[n_in], (unsigned)(n_in + 1), sp == 1);
+                    n_in++;
+                }
+                char text[256], what[300];
+                snprintf(text, sizeof text, "expr = \"%s\"", cases[c].expr);
+                snprintf(what, sizeof what, "%s %s [%s]%s", d ? "float64" : "float32",
+                         cases[c].expr, cases[c].shapes, sp ? " with NaN and inf" : "");
+                d2_attrs fa;
+                assert_int_equal(d2_attrs_parse(fdef, text, &fa, &err), 0);
+                d2_tensor *got = NULL;
+                if (d2_op_run(NULL, D2_OP_fused_elementwise, &fa, in, n_in, &got, 1, &err) < 0)
+                    fail_msg("%s: %s", what, err.msg);
+                d2_tensor *want = eval_unfused(cases[c].expr, in);
+                expect_same_bits(what, got, want);
+                d2_tensor_unref(got);
+                d2_tensor_unref(want);
+                d2_attrs_free(&fa);
+                for (int i = 0; i < n_in; i++)
+                    d2_tensor_unref(in[i]);
+            }
+    /* refused: unknown token, no such input, an input never read, a stack left with two
+     * values, an operation short of operands, mixed dtypes */
+    static const struct {
+        const char *expr, *msg;
+    } bad[] = {
+        {"$0 $1 add frob", "unknown expr token 'frob'"},
+        {"$0 $2 add", "'$2' names no input"},
+        {"$0 relu", "never reads input $1"},
+        {"$0 $1", "leaves 2 values"},
+        {"$0 add $1 add", "needs 2 values"},
+        {"", "leaves 0 values"},
+    };
+    int64_t dims[1] = {4};
+    d2_tensor *x = d2_tensor_new(NULL, D2_F32, 1, dims, &err), *y = d2_tensor_new(NULL, D2_F32, 1, dims, &err);
+    d2_tensor *z = d2_tensor_new(NULL, D2_F64, 1, dims, &err);
+    assert_non_null(z);
+    fill_special(x, 1, false);
+    fill_special(y, 2, false);
+    fill_special(z, 3, false);
+    for (size_t c = 0; c < sizeof bad / sizeof bad[0]; c++) {
+        char text[128];
+        snprintf(text, sizeof text, "expr = \"%s\"", bad[c].expr);
+        d2_attrs fa;
+        assert_int_equal(d2_attrs_parse(fdef, text, &fa, &err), 0);
+        d2_tensor *xy[2] = {x, y}, *got = NULL;
+        assert_int_equal(d2_op_run(NULL, D2_OP_fused_elementwise, &fa, xy, 2, &got, 1, &err), -1);
+        if (!strstr(err.msg, bad[c].msg))
+            fail_msg("expr \"%s\": got \"%s\", expected \"%s\"", bad[c].expr, err.msg, bad[c].msg);
+        d2_err_clear(&err);
+        d2_attrs_free(&fa);
+    }
+    d2_attrs fa;
+    assert_int_equal(d2_attrs_parse(fdef, "expr = \"$0 $1 add\"", &fa, &err), 0);
+    d2_tensor *xz[2] = {x, z}, *got = NULL;
+    assert_int_equal(d2_op_run(NULL, D2_OP_fused_elementwise, &fa, xz, 2, &got, 1, &err), -1);
+    if (!strstr(err.msg, "must all be float32 or all float64"))
+        fail_msg("mixed dtypes: %s", err.msg);
+    d2_err_clear(&err);
+    d2_attrs_free(&fa);
+    d2_tensor_unref(x);
+    d2_tensor_unref(y);
+    d2_tensor_unref(z);
+}
+
+/* add_layer_norm equals add then layer_norm bit for bit in float32 (the one-pass kernel) and
+ * float64 (the parts), with and without scale and bias, rows shorter and longer than 8 (the
+ * partial sums) and NaN in a row. */
+static void test_add_layer_norm_op(void **state)
+{
+    (void)state;
+    d2_err err = {0};
+    const d2_opdef *adef = d2_op_def(D2_OP_add_layer_norm), *ldef = d2_op_def(D2_OP_layer_norm);
+    static const int64_t shapes[3][3] = {{2, 3, 33}, {4, 5, 7}, {1, 2, 256}};
+    for (int d = 0; d < 2; d++)
+        for (int s = 0; s < 3; s++)
+            for (int with = 0; with < 2; with++) {
+                d2_dtype dt = d ? D2_F64 : D2_F32;
+                d2_tensor *x = d2_tensor_new(NULL, dt, 3, shapes[s], &err);
+                d2_tensor *y = d2_tensor_new(NULL, dt, 3, shapes[s], &err);
+                d2_tensor *w = d2_tensor_new(NULL, dt, 1, &shapes[s][2], &err);
+                d2_tensor *b = d2_tensor_new(NULL, dt, 1, &shapes[s][2], &err);
+                assert_non_null(b);
+                fill_special(x, 1, s == 2);
+                fill_special(y, 2, false);
+                fill_special(w, 3, false);
+                fill_special(b, 4, false);
+                const char *attrs = "begin_norm_axis = 2, epsilon = 0.001";
+                d2_attrs aa, la;
+                assert_int_equal(d2_attrs_parse(adef, attrs, &aa, &err), 0);
+                assert_int_equal(d2_attrs_parse(ldef, attrs, &la, &err), 0);
+                d2_tensor *xy[2] = {x, y}, *sum = NULL, *want = NULL, *got = NULL;
+                assert_int_equal(d2_op_run(NULL, D2_OP_add, NULL, xy, 2, &sum, 1, &err), 0);
+                d2_tensor *lin[3] = {sum, with ? w : NULL, with ? b : NULL};
+                assert_int_equal(d2_op_run(NULL, D2_OP_layer_norm, &la, lin, 3, &want, 1, &err), 0);
+                d2_tensor *ain[4] = {x, y, with ? w : NULL, with ? b : NULL};
+                if (d2_op_run(NULL, D2_OP_add_layer_norm, &aa, ain, 4, &got, 1, &err) < 0)
+                    fail_msg("add_layer_norm: %s", err.msg);
+                expect_same_bits("add_layer_norm", got, want);
+                d2_tensor_unref(got);
+                d2_tensor_unref(want);
+                d2_tensor_unref(sum);
+                d2_attrs_free(&aa);
+                d2_attrs_free(&la);
+                d2_tensor_unref(x);
+                d2_tensor_unref(y);
+                d2_tensor_unref(w);
+                d2_tensor_unref(b);
+            }
+    /* y of another shape is refused */
+    int64_t d1[2] = {2, 3}, d2[2] = {2, 4};
+    d2_tensor *x = d2_tensor_new(NULL, D2_F32, 2, d1, &err), *y = d2_tensor_new(NULL, D2_F32, 2, d2, &err);
+    d2_tensor *xy[2] = {x, y}, *got = NULL;
+    assert_int_equal(d2_op_run(NULL, D2_OP_add_layer_norm, NULL, xy, 2, &got, 1, &err), -1);
+    assert_non_null(strstr(err.msg, "add_layer_norm"));
+    d2_err_clear(&err);
+    d2_tensor_unref(x);
+    d2_tensor_unref(y);
+}
+
 /* conv2d_fused in NHWC equals the NCHW op on transposed values, through oneDNN and through
  * the fallback that permutes to NCHW (oneDNN off), with each epilogue. */
 static void test_conv2d_nhwc_op(void **state)
@@ -638,6 +885,7 @@ int main(void)
         cmocka_unit_test(test_nhwc),         cmocka_unit_test(test_conv2d_nhwc_op),
         cmocka_unit_test(test_inplace),      cmocka_unit_test(test_inplace_loop),
         cmocka_unit_test(test_fuse_elementwise), cmocka_unit_test(test_fuse_add_norm),
+        cmocka_unit_test(test_fused_elementwise_op), cmocka_unit_test(test_add_layer_norm_op),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
