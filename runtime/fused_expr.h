@@ -68,5 +68,7 @@ int d2_fx_run_parts(d2_kctx *k, const d2_fx_prog *p);
 
 /* add_layer_norm as its parts: layer_norm(x + y) on k's backend. 0 or -1. */
 int d2_add_layer_norm_parts(d2_kctx *k);
+/* batch_norm_act as its parts: batch_norm, add, relu on k's backend. 0 or -1. */
+int d2_batch_norm_act_parts(d2_kctx *k);
 
 #endif

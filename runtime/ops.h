@@ -295,6 +295,7 @@ int infer_linalg_lu(d2_infer_ctx *ic);
 /* fused ops of the elementwise fusion passes (ops_fused.c) */
 int infer_fused_elementwise(d2_infer_ctx *ic);
 int infer_add_layer_norm(d2_infer_ctx *ic);
+int infer_batch_norm_act(d2_infer_ctx *ic);
 
 /* Shared inference helpers (runtime/infer_util.c). */
 /* Normalises axis (negative counts from the end) into [0, ndim); -1 + err when out of range. */

@@ -167,6 +167,36 @@ int infer_add_layer_norm(d2_infer_ctx *ic)
     return infer_layer_norm(&lc);
 }
 
+/* batch_norm_act: batch_norm's result; residual (when given) has that type; the activation is
+ * "" or "relu". */
+int infer_batch_norm_act(d2_infer_ctx *ic)
+{
+    const char *act = ATTR_STR(ic, "activation");
+    if (*act && strcmp(act, "relu") != 0)
+        return d2_err_set(ic->err, D2_ERR_INVALID,
+                          "batch_norm_act: activation \"%s\" is not \"\" or \"relu\"", act);
+    d2_infer_ctx bc = *ic;
+    bc.def = d2_op_def(D2_OP_batch_norm);
+    bc.n_in = 5;
+    bc.in_value = NULL;
+    if (infer_batch_norm(&bc) < 0)
+        return -1;
+    if (ic->n_in < 6 || (int)ic->in[5].dtype < 0)
+        return 0;
+    const d2_type *r = &ic->in[5], *o = &ic->out[0];
+    bool fits = r->kind == D2_VALUE_TENSOR && r->dtype == o->dtype && r->shape.ndim == o->shape.ndim;
+    for (int d = 0; fits && d < o->shape.ndim; d++)
+        fits = r->shape.dims[d] < 0 || o->shape.dims[d] < 0 || r->shape.dims[d] == o->shape.dims[d];
+    if (!fits) {
+        char rs[160], os[160];
+        d2_type_str(r, rs, sizeof rs);
+        d2_type_str(o, os, sizeof os);
+        return d2_err_set(ic->err, D2_ERR_SHAPE,
+                          "batch_norm_act: residual %s does not match the result %s", rs, os);
+    }
+    return 0;
+}
+
 /* Runs op id on k's backend: into k->out[0] through the kernel when last, else into a new
  * tensor *r. */
 static int run_part(d2_kctx *k, d2_op_id id, const d2_attrs *a, d2_tensor **args, int n,
@@ -239,5 +269,33 @@ int d2_add_layer_norm_parts(d2_kctx *k)
     d2_tensor *args[3] = {sum, k->n_in > 2 ? k->in[2] : NULL, k->n_in > 3 ? k->in[3] : NULL};
     int rc = run_part(k, D2_OP_layer_norm, k->attrs, args, 3, true, &sum);
     d2_tensor_unref(args[0]);
+    return rc;
+}
+
+int d2_batch_norm_act_parts(d2_kctx *k)
+{
+    bool res = k->n_in > 5 && k->in[5], relu = strcmp(ATTR_STR(k, "activation"), "relu") == 0;
+    const d2_opdef *bdef = d2_op_def(D2_OP_batch_norm);
+    d2_attrs a;
+    d2_attrs_init_default(bdef, &a);
+    if (a.n != bdef->n_attrs ||
+        d2_attr_set_float(bdef, &a, "epsilon", ATTR_FLOAT(k, "epsilon")) < 0) {
+        d2_attrs_free(&a);
+        return d2_err_set(k->err, D2_ERR_NOMEM, "out of memory");
+    }
+    d2_tensor *v = NULL;
+    int rc = run_part(k, D2_OP_batch_norm, &a, k->in, 5, !res && !relu, &v);
+    d2_attrs_free(&a);
+    if (rc == 0 && res) {
+        d2_tensor *args[2] = {v, k->in[5]}, *s = NULL;
+        rc = run_part(k, D2_OP_add, NULL, args, 2, !relu, &s);
+        d2_tensor_unref(v);
+        v = s;
+    }
+    if (rc == 0 && relu) {
+        d2_tensor *none = NULL;
+        rc = run_part(k, D2_OP_relu, NULL, &v, 1, true, &none);
+    }
+    d2_tensor_unref(v);
     return rc;
 }

@@ -1178,6 +1178,62 @@ int cpu_layer_norm(d2_kctx *k)
     return 0;
 }
 
+/* batch_norm_act: batch_norm's arithmetic (rounded to the dtype), then + residual and relu in
+ * the same loop: batch_norm's, add's and relu's results bit for bit. */
+int cpu_batch_norm_act(d2_kctx *k)
+{
+    d2_tensor *x = k->in[0], *out = k->out[0], *res = k->n_in > 5 ? k->in[5] : NULL;
+    bool relu = strcmp(ATTR_STR(k, "activation"), "relu") == 0;
+    if (need_float(k, x) < 0)
+        return -1;
+    if (x->ndim < 2)
+        return d2_err_set(k->err, D2_ERR_SHAPE, "batch_norm_act: x must be at least 2-D");
+    int64_t c = x->shape[1], inner = prod(x->shape + 2, x->ndim - 2), nn = x->shape[0];
+    for (int i = 1; i < 5; i++)
+        if (k->in[i]->dtype != x->dtype || d2_tensor_numel(k->in[i]) != c)
+            return d2_err_set(k->err, D2_ERR_SHAPE,
+                              "batch_norm_act: '%s' must have %lld %s values",
+                              k->def->in_names[i], (long long)c, d2_dtype_name(x->dtype));
+    if (res && (res->dtype != x->dtype || d2_tensor_numel(res) != d2_tensor_numel(x)))
+        return d2_err_set(k->err, D2_ERR_SHAPE,
+                          "batch_norm_act: the residual must have the result's shape and dtype");
+    double eps = ATTR_FLOAT(k, "epsilon");
+    d2_dtype dt = x->dtype;
+    const void *xd = d2_tensor_data(x), *mean = d2_tensor_data(k->in[1]),
+               *var = d2_tensor_data(k->in[2]), *scale = d2_tensor_data(k->in[3]),
+               *bias = d2_tensor_data(k->in[4]), *rd_ = res ? d2_tensor_data(res) : NULL;
+    void *od = d2_tensor_data(out);
+    for (int64_t ch = 0; ch < c; ch++) {
+        double mu = rd(dt, mean, ch), sc = rd(dt, scale, ch) / sqrt(rd(dt, var, ch) + eps);
+        double bi = rd(dt, bias, ch);
+        for (int64_t i = 0; i < nn; i++) {
+            int64_t base = (i * c + ch) * inner;
+            if (dt == D2_F32) {
+                const float *xs = (const float *)xd + base;
+                const float *rs = rd_ ? (const float *)rd_ + base : NULL;
+                float *os = (float *)od + base;
+                SIMD for (int64_t j = 0; j < inner; j++) {
+                    float v = (float)(((double)xs[j] - mu) * sc + bi);
+                    if (rs)
+                        v = v + rs[j];
+                    os[j] = relu && v < 0 ? 0 : v;
+                }
+            } else {
+                const double *xs = (const double *)xd + base;
+                const double *rs = rd_ ? (const double *)rd_ + base : NULL;
+                double *os = (double *)od + base;
+                SIMD for (int64_t j = 0; j < inner; j++) {
+                    double v = (xs[j] - mu) * sc + bi;
+                    if (rs)
+                        v = v + rs[j];
+                    os[j] = relu && v < 0 ? 0 : v;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
 /* add_layer_norm: each row of x + y summed into the output row (float32 sums, as add's), then
  * normalised there while it is in L1: add's and layer_norm's results bit for bit. float64 and
  * shapes that differ run as the parts. */

@@ -1023,6 +1023,22 @@ static int l_add_layer_norm(ox_ctx *c, const d2_op *op, const char *type)
     return finish(c, op, y, in_dt(c, op, 0));
 }
 
+/* batch_norm_act: BatchNormalization, then Add of the residual and Relu */
+static int l_batch_norm_act(ox_ctx *c, const d2_op *op, const char *type)
+{
+    const char *ins[5] = {ox_in(c, op, 0), ox_in(c, op, 3), ox_in(c, op, 4), ox_in(c, op, 1),
+                          ox_in(c, op, 2)};
+    Onnx__NodeProto *n;
+    const char *o = ox_node1(c, type, ins, 5, &n);
+    if (!o || ox_attr_float(c, n, "epsilon", A_FLOAT(op, "epsilon")) < 0)
+        return -1;
+    if (op->n_in > 5 && op->in[5] >= 0)
+        o = bin(c, "Add", o, ox_in(c, op, 5));
+    if (!strcmp(A_STR(op, "activation"), "relu"))
+        o = un(c, "Relu", o);
+    return finish(c, op, o, in_dt(c, op, 0));
+}
+
 static int l_embedding(ox_ctx *c, const d2_op *op, const char *type)
 {
     const char *w = ox_in(c, op, 1), *ids = ox_in(c, op, 0);
@@ -2175,6 +2191,7 @@ static const ox_map MAP[] = {
     {"lu", NULL, 0, NULL, NO_ONNX},
     {"fused_elementwise", "Add", 13, l_fused_elementwise, NULL},
     {"add_layer_norm", "ReduceMean", 13, l_add_layer_norm, NULL},
+    {"batch_norm_act", "BatchNormalization", 13, l_batch_norm_act, NULL},
 };
 
 /* MAP indexed by op id, built once */

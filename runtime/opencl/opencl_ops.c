@@ -2383,3 +2383,5 @@ int ocl_fused_elementwise(d2_kctx *k)
 }
 
 int ocl_add_layer_norm(d2_kctx *k) { return d2_add_layer_norm_parts(k); }
+
+int ocl_batch_norm_act(d2_kctx *k) { return d2_batch_norm_act_parts(k); }

@@ -26,6 +26,8 @@ static const d2_pass PASSES[] = {
      d2_pass_fuse_linear},
     {"fuse_add_norm", D2_PASS_INFERENCE, "residual add + layer_norm become add_layer_norm",
      d2_pass_fuse_add_norm},
+    {"fuse_bn_act", D2_PASS_INFERENCE,
+     "batch_norm (not folded) + residual add + relu become batch_norm_act", d2_pass_fuse_bn_act},
     {"fuse_elementwise", D2_PASS_INFERENCE,
      "trees of elementwise ops become one fused_elementwise", d2_pass_fuse_elementwise},
     {"dce", D2_PASS_BASIC, "ops whose results nothing reads are removed", d2_pass_dce},
@@ -82,7 +84,7 @@ int d2_passes_parse(const char *text, d2_pass_set *out, d2_err *err)
             return d2_err_set(err, D2_ERR_INVALID,
                               "unknown pass '%.*s' (passes: const_fold, cse, hoist, "
                               "drop_identity, bn_fold, fuse_conv, nhwc, fuse_linear, fuse_add_norm, "
-                              "fuse_elementwise, dce, inplace; or none, "
+                              "fuse_bn_act, fuse_elementwise, dce, inplace; or none, "
                               "basic, all)",
                               (int)len, s);
         *out |= (d2_pass_set)1 << found;

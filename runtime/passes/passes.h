@@ -111,6 +111,7 @@ int d2_pass_drop_identity(d2_program *p, const d2_pass_ctx *cx, d2_err *err);
 int d2_pass_fuse_linear(d2_program *p, const d2_pass_ctx *cx, d2_err *err);
 int d2_pass_fuse_add_norm(d2_program *p, const d2_pass_ctx *cx, d2_err *err);
 int d2_pass_fuse_elementwise(d2_program *p, const d2_pass_ctx *cx, d2_err *err);
+int d2_pass_fuse_bn_act(d2_program *p, const d2_pass_ctx *cx, d2_err *err);
 int d2_pass_hoist(d2_program *p, const d2_pass_ctx *cx, d2_err *err);
 int d2_pass_nhwc(d2_program *p, const d2_pass_ctx *cx, d2_err *err);
 int d2_pass_inplace(d2_program *p, const d2_pass_ctx *cx, d2_err *err);

@@ -150,6 +150,28 @@ expect 0 "r : float32[1,1,2,2] = conv2d_fused(x, w, _, _)" "$DY2ST" show --passe
 expect 0 "pass fuse_conv: 1 rewrite" "$DY2ST" show --passes=fuse_conv,dce "$TMP/fuse.d2p"
 expect 0 "r : float32[1,1,2,2] = relu(c)" "$DY2ST" show --passes basic "$TMP/fuse.d2p"
 expect 2 "unknown pass 'fusion'" "$DY2ST" show --passes fusion "$TMP/fuse.d2p"
+# the elementwise fusions: an LSTM cell's update becomes one fused_elementwise, norm(x + y) one
+# add_layer_norm, and show counts each
+cat >"$TMP/chain.d2p" <<'EOF'
+param w : float32[4] = [1, 0.5, -2, 0.25]
+
+block ^0 (f : float32[2,4], c : float32[2,4], i : float32[2,4], g : float32[2,4]) {
+  sf : float32[2,4] = sigmoid(f)
+  fc : float32[2,4] = multiply(sf, c)
+  si : float32[2,4] = sigmoid(i)
+  tg : float32[2,4] = tanh(g)
+  ig : float32[2,4] = multiply(si, tg)
+  c2 : float32[2,4] = add(fc, ig)
+  s : float32[2,4] = add(c2, f)
+  n : float32[2,4] = layer_norm(s, w, _)
+  return c2, n
+}
+EOF
+expect 0 'c2 : float32[2,4] = fused_elementwise(f, c, i, g) {expr = "$0 sigmoid $1 multiply $2 sigmoid $3 tanh multiply add"}' \
+    "$DY2ST" show --passes all "$TMP/chain.d2p"
+expect 0 "n : float32[2,4] = add_layer_norm(c2, f, w, _)" "$DY2ST" show --passes all "$TMP/chain.d2p"
+expect 0 "pass fuse_elementwise: 1 rewrite" "$DY2ST" show --passes=fuse_add_norm,fuse_elementwise "$TMP/chain.d2p"
+expect 0 "pass fuse_add_norm: 1 rewrite" "$DY2ST" show --passes=fuse_add_norm,fuse_elementwise "$TMP/chain.d2p"
 
 # show prints without data what show --data prints, and the text form reads back
 "$DY2ST" show --data "$SAMPLE" >"$TMP/data.d2p" 2>&1 || fail "show --data failed"

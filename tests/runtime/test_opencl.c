@@ -920,6 +920,10 @@ static void build_cases(void)
                  fmt("%s[3,7,33] %s[3,7,33] %s[33] %s[33]", t, t, t, t), MATH);
         add_case("add_layer_norm", "epsilon = 0.1",
                  fmt("%s[5,40] %s[5,40] none none", t, t), MATH);
+        add_case("batch_norm_act", "activation = \"relu\"",
+                 fmt("%s[2,3,5,7] %s[3] %s[3]:pos %s[3] %s[3] %s[2,3,5,7]", t, t, t, t, t, t), MATH);
+        add_case("batch_norm_act", "epsilon = 0.001",
+                 fmt("%s[33,4] %s[4] %s[4]:pos %s[4] %s[4] none", t, t, t, t, t), MATH);
     }
     add_error_case("embedding", "", "i64[4]:val11 f32[11,7]", "out of range");
     add_error_case("matmul", "", "i32[2,3] i32[3,2]", "only float32 and float64");

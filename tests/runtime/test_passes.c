@@ -205,6 +205,13 @@ static void test_fuse_add_norm(void **state)
     assert_int_equal(golden_case("fuse_add_norm"), 2);
 }
 
+static void test_fuse_bn_act(void **state)
+{
+    (void)state;
+    /* n1 + a1, n2 + s2 + a2, n3 + s3 */
+    assert_int_equal(golden_case("fuse_bn_act"), 3);
+}
+
 static void test_hoist(void **state)
 {
     (void)state;
@@ -689,6 +696,82 @@ static void test_add_layer_norm_op(void **state)
     d2_tensor_unref(y);
 }
 
+/* batch_norm_act with each epilogue equals batch_norm, then add, then relu, bit for bit, in
+ * both dtypes, with an inner size that leaves a vector tail and NaN and infinities. */
+static void test_batch_norm_act_op(void **state)
+{
+    (void)state;
+    d2_err err = {0};
+    const d2_opdef *fdef = d2_op_def(D2_OP_batch_norm_act), *bdef = d2_op_def(D2_OP_batch_norm);
+    static const int64_t xs[4] = {2, 3, 5, 7}, cs[1] = {3};
+    for (int d = 0; d < 2; d++)
+        for (int mode = 0; mode < 4; mode++) {
+            d2_dtype dt = d ? D2_F64 : D2_F32;
+            bool res = mode & 1, relu = mode & 2;
+            d2_tensor *x = d2_tensor_new(NULL, dt, 4, xs, &err), *r = d2_tensor_new(NULL, dt, 4, xs, &err);
+            d2_tensor *st[4];
+            for (int i = 0; i < 4; i++) {
+                st[i] = d2_tensor_new(NULL, dt, 1, cs, &err);
+                assert_non_null(st[i]);
+                fill_special(st[i], (unsigned)i + 3, false);
+            }
+            for (int i = 0; i < 3; i++) { /* a positive variance */
+                double pv = fabs(d2_tensor_get_f64(st[1], i)) + 0.5;
+                if (dt == D2_F32)
+                    ((float *)d2_tensor_data(st[1]))[i] = (float)pv;
+                else
+                    ((double *)d2_tensor_data(st[1]))[i] = pv;
+            }
+            fill_special(x, 1, true);
+            fill_special(r, 2, false);
+            char text[96];
+            snprintf(text, sizeof text, "epsilon = 0.001, activation = \"%s\"", relu ? "relu" : "");
+            d2_attrs fa, ba;
+            assert_int_equal(d2_attrs_parse(fdef, text, &fa, &err), 0);
+            assert_int_equal(d2_attrs_parse(bdef, "epsilon = 0.001", &ba, &err), 0);
+            d2_tensor *bin[5] = {x, st[0], st[1], st[2], st[3]}, *want = NULL, *got = NULL;
+            assert_int_equal(d2_op_run(NULL, D2_OP_batch_norm, &ba, bin, 5, &want, 1, &err), 0);
+            if (res) {
+                d2_tensor *ain[2] = {want, r}, *sum = NULL;
+                assert_int_equal(d2_op_run(NULL, D2_OP_add, NULL, ain, 2, &sum, 1, &err), 0);
+                d2_tensor_unref(want);
+                want = sum;
+            }
+            if (relu) {
+                d2_tensor *a = NULL;
+                assert_int_equal(d2_op_run(NULL, D2_OP_relu, NULL, &want, 1, &a, 1, &err), 0);
+                d2_tensor_unref(want);
+                want = a;
+            }
+            d2_tensor *fin[6] = {x, st[0], st[1], st[2], st[3], res ? r : NULL};
+            if (d2_op_run(NULL, D2_OP_batch_norm_act, &fa, fin, 6, &got, 1, &err) < 0)
+                fail_msg("batch_norm_act: %s", err.msg);
+            expect_same_bits(text, got, want);
+            d2_tensor_unref(got);
+            d2_tensor_unref(want);
+            d2_attrs_free(&fa);
+            d2_attrs_free(&ba);
+            /* a residual of another shape and an unknown activation are refused */
+            if (mode == 3) {
+                fin[5] = st[0];
+                assert_int_equal(d2_attrs_parse(fdef, "", &fa, &err), 0);
+                assert_int_equal(d2_op_run(NULL, D2_OP_batch_norm_act, &fa, fin, 6, &got, 1, &err), -1);
+                assert_non_null(strstr(err.msg, "residual"));
+                d2_err_clear(&err);
+                d2_attrs_free(&fa);
+                assert_int_equal(d2_attrs_parse(fdef, "activation = \"gelu\"", &fa, &err), 0);
+                assert_int_equal(d2_op_run(NULL, D2_OP_batch_norm_act, &fa, fin, 5, &got, 1, &err), -1);
+                assert_non_null(strstr(err.msg, "gelu"));
+                d2_err_clear(&err);
+                d2_attrs_free(&fa);
+            }
+            for (int i = 0; i < 4; i++)
+                d2_tensor_unref(st[i]);
+            d2_tensor_unref(x);
+            d2_tensor_unref(r);
+        }
+}
+
 /* conv2d_fused in NHWC equals the NCHW op on transposed values, through oneDNN and through
  * the fallback that permutes to NCHW (oneDNN off), with each epilogue. */
 static void test_conv2d_nhwc_op(void **state)
@@ -886,6 +969,7 @@ int main(void)
         cmocka_unit_test(test_inplace),      cmocka_unit_test(test_inplace_loop),
         cmocka_unit_test(test_fuse_elementwise), cmocka_unit_test(test_fuse_add_norm),
         cmocka_unit_test(test_fused_elementwise_op), cmocka_unit_test(test_add_layer_norm_op),
+        cmocka_unit_test(test_fuse_bn_act),  cmocka_unit_test(test_batch_norm_act_op),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -578,7 +578,8 @@ d2_obj *d2_static_program_new(d2_interp *I, const d2_program *p)
 
 /* The graph passes (runtime/passes) a BuildStrategy selects: the meaning-preserving ones
  * always, batch_norm folding, inference dropout removal and conv / linear epilogue fusion
- * for the fuse_* flags below (they run only on Programs that do not train); in-place
+ * for the fuse_* flags below, with unfolded batch_norm + add + relu, residual add + layer_norm
+ * and elementwise trees (they run only on Programs that do not train); in-place
  * execution unless enable_inplace is False. memory_optimize selects nothing: the executor's
  * buffer pool reuses every buffer anyway. -1 with an exception. */
 static int strategy_passes(d2_interp *I, d2_obj *bs, uint32_t *set)
@@ -586,9 +587,9 @@ static int strategy_passes(d2_interp *I, d2_obj *bs, uint32_t *set)
     static const struct {
         const char *flag, *passes;
     } map[] = {
-        {"fuse_bn_act_ops", "bn_fold"},
-        {"fuse_bn_add_act_ops", "bn_fold,fuse_conv"},
-        {"fuse_elewise_add_act_ops", "fuse_conv,fuse_linear"},
+        {"fuse_bn_act_ops", "bn_fold,fuse_bn_act"},
+        {"fuse_bn_add_act_ops", "bn_fold,fuse_conv,fuse_bn_act"},
+        {"fuse_elewise_add_act_ops", "fuse_conv,fuse_linear,fuse_add_norm,fuse_elementwise"},
         {"fuse_gemm_epilogue", "drop_identity,fuse_linear"},
         {"fuse_relu_depthwise_conv", "fuse_conv"},
     };
