@@ -144,6 +144,27 @@ expect 0 "exported" "$DY2ST" export "$top_srcdir/tests/onnx/fused_ops.d2p" -o "$
     printf '%s\t%s\t%s\tMatMul,Transpose,Conv,Relu,Erf,Tanh\n' "$TMP/fo.onnx" \
         "$TMP/fo_x.npy,$TMP/fo_u.npy" "$TMP/fo/g4.npy,$TMP/fo/c3.npy" >>"$M" || fail "fused_ops.d2p"
 
+# the fused ops of the elementwise fusion passes: fused_elementwise, add_layer_norm,
+# batch_norm_act (NaN and infinities in x)
+"$PY" -c "
+import numpy as np
+rng = np.random.RandomState(2)
+x = rng.randn(5, 4).astype('float32') * 2
+x[0, 1] = np.nan
+x[1, 2] = np.inf
+x[2, 3] = -np.inf
+np.save('$TMP/ef_x.npy', x)
+np.save('$TMP/ef_y.npy', rng.randn(5, 4).astype('float32'))
+np.save('$TMP/ef_u.npy', rng.randn(3, 2, 3, 3).astype('float32'))
+" || fail "inputs of elementwise_fused.d2p"
+expect 0 "exported" "$DY2ST" export "$top_srcdir/tests/onnx/elementwise_fused.d2p" -o "$TMP/ef.onnx" &&
+    DY2ST_PASSES=none "$DY2ST" run "$top_srcdir/tests/onnx/elementwise_fused.d2p" \
+        --input "x=$TMP/ef_x.npy" --input "y=$TMP/ef_y.npy" --input "u=$TMP/ef_u.npy" \
+        --output-dir "$TMP/ef" >/dev/null 2>&1 &&
+    printf '%s\t%s\t%s\tErf,Tanh,Sigmoid,ReduceMean,BatchNormalization,Relu\n' "$TMP/ef.onnx" \
+        "$TMP/ef_x.npy,$TMP/ef_y.npy,$TMP/ef_u.npy" "$TMP/ef/n1.npy,$TMP/ef/a2.npy" >>"$M" ||
+    fail "elementwise_fused.d2p"
+
 # the ops without a single ONNX operator, as compositions (tests/onnx/axis_ops.d2p): ties,
 # zeros, negatives and NaN along the axis; repeated and negative scatter indices
 "$PY" -c "
