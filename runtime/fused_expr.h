@@ -53,6 +53,11 @@ typedef struct d2_fx_prog {
 /* Parses text for an op with n_inputs inputs (every input must be read at least once).
  * 0, or -1 with err set naming the token at fault. */
 int d2_fx_parse(const char *text, int n_inputs, d2_fx_prog *p, d2_err *err);
+/* The parsed program of text for a kernel run: from a small per-thread cache of the last
+ * programs parsed (keyed by the text itself), else parsed into *scratch. *out points into the
+ * cache or at scratch, valid until the thread's next call. 0, or -1 with err set. */
+int d2_fx_get(const char *text, int n_inputs, d2_fx_prog *scratch, const d2_fx_prog **out,
+              d2_err *err);
 /* The token of an operation code (NULL for D2_FX_IN / D2_FX_CONST). */
 const char *d2_fx_token(d2_fx_code code);
 /* Whether code pops two values. */

@@ -112,6 +112,41 @@ int d2_fx_parse(const char *text, int n_inputs, d2_fx_prog *p, d2_err *err)
     return 0;
 }
 
+/* The per-thread cache of d2_fx_get: texts up to FX_CACHE_TEXT - 1 bytes. */
+#define FX_CACHE_N 4
+#define FX_CACHE_TEXT 192
+static _Thread_local struct {
+    int n_inputs;
+    char text[FX_CACHE_TEXT];
+    d2_fx_prog prog;
+} fx_cache[FX_CACHE_N];
+static _Thread_local int fx_cache_next;
+
+int d2_fx_get(const char *text, int n_inputs, d2_fx_prog *scratch, const d2_fx_prog **out,
+              d2_err *err)
+{
+    for (int i = 0; i < FX_CACHE_N; i++)
+        if (fx_cache[i].n_inputs == n_inputs && fx_cache[i].text[0] &&
+            strcmp(fx_cache[i].text, text) == 0) {
+            *out = &fx_cache[i].prog;
+            return 0;
+        }
+    size_t len = strlen(text);
+    if (len >= FX_CACHE_TEXT || len == 0) {
+        *out = scratch;
+        return d2_fx_parse(text, n_inputs, scratch, err);
+    }
+    int i = fx_cache_next;
+    fx_cache[i].text[0] = '\0';
+    if (d2_fx_parse(text, n_inputs, &fx_cache[i].prog, err) < 0)
+        return -1;
+    memcpy(fx_cache[i].text, text, len + 1);
+    fx_cache[i].n_inputs = n_inputs;
+    fx_cache_next = (i + 1) % FX_CACHE_N;
+    *out = &fx_cache[i].prog;
+    return 0;
+}
+
 /* fused_elementwise: float32 or float64 inputs of one dtype; the result has the numpy
  * broadcast of their shapes (every input is read, and every operation broadcasts). */
 int infer_fused_elementwise(d2_infer_ctx *ic)

@@ -147,8 +147,10 @@ static bool periodic(const d2_tensor *t, const d2_tensor *out)
 
 int cpu_fused_elementwise(d2_kctx *k)
 {
-    d2_fx_prog prog;
-    if (d2_fx_parse(ATTR_STR(k, "expr"), k->n_in, &prog, k->err) < 0)
+    d2_fx_prog scratch;
+    const d2_fx_prog *prog;
+    /* expr is the op's only attribute */
+    if (d2_fx_get(k->attrs->v[0].u.s, k->n_in, &scratch, &prog, k->err) < 0)
         return -1;
     d2_tensor *out = k->out[0];
     fx_src src[D2_FX_MAX_INPUTS];
@@ -161,10 +163,10 @@ int cpu_fused_elementwise(d2_kctx *k)
     }
     int64_t n = d2_tensor_numel(out);
     if (!fast)
-        return n == 0 ? 0 : d2_fx_run_parts(k, &prog);
+        return n == 0 ? 0 : d2_fx_run_parts(k, prog);
     if (out->dtype == D2_F32)
-        eval_f32(&prog, src, d2_tensor_data(out), n);
+        eval_f32(prog, src, d2_tensor_data(out), n);
     else
-        eval_f64(&prog, src, d2_tensor_data(out), n);
+        eval_f64(prog, src, d2_tensor_data(out), n);
     return 0;
 }
