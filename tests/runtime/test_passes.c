@@ -772,6 +772,70 @@ static void test_batch_norm_act_op(void **state)
         }
 }
 
+/* Out of memory at every allocation of the fusion passes and of the fused kernels' fallback:
+ * each fails cleanly with an error (the sanitizer builds check that nothing leaks) and, once
+ * memory suffices, does all its rewrites. */
+static void test_fusion_out_of_memory(void **state)
+{
+    (void)state;
+    static const char *const names[3] = {"fuse_elementwise", "fuse_add_norm", "fuse_bn_act"};
+    static const int want[3] = {5, 2, 3};
+    for (int c = 0; c < 3; c++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s.prog", GOLDEN, names[c]);
+        char *src = tu_load_file(path, NULL);
+        d2_err err = {0};
+        d2_program *p = d2_program_parse(src, path, &err);
+        assert_non_null(p);
+        d2_pass_set set;
+        assert_int_equal(d2_passes_parse(names[c], &set, &err), 0);
+        int done = -1;
+        for (int k = 0; k < 5000 && done < 0; k++) {
+            d2_program *q = d2_program_clone(p, &err);
+            assert_non_null(q);
+            d2_err e = {0};
+            d2_alloc_fail_after(k);
+            int n = d2_passes_run(q, set, NULL, &e);
+            d2_alloc_fail_after(-1);
+            if (n < 0)
+                assert_true(e.msg[0] != '\0');
+            else if (n == want[c])
+                done = k;
+            d2_program_free(q);
+        }
+        assert_true(done >= 0);
+        d2_program_free(p);
+        free(src);
+    }
+    /* the fallback (a column operand: the parts run one by one) */
+    d2_err err = {0};
+    int64_t xd[2] = {6, 3}, cd[2] = {6, 1};
+    d2_tensor *x = d2_tensor_new(NULL, D2_F32, 2, xd, &err), *col = d2_tensor_new(NULL, D2_F32, 2, cd, &err);
+    assert_non_null(col);
+    fill_special(x, 1, false);
+    fill_special(col, 2, false);
+    const d2_opdef *fdef = d2_op_def(D2_OP_fused_elementwise);
+    d2_attrs fa;
+    assert_int_equal(d2_attrs_parse(fdef, "expr = \"$0 $1 add 0.5 multiply sigmoid\"", &fa, &err), 0);
+    int done = -1;
+    for (int k = 0; k < 1000 && done < 0; k++) {
+        d2_tensor *in[2] = {x, col}, *got = NULL;
+        d2_err e = {0};
+        d2_alloc_fail_after(k);
+        int rc = d2_op_run(NULL, D2_OP_fused_elementwise, &fa, in, 2, &got, 1, &e);
+        d2_alloc_fail_after(-1);
+        if (rc < 0)
+            assert_true(e.msg[0] != '\0');
+        else
+            done = k;
+        d2_tensor_unref(got);
+    }
+    assert_true(done > 0);
+    d2_attrs_free(&fa);
+    d2_tensor_unref(x);
+    d2_tensor_unref(col);
+}
+
 /* conv2d_fused in NHWC equals the NCHW op on transposed values, through oneDNN and through
  * the fallback that permutes to NCHW (oneDNN off), with each epilogue. */
 static void test_conv2d_nhwc_op(void **state)
@@ -970,6 +1034,7 @@ int main(void)
         cmocka_unit_test(test_fuse_elementwise), cmocka_unit_test(test_fuse_add_norm),
         cmocka_unit_test(test_fused_elementwise_op), cmocka_unit_test(test_add_layer_norm_op),
         cmocka_unit_test(test_fuse_bn_act),  cmocka_unit_test(test_batch_norm_act_op),
+        cmocka_unit_test(test_fusion_out_of_memory),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
