@@ -8,6 +8,7 @@
 #include "transform/transform.h"
 #include "model_io.h"
 #include "onnx/onnx_export.h"
+#include "passes/passes.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -27,7 +28,8 @@ const char cmd_convert_help[] =
     "\n"
     "  --no-fallback   make unsupported syntax an error\n";
 
-const char cmd_program_args[] = "FILE.py[:NAME] [--input NAME:DTYPE[DIMS]]... [--dot]";
+const char cmd_program_args[] =
+    "FILE.py[:NAME] [--input NAME:DTYPE[DIMS]]... [--dot] [--passes LIST]";
 const char cmd_program_summary[] = "Print the static Program of a Layer or to_static function.";
 const char cmd_program_help[] =
     "Builds the static Program of NAME in FILE.py and prints its text form.\n"
@@ -46,6 +48,9 @@ const char cmd_program_help[] =
     "                             or FILE.pdparams (paddle.save of the\n"
     "                             state_dict, read without running any code)\n"
     "  --dot                      print a Graphviz graph instead\n"
+    "  --passes LIST              print it after the graph passes LIST (none,\n"
+    "                             basic, all, or pass names separated by\n"
+    "                             commas), with each pass's count on stderr\n"
     "  --no-fallback              unsupported syntax is an error\n";
 
 const char cmd_save_args[] =
@@ -236,7 +241,7 @@ typedef struct jit_args {
     char *path, *name;
     const char **inputs;
     int n_inputs;
-    const char *params, *output;
+    const char *params, *output, *passes;
     bool dot, no_fallback, external_data;
     int opset;
 } jit_args;
@@ -294,6 +299,15 @@ static int parse_jit_args(int argc, char **argv, int mode, jit_args *ja)
             ja->opset = (int)n;
         } else if (!opts_done && mode == MODE_EXPORT && strcmp(argv[i], "--external-data") == 0) {
             ja->external_data = true;
+        } else if (!opts_done && !save &&
+                   (r = cli_opt_value(argc, argv, &i, "--passes", NULL, &v)) != 0) {
+            d2_pass_set set;
+            d2_err err = {0};
+            if (r < 0)
+                return usage(cmd, syn, "--passes needs a LIST");
+            if (d2_passes_parse(v, &set, &err) < 0)
+                return usage(cmd, syn, "%s", err.msg);
+            ja->passes = v;
         } else if (!opts_done && !save && strcmp(argv[i], "--dot") == 0) {
             ja->dot = true;
         } else if (!opts_done && mode != MODE_TRACE && strcmp(argv[i], "--no-fallback") == 0) {
@@ -406,7 +420,12 @@ static void driver_build(driver *d, const jit_args *ja, int mode)
         py_str(&b, ja->output);
         d2_buf_puts(&b, ")\n");
     } else {
-        d2_buf_printf(&b, "print(_jst._program(_t, _s, %s), end='')\n", ja->dot ? "True" : "False");
+        d2_buf_printf(&b, "print(_jst._program(_t, _s, %s", ja->dot ? "True" : "False");
+        if (ja->passes) {
+            d2_buf_puts(&b, ", ");
+            py_str(&b, ja->passes);
+        }
+        d2_buf_puts(&b, "), end='')\n");
     }
     d->src = d2_buf_take(&b);
 }

@@ -31,6 +31,11 @@ expect 0 "block ^0 (x : float32[3,1,28,28])" \
 expect 0 "= while_loop(" "$DY2ST" program "$S/char_rnn.py" --input "ids:int64[None,None]"
 expect 0 "digraph" "$DY2ST" program "$S/greedy_decoder.py" --dot
 expect 2 "bad input" "$DY2ST" program "$S/char_rnn.py" --input "ids:int64[1"
+# program --passes: the Program after the graph passes, each pass's count (on stderr)
+expect 0 '= fused_elementwise(' "$DY2ST" program "$S/lstm_cell.py:LSTMCellLoop" --passes all
+expect 0 "pass fuse_elementwise: 2 rewrites" \
+    "$DY2ST" program "$S/lstm_cell.py:LSTMCellLoop" --passes=fuse_elementwise,dce
+expect 2 "unknown pass 'fusion'" "$DY2ST" program "$S/lstm_cell.py" --passes fusion
 expect 2 "unknown option '--frob'" "$DY2ST" program "$S/char_rnn.py" --frob
 expect_exact 1 "dy2st: error: $S/char_rnn.py:Nope: no class or function 'Nope' in $S/char_rnn.py" \
     "$DY2ST" program "$S/char_rnn.py:Nope"

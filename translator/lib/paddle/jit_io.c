@@ -8,6 +8,7 @@
 #include "onnx/onnx_export.h"
 #include "npy.h"
 #include "pickle.h"
+#include "passes/passes.h"
 #include "lib/paddle/tensor_api.h"
 
 #include <stdio.h>
@@ -205,9 +206,32 @@ D2_FN(C_resolve)
 /* _jst._program(target, specs, dot) -> the Program's text form (or DOT). */
 D2_FN(C_program)
 {
+    d2_pass_set set = 0;
+    d2_err err = {0};
+    if (a[3] != I->none) {
+        const char *list = d2_to_cstr(I, a[3], "passes");
+        if (!list)
+            return NULL;
+        if (d2_passes_parse(list, &set, &err) < 0)
+            return d2_raise_err(I, &err);
+    }
     d2_program *p = d2_jit_program_for(I, a[0], a[1]);
     if (!p)
         return NULL;
+    /* passes=LIST: the Program after those graph passes, each one's count on stderr */
+    if (set) {
+        d2_pass_stats st;
+        if (d2_passes_run(p, set, &st, &err) < 0) {
+            d2_program_free(p);
+            return d2_raise_err(I, &err);
+        }
+        int n;
+        const d2_pass *all = d2_passes_all(&n);
+        for (int i = 0; i < n; i++)
+            if (set & ((d2_pass_set)1 << i))
+                fprintf(stderr, "pass %s: %d rewrite%s\n", all[i].name, st.changes[i],
+                        st.changes[i] == 1 ? "" : "s");
+    }
     char *text = a[2] == I->true_ ? d2_program_dot(p) : d2_program_print(p, false);
     d2_program_free(p);
     if (!text)
@@ -517,7 +541,7 @@ int d2_jit_io_init(d2_interp *I, jit_state *s)
         D2_DEF("_input_spec", "text", C_input_spec, "_jst._input_spec"),
         D2_DEF("_load_file", "path", C_load_file, "_jst._load_file"),
         D2_DEF("_resolve", "module, name=None", C_resolve, "_jst._resolve"),
-        D2_DEF("_program", "target, specs=None, dot=False", C_program, "_jst._program"),
+        D2_DEF("_program", "target, specs=None, dot=False, passes=None", C_program, "_jst._program"),
         D2_DEF("_save", "target, specs, path", C_save, "_jst._save"),
         D2_DEF("_load_params", "layer, path", C_load_params, "_jst._load_params"),
         D2_DEF("_stats", "", C_stats, "_jst._stats"),
