@@ -86,7 +86,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < nfiles; i++) {
         in[i] = dy2st_tensor_load_npy(files[i], &st);
         if (!in[i]) {
-            fprintf(stderr, "model_bench: %s: %s\n", files[i], dy2st_status_message(&st));
+            fprintf(stderr, "model_bench: %s\n", dy2st_status_message(&st));
             for (int j = 0; j < i; j++)
                 dy2st_tensor_free(in[j]);
             dy2st_model_free(m);
@@ -121,6 +121,9 @@ int main(int argc, char **argv)
     while (now() - t0 < 0.1 || reps < 3) {
         if (dy2st_model_run(m, in, ni, out, no, &st) != 0) {
             fprintf(stderr, "model_bench: %s\n", dy2st_status_message(&st));
+            for (int i = 0; i < ni; i++)
+                dy2st_tensor_free(in[i]);
+            dy2st_model_free(m);
             return 1;
         }
         for (int j = 0; j < no; j++)
