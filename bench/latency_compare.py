@@ -192,18 +192,21 @@ def prepare(args, samples, keys_wanted):
             e["error"] = "not prepared (peers.py prepare-paddle failed)"
             continue
         e["keys"] = [f"b{b}" for b in keys_wanted] if meta.get("dynamic_batch") else ["fixed"]
-        e["keys"] = [k for k in e["keys"]
-                     if os.path.exists(os.path.join(args.workdir, s, f"inputs_{k}.npz"))]
+        missing = [k for k in e["keys"]
+                   if not os.path.exists(os.path.join(args.workdir, s, f"inputs_{k}.npz"))]
+        if missing:
+            e["error"] = "no inputs for " + ", ".join(missing) + " (not measured)"
+        e["keys"] = [k for k in e["keys"] if k not in missing]
         e["batch"] = {k: meta["batches"][k]["shapes"][0][0] if k in meta.get("batches", {})
                       else int(k[1:]) for k in e["keys"]}
         onnx = meta.get("onnx")
         if onnx:
             e["onnx"] = {"exporter": onnx["exporter"], "max_abs_diff": onnx.get("max_abs_diff")}
         else:
-            e["skip"]["ort"] = "no ONNX export that ONNX Runtime runs and agrees with Paddle: " + \
+            e["skip"]["ort"] = "no ONNX export that ONNX Runtime runs and agrees with Paddle: " + (
                 "; ".join("%s: %s" % (a["exporter"], a.get("error") or "outputs differ by %.3g"
                                       % a.get("max_abs_diff", float("nan")))
-                          for a in meta.get("onnx_attempts", [])) or "none"
+                          for a in meta.get("onnx_attempts", [])) or "none")
         if "paddle_model" not in meta:
             e["skip"]["paddle_infer"] = "paddle.jit.save failed: " + meta.get("jit_save_error", "?")
         model = os.path.join(args.workdir, s, "model.dy2st")
