@@ -235,7 +235,7 @@ const char *d2_module_source_at(d2_interp *I, size_t i, const char **src);
 
 /* The library's modules written in Python, parsed at build time by
  * tools/freeze into the parsed-module cache's format (syntax/astcache.h)
- * and linked into dy2st and libdy2st as the generated tools/frozen.c,
+ * and linked into dy2st (the C API runs no Python) as the generated tools/frozen.c,
  * so that importing one decodes its tree instead of parsing its source.
  * Weak: a program linked without frozen.c parses every module, as before. */
 typedef struct d2_frozen_module {
