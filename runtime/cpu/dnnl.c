@@ -52,6 +52,8 @@ int d2_dnnl_conv2d(const d2_dnnl_conv *cv, const float *x, const float *w, const
 
 int d2_dnnl_cache_count(void) { return 0; }
 
+int d2_dnnl_last_threads(void) { return 0; }
+
 #else
 
 #include <oneapi/dnnl/dnnl.h>
@@ -140,16 +142,18 @@ static thread_ws *thread_state(size_t n)
 typedef struct conv_key {
     d2_dnnl_conv cv;
     int threads;
-    int64_t v[23]; /* every field above, as compared (no padding bytes) */
+    bool wino; /* try oneDNN's Winograd convolution first */
+    int64_t v[24]; /* every field above, as compared (no padding bytes) */
 } conv_key;
 
-static void key_make(conv_key *k, const d2_dnnl_conv *c, int threads)
+static void key_make(conv_key *k, const d2_dnnl_conv *c, int threads, bool wino)
 {
     k->cv = *c;
     k->threads = threads;
-    int64_t v[23] = {c->n,  c->c,  c->h,  c->w,  c->oc,   c->kh,   c->kw,   c->oh,
+    k->wino = wino;
+    int64_t v[24] = {c->n,  c->c,  c->h,  c->w,  c->oc,   c->kh,   c->kw,   c->oh,
                      c->ow, c->groups, c->sh, c->sw, c->dh, c->dw, c->pt, c->pl,
-                     c->pb, c->pr,     c->bias, c->relu, c->sum, c->nhwc, threads};
+                     c->pb, c->pr,     c->bias, c->relu, c->sum, c->nhwc, threads, wino};
     memcpy(k->v, v, sizeof v);
 }
 
@@ -176,6 +180,10 @@ static struct {
     int n;
     unsigned long long tick;
 } g_cache = {PTHREAD_MUTEX_INITIALIZER, {0}, 0, 0};
+
+static _Thread_local int tl_last_threads;
+
+int d2_dnnl_last_threads(void) { return tl_last_threads; }
 
 int d2_dnnl_cache_count(void)
 {
@@ -291,7 +299,21 @@ static conv_entry *entry_build(const conv_key *k)
                                                        0.0f) == dnnl_success) &&
              dnnl_primitive_attr_set_post_ops(attr, po) == dnnl_success;
     dnnl_convolution_desc_t cd;
-    if (ok)
+    if (ok && k->wino) {
+        /* Winograd runs in oneDNN's blocked layout: the activations are reordered to and
+         * from it (the `any` descriptors); no implementation means the direct one below */
+        dnnl_memory_desc_t s_any, d_any;
+        if (dnnl_memory_desc_init_by_tag(&s_any, 4, sd, dnnl_f32, dnnl_format_tag_any) ==
+                dnnl_success &&
+            dnnl_memory_desc_init_by_tag(&d_any, 4, dd, dnnl_f32, dnnl_format_tag_any) ==
+                dnnl_success &&
+            dnnl_dilated_convolution_forward_desc_init(
+                &cd, dnnl_forward_inference, dnnl_convolution_winograd, &s_any, &wei_any,
+                c->bias ? &e->bias_md : NULL, &d_any, st, dl, pl, pr) == dnnl_success &&
+            dnnl_primitive_desc_create(&pd, &cd, attr, G.engine, NULL) != dnnl_success)
+            pd = NULL;
+    }
+    if (ok && !pd)
         ok = dnnl_dilated_convolution_forward_desc_init(
                  &cd, dnnl_forward_inference, dnnl_convolution_direct, &src_any, &wei_any,
                  c->bias ? &e->bias_md : NULL, &dst_any, st, dl, pl, pr) == dnnl_success &&
@@ -398,6 +420,25 @@ static bool worth_it(const d2_dnnl_conv *c)
     return macs >= AUTO_MIN_MACS && macs >= AUTO_MIN_MACS_PER_ELEM * elems;
 }
 
+/* Whether Winograd is tried first for this convolution: 3x3, stride 1, no dilation or
+ * groups, at least 64 input and output channels, unless DY2ST_DNNL_WINOGRAD=0. Measured with
+ * bench/conv_bench on resnet_small's layers (bench/RESULTS.md): oneDNN 2.6's
+ * jit_wino_4x3 runs the 64->64 8x8 layer 1.2x (batch 1) to 1.3x (batch 32) faster than its
+ * direct brgconv in NHWC, reorders to and from its blocked layout included; the 32->32 16x16
+ * layer is a draw, and the strided layers have no Winograd form. */
+static bool winograd_pays(const d2_dnnl_conv *c)
+{
+    static atomic_int off = -1;
+    int o = atomic_load(&off);
+    if (o < 0) {
+        const char *e = getenv("DY2ST_DNNL_WINOGRAD");
+        o = e && strcmp(e, "0") == 0;
+        atomic_store(&off, o);
+    }
+    return !o && c->groups == 1 && c->kh == 3 && c->kw == 3 && c->sh == 1 && c->sw == 1 &&
+           c->dh == 1 && c->dw == 1 && c->c >= 64 && c->oc >= 64;
+}
+
 /* Stores the weights of the first call and their reordered form in e (once; nothing when
  * out of memory). */
 static void keep_weights(conv_entry *e, const float *w, const void *reordered)
@@ -449,7 +490,8 @@ int d2_dnnl_conv2d(const d2_dnnl_conv *cv, const float *x, const float *w, const
     d2_dnnl_conv c = *cv;
     c.bias = b != NULL;
     conv_key k;
-    key_make(&k, &c, d2_gemm_threads());
+    key_make(&k, &c, d2_gemm_threads(), winograd_pays(&c));
+    tl_last_threads = k.threads;
 #ifdef _OPENMP
     /* oneDNN runs on OpenMP: as many threads as this thread's setting */
     int saved_threads = omp_get_max_threads();
