@@ -83,15 +83,36 @@ static struct {
     bool tls_ok;
 } G = {PTHREAD_ONCE_INIT, NULL, 0, false};
 
+/* The memory objects of a thread's calls of one cache entry (by the entry's id), kept from
+ * call to call: each call only points them at its buffers (creating and destroying them
+ * each time was a tenth of resnet_small's batch-1 run). */
+#define MEM_SLOTS 32
+#define MEM_PER_CALL 8
+typedef struct mem_slot {
+    unsigned long long id; /* 0: empty */
+    dnnl_memory_t m[MEM_PER_CALL];
+} mem_slot;
+
 typedef struct thread_ws {
     dnnl_stream_t stream;
     void *buf;
     size_t cap;
+    mem_slot mem[MEM_SLOTS];
 } thread_ws;
+
+static void slot_clear(mem_slot *s)
+{
+    for (int i = 0; i < MEM_PER_CALL; i++)
+        if (s->m[i])
+            dnnl_memory_destroy(s->m[i]);
+    memset(s, 0, sizeof *s);
+}
 
 static void tls_free(void *p)
 {
     thread_ws *t = p;
+    for (int i = 0; i < MEM_SLOTS; i++)
+        slot_clear(&t->mem[i]);
     if (t->stream)
         dnnl_stream_destroy(t->stream);
     free(t->buf);
@@ -159,6 +180,7 @@ static void key_make(conv_key *k, const d2_dnnl_conv *c, int threads, bool wino)
 
 typedef struct conv_entry {
     conv_key key;
+    unsigned long long id; /* unique among all entries ever built (never 0) */
     long refs;  /* users plus 1 while in the cache; under g_cache.lock */
     unsigned long long used;
     /* reorders NULL when not needed; res_re brings a residual into dst's layout (sum only) */
@@ -355,6 +377,8 @@ static conv_entry *entry_build(const conv_key *k)
         entry_destroy(e);
         return NULL;
     }
+    static atomic_ullong next_id = 1;
+    e->id = atomic_fetch_add(&next_id, 1);
     e->refs = 1;
     return e;
 }
@@ -462,13 +486,15 @@ static void keep_weights(conv_entry *e, const float *w, const void *reordered)
     atomic_store(&e->wei_state, 2);
 }
 
-/* Wraps ptr in a memory object of md; NULL on failure. */
-static dnnl_memory_t wrap(const dnnl_memory_desc_t *md, void *ptr)
+/* Memory object i of slot s (created for md on first use), pointed at ptr; NULL on
+ * failure. */
+static dnnl_memory_t wrap(mem_slot *s, int i, const dnnl_memory_desc_t *md, void *ptr)
 {
-    dnnl_memory_t m = NULL;
-    if (dnnl_memory_create(&m, md, G.engine, ptr) != dnnl_success)
-        return NULL;
-    return m;
+    if (s->m[i])
+        return dnnl_memory_set_data_handle(s->m[i], ptr) == dnnl_success ? s->m[i] : NULL;
+    if (dnnl_memory_create(&s->m[i], md, G.engine, ptr) != dnnl_success)
+        s->m[i] = NULL;
+    return s->m[i];
 }
 
 static int exec1(dnnl_primitive_t p, dnnl_stream_t s, dnnl_memory_t from, dnnl_memory_t to,
@@ -518,15 +544,21 @@ int d2_dnnl_conv2d(const d2_dnnl_conv *cv, const float *x, const float *w, const
         wei_b = e->wei_keep;
     void *dst_b = e->dst_re ? ws + e->src_sz + e->wei_sz : (void *)y;
     void *pad_b = e->pad_sz ? ws + e->src_sz + e->wei_sz + e->dst_sz : NULL;
-    dnnl_memory_t m[8] = {NULL};
+    mem_slot *sl = &t->mem[e->id % MEM_SLOTS];
+    if (sl->id != e->id) {
+        slot_clear(sl);
+        sl->id = e->id;
+    }
+    dnnl_memory_t m[MEM_PER_CALL] = {NULL};
     enum { SRC_U, WEI_U, DST_U, SRC, WEI, DST, BIAS, PAD };
-    bool ok = (m[SRC] = wrap(&e->src_md, src_b)) && (m[WEI] = wrap(&e->wei_md, wei_b)) &&
-              (m[DST] = wrap(&e->dst_md, dst_b)) &&
-              (!e->src_re || (m[SRC_U] = wrap(&e->src_user, (void *)x))) &&
-              (!e->wei_re || (m[WEI_U] = wrap(&e->wei_user, (void *)w))) &&
-              (!e->dst_re || (m[DST_U] = wrap(&e->dst_user, y))) &&
-              (!b || (m[BIAS] = wrap(&e->bias_md, (void *)b))) &&
-              (!pad_b || (m[PAD] = wrap(&e->pad_md, pad_b)));
+    bool ok = (m[SRC] = wrap(sl, SRC, &e->src_md, src_b)) &&
+              (m[WEI] = wrap(sl, WEI, &e->wei_md, wei_b)) &&
+              (m[DST] = wrap(sl, DST, &e->dst_md, dst_b)) &&
+              (!e->src_re || (m[SRC_U] = wrap(sl, SRC_U, &e->src_user, (void *)x))) &&
+              (!e->wei_re || (m[WEI_U] = wrap(sl, WEI_U, &e->wei_user, (void *)w))) &&
+              (!e->dst_re || (m[DST_U] = wrap(sl, DST_U, &e->dst_user, y))) &&
+              (!b || (m[BIAS] = wrap(sl, BIAS, &e->bias_md, (void *)b))) &&
+              (!pad_b || (m[PAD] = wrap(sl, PAD, &e->pad_md, pad_b)));
     if (ok && e->src_re)
         ok = exec1(e->src_re, t->stream, m[SRC_U], m[SRC], m[PAD]) == 0;
     if (ok && e->wei_re && !wei_cached) {
@@ -550,9 +582,8 @@ int d2_dnnl_conv2d(const d2_dnnl_conv *cv, const float *x, const float *w, const
     if (ok && e->dst_re)
         ok = exec1(e->dst_re, t->stream, m[DST], m[DST_U], m[PAD]) == 0;
     ok = ok && dnnl_stream_wait(t->stream) == dnnl_success;
-    for (int i = 0; i < 8; i++)
-        if (m[i])
-            dnnl_memory_destroy(m[i]);
+    if (!ok) /* a memory object in an unknown state: the next call makes new ones */
+        slot_clear(sl);
     entry_release(e);
     if (ok)
         rc = 0;
