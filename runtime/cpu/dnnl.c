@@ -84,8 +84,8 @@ static struct {
 } G = {PTHREAD_ONCE_INIT, NULL, 0, false};
 
 /* The memory objects of a thread's calls of one cache entry (by the entry's id), kept from
- * call to call: each call only points them at its buffers (creating and destroying them
- * each time was a tenth of resnet_small's batch-1 run). */
+ * call to call: each call only points them at its buffers instead of creating and
+ * destroying up to eight of them. */
 #define MEM_SLOTS 32
 #define MEM_PER_CALL 8
 typedef struct mem_slot {
@@ -447,7 +447,7 @@ static bool worth_it(const d2_dnnl_conv *c)
 /* Whether Winograd is tried first for this convolution: 3x3, stride 1, no dilation or
  * groups, at least 64 input and output channels, unless DY2ST_DNNL_WINOGRAD=0. Measured with
  * bench/conv_bench on resnet_small's layers (bench/RESULTS.md): oneDNN 2.6's
- * jit_wino_4x3 runs the 64->64 8x8 layer 1.2x (batch 1) to 1.3x (batch 32) faster than its
+ * jit_wino_4x3 runs the 64->64 8x8 layer 1.2x (batch 1) to 1.3-2x (batch 32) faster than its
  * direct brgconv in NHWC, reorders to and from its blocked layout included; the 32->32 16x16
  * layer is a draw, and the strided layers have no Winograd form. */
 static bool winograd_pays(const d2_dnnl_conv *c)
