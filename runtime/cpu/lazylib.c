@@ -131,6 +131,7 @@ DNNL(dnnl_memory_desc_init_by_tag,
       dnnl_format_tag_t tag),
      (memory_desc, ndims, dims, data_type, tag))
 DNNL(dnnl_memory_destroy, (dnnl_memory_t memory), (memory))
+DNNL(dnnl_memory_set_data_handle, (dnnl_memory_t memory, void *handle), (memory, handle))
 DNNL(dnnl_post_ops_append_eltwise,
      (dnnl_post_ops_t post_ops, float scale, dnnl_alg_kind_t alg_kind, float alpha, float beta),
      (post_ops, scale, alg_kind, alpha, beta))
