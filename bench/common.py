@@ -241,3 +241,29 @@ def batch_keys(meta):
 
 def log(msg):
     print(msg, file=sys.stderr, flush=True)
+
+
+def samples_of(budget_s):
+    """How many samples of >= 50 ms a measurement with this time budget takes (as model_bench's
+    SAMPLES argument): at least 3."""
+    return max(3, int(round(budget_s / 0.05)))
+
+
+def time_runs_cpu(fn, budget_s):
+    """Times fn() the way bench/model_bench does: warm-up runs for 0.1 s (at least 3), then
+    samples_of(budget_s) samples of the run count that fills 50 ms. Returns the median wall
+    time per run, the CPU time (user + system, all threads of this process) per run over all
+    samples, both in microseconds, and the number of timed runs."""
+    reps, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < 0.1 or reps < 3:
+        fn()
+        reps += 1
+    per = int(reps * 0.05 / (time.perf_counter() - t0)) + 1
+    walls, c0 = [], time.process_time()
+    for _ in range(samples_of(budget_s)):
+        a = time.perf_counter()
+        for _ in range(per):
+            fn()
+        walls.append((time.perf_counter() - a) / per * 1e6)
+    cpu = (time.process_time() - c0) / (per * len(walls)) * 1e6
+    return {"wall_us": statistics.median(walls), "cpu_us": cpu, "runs": per * len(walls)}

@@ -1,9 +1,14 @@
 /* conv_bench.c - conv2d per layer of the samples: im2col + GEMM against oneDNN, one thread. */
 /* Times are the process's CPU time (one thread runs everything): on a shared
  * machine it is much steadier than the wall clock, which counts the time
- * other processes hold the core. */
+ * other processes hold the core. Three ways are timed: conv2d (NCHW) through im2col + GEMM,
+ * conv2d (NCHW) through oneDNN (with its reorders of the input and output), and
+ * conv2d_fused {data_format NHWC, relu} through oneDNN, what a model's conv chain runs after
+ * the nhwc pass. Each oneDNN rate is also given as a percentage of the one-thread float32
+ * FMA peak measured at start-up (bench/peak_fma.c: the thread's flops per CPU second). */
 #include "cpu/dnnl.h"
 #include "ops.h"
+#include "peak.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +49,7 @@ static const layer LAYERS[] = {
 };
 
 /* Median CPU microseconds per conv2d op run (output allocation included). */
-static double time_op(d2_dnnl_mode mode, d2_attrs *attrs, d2_tensor **in, int n_in)
+static double time_op(d2_dnnl_mode mode, d2_op_id op, d2_attrs *attrs, d2_tensor **in, int n_in)
 {
     d2_err err = {0};
     d2_dnnl_set_mode(mode);
@@ -52,7 +57,7 @@ static double time_op(d2_dnnl_mode mode, d2_attrs *attrs, d2_tensor **in, int n_
     int reps = 0;
     double t0 = now();
     while (now() - t0 < 0.05 || reps < 3) {
-        if (d2_op_run(NULL, D2_OP_conv2d, attrs, in, n_in, &out, 1, &err) < 0) {
+        if (d2_op_run(NULL, op, attrs, in, n_in, &out, 1, &err) < 0) {
             fprintf(stderr, "conv_bench: %s\n", err.msg);
             exit(1);
         }
@@ -64,7 +69,7 @@ static double time_op(d2_dnnl_mode mode, d2_attrs *attrs, d2_tensor **in, int n_
     for (int s = 0; s < 7; s++) {
         double a = now();
         for (int r = 0; r < per; r++) {
-            d2_op_run(NULL, D2_OP_conv2d, attrs, in, n_in, &out, 1, &err);
+            d2_op_run(NULL, op, attrs, in, n_in, &out, 1, &err);
             d2_tensor_unref(out);
         }
         t[s] = (now() - a) / per * 1e6;
@@ -93,12 +98,19 @@ int main(int argc, char **argv)
         fprintf(stderr, "conv_bench: built without oneDNN\n");
         return 1;
     }
+    d2_peak pk;
+    if (d2_peak_measure(1, 1.0, &pk) < 0 || pk.gflops_cpu <= 0) {
+        fprintf(stderr, "conv_bench: cannot measure the FMA peak\n");
+        return 1;
+    }
+    printf("measured float32 peak, 1 thread (%s, %d lanes): %.1f GFLOP/s per CPU second\n",
+           pk.isa, pk.width, pk.gflops_cpu);
     int batches[8] = {1, 32}, nb = 2;
     if (argc > 1)
         for (nb = 0; nb + 1 < argc && nb < 8; nb++)
             batches[nb] = atoi(argv[nb + 1]);
-    printf("%-32s %5s %10s %10s %10s %7s %8s\n", "layer", "batch", "MMAC", "im2col us",
-           "oneDNN us", "ratio", "GFLOP/s");
+    printf("%-32s %5s %9s %9s %9s %6s %8s %5s %9s %8s %5s\n", "layer", "batch", "MMAC",
+           "im2col us", "oneDNN us", "ratio", "GFLOP/s", "%pk", "NHWC us", "GFLOP/s", "%pk");
     for (int bi = 0; bi < nb; bi++)
         for (size_t i = 0; i < sizeof LAYERS / sizeof LAYERS[0]; i++) {
             const layer *l = &LAYERS[i];
@@ -109,18 +121,29 @@ int main(int argc, char **argv)
             snprintf(a, sizeof a, "strides = [%lld, %lld], paddings = [%lld, %lld]",
                      (long long)l->stride, (long long)l->stride, (long long)l->pad,
                      (long long)l->pad);
-            d2_attrs attrs;
+            d2_attrs attrs, fattrs;
             if (d2_attrs_parse(d2_op_def(D2_OP_conv2d), a, &attrs, &err) < 0)
                 return 1;
+            char fa[192];
+            snprintf(fa, sizeof fa, "%s, activation = \"relu\", data_format = \"NHWC\"", a);
+            if (d2_attrs_parse(d2_op_def(D2_OP_conv2d_fused), fa, &fattrs, &err) < 0)
+                return 1;
+            int64_t xt[4] = {batches[bi], l->h, l->w, l->c};
+            d2_tensor *fin[3] = {filled(4, xt), in[1], in[2]};
             int64_t o = (l->h + 2 * l->pad - l->k) / l->stride + 1;
             double macs = (double)batches[bi] * (double)l->oc * (double)(o * o) *
                           (double)(l->c * l->k * l->k);
             int n_in = l->bias ? 3 : 2;
-            double ti = time_op(D2_DNNL_NEVER, &attrs, in, n_in);
-            double td = time_op(D2_DNNL_ALWAYS, &attrs, in, n_in);
-            printf("%-32s %5d %10.3f %10.1f %10.1f %7.2f %8.1f\n", l->name, batches[bi],
-                   macs / 1e6, ti, td, ti / td, 2 * macs / td / 1e3);
+            double ti = time_op(D2_DNNL_NEVER, D2_OP_conv2d, &attrs, in, n_in);
+            double td = time_op(D2_DNNL_ALWAYS, D2_OP_conv2d, &attrs, in, n_in);
+            double tn = time_op(D2_DNNL_ALWAYS, D2_OP_conv2d_fused, &fattrs, fin, n_in);
+            double gd = 2 * macs / td / 1e3, gn = 2 * macs / tn / 1e3;
+            printf("%-32s %5d %9.3f %9.1f %9.1f %6.2f %8.1f %5.0f %9.1f %8.1f %5.0f\n", l->name,
+                   batches[bi], macs / 1e6, ti, td, ti / td, gd, 100 * gd / pk.gflops_cpu, tn, gn,
+                   100 * gn / pk.gflops_cpu);
             d2_attrs_free(&attrs);
+            d2_attrs_free(&fattrs);
+            d2_tensor_unref(fin[0]);
             for (int j = 0; j < 3; j++)
                 d2_tensor_unref(in[j]);
         }

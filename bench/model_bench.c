@@ -31,7 +31,9 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* usage: model_bench MODEL [BATCH [SAMPLES [SEQ]]]: every float32 input gets
+/* usage: model_bench MODEL [-i IN.npy]... [BATCH [SAMPLES [SEQ]]]: with -i,
+ * the inputs are read from those files (one per model input, in order; BATCH
+ * then only labels the output line); without, every float32 input gets
  * deterministic values, the first dynamic dim of each input takes BATCH and the
  * others SEQ (default BATCH: transformer_encoder's sequence length); prints the median time per
  * run in microseconds over SAMPLES samples of at least 50 ms each, and over
@@ -39,8 +41,23 @@ static int cmp_double(const void *a, const void *b)
  * busy machine) and the minor page faults per run. */
 int main(int argc, char **argv)
 {
+    /* -i FILE.npy (repeatable): the model's inputs in order, instead of generated values */
+    const char *files[16];
+    int nfiles = 0, na = 1;
+    for (int a = 1; a < argc; a++) {
+        if (strcmp(argv[a], "-i") == 0) {
+            if (a + 1 >= argc || nfiles == 16) {
+                fprintf(stderr, "model_bench: -i needs a .npy file (at most 16)\n");
+                return 2;
+            }
+            files[nfiles++] = argv[++a];
+        } else {
+            argv[na++] = argv[a];
+        }
+    }
+    argc = na;
     if (argc < 2) {
-        fprintf(stderr, "usage: model_bench MODEL [BATCH [SAMPLES [SEQ]]]\n");
+        fprintf(stderr, "usage: model_bench MODEL [-i IN.npy]... [BATCH [SAMPLES [SEQ]]]\n");
         return 2;
     }
     int batch = argc > 2 ? atoi(argv[2]) : 1, samples = argc > 3 ? atoi(argv[3]) : 7;
@@ -61,7 +78,22 @@ int main(int argc, char **argv)
         fprintf(stderr, "model_bench: too many inputs or outputs\n");
         return 1;
     }
-    for (int i = 0; i < ni; i++) {
+    if (nfiles && nfiles != ni) {
+        fprintf(stderr, "model_bench: the model has %d inputs, %d -i files given\n", ni, nfiles);
+        dy2st_model_free(m);
+        return 2;
+    }
+    for (int i = 0; i < nfiles; i++) {
+        in[i] = dy2st_tensor_load_npy(files[i], &st);
+        if (!in[i]) {
+            fprintf(stderr, "model_bench: %s\n", dy2st_status_message(&st));
+            for (int j = 0; j < i; j++)
+                dy2st_tensor_free(in[j]);
+            dy2st_model_free(m);
+            return 1;
+        }
+    }
+    for (int i = nfiles; i < ni; i++) {
         dy2st_dtype dt;
         int64_t shape[DY2ST_MAX_DIMS], n = 1;
         int nd = dy2st_model_input_info(m, i, &dt, shape);
@@ -89,6 +121,9 @@ int main(int argc, char **argv)
     while (now() - t0 < 0.1 || reps < 3) {
         if (dy2st_model_run(m, in, ni, out, no, &st) != 0) {
             fprintf(stderr, "model_bench: %s\n", dy2st_status_message(&st));
+            for (int i = 0; i < ni; i++)
+                dy2st_tensor_free(in[i]);
+            dy2st_model_free(m);
             return 1;
         }
         for (int j = 0; j < no; j++)

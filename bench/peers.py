@@ -322,6 +322,29 @@ def _check_and_time(result, meta, data, wd, run_np, run_prepared, prepare):
     return result
 
 
+def paddle_infer_runner(meta, threads):
+    """Paddle Inference on the sample's jit.save model with the default CPU Config (oneDNN on,
+    as Paddle 2.6 has it), `threads` math threads: (the Config, run_np), where run_np(arrays)
+    copies the inputs in, runs the predictor and copies the outputs out as numpy arrays."""
+    from paddle import inference
+    cfg = inference.Config(meta["paddle_model"] + ".pdmodel", meta["paddle_model"] + ".pdiparams")
+    cfg.disable_gpu()
+    cfg.set_cpu_math_library_num_threads(threads)
+    cfg.disable_glog_info()
+    pred = inference.create_predictor(cfg)
+    in_names = pred.get_input_names()
+    in_handles = [pred.get_input_handle(n) for n in in_names]
+    out_handles = [pred.get_output_handle(n) for n in pred.get_output_names()]
+
+    def run_np(arrays):
+        for h, a in zip(in_handles, arrays):
+            h.reshape(list(a.shape))
+            h.copy_from_cpu(np.ascontiguousarray(a))
+        pred.run()
+        return [h.copy_to_cpu() for h in out_handles]
+    return cfg, run_np
+
+
 def measure_paddle(peer, name, wd, meta, data, threads, result):
     os.environ.setdefault("GLOG_minloglevel", "3")
     import paddle
@@ -333,7 +356,6 @@ def measure_paddle(peer, name, wd, meta, data, threads, result):
         return [o.numpy() for o in _as_list(out)]
 
     if peer == "paddle_infer":
-        from paddle import inference
         if "paddle_model" not in meta:
             result["status"] = "failed"
             result["reason"] = "paddle.jit.save failed: " + meta.get("jit_save_error", "?")
@@ -341,23 +363,9 @@ def measure_paddle(peer, name, wd, meta, data, threads, result):
         result["convert_s"] = meta["jit_save_s"]
         result["convert_what"] = "paddle.jit.save"
         t0 = time.perf_counter()
-        cfg = inference.Config(meta["paddle_model"] + ".pdmodel", meta["paddle_model"] + ".pdiparams")
-        cfg.disable_gpu()
-        cfg.set_cpu_math_library_num_threads(threads)
-        cfg.disable_glog_info()
-        pred = inference.create_predictor(cfg)
+        _, run_np = paddle_infer_runner(meta, threads)
         result["load_s"] = time.perf_counter() - t0
         result["load_what"] = "Config + create_predictor"
-        in_names = pred.get_input_names()
-        in_handles = [pred.get_input_handle(n) for n in in_names]
-        out_handles = [pred.get_output_handle(n) for n in pred.get_output_names()]
-
-        def run_np(arrays):
-            for h, a in zip(in_handles, arrays):
-                h.reshape(list(a.shape))
-                h.copy_from_cpu(np.ascontiguousarray(a))
-            pred.run()
-            return [h.copy_to_cpu() for h in out_handles]
         return _check_and_time(result, meta, data, wd, run_np, run_np, lambda a: a)
 
     sys.path.insert(0, C.ORACLE)

@@ -4,7 +4,7 @@
 #   bench/run_bench.sh [BUILD_DIR]        # what `make bench` runs, with its build directory
 #
 # Needs bench/venv (bench/install.sh). Writes bench/results/{results.json,
-# results.csv,ratios.png,gemm.txt} and bench/RESULTS.md; the models it exports
+# results.csv,ratios.png,gemm.txt,latency.json} and bench/RESULTS.md; the models it exports
 # and the raw files go to a scratch directory ($BENCH_WORKDIR, or a new one
 # under $TMPDIR) that is removed at the end unless BENCH_KEEP=1.
 # BENCH_QUICK=1 takes fewer timing samples and fewer GEMM shapes (for trying the
@@ -67,6 +67,15 @@ step "$py" bench/peers.py run --workdir "$work" ${BENCH_SAMPLES:+--samples=$BENC
 step "$py" bench/dy2st_bench.py run --build-dir "$build" --workdir "$work" \
     ${BENCH_SAMPLES:+--samples=$BENCH_SAMPLES} --out "$work/dy2st.json" || echo "run_bench.sh: warning: dy2st_bench.py failed" >&2
 
+# 3b. Latency: dy2st, ONNX Runtime and Paddle Inference measured alternately, round by
+#     round, on the samples prepared above (bench/latency_compare.py); its section is
+#     appended to RESULTS.md.
+if [ "${BENCH_QUICK:-0}" = 1 ]; then lat_quick="--rounds 2 --budget 0.1"; else lat_quick=; fi
+# (lat_quick unquoted on purpose: two options or none)
+step "$py" bench/latency_compare.py run --build "$build" --workdir "$work" $lat_quick \
+    ${BENCH_SAMPLES:+--samples=$BENCH_SAMPLES} --json "$here/results/latency.json" \
+    --markdown "$work/latency.md" || echo "run_bench.sh: warning: latency_compare.py failed" >&2
+
 # 4. Conversion time: dy2st against Paddle's first to_static call (fresh processes per run).
 step "$py" bench/convert_bench.py run --build-dir "$build" --workdir "$work" \
     ${BENCH_SAMPLES:+--samples=$BENCH_SAMPLES} ${BENCH_CONVERT_RUNS:+--runs=$BENCH_CONVERT_RUNS} \
@@ -88,6 +97,9 @@ step "$py" bench/train_bench.py run --build-dir "$build" --workdir "$work/train"
 "$py" bench/report.py --raw "$work" --build-dir "$build" --results "$here/results" \
     --markdown "$here/RESULTS.md"
 rc=$?
+if [ -s "$work/latency.md" ]; then
+    { echo; cat "$work/latency.md"; } >>"$here/RESULTS.md"
+fi
 echo "run_bench.sh: done in $(( $(date +%s) - start )) s; see bench/RESULTS.md" >&2
 [ "${BENCH_KEEP:-0}" = 1 ] || [ -n "${BENCH_WORKDIR:-}" ] || rm -rf "$work"
 exit $rc

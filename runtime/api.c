@@ -1,6 +1,7 @@
 /* api.c - the public C API (include/dy2st/dy2st.h) over model_io, npy and the executor. */
 #include "dy2st/dy2st.h"
 
+#include "cpu/gemm.h"
 #include "exec.h"
 #include "model_io.h"
 #include "opencl/opencl.h"
@@ -48,6 +49,7 @@ struct dy2st_run_options {
     double timeout_s; /* 0: none */
     size_t max_bytes; /* 0: none */
     atomic_int cancel;
+    int num_threads; /* 0: the default */
 };
 
 static void status_set(dy2st_status *st, const d2_err *err)
@@ -397,6 +399,24 @@ void dy2st_run_options_set_max_bytes(dy2st_run_options *o, size_t max_bytes)
 
 size_t dy2st_run_options_max_bytes(const dy2st_run_options *o) { return o ? o->max_bytes : 0; }
 
+int dy2st_run_options_set_num_threads(dy2st_run_options *o, int n, dy2st_status *st)
+{
+    d2_err err = {0};
+    if (!o)
+        d2_err_set(&err, D2_ERR_INVALID, "no run options given");
+    else if (n < 0 || n > 4096)
+        d2_err_set(&err, D2_ERR_INVALID,
+                   "the thread count must be 0 (the default) to 4096, got %d", n);
+    if (err.code) {
+        status_set(st, &err);
+        return -1;
+    }
+    o->num_threads = n;
+    return 0;
+}
+
+int dy2st_run_options_num_threads(const dy2st_run_options *o) { return o ? o->num_threads : 0; }
+
 void dy2st_run_options_cancel(dy2st_run_options *o)
 {
     if (o)
@@ -465,7 +485,10 @@ int dy2st_model_run_with_options(dy2st_model *m, const dy2st_run_options *opts,
             goto done;
         in[i] = inputs[i]->t;
     }
-    if (d2_exec_run_limited(m->pp, limp, in, n_in, out, n_out, &err) < 0)
+    int saved_threads = d2_gemm_set_run_threads(opts ? opts->num_threads : 0);
+    int run_rc = d2_exec_run_limited(m->pp, limp, in, n_in, out, n_out, &err);
+    d2_gemm_set_run_threads(saved_threads);
+    if (run_rc < 0)
         goto done;
     for (int i = 0; i < n_out; i++) {
         d2_tensor *t = out[i];

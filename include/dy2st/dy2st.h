@@ -130,6 +130,12 @@ DY2ST_API double dy2st_run_options_timeout(const dy2st_run_options *o);
  * outputs). Inputs, parameters and views of them are not counted. */
 DY2ST_API void dy2st_run_options_set_max_bytes(dy2st_run_options *o, size_t max_bytes);
 DY2ST_API size_t dy2st_run_options_max_bytes(const dy2st_run_options *o);
+/* Each run using o runs its matrix products and convolutions on n threads (as Paddle's
+ * ExecutionStrategy.num_threads and Config.set_cpu_math_library_num_threads); 0, the
+ * default, keeps the library's setting (DY2ST_NUM_THREADS, else 1). Returns -1 with st set
+ * when n is negative or above 4096. */
+DY2ST_API int dy2st_run_options_set_num_threads(dy2st_run_options *o, int n, dy2st_status *st);
+DY2ST_API int dy2st_run_options_num_threads(const dy2st_run_options *o);
 /* Requests that every run using o stop: running ones fail with
  * DY2ST_ERR_CANCELLED at their next check, and later ones fail at once, until
  * dy2st_run_options_reset_cancel. Thread-safe and async-signal-safe. */

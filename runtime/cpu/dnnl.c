@@ -52,6 +52,8 @@ int d2_dnnl_conv2d(const d2_dnnl_conv *cv, const float *x, const float *w, const
 
 int d2_dnnl_cache_count(void) { return 0; }
 
+int d2_dnnl_last_threads(void) { return 0; }
+
 #else
 
 #include <oneapi/dnnl/dnnl.h>
@@ -81,15 +83,36 @@ static struct {
     bool tls_ok;
 } G = {PTHREAD_ONCE_INIT, NULL, 0, false};
 
+/* The memory objects of a thread's calls of one cache entry (by the entry's id), kept from
+ * call to call: each call only points them at its buffers instead of creating and
+ * destroying up to eight of them. */
+#define MEM_SLOTS 32
+#define MEM_PER_CALL 8
+typedef struct mem_slot {
+    unsigned long long id; /* 0: empty */
+    dnnl_memory_t m[MEM_PER_CALL];
+} mem_slot;
+
 typedef struct thread_ws {
     dnnl_stream_t stream;
     void *buf;
     size_t cap;
+    mem_slot mem[MEM_SLOTS];
 } thread_ws;
+
+static void slot_clear(mem_slot *s)
+{
+    for (int i = 0; i < MEM_PER_CALL; i++)
+        if (s->m[i])
+            dnnl_memory_destroy(s->m[i]);
+    memset(s, 0, sizeof *s);
+}
 
 static void tls_free(void *p)
 {
     thread_ws *t = p;
+    for (int i = 0; i < MEM_SLOTS; i++)
+        slot_clear(&t->mem[i]);
     if (t->stream)
         dnnl_stream_destroy(t->stream);
     free(t->buf);
@@ -140,21 +163,24 @@ static thread_ws *thread_state(size_t n)
 typedef struct conv_key {
     d2_dnnl_conv cv;
     int threads;
-    int64_t v[23]; /* every field above, as compared (no padding bytes) */
+    bool wino; /* try oneDNN's Winograd convolution first */
+    int64_t v[24]; /* every field above, as compared (no padding bytes) */
 } conv_key;
 
-static void key_make(conv_key *k, const d2_dnnl_conv *c, int threads)
+static void key_make(conv_key *k, const d2_dnnl_conv *c, int threads, bool wino)
 {
     k->cv = *c;
     k->threads = threads;
-    int64_t v[23] = {c->n,  c->c,  c->h,  c->w,  c->oc,   c->kh,   c->kw,   c->oh,
+    k->wino = wino;
+    int64_t v[24] = {c->n,  c->c,  c->h,  c->w,  c->oc,   c->kh,   c->kw,   c->oh,
                      c->ow, c->groups, c->sh, c->sw, c->dh, c->dw, c->pt, c->pl,
-                     c->pb, c->pr,     c->bias, c->relu, c->sum, c->nhwc, threads};
+                     c->pb, c->pr,     c->bias, c->relu, c->sum, c->nhwc, threads, wino};
     memcpy(k->v, v, sizeof v);
 }
 
 typedef struct conv_entry {
     conv_key key;
+    unsigned long long id; /* unique among all entries ever built (never 0) */
     long refs;  /* users plus 1 while in the cache; under g_cache.lock */
     unsigned long long used;
     /* reorders NULL when not needed; res_re brings a residual into dst's layout (sum only) */
@@ -176,6 +202,10 @@ static struct {
     int n;
     unsigned long long tick;
 } g_cache = {PTHREAD_MUTEX_INITIALIZER, {0}, 0, 0};
+
+static _Thread_local int tl_last_threads;
+
+int d2_dnnl_last_threads(void) { return tl_last_threads; }
 
 int d2_dnnl_cache_count(void)
 {
@@ -291,7 +321,21 @@ static conv_entry *entry_build(const conv_key *k)
                                                        0.0f) == dnnl_success) &&
              dnnl_primitive_attr_set_post_ops(attr, po) == dnnl_success;
     dnnl_convolution_desc_t cd;
-    if (ok)
+    if (ok && k->wino) {
+        /* Winograd runs in oneDNN's blocked layout: the activations are reordered to and
+         * from it (the `any` descriptors); no implementation means the direct one below */
+        dnnl_memory_desc_t s_any, d_any;
+        if (dnnl_memory_desc_init_by_tag(&s_any, 4, sd, dnnl_f32, dnnl_format_tag_any) ==
+                dnnl_success &&
+            dnnl_memory_desc_init_by_tag(&d_any, 4, dd, dnnl_f32, dnnl_format_tag_any) ==
+                dnnl_success &&
+            dnnl_dilated_convolution_forward_desc_init(
+                &cd, dnnl_forward_inference, dnnl_convolution_winograd, &s_any, &wei_any,
+                c->bias ? &e->bias_md : NULL, &d_any, st, dl, pl, pr) == dnnl_success &&
+            dnnl_primitive_desc_create(&pd, &cd, attr, G.engine, NULL) != dnnl_success)
+            pd = NULL;
+    }
+    if (ok && !pd)
         ok = dnnl_dilated_convolution_forward_desc_init(
                  &cd, dnnl_forward_inference, dnnl_convolution_direct, &src_any, &wei_any,
                  c->bias ? &e->bias_md : NULL, &dst_any, st, dl, pl, pr) == dnnl_success &&
@@ -333,6 +377,8 @@ static conv_entry *entry_build(const conv_key *k)
         entry_destroy(e);
         return NULL;
     }
+    static atomic_ullong next_id = 1;
+    e->id = atomic_fetch_add(&next_id, 1);
     e->refs = 1;
     return e;
 }
@@ -398,6 +444,25 @@ static bool worth_it(const d2_dnnl_conv *c)
     return macs >= AUTO_MIN_MACS && macs >= AUTO_MIN_MACS_PER_ELEM * elems;
 }
 
+/* Whether Winograd is tried first for this convolution: 3x3, stride 1, no dilation or
+ * groups, at least 64 input and output channels, unless DY2ST_DNNL_WINOGRAD=0. Measured with
+ * bench/conv_bench on resnet_small's layers (bench/RESULTS.md): oneDNN 2.6's
+ * jit_wino_4x3 runs the 64->64 8x8 layer 1.2x (batch 1) to 1.3-2x (batch 32) faster than its
+ * direct brgconv in NHWC, reorders to and from its blocked layout included; the 32->32 16x16
+ * layer is a draw, and the strided layers have no Winograd form. */
+static bool winograd_pays(const d2_dnnl_conv *c)
+{
+    static atomic_int off = -1;
+    int o = atomic_load(&off);
+    if (o < 0) {
+        const char *e = getenv("DY2ST_DNNL_WINOGRAD");
+        o = e && strcmp(e, "0") == 0;
+        atomic_store(&off, o);
+    }
+    return !o && c->groups == 1 && c->kh == 3 && c->kw == 3 && c->sh == 1 && c->sw == 1 &&
+           c->dh == 1 && c->dw == 1 && c->c >= 64 && c->oc >= 64;
+}
+
 /* Stores the weights of the first call and their reordered form in e (once; nothing when
  * out of memory). */
 static void keep_weights(conv_entry *e, const float *w, const void *reordered)
@@ -421,13 +486,15 @@ static void keep_weights(conv_entry *e, const float *w, const void *reordered)
     atomic_store(&e->wei_state, 2);
 }
 
-/* Wraps ptr in a memory object of md; NULL on failure. */
-static dnnl_memory_t wrap(const dnnl_memory_desc_t *md, void *ptr)
+/* Memory object i of slot s (created for md on first use), pointed at ptr; NULL on
+ * failure. */
+static dnnl_memory_t wrap(mem_slot *s, int i, const dnnl_memory_desc_t *md, void *ptr)
 {
-    dnnl_memory_t m = NULL;
-    if (dnnl_memory_create(&m, md, G.engine, ptr) != dnnl_success)
-        return NULL;
-    return m;
+    if (s->m[i])
+        return dnnl_memory_set_data_handle(s->m[i], ptr) == dnnl_success ? s->m[i] : NULL;
+    if (dnnl_memory_create(&s->m[i], md, G.engine, ptr) != dnnl_success)
+        s->m[i] = NULL;
+    return s->m[i];
 }
 
 static int exec1(dnnl_primitive_t p, dnnl_stream_t s, dnnl_memory_t from, dnnl_memory_t to,
@@ -449,7 +516,8 @@ int d2_dnnl_conv2d(const d2_dnnl_conv *cv, const float *x, const float *w, const
     d2_dnnl_conv c = *cv;
     c.bias = b != NULL;
     conv_key k;
-    key_make(&k, &c, d2_gemm_threads());
+    key_make(&k, &c, d2_gemm_threads(), winograd_pays(&c));
+    tl_last_threads = k.threads;
 #ifdef _OPENMP
     /* oneDNN runs on OpenMP: as many threads as this thread's setting */
     int saved_threads = omp_get_max_threads();
@@ -476,15 +544,21 @@ int d2_dnnl_conv2d(const d2_dnnl_conv *cv, const float *x, const float *w, const
         wei_b = e->wei_keep;
     void *dst_b = e->dst_re ? ws + e->src_sz + e->wei_sz : (void *)y;
     void *pad_b = e->pad_sz ? ws + e->src_sz + e->wei_sz + e->dst_sz : NULL;
-    dnnl_memory_t m[8] = {NULL};
+    mem_slot *sl = &t->mem[e->id % MEM_SLOTS];
+    if (sl->id != e->id) {
+        slot_clear(sl);
+        sl->id = e->id;
+    }
+    dnnl_memory_t m[MEM_PER_CALL] = {NULL};
     enum { SRC_U, WEI_U, DST_U, SRC, WEI, DST, BIAS, PAD };
-    bool ok = (m[SRC] = wrap(&e->src_md, src_b)) && (m[WEI] = wrap(&e->wei_md, wei_b)) &&
-              (m[DST] = wrap(&e->dst_md, dst_b)) &&
-              (!e->src_re || (m[SRC_U] = wrap(&e->src_user, (void *)x))) &&
-              (!e->wei_re || (m[WEI_U] = wrap(&e->wei_user, (void *)w))) &&
-              (!e->dst_re || (m[DST_U] = wrap(&e->dst_user, y))) &&
-              (!b || (m[BIAS] = wrap(&e->bias_md, (void *)b))) &&
-              (!pad_b || (m[PAD] = wrap(&e->pad_md, pad_b)));
+    bool ok = (m[SRC] = wrap(sl, SRC, &e->src_md, src_b)) &&
+              (m[WEI] = wrap(sl, WEI, &e->wei_md, wei_b)) &&
+              (m[DST] = wrap(sl, DST, &e->dst_md, dst_b)) &&
+              (!e->src_re || (m[SRC_U] = wrap(sl, SRC_U, &e->src_user, (void *)x))) &&
+              (!e->wei_re || (m[WEI_U] = wrap(sl, WEI_U, &e->wei_user, (void *)w))) &&
+              (!e->dst_re || (m[DST_U] = wrap(sl, DST_U, &e->dst_user, y))) &&
+              (!b || (m[BIAS] = wrap(sl, BIAS, &e->bias_md, (void *)b))) &&
+              (!pad_b || (m[PAD] = wrap(sl, PAD, &e->pad_md, pad_b)));
     if (ok && e->src_re)
         ok = exec1(e->src_re, t->stream, m[SRC_U], m[SRC], m[PAD]) == 0;
     if (ok && e->wei_re && !wei_cached) {
@@ -508,9 +582,8 @@ int d2_dnnl_conv2d(const d2_dnnl_conv *cv, const float *x, const float *w, const
     if (ok && e->dst_re)
         ok = exec1(e->dst_re, t->stream, m[DST], m[DST_U], m[PAD]) == 0;
     ok = ok && dnnl_stream_wait(t->stream) == dnnl_success;
-    for (int i = 0; i < 8; i++)
-        if (m[i])
-            dnnl_memory_destroy(m[i]);
+    if (!ok) /* a memory object in an unknown state: the next call makes new ones */
+        slot_clear(sl);
     entry_release(e);
     if (ok)
         rc = 0;

@@ -35,6 +35,10 @@ bool d2_dnnl_available(void);
 int d2_dnnl_conv2d(const d2_dnnl_conv *cv, const float *x, const float *w, const float *b,
                    float *y, d2_err *err);
 
+/* The thread count the calling thread's last oneDNN convolution ran with (0: none yet), for
+ * tests that check a run's ExecutionStrategy.num_threads. */
+int d2_dnnl_last_threads(void);
+
 /* Cached primitive sets (for tests); the cache holds at most this many. */
 int d2_dnnl_cache_count(void);
 #define D2_DNNL_CACHE_MAX 128

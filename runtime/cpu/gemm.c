@@ -83,6 +83,9 @@ static struct {
 } G = {.once = PTHREAD_ONCE_INIT};
 
 static atomic_int g_threads;
+/* A run's own thread count (ExecutionStrategy.num_threads, a run option): overrides
+ * g_threads on the thread running it while > 0. */
+static _Thread_local int tl_run_threads;
 
 #if D2_GEMM_X86
 static uint64_t read_xcr0(void)
@@ -263,7 +266,14 @@ void d2_gemm_set_threads(int n)
 int d2_gemm_threads(void)
 {
     ensure_init();
-    return atomic_load(&g_threads);
+    return tl_run_threads > 0 ? tl_run_threads : atomic_load(&g_threads);
+}
+
+int d2_gemm_set_run_threads(int n)
+{
+    int old = tl_run_threads;
+    tl_run_threads = n > 0 ? n : 0;
+    return old;
 }
 
 /* True when a product is small or skinny enough that the haswell context's
@@ -522,7 +532,7 @@ int d2_gemm(d2_dtype dt, bool trans_a, bool trans_b, int64_t m, int64_t n, int64
         return -1;
     ensure_init();
     run_one(&p, pick_cntx(dt, m, n, k),
-            threads_for(atomic_load(&g_threads), (double)m * (double)n * (double)k), a, b, c);
+            threads_for(d2_gemm_threads(), (double)m * (double)n * (double)k), a, b, c);
     return 0;
 }
 
@@ -543,7 +553,7 @@ int d2_gemm_batched(d2_dtype dt, bool trans_a, bool trans_b, int64_t m, int64_t 
     size_t es = d2_dtype_size(dt);
     cntx_t *cx = pick_cntx(dt, m, n, k);
     double vol = (double)m * (double)n * (double)k;
-    int nt = atomic_load(&g_threads);
+    int nt = d2_gemm_threads();
     /* Many small items: one thread per item beats splitting each item, once
      * the whole batch is worth a team. */
     bool across = threads_for(nt, vol * (double)batch) > 1 && batch >= nt &&

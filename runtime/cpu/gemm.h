@@ -39,6 +39,11 @@ int d2_gemm_batched(d2_dtype dt, bool trans_a, bool trans_b, int64_t m, int64_t 
  * the environment at first use; n <= 0 restores that default. */
 void d2_gemm_set_threads(int n);
 int d2_gemm_threads(void);
+/* The thread count of the runs on the calling thread from now on (a Program's
+ * ExecutionStrategy.num_threads, a run option), above the default while n > 0; n <= 0 drops
+ * it. Returns the previous value (0: none), for the caller to restore when its run ends.
+ * GEMM and oneDNN's convolutions both follow d2_gemm_threads(). */
+int d2_gemm_set_run_threads(int n);
 
 /* The kernel set in use: the best one this CPU supports, or the one named by
  * DY2ST_BLIS_ARCH (skx, haswell, zen3, zen2, zen, generic, blis, auto) when

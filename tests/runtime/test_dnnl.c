@@ -156,6 +156,53 @@ static void test_two_threads_per_op(void **state)
     d2_gemm_set_threads(0);
 }
 
+/* 3x3 stride-1 convolutions with 64+ channels run as oneDNN's Winograd convolution (reorders
+ * to its blocked layout and back included) and still match the reference. */
+static void test_winograd(void **state)
+{
+    (void)state;
+    if (!d2_dnnl_available())
+        skip();
+    static const conv_case wino[] = {
+        {2, 64, 8, 8, 64, 3, 3, "paddings = [1, 1]", true},
+        {1, 128, 7, 9, 64, 3, 3, "paddings = [1, 1]", false},
+        {3, 64, 10, 6, 80, 3, 3, "", true},
+    };
+    for (size_t i = 0; i < sizeof wino / sizeof wino[0]; i++)
+        check_case(&wino[i], 60 + (unsigned)i);
+}
+
+static void *report_threads(void *p)
+{
+    *(int *)p = d2_gemm_threads();
+    return NULL;
+}
+
+/* A run's own thread count (ExecutionStrategy.num_threads): it holds on the thread that set
+ * it, oneDNN's convolutions run with it, other threads keep the default, and dropping it
+ * restores the default. */
+static void test_run_threads(void **state)
+{
+    (void)state;
+    if (!d2_dnnl_available())
+        skip();
+    d2_gemm_set_threads(0);
+    int base = d2_gemm_threads();
+    assert_int_equal(d2_gemm_set_run_threads(3), 0);
+    assert_int_equal(d2_gemm_threads(), 3);
+    check_case(&CASES[4], 50);
+    assert_int_equal(d2_dnnl_last_threads(), 3);
+    int other = -1;
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, report_threads, &other), 0);
+    pthread_join(th, NULL);
+    assert_int_equal(other, base);
+    assert_int_equal(d2_gemm_set_run_threads(-2), 3);
+    assert_int_equal(d2_gemm_threads(), base);
+    check_case(&CASES[4], 51);
+    assert_int_equal(d2_dnnl_last_threads(), base);
+}
+
 /* The fused relu (for callers that see a relu after the convolution): the
  * same as the reference convolution followed by max(0, .). */
 static void test_fused_relu(void **state)
@@ -384,6 +431,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_matches_reference, teardown),
         cmocka_unit_test_teardown(test_two_threads_per_op, teardown),
+        cmocka_unit_test_teardown(test_winograd, teardown),
+        cmocka_unit_test_teardown(test_run_threads, teardown),
         cmocka_unit_test_teardown(test_fused_relu, teardown),
         cmocka_unit_test_teardown(test_fused_residual, teardown),
         cmocka_unit_test_teardown(test_modes, teardown),

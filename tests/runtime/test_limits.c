@@ -13,6 +13,8 @@
 
 #include "dy2st/dy2st.h"
 
+#include "cpu/dnnl.h"
+#include "cpu/gemm.h"
 #include "model_io.h"
 #include "../testutil.h"
 
@@ -131,6 +133,82 @@ static void test_options_object(void **state)
     assert_int_equal(dy2st_run_options_cancelled(o), 0);
     dy2st_run_options_free(o);
     dy2st_run_options_free(NULL);
+}
+
+/* A convolution with its weight as an input. */
+static const char conv_text[] =
+    "block ^0 (x : float32[1, 4, 6, 6], w : float32[8, 4, 3, 3]) {\n"
+    "  y : float32[1, 8, 6, 6] = conv2d(x, w) {paddings = [1, 1]}\n"
+    "  return y\n"
+    "}\n";
+
+/* Runs the conv model once under o (NULL: none); the output's first value. */
+static float run_conv(dy2st_model *m, const dy2st_run_options *o)
+{
+    static float xv[144], wv[288];
+    for (int i = 0; i < 144; i++)
+        xv[i] = (float)(i % 7) - 3;
+    for (int i = 0; i < 288; i++)
+        wv[i] = (float)(i % 5) - 2;
+    const int64_t xs[4] = {1, 4, 6, 6}, ws[4] = {8, 4, 3, 3};
+    dy2st_status st = {0};
+    dy2st_tensor *in[2] = {dy2st_tensor_new(DY2ST_FLOAT32, 4, xs, xv, &st),
+                           dy2st_tensor_new(DY2ST_FLOAT32, 4, ws, wv, &st)};
+    assert_non_null(in[0]);
+    assert_non_null(in[1]);
+    dy2st_tensor *out = NULL;
+    if (dy2st_model_run_with_options(m, o, in, 2, &out, 1, &st) != 0)
+        fail_msg("%s", st.message);
+    float v = ((const float *)dy2st_tensor_data(out))[0];
+    dy2st_tensor_free(out);
+    dy2st_tensor_free(in[0]);
+    dy2st_tensor_free(in[1]);
+    return v;
+}
+
+/* The thread-count option: checked values, and each run's convolutions (oneDNN) run on the
+ * threads its options name, the library's default before and after. */
+static void test_num_threads(void **state)
+{
+    (void)state;
+    dy2st_run_options *o = dy2st_run_options_new();
+    assert_non_null(o);
+    dy2st_status st = {0};
+    assert_int_equal(dy2st_run_options_num_threads(o), 0);
+    assert_int_equal(dy2st_run_options_set_num_threads(o, -1, &st), -1);
+    assert_status(&st, DY2ST_ERR_INVALID, "0 (the default) to 4096, got -1");
+    assert_int_equal(dy2st_run_options_set_num_threads(o, 5000, &st), -1);
+    assert_int_equal(dy2st_run_options_set_num_threads(NULL, 2, &st), -1);
+    assert_status(&st, DY2ST_ERR_INVALID, "no run options given");
+    assert_int_equal(dy2st_run_options_set_num_threads(o, 2, &st), 0);
+    assert_int_equal(dy2st_run_options_num_threads(o), 2);
+    if (!d2_dnnl_available()) {
+        dy2st_run_options_free(o);
+        skip();
+    }
+    char txt[512];
+    tu_tmp_path(txt, sizeof txt, "d2_test_limits", "conv.d2p");
+    FILE *f = fopen(txt, "w");
+    assert_non_null(f);
+    fputs(conv_text, f);
+    fclose(f);
+    dy2st_model *m = dy2st_model_load(txt, "cpu", &st);
+    remove(txt);
+    if (!m)
+        fail_msg("%s", st.message);
+    d2_dnnl_set_mode(D2_DNNL_ALWAYS);
+    int base = d2_gemm_threads();
+    float plain = run_conv(m, NULL);
+    assert_int_equal(d2_dnnl_last_threads(), base);
+    float two = run_conv(m, o);
+    assert_int_equal(d2_dnnl_last_threads(), 2);
+    assert_int_equal(d2_gemm_threads(), base);
+    assert_true(plain == two);
+    run_conv(m, NULL);
+    assert_int_equal(d2_dnnl_last_threads(), base);
+    d2_dnnl_set_mode(D2_DNNL_AUTO);
+    dy2st_model_free(m);
+    dy2st_run_options_free(o);
 }
 
 /* A deadline stops the endless loop, soon after it passes, naming the loop. */
@@ -281,6 +359,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_options_object),
+        cmocka_unit_test(test_num_threads),
         cmocka_unit_test(test_deadline),
         cmocka_unit_test(test_cancel),
         cmocka_unit_test(test_generous_limits),

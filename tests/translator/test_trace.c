@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cpu/dnnl.h"
+#include "cpu/gemm.h"
 #include "exec.h"
 #include "interp/interp.h"
 #include "lib/paddle/jit.h"
@@ -255,6 +257,56 @@ static void test_traced_layer(void **state)
               "TracedLayer.set_strategy: cannot set the strategy after the traced layer has run\n");
 }
 
+/* exec_strategy.num_threads: the traced program's convolutions run on that many threads, and
+ * the default comes back after the run */
+static void test_strategy_threads(void **state)
+{
+    (void)state;
+    if (!d2_dnnl_available())
+        skip();
+    d2_dnnl_set_mode(D2_DNNL_ALWAYS);
+    int base = d2_gemm_threads();
+    expect_ok("import paddle\n"
+              "class C(paddle.nn.Layer):\n"
+              "    def __init__(self):\n"
+              "        super().__init__()\n"
+              "        self.conv = paddle.nn.Conv2D(4, 8, 3, padding=1)\n"
+              "    def forward(self, x):\n"
+              "        return self.conv(x)\n"
+              "x = paddle.ones([1, 4, 6, 6])\n"
+              "_, tl = paddle.jit.TracedLayer.trace(C(), inputs=[x])\n"
+              "es = paddle.static.ExecutionStrategy()\n"
+              "es.num_threads = 3\n"
+              "tl.set_strategy(exec_strategy=es)\n"
+              "print(tl([x])[0].shape)\n",
+              "(1, 8, 6, 6)\n");
+    assert_int_equal(d2_dnnl_last_threads(), 3);
+    assert_int_equal(d2_gemm_threads(), base);
+    /* a data-parallel CompiledProgram shares the threads out among its replicas: replica 0
+     * runs on this thread with 4 / 2 */
+    expect_ok("import numpy as np\nimport paddle\npaddle.enable_static()\n"
+              "main, start = paddle.static.Program(), paddle.static.Program()\n"
+              "with paddle.static.program_guard(main, start):\n"
+              "    x = paddle.static.data('x', [-1, 4, 6, 6], 'float32')\n"
+              "    y = paddle.nn.Conv2D(4, 8, 3, padding=1)(x)\n"
+              "exe = paddle.static.Executor(paddle.CPUPlace())\n"
+              "exe.run(start)\n"
+              "es = paddle.static.ExecutionStrategy()\n"
+              "es.num_threads = 4\n"
+              "cp = paddle.static.CompiledProgram(main).with_data_parallel(\n"
+              "    exec_strategy=es, places=[paddle.CPUPlace(), paddle.CPUPlace()])\n"
+              "out, = exe.run(cp, feed={'x': np.ones([2, 4, 6, 6], 'float32')}, "
+              "fetch_list=[y])\n"
+              "print(out.shape)\n",
+              "(2, 8, 6, 6)\n");
+    assert_int_equal(d2_dnnl_last_threads(), 2);
+    assert_int_equal(d2_gemm_threads(), base);
+    expect_error(NET "es = paddle.static.ExecutionStrategy()\nes.num_threads = 5000\n"
+                     "tl.set_strategy(exec_strategy=es)\n",
+                 "exec_strategy.num_threads must be 0 (the default) to 4096, got 5000");
+    d2_dnnl_set_mode(D2_DNNL_AUTO);
+}
+
 /* save_inference_model: where it writes, and the pruned Program */
 static void test_save_inference_model(void **state)
 {
@@ -418,6 +470,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_traced_layer),
+        cmocka_unit_test(test_strategy_threads),
         cmocka_unit_test(test_save_inference_model),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_fallback),

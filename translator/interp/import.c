@@ -177,11 +177,45 @@ static const d2_ast_module *parse_source(d2_interp *I, const char *filename, con
     return ast;
 }
 
-/* Parses and runs src as module name (registered before it runs). */
-static d2_obj *load_module_source(d2_interp *I, const char *name, const char *path, const char *src,
-                                  size_t len)
+/* The tree of library module name frozen at build time (tools/freeze), when
+ * this program carries the frozen table and the entry is valid for exactly
+ * this source text (the cache format's checks: format version, node layout,
+ * dy2st version, the source's length and hash, the payload's hash and
+ * structure); NULL otherwise, and the source is parsed instead. */
+static const d2_ast_module *thaw_source(d2_interp *I, const char *name, const char *path,
+                                        const char *src, size_t len)
 {
-    const d2_ast_module *ast = parse_source(I, path, src, len);
+    if (!&d2_frozen_nmodules || !d2_frozen_modules)
+        return NULL;
+    for (size_t i = 0; i < d2_frozen_nmodules; i++) {
+        const d2_frozen_module *f = &d2_frozen_modules[i];
+        if (strcmp(f->name, name) != 0)
+            continue;
+        d2_arena *a = d2_arena_new();
+        const d2_ast_module *ast = a ? d2_ast_cache_decode(a, path, src, len, f->data, f->len) : NULL;
+        if (!ast || keep_arena(I, a) < 0) {
+            d2_arena_delete(a);
+            return NULL;
+        }
+        I->st->nthawed++;
+        return ast;
+    }
+    return NULL;
+}
+
+size_t d2_interp_thawed(const d2_interp *I)
+{
+    return I->st->nthawed;
+}
+
+/* Parses (or, for a frozen library module, thaws) and runs src as module
+ * name (registered before it runs). */
+static d2_obj *load_module_source(d2_interp *I, const char *name, const char *path, const char *src,
+                                  size_t len, bool library)
+{
+    const d2_ast_module *ast = library ? thaw_source(I, name, path, src, len) : NULL;
+    if (!ast)
+        ast = parse_source(I, path, src, len);
     if (!ast)
         return NULL;
     d2_module *m = module_new(I, name, path, ast);
@@ -246,7 +280,7 @@ static d2_obj *load_file_module(d2_interp *I, const char *name, const char *path
     char *src = read_source(path, &len, &err);
     if (!src)
         return d2_raise(I, "ImportError", "%s: %s", path, err.msg);
-    d2_obj *m = load_module_source(I, name, path, src, len);
+    d2_obj *m = load_module_source(I, name, path, src, len, false);
     d2_free(src);
     return m;
 }
@@ -278,6 +312,14 @@ int d2_module_add_source(d2_interp *I, const char *name, const char *src)
 int d2_module_add_absent(d2_interp *I, const char *name, const char *reason)
 {
     return add_source(I, name, reason, true);
+}
+
+const char *d2_module_source_at(d2_interp *I, size_t i, const char **src)
+{
+    if (i >= I->st->nsources)
+        return NULL;
+    *src = I->st->sources[i].absent ? NULL : I->st->sources[i].src;
+    return I->st->sources[i].name;
 }
 
 /* The registration of a module by d2_module_add_source/_absent, or NULL. */
@@ -313,7 +355,7 @@ d2_obj *d2_import(d2_interp *I, const char *name, const d2_module *from)
             /* a library module written in Python under a package: a.b.c */
             char path[4096];
             snprintf(path, sizeof path, "<dy2st>/%s.py", name);
-            m = load_module_source(I, name, path, src->src, strlen(src->src));
+            m = load_module_source(I, name, path, src->src, strlen(src->src), true);
             if (m && p->kind == D2_OBJ_MODULE &&
                 d2_dict_set_str(I, D2_AS(d2_module, p)->dict, dot + 1, m) < 0)
                 d2_setref(&m, NULL);
@@ -347,7 +389,7 @@ d2_obj *d2_import(d2_interp *I, const char *name, const d2_module *from)
         return d2_raise(I, "ImportError", "dy2st does not provide %s: %s", name, src->src);
     if (src) {
         snprintf(path, sizeof path, "<dy2st>/%s.py", name);
-        return load_module_source(I, name, path, src->src, strlen(src->src));
+        return load_module_source(I, name, path, src->src, strlen(src->src), true);
     }
     return d2_raise(I, "ModuleNotFoundError", "No module named '%s'", name);
 }

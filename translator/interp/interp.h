@@ -228,6 +228,25 @@ int d2_module_add_source(d2_interp *I, const char *name, const char *src);
  * provide name: reason" at the import (reason is static text), unless a
  * name.py beside the importing file comes first. 0, or -1 with an exception. */
 int d2_module_add_absent(d2_interp *I, const char *name, const char *reason);
+/* The i-th module registered by d2_module_add_source/_absent (in order of
+ * registration), with its source in *src (NULL for an absent one); NULL
+ * past the last. For tools/freeze. */
+const char *d2_module_source_at(d2_interp *I, size_t i, const char **src);
+
+/* The library's modules written in Python, parsed at build time by
+ * tools/freeze into the parsed-module cache's format (syntax/astcache.h)
+ * and linked into dy2st (the C API runs no Python) as the generated tools/frozen.c,
+ * so that importing one decodes its tree instead of parsing its source.
+ * Weak: a program linked without frozen.c parses every module, as before. */
+typedef struct d2_frozen_module {
+    const char *name;          /* as registered by d2_module_add_source */
+    const unsigned char *data; /* the cache file's bytes for that source */
+    size_t len;
+} d2_frozen_module;
+extern const d2_frozen_module d2_frozen_modules[] __attribute__((weak));
+extern const size_t d2_frozen_nmodules __attribute__((weak));
+/* How many imports so far used a frozen tree instead of parsing. */
+size_t d2_interp_thawed(const d2_interp *I);
 
 /* ---- object protocol (new references / -1 on error) ----
  * Besides the hooks, special methods defined on an object's class (by a

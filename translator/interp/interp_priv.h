@@ -51,6 +51,7 @@ struct d2_interp_state {
         bool absent;
     } *sources;
     size_t nsources, capsources;
+    size_t nthawed; /* library modules whose frozen tree was used (d2_interp_thawed) */
     /* object's own methods, to tell overrides */
     d2_obj *object_init, *object_setattr, *object_repr, *object_str, *object_new;
     d2_module *builtins_mod;

@@ -832,6 +832,19 @@ static uint32_t symbol_count;
 static TSFieldId field_map[F_COUNT];
 static pthread_once_t maps_once = PTHREAD_ONCE_INIT;
 
+/* A name's slot in init_maps' table (FNV-1a, open addressing). */
+#define NAME_SLOTS 1024
+static size_t name_slot(const char *s, bool named)
+{
+    uint32_t h = named ? 2166136261u : 84696351u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h & (NAME_SLOTS - 1);
+}
+
+/* Runs once per process, before the first parse: it is on the start-up path
+ * of every command, so the grammar's symbols are found in a hash table of
+ * CST_SYMBOLS' names rather than compared with each entry. */
 static void init_maps(void)
 {
     const TSLanguage *lang = tree_sitter_python();
@@ -846,14 +859,26 @@ static void init_maps(void)
         CST_SYMBOLS(X)
 #undef X
     };
+    _Static_assert(D2_COUNTOF(names) < NAME_SLOTS / 2, "NAME_SLOTS too small");
+    uint16_t slots[NAME_SLOTS] = {0}; /* 1 + an index in names; 0: empty */
+    for (size_t i = 0; i < D2_COUNTOF(names); i++) {
+        size_t h = name_slot(names[i].name, names[i].named);
+        while (slots[h] && !(names[slots[h] - 1].named == names[i].named &&
+                             strcmp(names[slots[h] - 1].name, names[i].name) == 0))
+            h = (h + 1) & (NAME_SLOTS - 1);
+        if (!slots[h]) /* a repeated name keeps its first entry */
+            slots[h] = (uint16_t)(i + 1);
+    }
     /* by name, so symbols that share a name (aliases) map the same way */
     for (TSSymbol k = 0; k < nsym; k++) {
         TSSymbolType type = ts_language_symbol_type(lang, k);
         const char *name = ts_language_symbol_name(lang, k);
-        for (size_t i = 0; name && i < D2_COUNTOF(names); i++) {
-            if (type == (names[i].named ? TSSymbolTypeRegular : TSSymbolTypeAnonymous) &&
-                strcmp(name, names[i].name) == 0) {
-                symbol_map[k] = (uint16_t)(i + 1);
+        if (!name || (type != TSSymbolTypeRegular && type != TSSymbolTypeAnonymous))
+            continue;
+        bool named = type == TSSymbolTypeRegular;
+        for (size_t h = name_slot(name, named); slots[h]; h = (h + 1) & (NAME_SLOTS - 1)) {
+            if (names[slots[h] - 1].named == named && strcmp(names[slots[h] - 1].name, name) == 0) {
+                symbol_map[k] = slots[h];
                 break;
             }
         }

@@ -8,6 +8,7 @@
 #include "lib/paddle/static_api.h"
 #include "lib/paddle/static_priv.h"
 
+#include "cpu/gemm.h"
 #include "exec.h"
 #include "lib/paddle/jit.h"
 #include "lib/paddle/jit_priv.h"
@@ -212,20 +213,24 @@ typedef struct replica {
     bool limited;
     d2_err err;
     int rc;
+    int threads; /* exec_strategy.num_threads shared out: GEMM/conv threads (0: default) */
 } replica;
 
 static void *replica_main(void *arg)
 {
     replica *r = arg;
+    int saved = d2_gemm_set_run_threads(r->threads);
     r->rc = r->limited ? d2_exec_run_limited(r->pp, &r->lim, r->in, r->n_in, r->out, r->n_out,
                                              &r->err)
                        : d2_exec_run(r->pp, r->in, r->n_in, r->out, r->n_out, &r->err);
+    d2_gemm_set_run_threads(saved);
     return NULL;
 }
 
-/* Runs the n replicas at once (replica 0 on this thread); 0, or -1 with the first failing
+/* Runs the n replicas at once (replica 0 on this thread), sharing `threads` GEMM/conv threads
+ * out among them (at least one each; 0: each the default); 0, or -1 with the first failing
  * replica's error raised. */
-static int run_replicas(d2_interp *I, replica *reps, int n)
+static int run_replicas(d2_interp *I, replica *reps, int n, int threads)
 {
     pthread_t *th = d2_calloc((size_t)n + 1, sizeof *th);
     bool *started = d2_calloc((size_t)n + 1, sizeof *started);
@@ -245,6 +250,7 @@ static int run_replicas(d2_interp *I, replica *reps, int n)
         reps[r].limited = I->opt.timeout_s > 0;
         reps[r].lim.timeout_s = I->opt.timeout_s;
         reps[r].lim.deadline = deadline;
+        reps[r].threads = threads > 0 ? (threads / n > 0 ? threads / n : 1) : 0;
     }
     for (int r = 1; r < n; r++)
         started[r] = pthread_create(&th[r], NULL, replica_main, &reps[r]) == 0;
@@ -792,6 +798,7 @@ typedef struct dp_opts {
     bool merge;
     d2_obj *share;   /* share_vars_from, or NULL */
     d2_backend **be; /* each replica's device; NULL: all on the interpreter's */
+    int threads;     /* exec_strategy.num_threads (0: the default) */
 } dp_opts;
 
 /* Whether cached replicas x run n replicas on devices be (NULL: all on def). */
@@ -895,7 +902,7 @@ static d2_obj *run_dp(d2_interp *I, sprog *s, const dp_opts *o, d2_obj *feed, d2
     int cut = train ? s->bwd_ops : b0->n_ops;
     if (get_prep(I, s, &d, o, cut, train, &err) < 0 || split_feeds(I, &d, feed, &err) < 0)
         goto fail;
-    if (run_replicas(I, d.reps, d.n) < 0)
+    if (run_replicas(I, d.reps, d.n, o->threads) < 0)
         goto done;
     const d2_block *rb = &d.prep->rq->blocks[0];
     if (train) {
@@ -997,7 +1004,16 @@ d2_obj *d2_static_run_parallel(d2_interp *I, d2_obj *cp, d2_obj *feed, d2_obj **
     }
     d2_obj *share = iget(I, cp, "_share_vars_from"), *ln = iget(I, cp, "_loss_name");
     d2_obj *devs = iget(I, cp, "_devices");
-    dp_opts o = {(int)n, 1.0, true, share && share->kind != D2_OBJ_NONE ? share : NULL, NULL};
+    dp_opts o = {(int)n, 1.0, true, share && share->kind != D2_OBJ_NONE ? share : NULL, NULL, 0};
+    int64_t threads = 0;
+    if (strategy_int(I, iget(I, cp, "_exec_strategy"), "num_threads", 0, &threads) < 0)
+        return NULL;
+    if (threads < 0 || threads > 4096)
+        return d2_raise(I, "ValueError",
+                        "Executor.run: exec_strategy.num_threads must be 0 (the default) to "
+                        "4096, got %lld",
+                        (long long)threads);
+    o.threads = (int)threads;
     /* without a loss_name Paddle inserts no loss-gradient scaling: the gradients add up */
     if (scale == SCALE_COEFF_NUM_DEVICE && ln && ln->kind != D2_OBJ_NONE)
         o.scale = 1.0 / (double)n;
@@ -1028,7 +1044,7 @@ bool d2_static_is_collective(const sprog *s)
 d2_obj *d2_static_run_collective(d2_interp *I, sprog *s, d2_obj *feed, d2_obj **fitems,
                                  size_t nfl, bool ret_np)
 {
-    dp_opts o = {1, 1.0, false, NULL, NULL};
+    dp_opts o = {1, 1.0, false, NULL, NULL, 0};
     return run_dp(I, s, &o, feed, fitems, nfl, ret_np);
 }
 

@@ -2,6 +2,7 @@
  * ExecutionStrategy, the to_static fallback and the driver of `dy2st trace`. */
 #include "lib/paddle/trace.h"
 
+#include "cpu/gemm.h"
 #include "exec.h"
 #include "lib/paddle/jit.h"
 #include "lib/paddle/jit_priv.h"
@@ -644,7 +645,11 @@ D2_FN(TL_call)
         }
     }
     t->ran = true;
-    if (d2_jit_exec_run(I, t->pp, in, (int)n, outs, t->n_out, &err) < 0) {
+    /* exec_strategy.num_threads: this run's GEMM and convolution threads (0: the default) */
+    int saved_threads = d2_gemm_set_run_threads((int)t->num_threads);
+    int run_rc = d2_jit_exec_run(I, t->pp, in, (int)n, outs, t->n_out, &err);
+    d2_gemm_set_run_threads(saved_threads);
+    if (run_rc < 0) {
         d2_raise_err(I, &err);
         goto done;
     }
@@ -705,8 +710,15 @@ D2_FN(TL_set_strategy)
                         d2_type_name(a[1]));
     if (a[1] && a[1]->kind != D2_OBJ_NONE) {
         d2_obj *nt = d2_dict_get_str(I, D2_AS(d2_instance, a[1])->dict, "num_threads");
-        if (nt && nt->kind == D2_OBJ_INT)
-            t->num_threads = D2_AS(d2_int, nt)->v;
+        if (nt && nt->kind == D2_OBJ_INT) {
+            int64_t v = D2_AS(d2_int, nt)->v;
+            if (v < 0 || v > 4096)
+                return d2_raise(I, "ValueError",
+                                "TracedLayer.set_strategy: exec_strategy.num_threads must be "
+                                "0 (the default) to 4096, got %lld",
+                                (long long)v);
+            t->num_threads = v;
+        }
     }
     return d2_none(I);
 }
