@@ -836,8 +836,8 @@ int d2_op_run(d2_backend *be, d2_op_id id, const d2_attrs *attrs, d2_tensor **in
     int rc = -1;
     d2_type itypes[16], otypes[16];
     const d2_tensor *ivals[16];
-    d2_tensor *cin[16], *hval[16] = {NULL};
-    int n_cin = 0;
+    d2_tensor *cin[16], *hval[16];
+    int n_cin = 0, n_hval = 0; /* hval[0..n_hval) are set (NULL where not copied) */
     for (int i = 0; i < n_out; i++)
         out[i] = NULL;
     if (n_in > 16 || n_out > 16) {
@@ -855,8 +855,10 @@ int d2_op_run(d2_backend *be, d2_op_id id, const d2_attrs *attrs, d2_tensor **in
             itypes[i].shape.ndim = 0;
             ivals[i] = NULL;
             cin[n_cin++] = NULL;
+            hval[n_hval++] = NULL;
             continue;
         }
+        hval[n_hval++] = NULL;
         cin[n_cin] = d2_tensor_contiguous(in[i], err);
         if (!cin[n_cin])
             goto done;
@@ -903,8 +905,9 @@ int d2_op_run(d2_backend *be, d2_op_id id, const d2_attrs *attrs, d2_tensor **in
         goto done;
     rc = 0;
 done:
-    for (int i = 0; i < 16; i++)
-        d2_tensor_unref(hval[i]);
+    for (int i = 0; i < n_hval; i++)
+        if (hval[i])
+            d2_tensor_unref(hval[i]);
     for (int i = 0; i < n_cin; i++)
         d2_tensor_unref(cin[i]);
     if (rc < 0)

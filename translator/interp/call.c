@@ -577,12 +577,14 @@ d2_obj *d2i_eval_call(d2_interp *I, d2i_frame *fr, const d2_ast_expr *e)
         const d2_type_hooks *hk = I->hooks[obj->kind];
         if (obj->kind != D2_OBJ_CLASS && obj->kind != D2_OBJ_MODULE && !(hk && hk->getattr) &&
             obj->cls != I->st->super) {
-            d2_obj *descr = d2i_mro_lookup(I, obj->cls, name);
+            size_t nlen = strlen(name);
+            uint64_t h = d2i_hash_bytes(name, nlen);
+            d2_obj *descr = d2i_mro_lookup_h(I, obj->cls, name, nlen, h);
             if (descr && (descr->kind == D2_OBJ_FUNCTION ||
                           (descr->kind == D2_OBJ_BUILTIN && descr->cls == I->st->method_descr &&
                            !D2_AS(d2_builtin, descr)->self))) {
                 bool shadowed = obj->kind == D2_OBJ_INSTANCE &&
-                                d2_dict_get_str(I, D2_AS(d2_instance, obj)->dict, name);
+                                d2i_dict_get_cstr(D2_AS(d2_instance, obj)->dict, name, nlen, h);
                 if (!shadowed) {
                     fn = d2_incref(descr);
                     self = obj;

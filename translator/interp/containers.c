@@ -191,6 +191,8 @@ bool d2i_is_set(d2_interp *I, d2_obj *o)
 
 void d2i_dict_clear(d2_dict *d)
 {
+    if (d->class_dict)
+        d2i_class_changed();
     size_t n = d->n;
     d2_dict_entry *e = d->entries;
     d->n = d->live = 0;
@@ -351,6 +353,8 @@ int d2_dict_set_h(d2_interp *I, d2_dict *d, d2_obj *key, uint64_t h, d2_obj *v)
     int64_t ix = d2i_dict_find(I, d, key, h);
     if (ix == -2)
         return -1;
+    if (d->class_dict)
+        d2i_class_changed();
     if (ix >= 0) {
         d2_setref(&d->entries[ix].value, d2_incref(v));
         return 0;
@@ -396,6 +400,8 @@ static d2_obj *dict_remove_at(d2_dict *d, int64_t ix)
 {
     d2_dict_entry *e = &d->entries[ix];
     d2_obj *k = e->key, *v = e->value;
+    if (d->class_dict)
+        d2i_class_changed();
     e->key = e->value = NULL;
     d->live--;
     d2_decref(k);

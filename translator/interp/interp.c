@@ -49,6 +49,7 @@ static int bootstrap_classes(d2_interp *I)
         if (!d)
             return -1;
         c->dict = D2_AS(d2_dict, d);
+        c->dict->class_dict = true;
     }
     /* object first: its mro is (object,) and bases () */
     d2_obj *ob = d2_tuple_new(I, 0);

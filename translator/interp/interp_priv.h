@@ -35,6 +35,24 @@ typedef struct d2i_tb {
 struct d2i_frame;
 struct d2i_unit;
 
+/* The attribute cache (class.c): what a class's MRO gives for a name,
+ * remembered per (class, name) while no class namespace changes. Every
+ * change to a class's dict (d2_dict.class_dict) and every class made bumps
+ * the class epoch, which empties the cache at once. */
+#define D2I_ATTR_CACHE 512   /* entries, a power of two */
+#define D2I_ATTR_NAME 32     /* longest cached name + 1 */
+typedef struct d2i_attr_entry {
+    const d2_class *cls;     /* NULL: empty */
+    unsigned long epoch;
+    uint64_t hash;
+    size_t len;
+    d2_obj *value;           /* borrowed from the class dict; NULL: not on the MRO */
+    char name[D2I_ATTR_NAME];
+} d2i_attr_entry;
+void d2i_class_changed(void);
+/* d2i_mro_lookup with the name's length and d2i_hash_bytes hash known. */
+d2_obj *d2i_mro_lookup_h(d2_interp *I, d2_class *cls, const char *name, size_t n, uint64_t h);
+
 struct d2_interp_state {
     d2_obj *small_ints[D2I_SMALL_MAX - D2I_SMALL_MIN + 1];
     d2_obj *empty_tuple, *empty_str;
@@ -76,6 +94,7 @@ struct d2_interp_state {
     size_t stack_budget;
     int32_t ticks;               /* back-edges and calls left before the next clock read */
     double deadline;             /* monotonic seconds when the run must stop; 0: none */
+    d2i_attr_entry attr_cache[D2I_ATTR_CACHE];
 };
 
 /* A builtin written by hand (a d2_builtin_fn) rather than as a table row. */

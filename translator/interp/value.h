@@ -79,6 +79,7 @@ typedef struct {
     d2_dict_entry *entries;
     int32_t *index;       /* open-addressing table of entry indices, -1 empty */
     size_t index_cap;
+    bool class_dict;      /* a class's namespace: a change invalidates attribute caches */
 } d2_dict;
 
 typedef struct { d2_obj h; d2_obj *start, *stop, *step; } d2_slice;
