@@ -113,6 +113,7 @@ static int make_core_objects(d2_interp *I)
     }
     I->modules = D2_AS(d2_dict, mods);
     I->builtins = D2_AS(d2_dict, bi);
+    d2i_dict_track_layout(I->builtins);
     st->arg_cache = D2_AS(d2_dict, cache);
     st->warned = D2_AS(d2_dict, warned);
     /* more builtin classes */

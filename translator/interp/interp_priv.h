@@ -148,6 +148,10 @@ int d2i_init_methods(d2_interp *I); /* str, list, tuple, dict and set methods */
 d2_obj *d2i_dict_get_cstr(d2_dict *d, const char *s, size_t n, uint64_t h);
 /* The value slot of a str key given as C string, or NULL when absent. */
 d2_obj **d2i_dict_slot_cstr(d2_dict *d, const char *s, size_t n, uint64_t h);
+/* The entry index of a C-string key, or -1. */
+int64_t d2i_dict_index_cstr(d2_dict *d, const char *s, size_t n, uint64_t h);
+/* Marks d as a namespace whose layout is tracked (module globals, builtins). */
+void d2i_dict_track_layout(d2_dict *d);
 /* Index of a key's entry or -1 (-2 with an exception). */
 int64_t d2i_dict_find(d2_interp *I, d2_dict *d, d2_obj *key, uint64_t h);
 d2_obj *d2i_dict_pop(d2_interp *I, d2_dict *d, d2_obj *key); /* new ref or NULL (absent, no exc) */
@@ -290,6 +294,11 @@ typedef struct sym {
     int res;
     int slot;
     const void *decl; /* the nonlocal statement declaring it, for errors */
+    /* global loads: the entry found last time, valid while the dicts' layouts
+     * are those recorded (eval_expr.c, load_global_sym) */
+    const d2_dict *gdict;
+    uint64_t glayout, blayout; /* blayout: 0 when found in the globals */
+    int64_t gix;
 } sym;
 
 typedef struct d2_code {
