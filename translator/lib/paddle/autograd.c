@@ -500,7 +500,8 @@ static int run_node(engine *e, d2_gnode *n, d2_gnode **queue, size_t *qn)
             rc = -1;
         }
         if (rc == 0) {
-            d2_err err = {0};
+            d2_err err;
+            D2_ERR_FRESH(err);
             d2_gctx g = {.b = &e->tb.base,
                          .def = d2_op_def(n->op),
                          .attrs = &n->attrs,
