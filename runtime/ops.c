@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -818,6 +819,38 @@ static d2_kernel_fn backend_kernel(d2_backend *be, const d2_opdef *def, d2_err *
     return fn;
 }
 
+/* The default attributes of an op, built on first use and then shared
+ * read-only by every eager call that passes none (an allocation and copy
+ * per op otherwise); NULL when they could not be built. They live until the
+ * process ends. */
+static _Atomic(d2_attrs *) default_attrs_cache[D2_NUM_OPS];
+
+static const d2_attrs *default_attrs(const d2_opdef *def)
+{
+    if ((unsigned)def->id >= D2_NUM_OPS)
+        return NULL;
+    d2_attrs *a = atomic_load_explicit(&default_attrs_cache[def->id], memory_order_acquire);
+    if (a)
+        return a;
+    a = d2_calloc(1, sizeof *a);
+    if (!a)
+        return NULL;
+    d2_attrs_init_default(def, a);
+    if (a->n != def->n_attrs) {
+        d2_attrs_free(a);
+        d2_free(a);
+        return NULL;
+    }
+    d2_attrs *expected = NULL;
+    if (!atomic_compare_exchange_strong_explicit(&default_attrs_cache[def->id], &expected, a,
+                                                 memory_order_acq_rel, memory_order_acquire)) {
+        d2_attrs_free(a); /* another thread built them first */
+        d2_free(a);
+        return expected;
+    }
+    return a;
+}
+
 int d2_op_run(d2_backend *be, d2_op_id id, const d2_attrs *attrs, d2_tensor **in, int n_in,
               d2_tensor **out, int n_out, d2_err *err)
 {
@@ -829,15 +862,15 @@ int d2_op_run(d2_backend *be, d2_op_id id, const d2_attrs *attrs, d2_tensor **in
     if (def->flags & D2_OPF_CONTROL)
         return d2_err_set(err, D2_ERR_INVALID, "op %s cannot run eagerly", def->name);
     d2_attrs defaults = {0, NULL};
-    if (!attrs) {
+    if (!attrs && !(attrs = default_attrs(def))) {
         d2_attrs_init_default(def, &defaults);
         attrs = &defaults;
     }
     int rc = -1;
     d2_type itypes[16], otypes[16];
     const d2_tensor *ivals[16];
-    d2_tensor *cin[16], *hval[16] = {NULL};
-    int n_cin = 0;
+    d2_tensor *cin[16], *hval[16];
+    int n_cin = 0, n_hval = 0; /* hval[0..n_hval) are set (NULL where not copied) */
     for (int i = 0; i < n_out; i++)
         out[i] = NULL;
     if (n_in > 16 || n_out > 16) {
@@ -855,8 +888,10 @@ int d2_op_run(d2_backend *be, d2_op_id id, const d2_attrs *attrs, d2_tensor **in
             itypes[i].shape.ndim = 0;
             ivals[i] = NULL;
             cin[n_cin++] = NULL;
+            hval[n_hval++] = NULL;
             continue;
         }
+        hval[n_hval++] = NULL;
         cin[n_cin] = d2_tensor_contiguous(in[i], err);
         if (!cin[n_cin])
             goto done;
@@ -903,8 +938,9 @@ int d2_op_run(d2_backend *be, d2_op_id id, const d2_attrs *attrs, d2_tensor **in
         goto done;
     rc = 0;
 done:
-    for (int i = 0; i < 16; i++)
-        d2_tensor_unref(hval[i]);
+    for (int i = 0; i < n_hval; i++)
+        if (hval[i])
+            d2_tensor_unref(hval[i]);
     for (int i = 0; i < n_cin; i++)
         d2_tensor_unref(cin[i]);
     if (rc < 0)

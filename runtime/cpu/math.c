@@ -240,14 +240,26 @@ static int binary(d2_kctx *k, const binfn *tab, const char *what)
     if ((unsigned)x->dtype >= NDT || !tab[x->dtype] || y->dtype != x->dtype)
         return dtype_error(k, x->dtype);
     binfn fn = tab[x->dtype];
-    if (d2_tensor_numel(out) == 0)
+    int64_t numel = d2_tensor_numel(out);
+    if (numel == 0)
         return 0;
-    bplan p;
-    if (bplan_make(k, &p, out, k->in, 2) < 0)
-        return -1;
     size_t ex = d2_dtype_size(x->dtype), eo = d2_dtype_size(out->dtype);
     const char *xd = d2_tensor_data(x), *yd = d2_tensor_data(y);
     char *od = d2_tensor_data(out);
+    /* operands of the output's shape or single values (most eager calls):
+     * one flat loop, without a broadcast plan */
+    size_t sb = (size_t)out->ndim * sizeof out->shape[0];
+    bool xfull = x->ndim == out->ndim && memcmp(x->shape, out->shape, sb) == 0;
+    bool yfull = y->ndim == out->ndim && memcmp(y->shape, out->shape, sb) == 0;
+    if ((xfull || d2_tensor_numel(x) == 1) && (yfull || d2_tensor_numel(y) == 1) &&
+        (xfull || yfull || numel == 1)) {
+        if (fn(numel, xd, xfull, yd, yfull, od))
+            return d2_err_set(k->err, D2_ERR_RUNTIME, "%s: %s", k->def->name, what);
+        return 0;
+    }
+    bplan p;
+    if (bplan_make(k, &p, out, k->in, 2) < 0)
+        return -1;
     int L = p.nd - 1;
     int64_t n = p.shape[L], outer = d2_tensor_numel(out) / n;
     int64_t idx[D2_MAX_DIMS] = {0}, off[2] = {0, 0};

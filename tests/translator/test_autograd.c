@@ -20,6 +20,7 @@
         tu_run_paddle_golden(#name);                                                                         \
     }
 GOLDEN(autograd_basic)
+GOLDEN(autograd_clear)
 GOLDEN(autograd_grad)
 GOLDEN(autograd_hooks)
 GOLDEN(autograd_errors)
@@ -344,6 +345,7 @@ int main(void)
         cmocka_unit_test(test_tape_memory_flat),
         cmocka_unit_test(test_allocation_failures),
         cmocka_unit_test(test_golden_autograd_basic),
+        cmocka_unit_test(test_golden_autograd_clear),
         cmocka_unit_test(test_golden_autograd_grad),
         cmocka_unit_test(test_golden_autograd_hooks),
         cmocka_unit_test(test_golden_autograd_errors),

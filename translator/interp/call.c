@@ -259,7 +259,7 @@ static void name_list(d2_buf *b, const char **names, size_t n)
 static int param_index(const d2_code *c, const char *name, int from)
 {
     for (int i = from; i < c->nargs + c->nkwonly; i++)
-        if (strcmp(c->params[i], name) == 0)
+        if (c->params[i][0] == name[0] && strcmp(c->params[i], name) == 0)
             return i;
     return -1;
 }
@@ -577,12 +577,14 @@ d2_obj *d2i_eval_call(d2_interp *I, d2i_frame *fr, const d2_ast_expr *e)
         const d2_type_hooks *hk = I->hooks[obj->kind];
         if (obj->kind != D2_OBJ_CLASS && obj->kind != D2_OBJ_MODULE && !(hk && hk->getattr) &&
             obj->cls != I->st->super) {
-            d2_obj *descr = d2i_mro_lookup(I, obj->cls, name);
+            size_t nlen = strlen(name);
+            uint64_t h = d2i_hash_bytes(name, nlen);
+            d2_obj *descr = d2i_mro_lookup_h(I, obj->cls, name, nlen, h);
             if (descr && (descr->kind == D2_OBJ_FUNCTION ||
                           (descr->kind == D2_OBJ_BUILTIN && descr->cls == I->st->method_descr &&
                            !D2_AS(d2_builtin, descr)->self))) {
                 bool shadowed = obj->kind == D2_OBJ_INSTANCE &&
-                                d2_dict_get_str(I, D2_AS(d2_instance, obj)->dict, name);
+                                d2i_dict_get_cstr(D2_AS(d2_instance, obj)->dict, name, nlen, h);
                 if (!shadowed) {
                     fn = d2_incref(descr);
                     self = obj;
@@ -646,8 +648,21 @@ d2_obj *d2i_eval_call(d2_interp *I, d2i_frame *fr, const d2_ast_expr *e)
             if (!v)
                 goto out;
             if (k->arg) {
-                size_t n = strlen(k->arg);
-                int rc = d2i_dict_store(I, kw, k->arg, n, d2i_hash_bytes(k->arg, n), v);
+                /* the keyword's name as a str, made once per call site */
+                d2_obj *key = pm_get(&fr->unit->consts, k);
+                if (key) {
+                    d2_incref(key);
+                } else {
+                    key = d2_str_from(I, k->arg);
+                    if (!key) {
+                        d2_decref(v);
+                        goto out;
+                    }
+                    if (d2i_pm_put(&fr->unit->consts, k, key) == 0)
+                        d2_incref(key);
+                }
+                int rc = d2_dict_set_h(I, kw, key, D2_AS(d2_str, key)->hash, v);
+                d2_decref(key);
                 d2_decref(v);
                 if (rc < 0)
                     goto out;

@@ -1,6 +1,7 @@
 /* class.c - classes: MRO, attribute lookup, descriptors, instantiation, object, super. */
 #include "interp/interp_priv.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 /* ---- classes ---- */
@@ -23,8 +24,16 @@ bool d2_isinstance(d2_interp *I, d2_obj *o, d2_class *cls)
     return cls && d2i_issubclass(o->cls, cls);
 }
 
-/* d2i_mro_lookup with the name's length and hash already known. */
-static d2_obj *mro_lookup_h(d2_class *cls, const char *name, size_t n, uint64_t h)
+/* The class epoch (interp_priv.h): one counter for every interpreter, so
+ * that a class shared by reference can never be served stale. */
+static _Atomic unsigned long class_epoch = 1;
+
+void d2i_class_changed(void)
+{
+    atomic_fetch_add_explicit(&class_epoch, 1, memory_order_relaxed);
+}
+
+static d2_obj *mro_walk(const d2_class *cls, const char *name, size_t n, uint64_t h)
 {
     if (!cls->mro)
         return cls->dict ? d2i_dict_get_cstr(cls->dict, name, n, h) : NULL;
@@ -39,11 +48,33 @@ static d2_obj *mro_lookup_h(d2_class *cls, const char *name, size_t n, uint64_t 
     return NULL;
 }
 
+/* d2i_mro_lookup with the name's length and hash already known, through the
+ * attribute cache (borrowed result). A class without an MRO yet (being
+ * built) is not cached. */
+d2_obj *d2i_mro_lookup_h(d2_interp *I, d2_class *cls, const char *name, size_t n, uint64_t h)
+{
+    if (n >= D2I_ATTR_NAME || !cls->mro)
+        return mro_walk(cls, name, n, h);
+    unsigned long ep = atomic_load_explicit(&class_epoch, memory_order_relaxed);
+    uintptr_t ck = (uintptr_t)cls;
+    d2i_attr_entry *e = &I->st->attr_cache[(h ^ (ck >> 4) ^ (ck >> 13)) & (D2I_ATTR_CACHE - 1)];
+    if (e->cls == cls && e->epoch == ep && e->hash == h && e->len == n &&
+        memcmp(e->name, name, n) == 0)
+        return e->value;
+    d2_obj *v = mro_walk(cls, name, n, h);
+    e->cls = cls;
+    e->epoch = ep;
+    e->hash = h;
+    e->len = n;
+    e->value = v;
+    memcpy(e->name, name, n);
+    return v;
+}
+
 d2_obj *d2i_mro_lookup(d2_interp *I, d2_class *cls, const char *name)
 {
-    (void)I;
     size_t n = strlen(name);
-    return mro_lookup_h(cls, name, n, d2i_hash_bytes(name, n));
+    return d2i_mro_lookup_h(I, cls, name, n, d2i_hash_bytes(name, n));
 }
 
 void d2i_class_update_flags(d2_interp *I, d2_class *cls)
@@ -149,6 +180,8 @@ d2_class *d2i_class_make(d2_interp *I, const char *name, d2_obj *bases, d2_dict 
         return NULL;
     }
     c->mro = D2_AS(d2_tuple, mro);
+    c->dict->class_dict = true;
+    d2i_class_changed();
     d2i_class_update_flags(I, c);
     return c;
 }
@@ -362,7 +395,7 @@ static d2_obj *generic_getattr(d2_interp *I, d2_obj *o, const char *name)
     }
     case D2_OBJ_CLASS: {
         d2_class *c = D2_AS(d2_class, o);
-        d2_obj *v = mro_lookup_h(c, name, n, h);
+        d2_obj *v = d2i_mro_lookup_h(I, c, name, n, h);
         if (v)
             return bind_descr(I, v, o, true);
         if (strcmp(name, "__name__") == 0 || strcmp(name, "__qualname__") == 0)
@@ -380,7 +413,7 @@ static d2_obj *generic_getattr(d2_interp *I, d2_obj *o, const char *name)
         break;
     }
     default: {
-        d2_obj *descr = mro_lookup_h(o->cls, name, n, h);
+        d2_obj *descr = d2i_mro_lookup_h(I, o->cls, name, n, h);
         if (descr && is_data_descr(I, descr))
             return bind_descr(I, descr, o, false);
         d2_dict *idict = NULL;

@@ -2,6 +2,7 @@
 #include "interp/interp_priv.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <string.h>
 
 /* ---- tuples and lists ---- */
@@ -189,8 +190,28 @@ bool d2i_is_set(d2_interp *I, d2_obj *o)
            d2i_issubclass(o->cls, I->st->set);
 }
 
+/* Layout tags of namespace dicts: unique over every dict of every
+ * interpreter, so that a dict freed and another made at its address never
+ * repeat one. */
+static _Atomic uint64_t layout_tags;
+
+static inline void layout_changed(d2_dict *d)
+{
+    if (d->ns_dict)
+        d->layout = atomic_fetch_add_explicit(&layout_tags, 1, memory_order_relaxed) + 1;
+}
+
+void d2i_dict_track_layout(d2_dict *d)
+{
+    d->ns_dict = true;
+    d->layout = atomic_fetch_add_explicit(&layout_tags, 1, memory_order_relaxed) + 1;
+}
+
 void d2i_dict_clear(d2_dict *d)
 {
+    if (d->class_dict)
+        d2i_class_changed();
+    layout_changed(d);
     size_t n = d->n;
     d2_dict_entry *e = d->entries;
     d->n = d->live = 0;
@@ -229,6 +250,7 @@ static int dict_resize(d2_interp *I, d2_dict *d, size_t want)
     size_t cap = 8;
     while (cap < want)
         cap *= 2;
+    layout_changed(d);
     /* compact */
     size_t j = 0;
     for (size_t i = 0; i < d->n; i++)
@@ -312,6 +334,24 @@ d2_obj *d2i_dict_get_cstr(d2_dict *d, const char *s, size_t n, uint64_t h)
     }
 }
 
+int64_t d2i_dict_index_cstr(d2_dict *d, const char *s, size_t n, uint64_t h)
+{
+    if (!d->index)
+        return -1;
+    size_t mask = d->index_cap - 1;
+    for (size_t p = h & mask;; p = (p + 1) & mask) {
+        int32_t ix = d->index[p];
+        if (ix < 0)
+            return -1;
+        d2_dict_entry *e = &d->entries[ix];
+        if (e->key && e->hash == h && e->key->kind == D2_OBJ_STR) {
+            d2_str *k = D2_AS(d2_str, e->key);
+            if (k->len == n && memcmp(k->s, s, n) == 0)
+                return ix;
+        }
+    }
+}
+
 d2_obj **d2i_dict_slot_cstr(d2_dict *d, const char *s, size_t n, uint64_t h)
 {
     if (!d->index)
@@ -351,6 +391,8 @@ int d2_dict_set_h(d2_interp *I, d2_dict *d, d2_obj *key, uint64_t h, d2_obj *v)
     int64_t ix = d2i_dict_find(I, d, key, h);
     if (ix == -2)
         return -1;
+    if (d->class_dict)
+        d2i_class_changed();
     if (ix >= 0) {
         d2_setref(&d->entries[ix].value, d2_incref(v));
         return 0;
@@ -364,6 +406,7 @@ int d2_dict_set_h(d2_interp *I, d2_dict *d, d2_obj *key, uint64_t h, d2_obj *v)
     while (d->index[p] >= 0)
         p = (p + 1) & mask;
     d->index[p] = (int32_t)d->n;
+    layout_changed(d);
     d2_dict_entry *e = &d->entries[d->n++];
     e->key = d2_incref(key);
     e->value = d2_incref(v);
@@ -396,6 +439,9 @@ static d2_obj *dict_remove_at(d2_dict *d, int64_t ix)
 {
     d2_dict_entry *e = &d->entries[ix];
     d2_obj *k = e->key, *v = e->value;
+    if (d->class_dict)
+        d2i_class_changed();
+    layout_changed(d);
     e->key = e->value = NULL;
     d->live--;
     d2_decref(k);

@@ -25,6 +25,38 @@ static d2_obj *load_global(d2_interp *I, d2i_frame *fr, const char *name, size_t
     return v ? d2_incref(v) : d2i_name_error(I, name);
 }
 
+/* load_global through the symbol's cache: the entry found last time is read
+ * directly while the globals' layout (and, for a builtin, the builtins')
+ * is the one recorded; otherwise looked up and recorded again. */
+static d2_obj *load_global_sym(d2_interp *I, d2i_frame *fr, sym *s)
+{
+    d2_dict *g = fr->globals, *b = I->builtins;
+    if (s->gdict == g && s->glayout == g->layout) {
+        d2_obj *v = NULL;
+        if (!s->blayout)
+            v = g->entries[s->gix].value;
+        else if (s->blayout == b->layout)
+            v = b->entries[s->gix].value;
+        if (v)
+            return d2_incref(v);
+    }
+    if (!g->ns_dict || !b->ns_dict)
+        return load_global(I, fr, s->name, s->len, s->hash);
+    int64_t ix = d2i_dict_index_cstr(g, s->name, s->len, s->hash);
+    d2_dict *in = g;
+    if (ix < 0) {
+        ix = d2i_dict_index_cstr(b, s->name, s->len, s->hash);
+        in = b;
+    }
+    if (ix < 0)
+        return d2i_name_error(I, s->name);
+    s->gdict = g;
+    s->glayout = g->layout;
+    s->blayout = in == b ? b->layout : 0;
+    s->gix = ix;
+    return d2_incref(in->entries[ix].value);
+}
+
 d2_obj *d2i_load_sym(d2_interp *I, d2i_frame *fr, sym *s, const char *name)
 {
     if (!s) {
@@ -69,13 +101,15 @@ d2_obj *d2i_load_sym(d2_interp *I, d2i_frame *fr, sym *s, const char *name)
                         s->name);
     }
     case R_NAME: {
+        if (fr->ns == fr->globals) /* module level: the same lookup as a global's */
+            return load_global_sym(I, fr, s);
         d2_obj *v = d2i_dict_get_cstr(fr->ns, s->name, s->len, s->hash);
         if (v)
             return d2_incref(v);
         return load_global(I, fr, s->name, s->len, s->hash);
     }
     default:
-        return load_global(I, fr, s->name, s->len, s->hash);
+        return load_global_sym(I, fr, s);
     }
 }
 

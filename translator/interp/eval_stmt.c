@@ -9,6 +9,8 @@
 int d2i_dict_store(d2_interp *I, d2_dict *d, const char *name, size_t n, uint64_t h, d2_obj *v)
 {
     d2_obj **slot = d2i_dict_slot_cstr(d, name, n, h);
+    if (slot && d->class_dict)
+        d2i_class_changed();
     if (slot) {
         d2_setref(slot, d2_incref(v));
         return 0;

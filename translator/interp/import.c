@@ -25,6 +25,7 @@ d2_module *d2_module_new_builtin(d2_interp *I, const char *name)
         return NULL;
     }
     m->dict = D2_AS(d2_dict, d);
+    d2i_dict_track_layout(m->dict);
     int rc = d2_dict_set_str(I, m->dict, "__name__", nm);
     d2_decref(nm);
     if (rc == 0)
@@ -128,6 +129,8 @@ static d2_module *module_new(d2_interp *I, const char *name, const char *path,
     m->ast = ast;
     d2_obj *d = d2_dict_new(I);
     m->dict = d ? D2_AS(d2_dict, d) : NULL;
+    if (m->dict)
+        d2i_dict_track_layout(m->dict);
     d2_obj *nm = d2_str_from(I, name), *fp = path ? d2_str_from(I, path) : d2_none(I);
     int rc = (m->name && d && nm && fp) ? 0 : -1;
     if (rc == 0)

@@ -49,6 +49,7 @@ static int bootstrap_classes(d2_interp *I)
         if (!d)
             return -1;
         c->dict = D2_AS(d2_dict, d);
+        c->dict->class_dict = true;
     }
     /* object first: its mro is (object,) and bases () */
     d2_obj *ob = d2_tuple_new(I, 0);
@@ -112,6 +113,7 @@ static int make_core_objects(d2_interp *I)
     }
     I->modules = D2_AS(d2_dict, mods);
     I->builtins = D2_AS(d2_dict, bi);
+    d2i_dict_track_layout(I->builtins);
     st->arg_cache = D2_AS(d2_dict, cache);
     st->warned = D2_AS(d2_dict, warned);
     /* more builtin classes */

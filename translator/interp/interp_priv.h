@@ -35,6 +35,24 @@ typedef struct d2i_tb {
 struct d2i_frame;
 struct d2i_unit;
 
+/* The attribute cache (class.c): what a class's MRO gives for a name,
+ * remembered per (class, name) while no class namespace changes. Every
+ * change to a class's dict (d2_dict.class_dict) and every class made bumps
+ * the class epoch, which empties the cache at once. */
+#define D2I_ATTR_CACHE 512   /* entries, a power of two */
+#define D2I_ATTR_NAME 32     /* longest cached name + 1 */
+typedef struct d2i_attr_entry {
+    const d2_class *cls;     /* NULL: empty */
+    unsigned long epoch;
+    uint64_t hash;
+    size_t len;
+    d2_obj *value;           /* borrowed from the class dict; NULL: not on the MRO */
+    char name[D2I_ATTR_NAME];
+} d2i_attr_entry;
+void d2i_class_changed(void);
+/* d2i_mro_lookup with the name's length and d2i_hash_bytes hash known. */
+d2_obj *d2i_mro_lookup_h(d2_interp *I, d2_class *cls, const char *name, size_t n, uint64_t h);
+
 struct d2_interp_state {
     d2_obj *small_ints[D2I_SMALL_MAX - D2I_SMALL_MIN + 1];
     d2_obj *empty_tuple, *empty_str;
@@ -77,6 +95,7 @@ struct d2_interp_state {
     size_t stack_budget;
     int32_t ticks;               /* back-edges and calls left before the next clock read */
     double deadline;             /* monotonic seconds when the run must stop; 0: none */
+    d2i_attr_entry attr_cache[D2I_ATTR_CACHE];
 };
 
 /* A builtin written by hand (a d2_builtin_fn) rather than as a table row. */
@@ -130,6 +149,10 @@ int d2i_init_methods(d2_interp *I); /* str, list, tuple, dict and set methods */
 d2_obj *d2i_dict_get_cstr(d2_dict *d, const char *s, size_t n, uint64_t h);
 /* The value slot of a str key given as C string, or NULL when absent. */
 d2_obj **d2i_dict_slot_cstr(d2_dict *d, const char *s, size_t n, uint64_t h);
+/* The entry index of a C-string key, or -1. */
+int64_t d2i_dict_index_cstr(d2_dict *d, const char *s, size_t n, uint64_t h);
+/* Marks d as a namespace whose layout is tracked (module globals, builtins). */
+void d2i_dict_track_layout(d2_dict *d);
 /* Index of a key's entry or -1 (-2 with an exception). */
 int64_t d2i_dict_find(d2_interp *I, d2_dict *d, d2_obj *key, uint64_t h);
 d2_obj *d2i_dict_pop(d2_interp *I, d2_dict *d, d2_obj *key); /* new ref or NULL (absent, no exc) */
@@ -272,6 +295,11 @@ typedef struct sym {
     int res;
     int slot;
     const void *decl; /* the nonlocal statement declaring it, for errors */
+    /* global loads: the entry found last time, valid while the dicts' layouts
+     * are those recorded (eval_expr.c, load_global_sym) */
+    const d2_dict *gdict;
+    uint64_t glayout, blayout; /* blayout: 0 when found in the globals */
+    int64_t gix;
 } sym;
 
 typedef struct d2_code {

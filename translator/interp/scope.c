@@ -126,6 +126,9 @@ static sym *code_sym(analyzer *an, d2_code *c, const char *name)
     s->len = len;
     s->hash = h;
     s->slot = -1;
+    s->gdict = NULL;
+    s->glayout = s->blayout = 0;
+    s->gix = -1;
     size_t j = h & (c->tabcap - 1);
     while (c->tab[j])
         j = (j + 1) & (c->tabcap - 1);

@@ -178,6 +178,7 @@ void d2i_clear_refs(d2_obj *o)
     case D2_OBJ_CLASS: {
         d2_class *c = D2_AS(d2_class, o);
         d2_obj *p;
+        d2i_class_changed(); /* its address may be reused by another class */
         p = (d2_obj *)c->bases, c->bases = NULL, d2_decref(p);
         p = (d2_obj *)c->mro, c->mro = NULL, d2_decref(p);
         p = (d2_obj *)c->dict, c->dict = NULL, d2_decref(p);

@@ -79,6 +79,10 @@ typedef struct {
     d2_dict_entry *entries;
     int32_t *index;       /* open-addressing table of entry indices, -1 empty */
     size_t index_cap;
+    bool class_dict;      /* a class's namespace: a change invalidates attribute caches */
+    bool ns_dict;         /* a module's globals or the builtins: layout is kept */
+    uint64_t layout;      /* ns_dict: a new value whenever a key is added or removed or the
+                           * table rebuilt (an entry's index stays valid while it holds) */
 } d2_dict;
 
 typedef struct { d2_obj h; d2_obj *start, *stop, *step; } d2_slice;

@@ -500,7 +500,8 @@ static int run_node(engine *e, d2_gnode *n, d2_gnode **queue, size_t *qn)
             rc = -1;
         }
         if (rc == 0) {
-            d2_err err = {0};
+            d2_err err;
+            D2_ERR_FRESH(err);
             d2_gctx g = {.b = &e->tb.base,
                          .def = d2_op_def(n->op),
                          .attrs = &n->attrs,
@@ -978,6 +979,18 @@ int d2_pd_clear_grad(d2_interp *I, d2_obj *o, bool set_to_zero)
         return 0;
     if (!set_to_zero) {
         d2_setref(&t->grad, NULL);
+        return 0;
+    }
+    /* a gradient nothing else shares (the usual case between steps) is
+     * zeroed where it lies, as Paddle does, instead of through a new tensor */
+    d2_tensor *g = TOBJ(t->grad)->t;
+    if (g && !D2_MODE(I)->tracer && g->kind == D2_VALUE_TENSOR && g->storage &&
+        __atomic_load_n(&g->refcount, __ATOMIC_ACQUIRE) == 1 &&
+        __atomic_load_n(&g->storage->refcount, __ATOMIC_ACQUIRE) == 1 &&
+        g->storage->backend == d2_cpu_backend() && d2_tensor_is_contiguous(g)) {
+        size_t nb = (size_t)d2_tensor_numel(g) * d2_dtype_size(g->dtype);
+        if (nb)
+            memset((char *)g->storage->data + (size_t)g->offset * d2_dtype_size(g->dtype), 0, nb);
         return 0;
     }
     d2_obj *z = filled_like(I, t->grad, 0.0);

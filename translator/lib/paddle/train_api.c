@@ -36,7 +36,8 @@ static int write_tensor(d2_interp *I, d2_obj *dst, d2_tensor *s)
             return 0;
         d2_backend *be = d->storage->backend ? d->storage->backend : d2_cpu_backend();
         size_t es = d2_dtype_size(d->dtype);
-        d2_err err = {0};
+        d2_err err;
+        D2_ERR_FRESH(err);
         if (be->copy(be, d->storage->data, (size_t)d->offset * es, s->storage->data,
                      (size_t)s->offset * es, (size_t)n * es, &err) < 0) {
             d2_raise_err(I, &err);
@@ -56,7 +57,8 @@ static int write_tensor(d2_interp *I, d2_obj *dst, d2_tensor *s)
 static int write_into(d2_interp *I, d2_obj *dst, d2_obj *src)
 {
     d2_tensor *d = TOBJ(dst)->t, *s = TOBJ(src)->t, *moved = NULL;
-    d2_err err = {0};
+    d2_err err;
+    D2_ERR_FRESH(err);
     if (d->storage && s->storage && d->storage->backend != s->storage->backend) {
         /* a CPU value (a loaded state_dict) for a tensor on a device, or back */
         if (!(moved = d2_tensor_copy_to(s, d->storage->backend, &err))) {
