@@ -37,7 +37,7 @@ typedef struct block_plan {
     int n_entry_dead, n_exit_dead;
     int *entry_dead; /* params the block never reads: released right after binding */
     int *exit_dead;  /* values still held at the end (yields): released after yielding */
-    bool *yield_move; /* per yield: its slot dies at the exit and no earlier yield names it, so
+    bool *yield_move; /* per yield: its slot dies at the exit and no later yield names it, so
                        * the slot's reference moves to the result */
 } block_plan;
 
@@ -704,8 +704,17 @@ static void scratch_free(op_scratch *s, int n_out)
     d2_free(s->heap);
 }
 
-/* Gathers op inputs from the slots: contiguous, with their run-time types and
- * (on the host, or downloaded for shape inputs) their values. */
+/* Fills the run-time types of the gathered inputs, which inference reads. */
+static void input_types(const d2_op *op, op_scratch *s)
+{
+    for (int j = 0; j < op->n_in; j++)
+        if (s->in[j])
+            value_type(s->in[j], &s->it[j]);
+}
+
+/* Gathers op inputs from the slots: contiguous, and (on the host, or downloaded for shape
+ * inputs) their values; their types only for absent inputs (input_types fills the others
+ * when an op needs inference). */
 static int gather_inputs(d2_exec_frame *f, const d2_op *op, const d2_opdef *def, op_scratch *s,
                          d2_err *err)
 {
@@ -730,7 +739,6 @@ static int gather_inputs(d2_exec_frame *f, const d2_op *op, const d2_opdef *def,
             s->tmp[s->n_tmp++] = t;
         }
         s->in[j] = t;
-        value_type(t, &s->it[j]);
         s->iv[j] = on_host(t) ? t : NULL;
         int port = j < def->n_ins ? j : def->n_ins - 1;
         if (!s->iv[j] && t->kind == D2_VALUE_TENSOR && (def->flags & D2_OPF_SHAPE_INPUTS) &&
@@ -883,7 +891,10 @@ static int run_op(d2_exec_frame *f, int b, int i, d2_err *err)
     }
     if (!control) {
         type_memo *m = f->memo ? pl->memo : NULL;
-        if (pl->cached && inputs_match_declared(p, op, s.in)) {
+        bool cached = pl->cached && inputs_match_declared(p, op, s.in);
+        if (!cached)
+            input_types(op, &s);
+        if (cached) {
             memcpy(s.ot, pl->cached, sizeof(d2_type) * (size_t)op->n_out);
         } else if (m && m->valid && types_match(m->in, s.it, op->n_in)) {
             memcpy(s.ot, m->out, sizeof(d2_type) * (size_t)op->n_out);

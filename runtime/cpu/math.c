@@ -240,8 +240,15 @@ static int binary(d2_kctx *k, const binfn *tab, const char *what)
     if ((unsigned)x->dtype >= NDT || !tab[x->dtype] || y->dtype != x->dtype)
         return dtype_error(k, x->dtype);
     binfn fn = tab[x->dtype];
-    if (d2_tensor_numel(out) == 0)
+    int64_t n_out = d2_tensor_numel(out);
+    if (n_out == 0)
         return 0;
+    if (n_out == 1 && d2_tensor_numel(x) == 1 && d2_tensor_numel(y) == 1) {
+        /* one element each (a loop's counter and bound): no broadcast plan */
+        if (fn(1, d2_tensor_data(x), 0, d2_tensor_data(y), 0, d2_tensor_data(out)))
+            return d2_err_set(k->err, D2_ERR_RUNTIME, "%s: %s", k->def->name, what);
+        return 0;
+    }
     bplan p;
     if (bplan_make(k, &p, out, k->in, 2) < 0)
         return -1;
