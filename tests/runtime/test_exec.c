@@ -922,6 +922,57 @@ static void test_threads(void **state)
 
 /* ---- preparation errors and control-op inference ------------------------------------------ */
 
+/* Runs dynamic_program with batches that change from run to run: whichever run holds the
+ * prepared Program's type memos reuses or replaces them while the others infer. */
+static void *dynamic_thread_main(void *arg)
+{
+    thread_job *job = arg;
+    for (int r = 0; r < 60; r++) {
+        int64_t rows = 1 + (job->seed * 5 + r / 3) % 7;
+        float xs[21], wv[21];
+        for (int64_t i = 0; i < rows * 3; i++) {
+            xs[i] = (float)(i * 3 - 5 + job->seed);
+            wv[i] = (xs[i] + (float)(10 * (i % 3 + 1))) * 8;
+        }
+        int64_t shape[2] = {rows, 3};
+        d2_tensor *in = f32_tensor(2, shape, xs), *out[2] = {NULL, NULL};
+        d2_err err = {0};
+        bool ok = d2_exec_run(job->pp, &in, 1, out, 2, &err) == 0 && out[1]->ndim == 2 &&
+                  out[1]->shape[0] == rows && out[1]->shape[1] == 3;
+        for (int64_t i = 0; ok && i < rows * 3; i++)
+            ok = ((const float *)d2_tensor_data(out[1]))[i] == wv[i];
+        if (!ok) {
+            job->failures++;
+            snprintf(job->msg, sizeof job->msg, "batch %lld: %.900s", (long long)rows,
+                     err.msg[0] ? err.msg : "wrong result");
+        }
+        unref_all(out, 2);
+        d2_tensor_unref(in);
+    }
+    return NULL;
+}
+
+static void test_threads_dynamic(void **state)
+{
+    (void)state;
+    d2_program *p = dynamic_program();
+    d2_prepared *pp = prepare(p, NULL);
+    enum { N_THREADS = 6 };
+    pthread_t th[N_THREADS];
+    thread_job jobs[N_THREADS];
+    for (int i = 0; i < N_THREADS; i++) {
+        jobs[i] = (thread_job){pp, i + 1, 0, ""};
+        assert_int_equal(pthread_create(&th[i], NULL, dynamic_thread_main, &jobs[i]), 0);
+    }
+    for (int i = 0; i < N_THREADS; i++)
+        assert_int_equal(pthread_join(th[i], NULL), 0);
+    for (int i = 0; i < N_THREADS; i++)
+        if (jobs[i].failures)
+            fail_msg("thread %d: %d failures, last: %s", i, jobs[i].failures, jobs[i].msg);
+    d2_exec_free(pp);
+    d2_program_free(p);
+}
+
 static d2_kernel_fn no_add_kernel(d2_backend *be, d2_op_id op)
 {
     (void)be;
@@ -1428,6 +1479,7 @@ int main(void)
         cmocka_unit_test(test_input_errors),
         cmocka_unit_test(test_nested_error_position),
         cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_threads_dynamic),
         cmocka_unit_test(test_missing_kernel),
         cmocka_unit_test(test_param_without_data),
         cmocka_unit_test(test_bind_param),
