@@ -12,6 +12,15 @@
  * written only by its defining block; a block run overwrites its slots and
  * releases the old values. */
 
+/* The output types an op with dynamic dims inferred on its last run, and the input types they
+ * came from: a run whose inputs have the same types reuses them instead of inferring again.
+ * Written and read only by the run that holds its prepared Program's memo (memo_busy). */
+typedef struct type_memo {
+    bool valid;
+    d2_type *in;  /* n_in input types */
+    d2_type *out; /* n_out output types */
+} type_memo;
+
 /* What the executor precomputes for one op. */
 typedef struct op_plan {
     d2_kernel_fn fn;
@@ -19,6 +28,8 @@ typedef struct op_plan {
     int *dead;          /* slots whose last use in this block is this op */
     d2_type *cached;    /* output types when every input type is static (else NULL) */
     int inplace;        /* 1 + the input port whose buffer output 0 may take (0: none) */
+    const d2_opdef *def;
+    type_memo *memo;    /* ops whose output types depend only on dynamic input types; else NULL */
 } op_plan;
 
 typedef struct block_plan {
@@ -26,6 +37,8 @@ typedef struct block_plan {
     int n_entry_dead, n_exit_dead;
     int *entry_dead; /* params the block never reads: released right after binding */
     int *exit_dead;  /* values still held at the end (yields): released after yielding */
+    bool *yield_move; /* per yield: its slot dies at the exit and no later yield names it, so
+                       * the slot's reference moves to the result */
 } block_plan;
 
 struct d2_prepared {
@@ -37,6 +50,7 @@ struct d2_prepared {
     block_plan *blocks;
     d2_bufpool *pool;   /* the CPU backend: buffers outputs reuse from run to run; else NULL */
     int n_inplace;      /* ops given an in-place port (d2_exec_enable_inplace) */
+    atomic_bool memo_busy; /* a run holds the type memos (one run at a time uses them) */
 };
 
 /* Idle bytes a prepared Program's buffer pool keeps between runs at most. */
@@ -51,6 +65,7 @@ struct d2_exec_frame {
     d2_run_limits *lim; /* NULL: an unbounded run */
     size_t bytes;       /* allocated by the run's ops so far */
     bool limit_placed;  /* a while_loop has put its iteration count in the limit error */
+    bool memo;          /* this run holds pp's type memos */
 };
 
 /* Ports up to this count use stack arrays when running an op. */
@@ -175,6 +190,7 @@ static int plan_ops(d2_prepared *pp, d2_err *err)
                                       i, def->name, v);
             }
             op_plan *pl = &bp->ops[i];
+            pl->def = def;
             if (def->flags & D2_OPF_CONTROL)
                 pl->fn = def->ctl_kernel;
             else
@@ -201,10 +217,27 @@ static int plan_ops(d2_prepared *pp, d2_err *err)
             bool ok = d2_program_infer_op(p, op, ot, &scratch) == 0;
             for (int j = 0; ok && j < op->n_out; j++)
                 ok = ot[j].kind == D2_VALUE_TENSOR && d2_shape_is_static(&ot[j].shape);
-            if (ok)
+            if (ok) {
                 pl->cached = ot;
-            else
-                d2_free(ot);
+                continue;
+            }
+            d2_free(ot);
+        }
+        for (int i = 0; i < blk->n_ops; i++) {
+            const d2_op *op = &blk->ops[i];
+            op_plan *pl = &bp->ops[i];
+            if (pl->cached || (pl->def->flags & (D2_OPF_CONTROL | D2_OPF_SHAPE_INPUTS)))
+                continue; /* static, or inferred from the values of shape inputs */
+            type_memo *m = d2_calloc(1, sizeof *m);
+            d2_type *ts = d2_calloc((size_t)op->n_in + (size_t)op->n_out + 1, sizeof *ts);
+            if (!m || !ts) {
+                d2_free(m);
+                d2_free(ts);
+                return d2_err_set(err, D2_ERR_NOMEM, "out of memory preparing a program");
+            }
+            m->in = ts;
+            m->out = ts + op->n_in;
+            pl->memo = m;
         }
     }
     return 0;
@@ -311,6 +344,21 @@ static int plan_liveness(d2_prepared *pp, d2_err *err)
         }
         if (pass)
             break;
+        for (int b = 0; b < p->n_blocks; b++) {
+            const d2_block *blk = &p->blocks[b];
+            block_plan *bp = &pp->blocks[b];
+            bp->yield_move = d2_calloc((size_t)blk->n_yields + 1, sizeof(bool));
+            if (!bp->yield_move)
+                goto oom;
+            /* the last yield naming a value that dies at the exit takes the slot's reference */
+            for (int j = 0; j < blk->n_yields; j++) {
+                int v = blk->yields[j];
+                bool last = li.def_block[v] == b && li.last[v] >= blk->n_ops;
+                for (int m = j + 1; last && m < blk->n_yields; m++)
+                    last = blk->yields[m] != v;
+                bp->yield_move[j] = last;
+            }
+        }
         for (int b = 0; b < p->n_blocks; b++) {
             block_plan *bp = &pp->blocks[b];
             bp->entry_dead = d2_malloc(sizeof(int) * ((size_t)bp->n_entry_dead + 1));
@@ -435,10 +483,14 @@ void d2_exec_free(d2_prepared *pp)
                 for (int i = 0; i < p->blocks[b].n_ops; i++) {
                     d2_free(bp->ops[i].dead);
                     d2_free(bp->ops[i].cached);
+                    if (bp->ops[i].memo)
+                        d2_free(bp->ops[i].memo->in);
+                    d2_free(bp->ops[i].memo);
                 }
             d2_free(bp->ops);
             d2_free(bp->entry_dead);
             d2_free(bp->exit_dead);
+            d2_free(bp->yield_move);
         }
     }
     if (pp->params)
@@ -576,6 +628,30 @@ static bool inputs_match_declared(const d2_program *p, const d2_op *op, d2_tenso
     return true;
 }
 
+/* Whether run-time input types a and b are equal (kind, dtype, rank, dims). */
+static bool types_match(const d2_type *a, const d2_type *b, int n)
+{
+    for (int j = 0; j < n; j++) {
+        if (a[j].kind != b[j].kind || a[j].dtype != b[j].dtype ||
+            a[j].shape.ndim != b[j].shape.ndim)
+            return false;
+        for (int d = 0; d < a[j].shape.ndim; d++)
+            if (a[j].shape.dims[d] != b[j].shape.dims[d])
+                return false;
+    }
+    return true;
+}
+
+/* Whether output types inferred from these input types may be reused for equal ones: not when
+ * an input is a tensor array (its type does not describe its items). */
+static bool memoisable(const d2_type *in, int n)
+{
+    for (int j = 0; j < n; j++)
+        if (in[j].kind != D2_VALUE_TENSOR)
+            return false;
+    return true;
+}
+
 /* Scratch arrays for one op run: stack space for small ops, heap otherwise. */
 typedef struct op_scratch {
     d2_tensor *in_s[SMALL_PORTS], *out_s[SMALL_PORTS], *tmp_s[2 * SMALL_PORTS];
@@ -628,8 +704,17 @@ static void scratch_free(op_scratch *s, int n_out)
     d2_free(s->heap);
 }
 
-/* Gathers op inputs from the slots: contiguous, with their run-time types and
- * (on the host, or downloaded for shape inputs) their values. */
+/* Fills the run-time types of the gathered inputs, which inference reads. */
+static void input_types(const d2_op *op, op_scratch *s)
+{
+    for (int j = 0; j < op->n_in; j++)
+        if (s->in[j])
+            value_type(s->in[j], &s->it[j]);
+}
+
+/* Gathers op inputs from the slots: contiguous, and (on the host, or downloaded for shape
+ * inputs) their values; their types only for absent inputs (input_types fills the others
+ * when an op needs inference). */
 static int gather_inputs(d2_exec_frame *f, const d2_op *op, const d2_opdef *def, op_scratch *s,
                          d2_err *err)
 {
@@ -654,7 +739,6 @@ static int gather_inputs(d2_exec_frame *f, const d2_op *op, const d2_opdef *def,
             s->tmp[s->n_tmp++] = t;
         }
         s->in[j] = t;
-        value_type(t, &s->it[j]);
         s->iv[j] = on_host(t) ? t : NULL;
         int port = j < def->n_ins ? j : def->n_ins - 1;
         if (!s->iv[j] && t->kind == D2_VALUE_TENSOR && (def->flags & D2_OPF_SHAPE_INPUTS) &&
@@ -785,7 +869,7 @@ static int run_op(d2_exec_frame *f, int b, int i, d2_err *err)
     const d2_program *p = pp->p;
     const d2_op *op = &p->blocks[b].ops[i];
     const op_plan *pl = &pp->blocks[b].ops[i];
-    const d2_opdef *def = d2_op_def(op->id);
+    const d2_opdef *def = pl->def;
     bool control = def->flags & D2_OPF_CONTROL;
     op_scratch s;
     int rc = -1;
@@ -806,16 +890,29 @@ static int run_op(d2_exec_frame *f, int b, int i, d2_err *err)
             s.tmp[s.n_tmp++] = d2_tensor_ref(s.in[j]);
     }
     if (!control) {
-        if (pl->cached && inputs_match_declared(p, op, s.in)) {
+        type_memo *m = f->memo ? pl->memo : NULL;
+        bool cached = pl->cached && inputs_match_declared(p, op, s.in);
+        if (!cached)
+            input_types(op, &s);
+        if (cached) {
             memcpy(s.ot, pl->cached, sizeof(d2_type) * (size_t)op->n_out);
+        } else if (m && m->valid && types_match(m->in, s.it, op->n_in)) {
+            memcpy(s.ot, m->out, sizeof(d2_type) * (size_t)op->n_out);
         } else {
             for (int j = 0; j < op->n_out; j++) {
                 memset(&s.ot[j], 0, sizeof s.ot[j]);
                 s.ot[j].dtype = (d2_dtype)-1;
             }
             d2_infer_ctx ic = {def, &op->attrs, op->n_in, s.it, s.iv, op->n_out, s.ot, err, p, op};
+            if (m)
+                m->valid = false;
             if (d2_infer_checked(&ic) < 0)
                 goto fail;
+            if (m && memoisable(s.it, op->n_in)) {
+                memcpy(m->in, s.it, sizeof(d2_type) * (size_t)op->n_in);
+                memcpy(m->out, s.ot, sizeof(d2_type) * (size_t)op->n_out);
+                m->valid = true;
+            }
         }
     }
     if (!control && !(def->flags & D2_OPF_ALLOCS_OUTPUTS)) {
@@ -964,7 +1061,12 @@ static int run_block(d2_exec_frame *f, int block, d2_tensor **args, int n_args,
                        p->vars[v].name);
             goto fail;
         }
-        results[j] = d2_tensor_ref(f->slots[v]);
+        if (bp->yield_move[j]) {
+            results[j] = f->slots[v];
+            f->slots[v] = NULL;
+        } else {
+            results[j] = d2_tensor_ref(f->slots[v]);
+        }
     }
     release_list(f, bp->exit_dead, bp->n_exit_dead);
     f->block = saved;
@@ -1061,7 +1163,7 @@ int d2_exec_run_limited(d2_prepared *pp, d2_run_limits *lim, d2_tensor **inputs,
         if (check_input(p, j, blk0->params[j], inputs[j], err) < 0)
             return -1;
     int rc = -1;
-    d2_exec_frame f = {pp, NULL, -1, lim, 0, false};
+    d2_exec_frame f = {pp, NULL, -1, lim, 0, false, false};
     if (lim) {
         lim->hit = D2_LIMIT_NONE;
         if (time_limit(&f, err) < 0)
@@ -1101,7 +1203,11 @@ int d2_exec_run_limited(d2_prepared *pp, d2_run_limits *lim, d2_tensor **inputs,
     /* parameters are borrowed from the prepared program, never released by a run */
     for (int v = 0; v < pp->n_slots; v++)
         f.slots[v] = pp->params[v];
+    /* one run at a time reuses the type memos; a concurrent run infers types itself */
+    f.memo = !atomic_exchange_explicit(&pp->memo_busy, true, memory_order_acquire);
     rc = d2_exec_run_block(&f, 0, args, n_in, outputs, n_out, err);
+    if (f.memo)
+        atomic_store_explicit(&pp->memo_busy, false, memory_order_release);
     if (rc == 0 && pp->be->sync && pp->be->sync(pp->be, err) < 0) {
         for (int j = 0; j < n_out; j++) {
             d2_tensor_unref(outputs[j]);

@@ -506,11 +506,20 @@ static d2_storage *pool_storage(void)
     return d2_calloc(1, sizeof(d2_storage));
 }
 
+/* Whether the caller holds the only reference to a count: then no other thread can reach the
+ * object to take or drop one, so the count is dropped without a locked instruction (most
+ * values an executor run makes die with one reference). The acquire load orders the caller's
+ * frees after the other threads' earlier drops, as the decrement's acquire would. */
+static inline bool sole_ref(long *count)
+{
+    return __atomic_load_n(count, __ATOMIC_ACQUIRE) == 1;
+}
+
 static void storage_unref(d2_storage *s)
 {
     if (!s)
         return;
-    if (__atomic_sub_fetch(&s->refcount, 1, __ATOMIC_ACQ_REL) != 0)
+    if (!sole_ref(&s->refcount) && __atomic_sub_fetch(&s->refcount, 1, __ATOMIC_ACQ_REL) != 0)
         return;
     tensor_cache *c = tcache_get();
     if (s->release) {
@@ -801,7 +810,7 @@ void d2_tensor_unref(d2_tensor *t)
 {
     if (!t)
         return;
-    if (__atomic_sub_fetch(&t->refcount, 1, __ATOMIC_ACQ_REL) != 0)
+    if (!sole_ref(&t->refcount) && __atomic_sub_fetch(&t->refcount, 1, __ATOMIC_ACQ_REL) != 0)
         return;
     for (int64_t i = 0; i < t->array_len; i++)
         d2_tensor_unref(t->items[i]);

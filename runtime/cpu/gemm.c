@@ -436,9 +436,129 @@ static void tiny_double(const gemm_plan *p, const double *a, const double *b, do
         tiny_double_libm(p, a, b, c);
 }
 
+/* Small float32 products on AVX-512 without BLIS: BLIS's entry and its OpenMP region, taken
+ * even for one thread, cost a few microseconds per call, more than products up to about
+ * SMALL_GEMM_VOL multiply-adds take in registers (transformer layers at small batch; measured
+ * against BLIS's haswell and skx kernels on 6x32x32 to 256^3, one thread, Zen 5). C is
+ * computed in blocks of up to 6 rows by 32 columns held in twelve registers; each element
+ * accumulates its products in k order with fused multiply-adds from zero, then becomes
+ * alpha * acc + beta * c, the arithmetic of the tiny loops above (and of BLIS's kernels).
+ * B's rows must be contiguous (csb 1); columns past n are masked off. */
+#define SMALL_GEMM_VOL (128.0 * 128.0 * 128.0)
+#define SMALL_GEMM_B_ELEMS 65536 /* B at most 256 KiB: read once per row block from cache */
+#define SMALL_ATTR __attribute__((target("avx512f,fma")))
+#include <immintrin.h>
+
+SMALL_ATTR static inline __attribute__((always_inline)) void
+small_block(const gemm_plan *p, const float *a, const float *b, float *c, int64_t i0, int rows,
+            int64_t j0, __mmask16 m0, __mmask16 m1, bool two)
+{
+    __m512 acc[6][2];
+#pragma GCC unroll 6
+    for (int r = 0; r < 6; r++)
+        acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+    const float *ar = a + i0 * p->rsa;
+    for (int64_t q = 0; q < p->k; q++) {
+        const float *br = b + q * p->rsb + j0;
+        __m512 b0 = _mm512_maskz_loadu_ps(m0, br);
+        __m512 b1 = two ? _mm512_maskz_loadu_ps(m1, br + 16) : b0;
+#pragma GCC unroll 6
+        for (int r = 0; r < rows; r++) {
+            __m512 av = _mm512_set1_ps(ar[r * p->rsa + q * p->csa]);
+            acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
+            if (two)
+                acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);
+        }
+    }
+    __m512 al = _mm512_set1_ps((float)p->alpha), be = _mm512_set1_ps((float)p->beta);
+    bool zero_beta = p->beta == 0;
+#pragma GCC unroll 6
+    for (int r = 0; r < rows; r++) {
+        float *cr = c + (i0 + r) * p->ldc + j0;
+        for (int v = 0; v < (two ? 2 : 1); v++) {
+            __mmask16 mk = v ? m1 : m0;
+            __m512 x = _mm512_mul_ps(al, acc[r][v]);
+            if (!zero_beta)
+                x = _mm512_add_ps(x, _mm512_mul_ps(be, _mm512_maskz_loadu_ps(mk, cr + 16 * v)));
+            _mm512_mask_storeu_ps(cr + 16 * v, mk, x);
+        }
+    }
+}
+
+/* One row block of up to 6 rows over every column block; rows is a constant at each call. */
+SMALL_ATTR static inline __attribute__((always_inline)) void
+small_rows(const gemm_plan *p, const float *a, const float *b, float *c, int64_t i0, int rows)
+{
+    for (int64_t j0 = 0; j0 < p->n; j0 += 32) {
+        int64_t w = p->n - j0;
+        __mmask16 m0 = w >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << w) - 1);
+        if (w <= 16) {
+            small_block(p, a, b, c, i0, rows, j0, m0, 0, false);
+        } else {
+            __mmask16 m1 = w >= 32 ? (__mmask16)0xffff : (__mmask16)((1u << (w - 16)) - 1);
+            small_block(p, a, b, c, i0, rows, j0, m0, m1, true);
+        }
+    }
+}
+
+SMALL_ATTR static void small_float_avx512(const gemm_plan *p, const float *a, const float *b,
+                                          float *c)
+{
+    float bt[TINY_GEMM_VOL];
+    gemm_plan q = *p;
+    if (q.csb != 1) {
+        /* a transposed B (attention's scores) is packed into rows first */
+        for (int64_t k = 0; k < q.k; k++)
+            for (int64_t j = 0; j < q.n; j++)
+                bt[k * q.n + j] = b[k * q.rsb + j * q.csb];
+        b = bt;
+        q.rsb = q.n;
+        q.csb = 1;
+    }
+    int64_t i0 = 0;
+    for (; i0 + 6 <= q.m; i0 += 6)
+        small_rows(&q, a, b, c, i0, 6);
+    switch (q.m - i0) {
+    case 5: small_rows(&q, a, b, c, i0, 5); break;
+    case 4: small_rows(&q, a, b, c, i0, 4); break;
+    case 3: small_rows(&q, a, b, c, i0, 3); break;
+    case 2: small_rows(&q, a, b, c, i0, 2); break;
+    case 1: small_rows(&q, a, b, c, i0, 1); break;
+    default: break;
+    }
+}
+
+static bool cpu_has_avx512(void)
+{
+    static int has = -1; /* racing first calls store the same value */
+    int h = __atomic_load_n(&has, __ATOMIC_RELAXED);
+    if (h < 0) {
+        __builtin_cpu_init();
+        h = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
+        __atomic_store_n(&has, h, __ATOMIC_RELAXED);
+    }
+    return h;
+}
+
+/* Whether a float32 product of this plan runs in small_float_avx512: a volume where BLIS's entry
+ * costs more than it saves, one thread, and a B it can read by rows (or pack on the stack). */
+static bool small_fits(const gemm_plan *p, int nt)
+{
+    return p->dt == D2_F32 && nt == 1 && p->m > 0 && p->n > 0 && p->k > 0 &&
+           (double)p->m * (double)p->n * (double)p->k <= SMALL_GEMM_VOL &&
+           p->k * p->n <= SMALL_GEMM_B_ELEMS && (p->csb == 1 || p->k * p->n <= TINY_GEMM_VOL) &&
+           cpu_has_avx512();
+}
+
 static void tiny_batch(const gemm_plan *p, const void *a, int64_t sa, const void *b, int64_t sb,
                        void *c, int64_t sc, int64_t batch)
 {
+    if (small_fits(p, 1)) {
+        for (int64_t i = 0; i < batch; i++)
+            small_float_avx512(p, (const float *)a + i * sa, (const float *)b + i * sb,
+                               (float *)c + i * sc);
+        return;
+    }
     bool fma = cpu_has_fma();
     if (p->dt == D2_F32)
         (fma ? tiny_float_fma_batch : tiny_float_libm_batch)(p, a, sa, b, sb, c, sc, batch);
@@ -448,6 +568,8 @@ static void tiny_batch(const gemm_plan *p, const void *a, int64_t sa, const void
 #else
 #define tiny_float tiny_float_libm
 #define tiny_double tiny_double_libm
+#define small_fits(p, nt) false
+#define small_float_avx512(p, a, b, c) ((void)0)
 static void tiny_batch(const gemm_plan *p, const void *a, int64_t sa, const void *b, int64_t sb,
                        void *c, int64_t sc, int64_t batch)
 {
@@ -466,6 +588,10 @@ static void run_one(const gemm_plan *p, cntx_t *cx, int nt, const void *a, const
         return;
     if (p->k == 0 || p->alpha == 0) {
         scale_c(p, c);
+        return;
+    }
+    if (small_fits(p, nt)) {
+        small_float_avx512(p, a, b, c);
         return;
     }
     if ((double)p->m * (double)p->n * (double)p->k <= TINY_GEMM_VOL) {

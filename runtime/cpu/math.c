@@ -756,6 +756,105 @@ int cpu_where(d2_kctx *k)
 DEF_SOFTMAX(softmax_f32, float)
 DEF_SOFTMAX(softmax_f64, double)
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define SOFTMAX_ATTR __attribute__((target("avx512f,avx512dq,fma")))
+
+/* exp(x - m) for x <= m (or NaN, kept) in 16 lanes. x - m and its reduction x - m = n ln2 + r
+ * (|r| <= ln2/2) are computed in double, where they are exact or nearly so: a float x - m
+ * would round, by up to 1e-6 relative in exp for differences near -17. Then Cephes' expf
+ * polynomial of degree 6 in r in float, scaled by 2^n with scalef (which underflows to 0
+ * and to subnormals as exp does): within 2 ulp of exp. A difference below -110 (exp rounds
+ * to 0 there) is clamped, so that -inf gives 0. */
+SOFTMAX_ATTR static inline __m512d reduce_pd(__m256 x, __m512d m, __m512d *n)
+{
+    __m512d d = _mm512_sub_pd(_mm512_cvtps_pd(x), m);
+    d = _mm512_max_pd(_mm512_set1_pd(-110.0), d); /* the second operand wins: NaN stays */
+    *n = _mm512_roundscale_pd(_mm512_mul_pd(d, _mm512_set1_pd(1.4426950408889634)),
+                              _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    return _mm512_fnmadd_pd(*n, _mm512_set1_pd(0.6931471805599453), d);
+}
+
+SOFTMAX_ATTR static inline __m512 join_ps(__m256 lo, __m256 hi)
+{
+    return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)),
+                                               _mm256_castps_pd(hi), 1));
+}
+
+SOFTMAX_ATTR static inline __m256 high_ps(__m512 x)
+{
+    return _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1));
+}
+
+SOFTMAX_ATTR static inline __m512 exp_diff_ps(__m512 x, __m512d m)
+{
+    __m512d nlo, nhi;
+    __m512d rlo = reduce_pd(_mm512_castps512_ps256(x), m, &nlo);
+    __m512d rhi = reduce_pd(high_ps(x), m, &nhi);
+    __m512 r = join_ps(_mm512_cvtpd_ps(rlo), _mm512_cvtpd_ps(rhi));
+    __m512 n = join_ps(_mm512_cvtpd_ps(nlo), _mm512_cvtpd_ps(nhi));
+    __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+    __m512 y = _mm512_add_ps(_mm512_fmadd_ps(_mm512_mul_ps(p, r), r, r), _mm512_set1_ps(1.0f));
+    return _mm512_scalef_ps(y, n);
+}
+
+static __mmask16 tail_mask(int64_t left) { return left >= 16 ? 0xffff : (__mmask16)((1u << left) - 1); }
+
+/* Softmax of float32 rows (attention's, 6 to a few hundred long) in 16 lanes: the maximum
+ * ignores NaN as the scalar loop does, the sum and the division are in double as there; exp
+ * is exp_diff_ps, closer to the exact value than the scalar loop's float x - m and expf. */
+SOFTMAX_ATTR static void softmax_f32_rows_avx512(const float *x, float *o, int64_t outer,
+                                                 int64_t n)
+{
+    const __m512 ninf = _mm512_set1_ps(-INFINITY);
+    for (int64_t b = 0; b < outer; b++) {
+        const float *xb = x + b * n;
+        float *ob = o + b * n;
+        __m512 mv = ninf;
+        for (int64_t i = 0; i < n; i += 16)
+            mv = _mm512_max_ps(_mm512_mask_loadu_ps(ninf, tail_mask(n - i), xb + i), mv);
+        __m512d m = _mm512_set1_pd((double)_mm512_reduce_max_ps(mv));
+        __m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
+        for (int64_t i = 0; i < n; i += 16) {
+            __mmask16 mk = tail_mask(n - i);
+            __m512 e = _mm512_maskz_mov_ps(mk, exp_diff_ps(_mm512_maskz_loadu_ps(mk, xb + i), m));
+            _mm512_mask_storeu_ps(ob + i, mk, e);
+            s0 = _mm512_add_pd(s0, _mm512_cvtps_pd(_mm512_castps512_ps256(e)));
+            s1 = _mm512_add_pd(s1, _mm512_cvtps_pd(high_ps(e)));
+        }
+        __m512d sv = _mm512_set1_pd(_mm512_reduce_add_pd(_mm512_add_pd(s0, s1)));
+        for (int64_t i = 0; i < n; i += 16) {
+            __mmask16 mk = tail_mask(n - i);
+            __m512 e = _mm512_maskz_loadu_ps(mk, ob + i);
+            __m256 lo = _mm512_cvtpd_ps(_mm512_div_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(e)), sv));
+            __m256 hi = _mm512_cvtpd_ps(_mm512_div_pd(_mm512_cvtps_pd(high_ps(e)), sv));
+            _mm512_mask_storeu_ps(ob + i, mk, join_ps(lo, hi));
+        }
+    }
+}
+
+static bool softmax_avx512(void)
+{
+    static int has = -1; /* racing first calls store the same value */
+    int h = __atomic_load_n(&has, __ATOMIC_RELAXED);
+    if (h < 0) {
+        __builtin_cpu_init();
+        h = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+            __builtin_cpu_supports("fma");
+        __atomic_store_n(&has, h, __ATOMIC_RELAXED);
+    }
+    return h;
+}
+#else
+#define softmax_avx512() false
+#define softmax_f32_rows_avx512(x, o, outer, n) ((void)0)
+#endif
+
 static int softmax(d2_kctx *k, bool logsm)
 {
     d2_tensor *x = k->in[0], *out = k->out[0];
@@ -775,7 +874,9 @@ static int softmax(d2_kctx *k, bool logsm)
     void *tmp = inner == 1 ? NULL : d2_malloc((size_t)inner * 2 * sizeof(double));
     if (inner != 1 && !tmp)
         return d2_err_set(k->err, D2_ERR_NOMEM, "%s: out of memory", k->def->name);
-    if (x->dtype == D2_F32)
+    if (x->dtype == D2_F32 && inner == 1 && !logsm && softmax_avx512())
+        softmax_f32_rows_avx512(d2_tensor_data(x), d2_tensor_data(out), outer, n);
+    else if (x->dtype == D2_F32)
         softmax_f32(d2_tensor_data(x), d2_tensor_data(out), outer, n, inner, logsm, tmp);
     else
         softmax_f64(d2_tensor_data(x), d2_tensor_data(out), outer, n, inner, logsm, tmp);

@@ -712,6 +712,67 @@ static void test_dynamic_batch(void **state)
     d2_program_free(p);
 }
 
+/* block ^0 (x: float32[-1,3]): y = x + bias; (k, a, b) = while (k < 3) { s = a + b; (k + 1, s, s) }
+ * from (0, y, y); return y, a, b, a. A value yielded twice, by a loop body and by the main
+ * block, gives each result its own reference; the runs repeat and change the batch, so that
+ * types inferred for one run's shapes are reused only for equal ones. */
+static void test_repeated_yields(void **state)
+{
+    (void)state;
+    d2_program *p = new_program();
+    const float bias_v[3] = {10, 20, 30};
+    int bias = const_f32(p, "bias", 3, bias_v);
+    int zero = const_i64(p, "zero", 0), one = const_i64(p, "one", 1);
+    int three = const_i64(p, "three", 3);
+    int x = bparam(p, 0, "x", T(D2_F32, -1, 3));
+    int y = binop(p, 0, D2_OP_add, x, bias, "y", T(D2_F32, -1, 3));
+    int cb = new_block(p, 0), bb = new_block(p, 0);
+    int ck = bparam(p, cb, "ck", T0(D2_I64));
+    bparam(p, cb, "ca", T(D2_F32, -1, 3));
+    bparam(p, cb, "cb", T(D2_F32, -1, 3));
+    yield(p, cb, binop(p, cb, D2_OP_less_than, ck, three, "c", T0(D2_BOOL)));
+    int bk = bparam(p, bb, "bk", T0(D2_I64)), ba = bparam(p, bb, "ba", T(D2_F32, -1, 3));
+    int bv = bparam(p, bb, "bb", T(D2_F32, -1, 3));
+    yield(p, bb, binop(p, bb, D2_OP_add, bk, one, "k2", T0(D2_I64)));
+    int sum = binop(p, bb, D2_OP_add, ba, bv, "s", T(D2_F32, -1, 3));
+    yield(p, bb, sum);
+    yield(p, bb, sum);
+    int inits[3] = {zero, y, y};
+    int finals[3] = {var(p, 0, "k_final", T0(D2_I64)), var(p, 0, "a_final", T(D2_F32, -1, 3)),
+                     var(p, 0, "b_final", T(D2_F32, -1, 3))};
+    while_op(p, 0, cb, bb, 3, inits, finals);
+    yield(p, 0, y);
+    yield(p, 0, finals[1]);
+    yield(p, 0, finals[2]);
+    yield(p, 0, finals[1]);
+    d2_prepared *pp = prepare(p, NULL);
+    const int64_t batches[] = {2, 2, 5, 1, 5};
+    for (size_t c = 0; c < sizeof batches / sizeof batches[0]; c++) {
+        int64_t rows = batches[c];
+        float xs[15], wy[15], wv[15];
+        for (int64_t i = 0; i < rows * 3; i++) {
+            xs[i] = (float)(i * 2 - 7);
+            wy[i] = xs[i] + bias_v[i % 3];
+            wv[i] = wy[i] * 8; /* y + y, then doubled twice */
+        }
+        int64_t shape[2] = {rows, 3};
+        d2_tensor *in = f32_tensor(2, shape, xs), *out[4];
+        d2_err err = {0};
+        if (d2_exec_run(pp, &in, 1, out, 4, &err) < 0)
+            fail_msg("run batch %lld: %s", (long long)rows, err.msg);
+        for (int o = 0; o < 4; o++) {
+            assert_int_equal(out[o]->ndim, 2);
+            assert_int_equal(out[o]->shape[0], rows);
+            assert_int_equal(out[o]->shape[1], 3);
+            assert_f32_values(out[o], (int)rows * 3, o ? wv : wy);
+        }
+        unref_all(out, 4);
+        d2_tensor_unref(in);
+    }
+    d2_exec_free(pp);
+    d2_program_free(p);
+}
+
 static void expect_run_error(d2_prepared *pp, d2_tensor **in, int n_in, int n_out, d2_errcode code,
                              const char *sub1, const char *sub2)
 {
@@ -860,6 +921,57 @@ static void test_threads(void **state)
 }
 
 /* ---- preparation errors and control-op inference ------------------------------------------ */
+
+/* Runs dynamic_program with batches that change from run to run: whichever run holds the
+ * prepared Program's type memos reuses or replaces them while the others infer. */
+static void *dynamic_thread_main(void *arg)
+{
+    thread_job *job = arg;
+    for (int r = 0; r < 60; r++) {
+        int64_t rows = 1 + (job->seed * 5 + r / 3) % 7;
+        float xs[21], wv[21];
+        for (int64_t i = 0; i < rows * 3; i++) {
+            xs[i] = (float)(i * 3 - 5 + job->seed);
+            wv[i] = (xs[i] + (float)(10 * (i % 3 + 1))) * 8;
+        }
+        int64_t shape[2] = {rows, 3};
+        d2_tensor *in = f32_tensor(2, shape, xs), *out[2] = {NULL, NULL};
+        d2_err err = {0};
+        bool ok = d2_exec_run(job->pp, &in, 1, out, 2, &err) == 0 && out[1]->ndim == 2 &&
+                  out[1]->shape[0] == rows && out[1]->shape[1] == 3;
+        for (int64_t i = 0; ok && i < rows * 3; i++)
+            ok = ((const float *)d2_tensor_data(out[1]))[i] == wv[i];
+        if (!ok) {
+            job->failures++;
+            snprintf(job->msg, sizeof job->msg, "batch %lld: %.900s", (long long)rows,
+                     err.msg[0] ? err.msg : "wrong result");
+        }
+        unref_all(out, 2);
+        d2_tensor_unref(in);
+    }
+    return NULL;
+}
+
+static void test_threads_dynamic(void **state)
+{
+    (void)state;
+    d2_program *p = dynamic_program();
+    d2_prepared *pp = prepare(p, NULL);
+    enum { N_THREADS = 6 };
+    pthread_t th[N_THREADS];
+    thread_job jobs[N_THREADS];
+    for (int i = 0; i < N_THREADS; i++) {
+        jobs[i] = (thread_job){pp, i + 1, 0, ""};
+        assert_int_equal(pthread_create(&th[i], NULL, dynamic_thread_main, &jobs[i]), 0);
+    }
+    for (int i = 0; i < N_THREADS; i++)
+        assert_int_equal(pthread_join(th[i], NULL), 0);
+    for (int i = 0; i < N_THREADS; i++)
+        if (jobs[i].failures)
+            fail_msg("thread %d: %d failures, last: %s", i, jobs[i].failures, jobs[i].msg);
+    d2_exec_free(pp);
+    d2_program_free(p);
+}
 
 static d2_kernel_fn no_add_kernel(d2_backend *be, d2_op_id op)
 {
@@ -1363,9 +1475,11 @@ int main(void)
         cmocka_unit_test(test_liveness_nested_use),
         cmocka_unit_test(test_array_grown_in_loop),
         cmocka_unit_test(test_dynamic_batch),
+        cmocka_unit_test(test_repeated_yields),
         cmocka_unit_test(test_input_errors),
         cmocka_unit_test(test_nested_error_position),
         cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_threads_dynamic),
         cmocka_unit_test(test_missing_kernel),
         cmocka_unit_test(test_param_without_data),
         cmocka_unit_test(test_bind_param),

@@ -27,6 +27,73 @@ static int setup(void **state)
     return d2_ops_init(&err);
 }
 
+/* Every small float32 shape d2_gemm computes without BLIS (blocks of 6 rows by 32 columns,
+ * masked edges, packed transposed B) against a double-precision loop: m and n on both sides
+ * of the block sizes, transposed operands, alpha and beta, and a C wider than the product
+ * whose padding must stay untouched. Tolerance: 1e-5 of the sum of |a*b| (float32 rounding). */
+static void test_gemm_small_shapes(void **state)
+{
+    (void)state;
+    const int64_t ms[] = {1, 5, 6, 7, 13}, ns[] = {1, 15, 16, 17, 31, 32, 33, 70},
+                  ks[] = {1, 3, 32};
+    const double abs_[][2] = {{1, 0}, {0.5, 0.25}};
+    float *a = malloc(sizeof(float) * 13 * 32), *b = malloc(sizeof(float) * 32 * 70);
+    float *c = malloc(sizeof(float) * 13 * 75);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_non_null(c);
+    for (int i = 0; i < 13 * 32; i++)
+        a[i] = (float)((i * 37 % 23) - 11) / 8;
+    for (int i = 0; i < 32 * 70; i++)
+        b[i] = (float)((i * 53 % 29) - 14) / 16;
+    int checked = 0;
+    for (size_t im = 0; im < 5; im++)
+        for (size_t in = 0; in < 8; in++)
+            for (size_t ik = 0; ik < 3; ik++)
+                for (int t = 0; t < 4; t++)
+                    for (int s = 0; s < 2; s++) {
+                        int64_t m = ms[im], n = ns[in], k = ks[ik], ldc = n + 5;
+                        bool ta = t & 1, tb = t & 2;
+                        int64_t lda = ta ? m : k, ldb = tb ? k : n;
+                        double alpha = abs_[s][0], beta = abs_[s][1];
+                        for (int i = 0; i < 13 * 75; i++)
+                            c[i] = (float)(i % 7) - 3;
+                        d2_err err = {0};
+                        assert_int_equal(d2_gemm(D2_F32, ta, tb, m, n, k, alpha, a, lda, b, ldb,
+                                                 beta, c, ldc, &err), 0);
+                        for (int64_t i = 0; i < m; i++)
+                            for (int64_t j = 0; j < ldc; j++) {
+                                double c0 = (double)((i * ldc + j) % 7) - 3;
+                                double got = c[i * ldc + j];
+                                if (j >= n) {
+                                    if (got != c0)
+                                        fail_msg("%lldx%lldx%lld t%d: padding C[%lld,%lld] "
+                                                 "changed", (long long)m, (long long)n,
+                                                 (long long)k, t, (long long)i, (long long)j);
+                                    continue;
+                                }
+                                double want = 0, mag = 0;
+                                for (int64_t q = 0; q < k; q++) {
+                                    double x = a[ta ? q * lda + i : i * lda + q];
+                                    double y = b[tb ? j * ldb + q : q * ldb + j];
+                                    want += x * y;
+                                    mag += fabs(x * y);
+                                }
+                                want = alpha * want + beta * c0;
+                                if (fabs(got - want) > 1e-5 * (mag + fabs(c0)) + 1e-30)
+                                    fail_msg("%lldx%lldx%lld ta=%d tb=%d alpha=%g beta=%g: "
+                                             "C[%lld,%lld] = %.9g, want %.9g", (long long)m,
+                                             (long long)n, (long long)k, ta, tb, alpha, beta,
+                                             (long long)i, (long long)j, got, want);
+                            }
+                        checked++;
+                    }
+    assert_int_equal(checked, 5 * 8 * 3 * 4 * 2);
+    free(a);
+    free(b);
+    free(c);
+}
+
 static void test_golden(void **state)
 {
     (void)state;
@@ -468,6 +535,7 @@ int main(int argc, char **argv)
         return child_main(argv[2], atoi(argv[3]));
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_golden),
+        cmocka_unit_test(test_gemm_small_shapes),
         cmocka_unit_test(test_golden_two_threads),
         cmocka_unit_test(test_every_kernel_set),
         cmocka_unit_test(test_arch_detection),
