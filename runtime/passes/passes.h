@@ -63,6 +63,9 @@ int d2_passes_from_env(d2_pass_set *out, d2_err *err);
  * (same variables, same order), so feeds and fetches of p's outputs map one to one. */
 struct d2_prepared *d2_passes_prepare(const d2_program *p, d2_pass_set set,
                                       struct d2_backend *be, d2_err *err);
+/* Applies the selections of set that the executor makes rather than a rewrite (inplace,
+ * memplan) to pp, prepared from a Program the passes of set already ran on. */
+void d2_passes_select_exec(struct d2_prepared *pp, d2_pass_set set);
 
 /* ---- rewrite helpers shared by the passes (pass_util.c) ---- */
 
@@ -112,5 +115,6 @@ int d2_pass_fuse_linear(d2_program *p, const d2_pass_ctx *cx, d2_err *err);
 int d2_pass_hoist(d2_program *p, const d2_pass_ctx *cx, d2_err *err);
 int d2_pass_nhwc(d2_program *p, const d2_pass_ctx *cx, d2_err *err);
 int d2_pass_inplace(d2_program *p, const d2_pass_ctx *cx, d2_err *err);
+int d2_pass_memplan(d2_program *p, const d2_pass_ctx *cx, d2_err *err);
 
 #endif
