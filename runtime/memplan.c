@@ -131,7 +131,7 @@ struct d2_memplan {
     int n_plans;
     mp_plan *latest;
     unsigned long tick;
-    long hits, misses, fallbacks, orphaned; /* __atomic */
+    long hits, misses, fallbacks, orphaned, arenas; /* __atomic */
 };
 
 static void plan_unref(mp_plan *pl);
@@ -190,8 +190,11 @@ static void arena_release(void *ctx, void *data)
 
 /* ---- analysis -------------------------------------------------------------------------------- */
 
-/* Calls fn(ctx, v) for every variable read in block b and the blocks nested in it. */
-static void each_read(const d2_program *p, int b, int depth, void (*fn)(void *, int), void *ctx)
+/* Calls fn(ctx, v) for every variable read in block b and the blocks nested in it; with
+ * shared_only, only for those whose buffers the blocks may hand on: yields and the inputs of
+ * ops whose outputs may share them (tensor arrays, whose items are references). */
+static void each_read(const d2_program *p, int b, int depth, bool shared_only,
+                      void (*fn)(void *, int), void *ctx)
 {
     if (b <= 0 || b >= p->n_blocks || depth > p->n_blocks)
         return;
@@ -199,12 +202,13 @@ static void each_read(const d2_program *p, int b, int depth, void (*fn)(void *, 
     for (int i = 0; i < blk->n_ops; i++) {
         const d2_op *op = &blk->ops[i];
         const d2_opdef *def = d2_op_def(op->id);
-        for (int j = 0; j < op->n_in; j++)
+        bool shares = def && (def->flags & D2_OPF_ALLOCS_OUTPUTS);
+        for (int j = 0; j < op->n_in && (shares || !shared_only); j++)
             if (op->in[j] >= 0)
                 fn(ctx, op->in[j]);
         for (int k = 0; def && k < def->n_attrs && k < op->attrs.n; k++)
             if (def->attrs[k].type == D2_ATTR_BLOCK)
-                each_read(p, (int)op->attrs.v[k].u.i, depth + 1, fn, ctx);
+                each_read(p, (int)op->attrs.v[k].u.i, depth + 1, shared_only, fn, ctx);
     }
     for (int j = 0; j < blk->n_yields; j++)
         if (blk->yields[j] >= 0)
@@ -445,7 +449,7 @@ d2_memplan *d2_memplan_new(const d2_program *p, const int *inplace_port, d2_err 
                 mark_last(&rc, op->in[j]);
         for (int k = 0; k < def->n_attrs && k < op->attrs.n; k++)
             if (def->attrs[k].type == D2_ATTR_BLOCK)
-                each_read(p, (int)op->attrs.v[k].u.i, 1, mark_last, &rc);
+                each_read(p, (int)op->attrs.v[k].u.i, 1, false, mark_last, &rc);
     }
     for (int j = 0; j < b0->n_yields; j++)
         if (b0->yields[j] >= 0) {
@@ -476,7 +480,7 @@ d2_memplan *d2_memplan_new(const d2_program *p, const int *inplace_port, d2_err 
                     mark_alias(&rc, op->in[j]);
             for (int k = 0; k < def->n_attrs && k < op->attrs.n; k++)
                 if (def->attrs[k].type == D2_ATTR_BLOCK)
-                    each_read(p, (int)op->attrs.v[k].u.i, 1, mark_alias, &rc);
+                    each_read(p, (int)op->attrs.v[k].u.i, 1, true, mark_alias, &rc);
         }
     }
     /* the planned values: tensor outputs of ops whose outputs the executor allocates */
@@ -618,6 +622,7 @@ static d2_mp_arena *arena_new(d2_memplan *mp, mp_plan *pl)
     }
     __atomic_add_fetch(&pl->refs, 1, __ATOMIC_ACQ_REL);
     a->plan = pl;
+    __atomic_add_fetch(&mp->arenas, 1, __ATOMIC_RELAXED);
     return a;
 fail:
     arena_free(a);
@@ -871,6 +876,7 @@ void d2_memplan_get_stats(d2_memplan *mp, d2_memplan_stats *st)
     st->misses = __atomic_load_n(&mp->misses, __ATOMIC_RELAXED);
     st->fallbacks = __atomic_load_n(&mp->fallbacks, __ATOMIC_RELAXED);
     st->orphaned = __atomic_load_n(&mp->orphaned, __ATOMIC_RELAXED);
+    st->arenas = __atomic_load_n(&mp->arenas, __ATOMIC_RELAXED);
 }
 
 long long d2_memplan_offset(d2_memplan *mp, int var, size_t *cap)

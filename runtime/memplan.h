@@ -64,6 +64,7 @@ typedef struct d2_memplan_stats {
     long hits, misses;  /* runs that found a plan for their shapes / had to make one */
     long fallbacks;     /* values the runs allocated outside the arena */
     long orphaned;      /* arenas not reused because a tensor outlived the run */
+    long arenas;        /* arenas allocated (a steady state allocates none) */
 } d2_memplan_stats;
 
 void d2_memplan_get_stats(d2_memplan *mp, d2_memplan_stats *st);
