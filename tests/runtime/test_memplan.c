@@ -332,11 +332,10 @@ static void test_plan_cond(void **state)
     assert_int_equal(en, 4); /* through r, whose buffer add takes in place for q, read by sum */
     long long oa = d2_memplan_offset(mp, var(p, "a"), NULL), os = d2_memplan_offset(mp, var(p, "s"), NULL);
     assert_true(oa >= 0 && os >= 0 && oa != os);
-    const d2_type *tx = &p->vars[p->blocks[0].params[0]].type,
-                  *tp = &p->vars[p->blocks[0].params[1]].type;
-    d2_tensor *in[2] = {input(tx, 1, 9), NULL};
+    d2_type tp = p->vars[p->blocks[0].params[1]].type;
+    d2_tensor *in[2] = {input(&p->vars[p->blocks[0].params[0]].type, 1, 9), NULL};
     for (unsigned pred = 0; pred < 2; pred++) {
-        in[1] = input(tp, 1, pred); /* seed 0: true, 1: false */
+        in[1] = input(&tp, 1, pred); /* seed 0: true, 1: false */
         expect_same(on, off, in, 2, 1);
         d2_tensor_unref(in[1]);
     }
@@ -350,7 +349,7 @@ static void test_plan_cond(void **state)
     mp = d2_exec_memplan(on);
     assert_false(d2_memplan_interval(mp, var(p, "a"), &st, &en));
     for (unsigned pred = 0; pred < 2; pred++) {
-        in[1] = input(tp, 1, pred);
+        in[1] = input(&tp, 1, pred);
         d2_err err = {0};
         d2_tensor *out[2] = {NULL}, *keep;
         assert_int_equal(d2_exec_run(on, in, 2, out, 2, &err), 0);
