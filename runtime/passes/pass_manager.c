@@ -72,6 +72,22 @@ int d2_passes_parse(const char *text, d2_pass_set *out, d2_err *err)
     }
     for (const char *s = text; *s;) {
         size_t len = strcspn(s, ",");
+        /* "all,-memplan": a level, then names taken out of it */
+        bool drop = *s == '-';
+        if (drop) {
+            s++;
+            len--;
+        }
+        if (!drop && len == 3 && strncmp(s, "all", 3) == 0) {
+            *out |= d2_passes_level(D2_PASS_INFERENCE);
+            s += len + (s[len] == ',');
+            continue;
+        }
+        if (!drop && len == 5 && strncmp(s, "basic", 5) == 0) {
+            *out |= d2_passes_level(D2_PASS_BASIC);
+            s += len + (s[len] == ',');
+            continue;
+        }
         int found = -1;
         for (int i = 0; i < N_PASSES && found < 0; i++)
             if (strlen(PASSES[i].name) == len && strncmp(PASSES[i].name, s, len) == 0)
@@ -80,9 +96,12 @@ int d2_passes_parse(const char *text, d2_pass_set *out, d2_err *err)
             return d2_err_set(err, D2_ERR_INVALID,
                               "unknown pass '%.*s' (passes: const_fold, cse, hoist, "
                               "drop_identity, bn_fold, fuse_conv, nhwc, fuse_linear, dce, inplace, memplan; or none, "
-                              "basic, all)",
+                              "basic, all; -NAME drops one: all,-memplan)",
                               (int)len, s);
-        *out |= (d2_pass_set)1 << found;
+        if (drop)
+            *out &= ~((d2_pass_set)1 << found);
+        else
+            *out |= (d2_pass_set)1 << found;
         s += len;
         if (*s == ',')
             s++;

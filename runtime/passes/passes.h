@@ -33,8 +33,9 @@ typedef uint32_t d2_pass_set;
 #define D2_PASSES_NONE ((d2_pass_set)0)
 /* Every pass up to level (BASIC: the basic ones; INFERENCE: all). */
 d2_pass_set d2_passes_level(d2_pass_level level);
-/* Parses "none", "basic", "all" (= inference) or a comma-separated list of pass names;
- * -1 with err set naming an unknown pass. */
+/* Parses "none", "basic", "all" (= inference) or a comma-separated list of pass names,
+ * levels (basic, all) and names to take out of them (-NAME: "all,-memplan"); -1 with err
+ * set naming an unknown pass. */
 int d2_passes_parse(const char *text, d2_pass_set *out, d2_err *err);
 
 /* Whether p trains: it has optimizer updates, gradient ops or gradient variables (named
