@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/resource.h>
 
 #include <cmocka.h>
@@ -473,6 +474,84 @@ static void test_plan_dynamic(void **state)
     d2_program_free(p);
 }
 
+/* Concurrent runs of one prepared Program: each takes an arena of its own (never more than
+ * the runs in flight per plan), and every result is the one without the plan. */
+typedef struct thr_ctx {
+    d2_prepared *pp;
+    d2_tensor *x[3], *want[3];
+    int bad;
+} thr_ctx;
+
+static void *thr_run(void *arg)
+{
+    thr_ctx *c = arg;
+    for (int i = 0; i < 40; i++) {
+        int k = i % 3;
+        d2_err err = {0};
+        d2_tensor *out = NULL;
+        if (d2_exec_run(c->pp, &c->x[k], 1, &out, 1, &err) < 0 ||
+            d2_tensor_numel(out) != d2_tensor_numel(c->want[k]) ||
+            memcmp(d2_tensor_data(out), d2_tensor_data(c->want[k]),
+                   (size_t)d2_tensor_numel(out) * sizeof(float)) != 0)
+            c->bad++;
+        d2_tensor_unref(out);
+    }
+    return NULL;
+}
+
+static void test_plan_threads(void **state)
+{
+    (void)state;
+    d2_program *p = parse("block ^0 (x : float32[-1,128]) {\n"
+                          "  a : float32[-1,128] = exp(x)\n"
+                          "  b : float32[-1,128] = sigmoid(x)\n"
+                          "  c : float32[-1,128] = multiply(a, b)\n"
+                          "  d : float32[-1,128] = tanh(c)\n"
+                          "  e : float32[-1,128] = add(d, a)\n"
+                          "  f : float32[-1] = sum(e) {axis = [1]}\n"
+                          "  return f\n"
+                          "}\n");
+    d2_prepared *on = prepare(p, true), *off = prepare(p, false);
+    enum { N_THREADS = 4 };
+    thr_ctx ctx[N_THREADS];
+    d2_tensor *x[3], *want[3];
+    d2_err err = {0};
+    for (int k = 0; k < 3; k++) {
+        x[k] = input(&p->vars[p->blocks[0].params[0]].type, 3 + 9 * k, (unsigned)k);
+        want[k] = NULL;
+        assert_int_equal(d2_exec_run(off, &x[k], 1, &want[k], 1, &err), 0);
+    }
+    pthread_t th[N_THREADS];
+    for (int t = 0; t < N_THREADS; t++) {
+        ctx[t].pp = on;
+        ctx[t].bad = 0;
+        for (int k = 0; k < 3; k++) {
+            ctx[t].x[k] = x[(k + t) % 3];
+            ctx[t].want[k] = want[(k + t) % 3];
+        }
+        assert_int_equal(pthread_create(&th[t], NULL, thr_run, &ctx[t]), 0);
+    }
+    for (int t = 0; t < N_THREADS; t++) {
+        pthread_join(th[t], NULL);
+        assert_int_equal(ctx[t].bad, 0);
+    }
+    d2_memplan_stats s;
+    d2_memplan_get_stats(d2_exec_memplan(on), &s);
+    assert_int_equal(s.hits + s.misses, N_THREADS * 40);
+    assert_true(s.misses >= 3 && s.misses <= 3 * N_THREADS); /* racing first runs may each plan */
+    assert_int_equal(s.n_plans, 3);
+    assert_true(s.arenas <= 3 * N_THREADS);
+    assert_int_equal(s.fallbacks, 0);
+    assert_int_equal(s.orphaned, 0);
+    for (int k = 0; k < 3; k++) {
+        d2_tensor_unref(x[k]);
+        d2_tensor_unref(want[k]);
+    }
+    d2_exec_free(on);
+    d2_exec_free(off);
+    d2_program_free(p);
+}
+
 /* The golden Program of the in-place tests (relu, scale, conv2d_fused's residual, multiply,
  * subtract and add in place) gives the same results with the plan, whose arena then holds
  * the in-place chains. */
@@ -581,6 +660,7 @@ int main(void)
         cmocka_unit_test(test_plan_cond),
         cmocka_unit_test(test_plan_array),
         cmocka_unit_test(test_plan_dynamic),
+        cmocka_unit_test(test_plan_threads),
         cmocka_unit_test(test_plan_inplace_golden),
         cmocka_unit_test(test_pass_selects),
         cmocka_unit_test(test_steady_state),
