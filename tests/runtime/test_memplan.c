@@ -638,8 +638,10 @@ static void test_steady_state(void **state)
     }
     getrusage(RUSAGE_SELF, &r1);
     d2_memplan_get_stats(d2_exec_memplan(on), &s1);
+    /* a planned value on fresh memory would fault 256 pages a run; the allocator's own
+     * bookkeeping (a sanitizer's quarantine hands out fresh chunks) a few */
     long faults = r1.ru_minflt - r0.ru_minflt;
-    if (faults >= runs)
+    if (faults >= 32 * runs)
         fail_msg("%ld minor page faults in %d steady-state runs", faults, runs);
     assert_int_equal(s1.arenas, s0.arenas);
     assert_int_equal(s1.fallbacks, 0);
