@@ -198,13 +198,15 @@ static int pick_backend(const char *device, d2_backend **be, d2_err *err)
 /* A loaded model runs for inference: the passes DY2ST_PASSES selects (all by default;
  * d2_passes_from_env) rewrite *prog, on a clone so that a pass that fails leaves the
  * Program as it was loaded, which then runs unoptimised. -1 only for a bad DY2ST_PASSES. */
-static int optimize(d2_program **prog, d2_err *err)
+static int optimize(d2_program **prog, d2_pass_set *setp, d2_err *err)
 {
     d2_pass_set set;
+    *setp = 0;
     if (d2_passes_from_env(&set, err) < 0) {
         d2_err_prefix(err, "DY2ST_PASSES");
         return -1;
     }
+    *setp = set;
     if (!set)
         return 0;
     d2_err perr = {0};
@@ -243,11 +245,13 @@ dy2st_model *dy2st_model_load(const char *path, const char *device, dy2st_status
                        m->prog->vars[i].name);
             goto fail;
         }
-    if (optimize(&m->prog, &err) < 0)
+    d2_pass_set set;
+    if (optimize(&m->prog, &set, &err) < 0)
         goto fail;
     m->pp = d2_exec_prepare(m->prog, be, &err);
     if (!m->pp)
         goto fail;
+    d2_passes_select_exec(m->pp, set); /* in-place execution and the memory plan */
     status_ok(st);
     return m;
 fail:

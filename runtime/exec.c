@@ -1,6 +1,7 @@
 /* exec.c - the executor: prepare (slots, kernels, liveness, parameters), run; control ops. */
 #include "exec.h"
 #include "bufpool.h"
+#include "memplan.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -51,6 +52,7 @@ struct d2_prepared {
     d2_bufpool *pool;   /* the CPU backend: buffers outputs reuse from run to run; else NULL */
     int n_inplace;      /* ops given an in-place port (d2_exec_enable_inplace) */
     atomic_bool memo_busy; /* a run holds the type memos (one run at a time uses them) */
+    d2_memplan *mp;     /* block 0's static memory plan (d2_exec_enable_memplan), else NULL */
 };
 
 /* Idle bytes a prepared Program's buffer pool keeps between runs at most. */
@@ -66,6 +68,7 @@ struct d2_exec_frame {
     size_t bytes;       /* allocated by the run's ops so far */
     bool limit_placed;  /* a while_loop has put its iteration count in the limit error */
     bool memo;          /* this run holds pp's type memos */
+    d2_mp_arena *arena; /* block 0's values of this run (memplan.c), else NULL */
 };
 
 /* Ports up to this count use stack arrays when running an op. */
@@ -499,6 +502,7 @@ void d2_exec_free(d2_prepared *pp)
     d2_free(pp->params);
     d2_free(pp->blocks);
     d2_bufpool_close(pp->pool);
+    d2_memplan_free(pp->mp);
     d2_program_free(pp->owned);
     d2_free(pp);
 }
@@ -566,6 +570,29 @@ int d2_exec_enable_inplace(d2_prepared *pp)
     pp->n_inplace = n;
     return n;
 }
+
+int d2_exec_enable_memplan(d2_prepared *pp, d2_err *err)
+{
+    if (!pp || !pp->pool)
+        return 0; /* host buffers only */
+    const d2_program *p = pp->p;
+    const d2_block *b0 = &p->blocks[0];
+    int *ports = d2_malloc(sizeof(int) * ((size_t)b0->n_ops + 1));
+    if (!ports)
+        return d2_err_set(err, D2_ERR_NOMEM, "out of memory planning memory");
+    for (int i = 0; i < b0->n_ops; i++)
+        ports[i] = pp->blocks[0].ops[i].inplace - 1;
+    d2_memplan_free(pp->mp);
+    pp->mp = d2_memplan_new(p, ports, err);
+    d2_free(ports);
+    if (!pp->mp)
+        return -1;
+    d2_memplan_stats st;
+    d2_memplan_get_stats(pp->mp, &st);
+    return st.n_values;
+}
+
+struct d2_memplan *d2_exec_memplan(d2_prepared *pp) { return pp ? pp->mp : NULL; }
 
 d2_prepared *d2_exec_prepare_owned(d2_program *p, d2_backend *be, d2_err *err)
 {
@@ -928,6 +955,8 @@ static int run_op(d2_exec_frame *f, int b, int i, d2_err *err)
                 continue;
             if (f->lim && f->lim->max_bytes && charge_output(f, j, t, err) < 0)
                 goto fail;
+            if (f->arena && b == 0 && (s.out[j] = d2_memplan_tensor(f->arena, op->out[j], t)))
+                continue;
             /* small values (loop counters, scalars) come from the thread's tensor cache,
              * which takes no lock and no best-fit search */
             if (pp->pool && !small_value(t))
@@ -1163,7 +1192,7 @@ int d2_exec_run_limited(d2_prepared *pp, d2_run_limits *lim, d2_tensor **inputs,
         if (check_input(p, j, blk0->params[j], inputs[j], err) < 0)
             return -1;
     int rc = -1;
-    d2_exec_frame f = {pp, NULL, -1, lim, 0, false, false};
+    d2_exec_frame f = {pp, NULL, -1, lim, 0, false, false, NULL};
     if (lim) {
         lim->hit = D2_LIMIT_NONE;
         if (time_limit(&f, err) < 0)
@@ -1205,6 +1234,7 @@ int d2_exec_run_limited(d2_prepared *pp, d2_run_limits *lim, d2_tensor **inputs,
         f.slots[v] = pp->params[v];
     /* one run at a time reuses the type memos; a concurrent run infers types itself */
     f.memo = !atomic_exchange_explicit(&pp->memo_busy, true, memory_order_acquire);
+    f.arena = d2_memplan_begin(pp->mp, args, n_in);
     rc = d2_exec_run_block(&f, 0, args, n_in, outputs, n_out, err);
     if (f.memo)
         atomic_store_explicit(&pp->memo_busy, false, memory_order_release);
@@ -1220,6 +1250,7 @@ done:
         for (int v = 0; v < pp->n_slots; v++)
             if (!pp->params[v])
                 d2_tensor_unref(f.slots[v]);
+    d2_memplan_end(f.arena, rc == 0); /* after the run's values are released */
     if (copies)
         for (int j = 0; j < n_in; j++)
             d2_tensor_unref(copies[j]);

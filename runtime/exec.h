@@ -25,6 +25,14 @@ d2_prepared *d2_exec_prepare_owned(d2_program *p, d2_backend *be, d2_err *err);
  * Returns how many ops may run in place. */
 int d2_exec_enable_inplace(d2_prepared *pp);
 
+/* Places block 0's intermediate values in one arena per run by a static memory plan
+ * (memplan.h), after d2_exec_enable_inplace when both are wanted (an in-place output shares
+ * its input's slot). Program outputs get buffers of their own. Host backends only; call
+ * before the first run. Returns how many values the plan may place, or -1 with err set. */
+int d2_exec_enable_memplan(d2_prepared *pp, d2_err *err);
+/* The plan d2_exec_enable_memplan made (memplan.h), or NULL. */
+struct d2_memplan *d2_exec_memplan(d2_prepared *pp);
+
 /* Makes later runs read parameter var from t (a new reference is taken),
  * a contiguous tensor of the parameter's type on pp's backend, instead of
  * the copy uploaded by prepare: writes into t's storage (an optimizer

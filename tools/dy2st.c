@@ -10,6 +10,8 @@
 #include "cmd_jit.h"
 
 #include "dist.h"
+#include "exec.h"
+#include "memplan.h"
 
 #include "interp/interp.h"
 #include "model_io.h"
@@ -516,7 +518,28 @@ static const char show_help[] =
     "            print it after the graph passes LIST (none, basic, all, or pass\n"
     "            names with commas: const_fold, cse, bn_fold, fuse_conv, dce; all\n"
     "            is what running a saved model applies) and each pass's rewrite\n"
-    "            count on stderr\n";
+    "            count on stderr; with memplan, the memory plan's arena size\n";
+
+/* Prints what the static memory plan makes of p (prepared on the CPU as a run would be). */
+static void show_memplan(const d2_program *p, d2_pass_set set)
+{
+    d2_err err = {0};
+    d2_prepared *pp = d2_exec_prepare(p, NULL, &err);
+    if (!pp) {
+        fprintf(stderr, "memplan: not planned: %s\n", err.msg);
+        return;
+    }
+    d2_passes_select_exec(pp, set);
+    d2_memplan_stats st;
+    d2_memplan_get_stats(d2_exec_memplan(pp), &st);
+    if (st.n_plans)
+        fprintf(stderr, "memplan: %d values in %d slots, arena %zu bytes (their buffers add up to "
+                "%zu bytes)\n", st.n_values, st.n_slots, st.arena_bytes, st.sum_bytes);
+    else
+        fprintf(stderr, "memplan: %d values, planned at the first run of each set of input "
+                "shapes (dynamic dims)\n", st.n_values);
+    d2_exec_free(pp);
+}
 
 static int cmd_show(int argc, char **argv)
 {
@@ -567,6 +590,9 @@ static int cmd_show(int argc, char **argv)
             if (set & ((d2_pass_set)1 << i))
                 fprintf(stderr, "pass %s: %d rewrite%s\n", all[i].name, st.changes[i],
                         st.changes[i] == 1 ? "" : "s");
+        d2_pass_set mset = 0;
+        if (d2_passes_parse("memplan", &mset, &err) == 0 && (set & mset))
+            show_memplan(p, set);
     }
     char *text = dot ? d2_program_dot(p) : d2_program_print(p, data);
     d2_program_free(p);

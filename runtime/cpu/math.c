@@ -176,10 +176,46 @@ static inline void bplan_step(const bplan *p, int64_t *idx, int64_t *off, int n)
 typedef int (*binfn)(int64_t n, const void *x, int64_t sx, const void *y, int64_t sy, void *o);
 
 /* The loops live in an inline function with restrict parameters (GCC drops
- * the restrict of local pointer variables and would not vectorise). Each
- * output is written after its own inputs are read, so o may be x or y when
- * they have the output's layout (in-place reuse). */
+ * the restrict of local pointer variables and would not vectorise). Under
+ * in-place execution o is x or y (the executor gives an output the buffer of
+ * an input of its layout and dtype): restrict would then be a lie, so that
+ * case runs a variant that reads and writes the shared buffer through o alone
+ * (T is TO there; the _Generic test picks it at compile time). */
 #define DEF_BIN(NAME, T, TO, EXPR)                                                                 \
+    static inline int NAME##_ipx(int64_t n, TO *o, int64_t sx, const T *restrict y, int64_t sy)   \
+    {                                                                                              \
+        int bad = 0;                                                                               \
+        if (sx && sy) {                                                                            \
+            VLOOP(n, T a = (T)o[i]; T b = y[i]; o[i] = (TO)(EXPR));                                \
+        } else if (sx) {                                                                           \
+            const T b = y[0];                                                                      \
+            VLOOP(n, T a = (T)o[i]; o[i] = (TO)(EXPR));                                            \
+        } else {                                                                                   \
+            const T a = (T)o[0];                                                                   \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                T b = y[i * sy];                                                                   \
+                o[i] = (TO)(EXPR);                                                                 \
+            }                                                                                      \
+        }                                                                                          \
+        return bad;                                                                                \
+    }                                                                                              \
+    static inline int NAME##_ipy(int64_t n, const T *restrict x, int64_t sx, TO *o, int64_t sy)   \
+    {                                                                                              \
+        int bad = 0;                                                                               \
+        if (sx && sy) {                                                                            \
+            VLOOP(n, T a = x[i]; T b = (T)o[i]; o[i] = (TO)(EXPR));                                \
+        } else if (sy) {                                                                           \
+            const T a = x[0];                                                                      \
+            VLOOP(n, T b = (T)o[i]; o[i] = (TO)(EXPR));                                            \
+        } else {                                                                                   \
+            const T b = (T)o[0];                                                                   \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                T a = x[i * sx];                                                                   \
+                o[i] = (TO)(EXPR);                                                                 \
+            }                                                                                      \
+        }                                                                                          \
+        return bad;                                                                                \
+    }                                                                                              \
     static inline int NAME##_k(int64_t n, const T *restrict x, int64_t sx, const T *restrict y,    \
                                int64_t sy, TO *restrict o)                                         \
     {                                                                                              \
@@ -200,6 +236,10 @@ typedef int (*binfn)(int64_t n, const void *x, int64_t sx, const void *y, int64_
     }                                                                                              \
     static int NAME(int64_t n, const void *x, int64_t sx, const void *y, int64_t sy, void *o)      \
     {                                                                                              \
+        if (_Generic((T)0, TO: 1, default: 0) && o == x)                                           \
+            return NAME##_ipx(n, o, sx, y, sy);                                                    \
+        if (_Generic((T)0, TO: 1, default: 0) && o == y)                                           \
+            return NAME##_ipy(n, x, sx, o, sy);                                                    \
         return NAME##_k(n, x, sx, y, sy, o);                                                       \
     }
 
@@ -369,8 +409,16 @@ BIN_ALL_BOOL(logical_xor, (a != 0) ^ (b != 0))
 typedef void (*unfn)(int64_t n, const void *x, void *o, const double *prm);
 
 /* PRE declares constants from prm (statements without top-level commas);
- * it may name the element type val_t. */
+ * it may name the element type val_t. As for DEF_BIN, an in-place call
+ * (o is x, T is TO) runs a variant with the one pointer. */
 #define DEF_UN(NAME, T, TO, PRE, EXPR)                                                             \
+    static inline void NAME##_ipk(int64_t n, TO *o, const double *prm)                             \
+    {                                                                                              \
+        typedef T val_t;                                                                           \
+        (void)prm;                                                                                 \
+        PRE;                                                                                       \
+        VLOOP(n, val_t a = (val_t)o[i]; o[i] = (TO)(EXPR));                                        \
+    }                                                                                              \
     static inline void NAME##_k(int64_t n, const T *restrict x, TO *restrict o, const double *prm) \
     {                                                                                              \
         typedef T val_t;                                                                           \
@@ -380,7 +428,10 @@ typedef void (*unfn)(int64_t n, const void *x, void *o, const double *prm);
     }                                                                                              \
     static void NAME(int64_t n, const void *x, void *o, const double *prm)                         \
     {                                                                                              \
-        NAME##_k(n, x, o, prm);                                                                    \
+        if (_Generic((T)0, TO: 1, default: 0) && o == x)                                           \
+            NAME##_ipk(n, o, prm);                                                                 \
+        else                                                                                       \
+            NAME##_k(n, x, o, prm);                                                                \
     }
 
 static int unary(d2_kctx *k, const unfn *tab, const double *prm)
@@ -452,9 +503,15 @@ UN_FLOAT(erf, erf(a))
  * transformer_encoder's run time. */
 D2_SIMD static void gelu_erf_f32(int64_t n, const void *xv, void *ov, const double *prm)
 {
+    (void)prm;
+    if (xv == ov) { /* in place: one pointer, no restrict */
+        float *o = ov;
+        for (int64_t i = 0; i < n; i++)
+            o[i] = d2_gelu_f32(o[i]);
+        return;
+    }
     const float *restrict x = xv;
     float *restrict o = ov;
-    (void)prm;
     for (int64_t i = 0; i < n; i++)
         o[i] = d2_gelu_f32(x[i]);
 }

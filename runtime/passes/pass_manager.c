@@ -33,6 +33,8 @@ static const d2_pass PASSES[] = {
     {"dce", D2_PASS_BASIC, "ops whose results nothing reads are removed", d2_pass_dce},
     {"inplace", D2_PASS_BASIC, "elementwise ops write into an input buffer that dies at them",
      d2_pass_inplace},
+    {"memplan", D2_PASS_BASIC, "intermediate values share one arena per run by liveness",
+     d2_pass_memplan},
 };
 
 #define N_PASSES ((int)D2_COUNTOF(PASSES))
@@ -76,6 +78,22 @@ int d2_passes_parse(const char *text, d2_pass_set *out, d2_err *err)
     }
     for (const char *s = text; *s;) {
         size_t len = strcspn(s, ",");
+        /* "all,-memplan": a level, then names taken out of it */
+        bool drop = *s == '-';
+        if (drop) {
+            s++;
+            len--;
+        }
+        if (!drop && len == 3 && strncmp(s, "all", 3) == 0) {
+            *out |= d2_passes_level(D2_PASS_INFERENCE);
+            s += len + (s[len] == ',');
+            continue;
+        }
+        if (!drop && len == 5 && strncmp(s, "basic", 5) == 0) {
+            *out |= d2_passes_level(D2_PASS_BASIC);
+            s += len + (s[len] == ',');
+            continue;
+        }
         int found = -1;
         for (int i = 0; i < N_PASSES && found < 0; i++)
             if (strlen(PASSES[i].name) == len && strncmp(PASSES[i].name, s, len) == 0)
@@ -84,10 +102,13 @@ int d2_passes_parse(const char *text, d2_pass_set *out, d2_err *err)
             return d2_err_set(err, D2_ERR_INVALID,
                               "unknown pass '%.*s' (passes: const_fold, cse, hoist, "
                               "drop_identity, bn_fold, fuse_conv, nhwc, fuse_linear, fuse_add_norm, "
-                              "fuse_bn_act, fuse_elementwise, dce, inplace; or none, "
-                              "basic, all)",
+                              "fuse_bn_act, fuse_elementwise, dce, inplace, memplan; or none, "
+                              "basic, all; -NAME drops one: all,-memplan)",
                               (int)len, s);
-        *out |= (d2_pass_set)1 << found;
+        if (drop)
+            *out &= ~((d2_pass_set)1 << found);
+        else
+            *out |= (d2_pass_set)1 << found;
         s += len;
         if (*s == ',')
             s++;
@@ -163,10 +184,19 @@ static d2_prepared *prepare_with(const d2_program *p, d2_program *owned, d2_pass
                                  d2_backend *be, d2_err *err)
 {
     d2_prepared *pp = owned ? d2_exec_prepare_owned(owned, be, err) : d2_exec_prepare(p, be, err);
-    const d2_pass *ip = d2_pass_find("inplace");
-    if (pp && (set & ((d2_pass_set)1 << (ip - PASSES))))
-        d2_exec_enable_inplace(pp);
+    if (pp)
+        d2_passes_select_exec(pp, set);
     return pp;
+}
+
+void d2_passes_select_exec(struct d2_prepared *pp, d2_pass_set set)
+{
+    const d2_pass *ip = d2_pass_find("inplace"), *mp = d2_pass_find("memplan");
+    if (set & ((d2_pass_set)1 << (ip - PASSES)))
+        d2_exec_enable_inplace(pp);
+    d2_err merr = {0}; /* a plan that cannot be made leaves the runs as they were */
+    if (set & ((d2_pass_set)1 << (mp - PASSES)))
+        d2_exec_enable_memplan(pp, &merr);
 }
 
 d2_prepared *d2_passes_prepare(const d2_program *p, d2_pass_set set, d2_backend *be, d2_err *err)

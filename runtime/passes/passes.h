@@ -33,8 +33,9 @@ typedef uint32_t d2_pass_set;
 #define D2_PASSES_NONE ((d2_pass_set)0)
 /* Every pass up to level (BASIC: the basic ones; INFERENCE: all). */
 d2_pass_set d2_passes_level(d2_pass_level level);
-/* Parses "none", "basic", "all" (= inference) or a comma-separated list of pass names;
- * -1 with err set naming an unknown pass. */
+/* Parses "none", "basic", "all" (= inference) or a comma-separated list of pass names,
+ * levels (basic, all) and names to take out of them (-NAME: "all,-memplan"); -1 with err
+ * set naming an unknown pass. */
 int d2_passes_parse(const char *text, d2_pass_set *out, d2_err *err);
 
 /* Whether p trains: it has optimizer updates, gradient ops or gradient variables (named
@@ -63,6 +64,9 @@ int d2_passes_from_env(d2_pass_set *out, d2_err *err);
  * (same variables, same order), so feeds and fetches of p's outputs map one to one. */
 struct d2_prepared *d2_passes_prepare(const d2_program *p, d2_pass_set set,
                                       struct d2_backend *be, d2_err *err);
+/* Applies the selections of set that the executor makes rather than a rewrite (inplace,
+ * memplan) to pp, prepared from a Program the passes of set already ran on. */
+void d2_passes_select_exec(struct d2_prepared *pp, d2_pass_set set);
 
 /* ---- rewrite helpers shared by the passes (pass_util.c) ---- */
 
@@ -115,5 +119,6 @@ int d2_pass_fuse_bn_act(d2_program *p, const d2_pass_ctx *cx, d2_err *err);
 int d2_pass_hoist(d2_program *p, const d2_pass_ctx *cx, d2_err *err);
 int d2_pass_nhwc(d2_program *p, const d2_pass_ctx *cx, d2_err *err);
 int d2_pass_inplace(d2_program *p, const d2_pass_ctx *cx, d2_err *err);
+int d2_pass_memplan(d2_program *p, const d2_pass_ctx *cx, d2_err *err);
 
 #endif

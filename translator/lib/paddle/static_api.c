@@ -580,8 +580,8 @@ d2_obj *d2_static_program_new(d2_interp *I, const d2_program *p)
  * always, batch_norm folding, inference dropout removal and conv / linear epilogue fusion
  * for the fuse_* flags below, with unfolded batch_norm + add + relu, residual add + layer_norm
  * and elementwise trees (they run only on Programs that do not train); in-place
- * execution unless enable_inplace is False. memory_optimize selects nothing: the executor's
- * buffer pool reuses every buffer anyway. -1 with an exception. */
+ * execution unless enable_inplace is False; the static memory plan (one arena per run) unless
+ * memory_optimize is False (None, its default, keeps it). -1 with an exception. */
 static int strategy_passes(d2_interp *I, d2_obj *bs, uint32_t *set)
 {
     static const struct {
@@ -610,6 +610,13 @@ static int strategy_passes(d2_interp *I, d2_obj *bs, uint32_t *set)
     if (t < 0 || d2_exc_pending(I))
         return -1;
     if (!t && d2_passes_parse("inplace", &one, &err) == 0)
+        s &= ~one;
+    v = d2_getattr_opt(I, bs, "memory_optimize");
+    t = v && v->kind != D2_OBJ_NONE ? d2_truthy(I, v) : 1;
+    d2_decref(v);
+    if (t < 0 || d2_exc_pending(I))
+        return -1;
+    if (!t && d2_passes_parse("memplan", &one, &err) == 0)
         s &= ~one;
     *set = s;
     return 0;
