@@ -1385,6 +1385,52 @@ static d2_ast_expr *yield_expr(pp *p)
 
 /* ---- parameters ---- */
 
+/* An annotation. The tree-sitter grammar reads annotations as types and
+ * refuses some expressions CPython takes there (a comparison, say); only
+ * the forms annotations take in practice are accepted here, so both paths
+ * agree. */
+static d2_ast_expr *annotation(pp *p)
+{
+    d2_ast_expr *e = no_star(p, test(p));
+    d2_ast_expr *stack[64];
+    int n = 0;
+    stack[n++] = e;
+    while (n) {
+        d2_ast_expr *x = stack[--n];
+        switch (x->kind) {
+        case D2_AST_NAME:
+        case D2_AST_CONSTANT:
+            break;
+        case D2_AST_ATTRIBUTE:
+            stack[n++] = x->attribute.value;
+            break;
+        case D2_AST_SUBSCRIPT:
+            if (n + 2 > 64)
+                fail(p);
+            stack[n++] = x->subscript.value;
+            stack[n++] = x->subscript.slice;
+            break;
+        case D2_AST_TUPLE:
+        case D2_AST_LIST:
+            for (uint32_t i = 0; i < x->list.elts.n; i++) {
+                if (n == 64)
+                    fail(p);
+                stack[n++] = x->list.elts.items[i];
+            }
+            break;
+        case D2_AST_BIN_OP:
+            if (x->bin_op.op != D2_OP_BIT_OR || n + 2 > 64)
+                fail(p);
+            stack[n++] = x->bin_op.left;
+            stack[n++] = x->bin_op.right;
+            break;
+        default:
+            fail(p);
+        }
+    }
+    return e;
+}
+
 /* name [':' annotation] as an arg node. */
 static d2_ast_arg *param(pp *p, bool lambda)
 {
@@ -1393,7 +1439,7 @@ static d2_ast_arg *param(pp *p, bool lambda)
     d2_ast_expr *ann = NULL;
     d2_span sp = tspan(t);
     if (!lambda && accept_op(p, ":")) {
-        ann = no_star(p, test(p));
+        ann = annotation(p);
         sp = join(sp, prev_span(p));
     }
     return cst_need(&p->c, d2_ast_arg_new(p->c.a, name, ann, sp));
@@ -1634,7 +1680,7 @@ static d2_ast_stmt *expr_stmt(pp *p)
             first->kind != D2_AST_SUBSCRIPT)
             fail(p);
         set_ctx(p, first, D2_CTX_STORE);
-        d2_ast_expr *ann = no_star(p, test(p));
+        d2_ast_expr *ann = annotation(p);
         d2_ast_expr *v = NULL;
         if (accept_op(p, "="))
             v = rhs(p);
@@ -1796,7 +1842,7 @@ static d2_ast_stmt *funcdef(pp *p, d2_ast_seq decs)
     s->function_def.name = ident(p);
     s->function_def.args = parameters(p, false, sp);
     if (accept_op(p, "->"))
-        s->function_def.returns = no_star(p, test(p));
+        s->function_def.returns = annotation(p);
     block(p, &s->function_def.body);
     s->function_def.decorator_list = decs;
     s->span = end_at_last(p, sp, &s->function_def.body);
