@@ -368,6 +368,9 @@ static void test_fallback(void **state)
         "x = é\n", "x = \\ 1\n", "from . import\n", "import\n", "from __future__ import annotations\n",
         "with (a as b):\n    pass\n", "x = [*a for a in b]\n", "s = f'{x:=1}'\n",
         "s = f'{a, b}'\n",
+        /* found by fuzz_pyparse: where tree-sitter's reading differs */
+        "x: a < b = 1\n", "def f():\n    g(a,\nb)\n", "def f():\n    x = 1 + \\\n2\n",
+        "mark,\nx = 1\n",
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         expect_fallback(cases[i]);

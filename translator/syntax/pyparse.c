@@ -52,9 +52,11 @@ typedef struct pp {
     toks main;
 } pp;
 
+/* Gives up. DY2ST_PYPARSE_DEBUG=1 says where, for finding what the parser
+ * lacks. */
 static _Noreturn void fail_at(pp *p, int line)
 {
-    if (getenv("PYPARSE_DEBUG")) {
+    if (getenv("DY2ST_PYPARSE_DEBUG")) {
         size_t at = p->t && p->i < p->nt ? p->t[p->i].start : 0;
         fprintf(stderr, "pyparse: gave up (pyparse.c:%d) at byte %zu: %.30s\n", line, at, p->s + at);
     }
@@ -122,6 +124,17 @@ static size_t scan_string(pp *p, size_t i, size_t lim, uint32_t *line, size_t *l
         }
     }
     fail(p);
+}
+
+/* Whether the line starting at i, a continuation inside brackets or after a
+ * backslash, begins left of the block's indentation ind (tree-sitter's
+ * scanner reads such a line as a dedent, where CPython does not). */
+static bool below_indent(const char *s, size_t i, size_t lim, uint32_t ind)
+{
+    uint32_t col = 0;
+    for (; i < lim && (s[i] == ' ' || s[i] == '\t' || s[i] == '\f'); i++)
+        col = s[i] == ' ' ? col + 1 : s[i] == '\t' ? (col / 8 + 1) * 8 : 0;
+    return col < ind && i < lim;
 }
 
 static const char *const ops3[] = {"**=", "//=", ">>=", "<<=", "...", NULL};
@@ -201,6 +214,8 @@ static void tokenize(pp *p, toks *ts, size_t from, size_t lim, uint32_t line, si
             } else {
                 fail(p);
             }
+            if (!inner && below_indent(s, i, lim, ind8[nind - 1]))
+                fail(p);
         } else if (ch == '\n' || ch == '\r') {
             if (ch == '\r' && !(i + 1 < lim && s[i + 1] == '\n'))
                 fail(p);
@@ -212,6 +227,8 @@ static void tokenize(pp *p, toks *ts, size_t from, size_t lim, uint32_t line, si
             ls = i;
             if (depth == 0)
                 bol = true;
+            else if (!inner && below_indent(s, i, lim, ind8[nind - 1]))
+                fail(p);
         } else if (id_start(ch)) {
             size_t j = i;
             while (j < lim && id_char((unsigned char)s[j]))
@@ -1692,6 +1709,9 @@ static d2_ast_stmt *expr_stmt(pp *p)
         return s;
     }
     if (first->kind == D2_AST_STARRED)
+        fail(p);
+    /* "a,\nb = c": tree-sitter reads on past the newline */
+    if (tok_is(p, &p->t[p->i - 1], K_OP, ","))
         fail(p);
     return cst_need(&p->c, d2_ast_expr_stmt(p->c.a, first, sp));
 }
