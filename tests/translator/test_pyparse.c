@@ -374,6 +374,25 @@ static void test_fallback(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         expect_fallback(cases[i]);
+    /* operator chains nested in one another: a tree too deep to accept */
+    char *deep = malloc(8 * 1100 + 64);
+    assert_non_null(deep);
+    size_t n = 0;
+    n += (size_t)sprintf(deep + n, "x = ");
+    for (int lvl = 0; lvl < 4; lvl++)
+        deep[n++] = '(';
+    deep[n++] = 'y';
+    for (int lvl = 0; lvl < 4; lvl++) {
+        for (int k = 0; k < 300; k++)
+            n += (size_t)sprintf(deep + n, "+a");
+        deep[n++] = ')';
+    }
+    deep[n++] = '\n';
+    deep[n] = '\0';
+    d2_arena *a = d2_arena_new();
+    assert_null(d2_pyparse(a, "<deep>", deep, n));
+    d2_arena_delete(a);
+    free(deep);
 }
 
 /* The loader's entry point takes the fast path and gives the same tree;

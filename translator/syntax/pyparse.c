@@ -280,7 +280,7 @@ static void tokenize(pp *p, toks *ts, size_t from, size_t lim, uint32_t line, si
                 if (i + 2 <= lim && memcmp(s + i, ops2[k], 2) == 0)
                     len = 2;
             if (!len) {
-                if (!strchr("+-*/%@&|^~<>()[]{},:;.=", ch))
+                if (!ch || !strchr("+-*/%@&|^~<>()[]{},:;.=", ch))
                     fail(p);
                 len = 1;
                 if (ch == '(' || ch == '[' || ch == '{') {
@@ -2022,6 +2022,73 @@ static void statement(pp *p, d2_ast_seq *out)
 
 /* ---- entry point ---- */
 
+/* Whether the tree under m nests deeper than PP_MAX_TREE levels (any node
+ * counted): the tree-sitter path refuses trees past its own limits, and
+ * left-nested operator chains inside one another can get there without deep
+ * recursion here. Iterative, so as not to need the stack it guards. */
+#define PP_MAX_TREE 900
+static bool too_deep(const d2_ast_module *m)
+{
+    typedef struct {
+        const void *node;
+        uint32_t depth;
+    } item;
+    size_t cap = 256, n = 0;
+    item *st = malloc(cap * sizeof *st);
+    if (!st)
+        return true;
+    for (uint32_t i = 0; i < m->body.n; i++) {
+        if (n == cap) {
+            item *g = realloc(st, (cap *= 2) * sizeof *st);
+            if (!g) {
+                free(st);
+                return true;
+            }
+            st = g;
+        }
+        st[n++] = (item){m->body.items[i], 1};
+    }
+    bool deep = false;
+    while (n && !deep) {
+        item it = st[--n];
+        if (it.depth > PP_MAX_TREE) {
+            deep = true;
+            break;
+        }
+        const d2_ast_node *node = it.node;
+        size_t nf;
+        const d2_ast_field *f = d2_ast_fields(node->kind, &nf);
+        for (size_t k = 0; k < nf && !deep; k++) {
+            const char *at = (const char *)node + f[k].offset;
+            const void *one = NULL;
+            const d2_ast_seq *seq = NULL;
+            if (f[k].type == D2_AST_F_NODE || f[k].type == D2_AST_F_OPT)
+                one = *(const void *const *)at;
+            else if (f[k].type == D2_AST_F_SEQ)
+                seq = (const d2_ast_seq *)(const void *)at;
+            else
+                continue;
+            uint32_t cnt = seq ? seq->n : 1;
+            for (uint32_t j = 0; j < cnt; j++) {
+                const void *child = seq ? seq->items[j] : one;
+                if (!child)
+                    continue;
+                if (n == cap) {
+                    item *g = realloc(st, (cap *= 2) * sizeof *st);
+                    if (!g) {
+                        deep = true;
+                        break;
+                    }
+                    st = g;
+                }
+                st[n++] = (item){child, it.depth + 1};
+            }
+        }
+    }
+    free(st);
+    return deep;
+}
+
 static d2_ast_module *run(pp *p, const char *filename)
 {
     if (setjmp(p->c.jb))
@@ -2053,7 +2120,7 @@ d2_ast_module *d2_pyparse(d2_arena *a, const char *filename, const char *src, si
     p->c.src = src;
     p->c.len = len;
     d2_ast_module *m = run(p, filename);
-    if (m && (p->scratch.count || p->scratch.oom || d2_arena_oom(a)))
+    if (m && (too_deep(m) || p->scratch.count || p->scratch.oom || d2_arena_oom(a)))
         m = NULL;
     free(p->main.t);
     free(p);
