@@ -27,8 +27,13 @@
 
 enum { K_NAME, K_NUM, K_STR, K_OP, K_NL, K_INDENT, K_DEDENT, K_END };
 
+/* code: a NAME's or operator's text of up to 8 bytes packed into an
+ * integer (pack()), 0 for a longer one, so that the parser compares tokens
+ * with a literal without touching the text; kw: whether a NAME is a
+ * keyword. */
 typedef struct tok {
-    uint8_t kind;
+    uint8_t kind, kw;
+    uint64_t code;
     uint32_t start, end;
     uint32_t line, col, eline, ecol;
 } tok;
@@ -50,6 +55,8 @@ typedef struct pp {
     size_t i, nt;
     int depth;
     toks main;
+    uint64_t kwcode[40]; /* pack() of each of keywords[] */
+    uint64_t bincode[12]; /* pack() of each of binops[] */
 } pp;
 
 /* Gives up. DY2ST_PYPARSE_DEBUG=1 says where, for finding what the parser
@@ -65,6 +72,33 @@ static _Noreturn void fail_at(pp *p, int line)
 #define fail(p) fail_at(p, __LINE__)
 
 /* ---- tokenizer ---- */
+
+/* The first 8 bytes of s packed little-end first (folds to a constant for a
+ * literal). */
+static inline uint64_t pack(const char *s)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8 && s[i]; i++)
+        v |= (uint64_t)(unsigned char)s[i] << (8 * i);
+    return v;
+}
+
+static uint64_t pack_n(const char *s, size_t n)
+{
+    uint64_t v = 0;
+    if (n > 8)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        v |= (uint64_t)(unsigned char)s[i] << (8 * i);
+    return v;
+}
+
+static const char *const keywords[] = {
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
+    "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
+    "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise",
+    "return", "try", "while", "with", "yield", NULL};
+
 
 static void emit(pp *p, toks *ts, int kind, size_t st, size_t en, uint32_t line, size_t ls,
                  uint32_t eline, size_t els)
@@ -87,6 +121,14 @@ static void emit(pp *p, toks *ts, int kind, size_t st, size_t en, uint32_t line,
     t->col = (uint32_t)(st - ls);
     t->eline = eline;
     t->ecol = (uint32_t)(en - els);
+    t->code = kind == K_NAME || kind == K_OP ? pack_n(p->s + st, en - st) : 0;
+    t->kw = 0;
+    if (kind == K_NAME && t->code && en - st >= 2)
+        for (int k = 0; keywords[k]; k++)
+            if (p->kwcode[k] == t->code) {
+                t->kw = 1;
+                break;
+            }
 }
 
 static bool id_start(unsigned char ch) { return ch == '_' || ((ch | 32) >= 'a' && (ch | 32) <= 'z'); }
@@ -310,13 +352,13 @@ static void tokenize(pp *p, toks *ts, size_t from, size_t lim, uint32_t line, si
 static tok *cur(pp *p) { return &p->t[p->i]; }
 static tok *ahead(pp *p, size_t k) { return &p->t[p->i + k < p->nt ? p->i + k : p->nt - 1]; }
 
-static bool tok_is(pp *p, const tok *t, int kind, const char *text)
+static inline bool tok_is(pp *p, const tok *t, int kind, const char *text)
 {
-    size_t l = strlen(text);
-    return t->kind == kind && t->end - t->start == l && memcmp(p->s + t->start, text, l) == 0;
+    (void)p;
+    return t->kind == kind && t->code == pack(text);
 }
-static bool is_op(pp *p, const char *o) { return tok_is(p, cur(p), K_OP, o); }
-static bool is_kw(pp *p, const char *k) { return tok_is(p, cur(p), K_NAME, k); }
+static inline bool is_op(pp *p, const char *o) { return tok_is(p, cur(p), K_OP, o); }
+static inline bool is_kw(pp *p, const char *k) { return tok_is(p, cur(p), K_NAME, k); }
 
 static bool accept_op(pp *p, const char *o)
 {
@@ -354,23 +396,10 @@ static d2_span join(d2_span a, d2_span b) { return cst_span_to(a, b); }
  * over the parentheses of an operand that starts or ends it. */
 static d2_span from(pp *p, size_t st) { return join(tspan(&p->t[st]), prev_span(p)); }
 
-static const char *const keywords[] = {
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
-    "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
-    "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise",
-    "return", "try", "while", "with", "yield", NULL};
-
 static bool is_keyword_tok(pp *p, const tok *t)
 {
-    if (t->kind != K_NAME)
-        return false;
-    size_t l = t->end - t->start;
-    if (l < 2 || l > 8)
-        return false;
-    for (int k = 0; keywords[k]; k++)
-        if (strlen(keywords[k]) == l && memcmp(p->s + t->start, keywords[k], l) == 0)
-            return true;
-    return false;
+    (void)p;
+    return t->kind == K_NAME && t->kw;
 }
 
 /* A NAME token that is no keyword, as an arena string. */
@@ -1193,7 +1222,7 @@ static d2_ast_expr *binary(pp *p, int level)
         int found = -1;
         if (t->kind == K_OP)
             for (size_t k = 0; k < D2_COUNTOF(binops); k++)
-                if (binops[k].level == level && tok_is(p, t, K_OP, binops[k].sym))
+                if (binops[k].level == level && t->code == p->bincode[k])
                     found = (int)k;
         if (found < 0)
             return e;
@@ -2113,6 +2142,12 @@ d2_ast_module *d2_pyparse(d2_arena *a, const char *filename, const char *src, si
         return NULL;
     p->s = src;
     p->n = len;
+    _Static_assert(D2_COUNTOF(keywords) <= D2_COUNTOF(p->kwcode), "kwcode too small");
+    _Static_assert(D2_COUNTOF(binops) == D2_COUNTOF(p->bincode), "bincode size");
+    for (size_t k = 0; keywords[k]; k++)
+        p->kwcode[k] = pack(keywords[k]);
+    for (size_t k = 0; k < D2_COUNTOF(binops); k++)
+        p->bincode[k] = pack(binops[k].sym);
     d2_diag_init(&p->scratch, a);
     d2_diag_set_source(&p->scratch, filename, src, len);
     p->c.a = a;
