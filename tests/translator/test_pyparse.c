@@ -69,7 +69,7 @@ static bool same_node(const void *x, const void *y, const char *where)
     const d2_ast_node *a = x, *b = y;
     if (a->kind != b->kind)
         return differ(where, "kind", x, y);
-    if (a->kind != D2_AST_MODULE && !same_span(&a->span, &b->span))
+    if (!same_span(&a->span, &b->span))
         return differ(where, "span", x, y);
     if (a->kind == D2_AST_CONSTANT) {
         const d2_ast_expr *ea = x, *eb = y;
@@ -342,6 +342,7 @@ static void test_constructs(void **state)
         "\n\n   \n# only comments\n",
         "",
         "x = [i for i in range(10)][::-1]\ny = a[b][c](d)\n",
+        "\n\n  # leading comment\n\nx = 1\n\n\n", "x = 1", "   \n", "\f\nx = 1\n",
         "def f(*, a=1, b):\n    pass\n",
         "lambda *a, **k: 0\n",
         "class A: pass\n",

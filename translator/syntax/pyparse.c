@@ -2126,7 +2126,18 @@ static d2_ast_module *run(pp *p, const char *filename)
     p->t = p->main.t;
     p->nt = p->main.n;
     p->i = 0;
-    d2_ast_module *m = cst_new_node(&p->c, D2_AST_MODULE, (d2_span){0});
+    /* as tree-sitter's module node: from the first byte that is not white
+     * space to the end of the file */
+    size_t st = 0, ls = 0;
+    uint32_t line = 1;
+    for (; st < p->n && strchr(" \t\n\r\f", p->s[st]); st++)
+        if (p->s[st] == '\n') {
+            line++;
+            ls = st + 1;
+        }
+    const tok *end = &p->t[p->nt - 1];
+    d2_span sp = {line, (uint32_t)(st - ls), end->eline, end->ecol, (uint32_t)st, end->end};
+    d2_ast_module *m = cst_new_node(&p->c, D2_AST_MODULE, sp);
     while (cur(p)->kind != K_END)
         statement(p, &m->body);
     m->filename = cst_need(&p->c, d2_arena_strdup(p->c.a, filename ? filename : "<input>"));
