@@ -350,6 +350,15 @@ static void test_constructs(void **state)
         "for x in *a, *b:\n    pass\n",
         "x = 'a' 'b' \\\n    'c'\n",
         "async_ = await_ = 1\nmatch = 1\ncase = match\ntype = 3\n",
+        "class Net(paddle.nn.Layer):\n    def __init__(self):\n        super().__init__()\n"
+        "    @paddle.jit.to_static(input_spec=[InputSpec([None, 4], 'float32')])\n"
+        "    def forward(self, x):\n        return self.fc(x) if x.shape[0] > 1 else -x\n",
+        "s = f\"{x:{'>' if a else '<'}10}\" f'{d[\"k\"]!r}' f'{(lambda: 1)()}'\n",
+        "s = '\\N{LATIN SMALL LETTER A}' 'caf\xc3\xa9' \"\\u00e9\"\n",
+        "x = (a for b in c if d if e for f in g)\ny = [*a, *b]\nz = {**a, **b}\n",
+        "def f(a, b, /, c=1, *args, d, e=2, **kw):\n    '''doc'''\n    return (yield)\n",
+        "x = a.b.c[1][2:3, ..., None](4)(*e)[f]\n",
+        "if a:\n    pass\n# comment at column 0\n    # indented comment\nelse:\n    pass\n",
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         expect_same(cases[i]);
@@ -375,6 +384,11 @@ static void test_fallback(void **state)
         /* found by fuzz_pyparse: where tree-sitter's reading differs */
         "x: a < b = 1\n", "def f():\n    g(a,\nb)\n", "def f():\n    x = 1 + \\\n2\n",
         "mark,\nx = 1\n",
+        /* errors the tree-sitter path reports after parsing */
+        "f(**a, *b)\n", "f(x for x in y, 1)\n", "f(a.b=1)\n", "def f(*a=1): pass\n",
+        "def f(/, a): pass\n", "def f(*, a, /): pass\n", "a, b: int\n", "[a]: int = 1\n",
+        "def f(**k, a): pass\n", "def f(*a, *b): pass\n", "try:\n    pass\nexcept A, B:\n    pass\n",
+        "x[y := 1]\n", "f(y := 1)\n", "[y := 1]\n", "{y := 1}\n", "s = f'{x:=^10}'\n",
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         expect_fallback(cases[i]);

@@ -478,6 +478,15 @@ static void set_ctx(pp *p, d2_ast_expr *e, d2_ast_ctx ctx)
     }
 }
 
+/* Fails on a NamedExpr outside the places both parsers are known to read
+ * alike (alone in parentheses, an if or while test). */
+static d2_ast_expr *no_walrus(pp *p, d2_ast_expr *e)
+{
+    if (e->kind == D2_AST_NAMED_EXPR)
+        fail(p);
+    return e;
+}
+
 /* Fails on a Starred where a plain expression is needed. */
 static d2_ast_expr *no_star(pp *p, d2_ast_expr *e)
 {
@@ -866,13 +875,13 @@ static d2_ast_seq comprehension(pp *p)
 static d2_ast_seq elements(pp *p, d2_ast_expr *first, const char *close, bool *comma)
 {
     d2_ast_seq elts = {0};
-    push(p, &elts, first);
+    push(p, &elts, no_walrus(p, first));
     *comma = false;
     while (accept_op(p, ",")) {
         *comma = true;
         if (is_op(p, close))
             break;
-        push(p, &elts, named_or_star(p));
+        push(p, &elts, no_walrus(p, named_or_star(p)));
     }
     return elts;
 }
@@ -917,7 +926,7 @@ static d2_ast_expr *bracket(pp *p)
     if (accept_op(p, "]"))
         return cst_need(&p->c, d2_ast_list(p->c.a, (d2_ast_seq){0}, D2_CTX_LOAD,
                                            join(osp, prev_span(p))));
-    d2_ast_expr *first = named_or_star(p);
+    d2_ast_expr *first = no_walrus(p, named_or_star(p));
     if (is_kw(p, "for")) {
         d2_ast_seq gens = comprehension(p);
         expect_op(p, "]");
@@ -946,7 +955,7 @@ static d2_ast_expr *brace(pp *p)
         push(p, &keys, NULL);
         push(p, &values, no_star(p, bitor_expr(p)));
     } else {
-        k0 = named_or_star(p);
+        k0 = no_walrus(p, named_or_star(p));
         if (accept_op(p, ":")) {
             is_dict = true;
             d2_ast_expr *v0 = no_star(p, test(p));
@@ -1040,14 +1049,14 @@ static d2_ast_expr *atom(pp *p)
 /* Call arguments after '('; the ')' is consumed. */
 static void call_args(pp *p, d2_span open, d2_ast_seq *args, d2_ast_seq *keywords)
 {
-    bool seen_kw = false;
+    bool seen_kw = false, seen_kwsplat = false;
     while (!is_op(p, ")")) {
         tok *t = cur(p);
         if (accept_op(p, "**")) {
             d2_ast_expr *v = no_star(p, test(p));
             push(p, keywords, cst_need(&p->c, d2_ast_keyword_new(p->c.a, NULL, v,
                                                                  join(tspan(t), prev_span(p)))));
-            seen_kw = true;
+            seen_kw = seen_kwsplat = true;
         } else if (t->kind == K_NAME && tok_is(p, ahead(p, 1), K_OP, "=")) {
             const char *name = ident(p);
             p->i++;
@@ -1056,6 +1065,8 @@ static void call_args(pp *p, d2_span open, d2_ast_seq *args, d2_ast_seq *keyword
                                                                  join(tspan(t), prev_span(p)))));
             seen_kw = true;
         } else if (accept_op(p, "*")) {
+            if (seen_kwsplat)
+                fail(p);
             d2_ast_expr *v = no_star(p, test(p));
             d2_ast_expr *st = new_expr(p, D2_AST_STARRED, join(tspan(t), prev_span(p)));
             st->starred.value = v;
@@ -1064,7 +1075,7 @@ static void call_args(pp *p, d2_span open, d2_ast_seq *args, d2_ast_seq *keyword
         } else {
             if (seen_kw)
                 fail(p);
-            d2_ast_expr *v = no_star(p, named_or_star(p));
+            d2_ast_expr *v = no_walrus(p, no_star(p, named_or_star(p)));
             if (is_kw(p, "for")) {
                 if (args->n || keywords->n)
                     fail(p);
@@ -1090,7 +1101,7 @@ static d2_ast_expr *slice_item(pp *p)
     d2_span sp = tspan(cur(p));
     d2_ast_expr *lower = NULL, *upper = NULL, *step = NULL;
     if (!is_op(p, ":")) {
-        lower = no_star(p, named_or_star(p));
+        lower = no_walrus(p, no_star(p, named_or_star(p)));
         if (!is_op(p, ":"))
             return lower;
         if (lower->kind == D2_AST_NAMED_EXPR)
@@ -1875,7 +1886,7 @@ static d2_ast_seq decorators(pp *p)
 {
     d2_ast_seq decs = {0};
     while (accept_op(p, "@")) {
-        push(p, &decs, no_star(p, named_or_star(p)));
+        push(p, &decs, no_walrus(p, no_star(p, named_or_star(p))));
         if (cur(p)->kind != K_NL)
             fail(p);
         p->i++;
