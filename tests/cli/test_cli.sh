@@ -178,4 +178,11 @@ expect 0 "pass fuse_add_norm: 1 rewrite" "$DY2ST" show --passes=fuse_add_norm,fu
 expect 0 "" "$DY2ST" run "$TMP/data.d2p" --input "x=$GOLD/x.npy" --output-dir "$TMP/o4"
 same_file "$TMP/o4/logits.npy" "$GOLD/logits.npy"
 
+# the hand-written parser runs first and hands what it lacks (here a
+# non-ASCII name) to tree-sitter; DY2ST_PARSER=treesitter skips it
+printf 'caf\303\251 = "one"\nprint(caf\303\251)\n' >"$TMP/accent.py"
+expect 0 "pyparse: gave up" env DY2ST_CACHE=off DY2ST_PYPARSE_DEBUG=1 "$DY2ST" exec "$TMP/accent.py"
+expect_exact 0 "one" env DY2ST_CACHE=off DY2ST_PYPARSE_DEBUG=1 DY2ST_PARSER=treesitter \
+    "$DY2ST" exec "$TMP/accent.py"
+
 finish

@@ -9,7 +9,7 @@ MUTATE=${FUZZ_MUTATE:-20}
 G="$top_srcdir/tests/golden"
 seed_files() { ls "$G"/ast/*.py "$G"/ast/errors/*.py "$G"/unparse/*.py "$top_srcdir"/tests/py/*.py; }
 
-for target in model npy program python pickle run astcache; do
+for target in model npy program python pickle run astcache pyparse; do
     bin="$top_builddir/tests/fuzz/replay_$target"
     if [ ! -x "$bin" ]; then
         fail "$bin not built"
@@ -18,6 +18,7 @@ for target in model npy program python pickle run astcache; do
     # the parse cache's target takes Python sources: the parser's seeds
     corpus=$target
     [ "$target" = astcache ] && corpus=python
+    [ "$target" = pyparse ] && corpus=python
     if [ -z "$(ls "$CORPUS/$corpus" 2>/dev/null)" ]; then
         fail "empty corpus $CORPUS/$corpus"
         continue

@@ -486,8 +486,9 @@ void d2_ast_print(d2_buf *out, const void *node);
 
 /* ---- front end ----
  * Parses src (UTF-8 Python 3 source of len bytes; a leading byte order mark
- * is skipped) with tree-sitter into an AST in arena a, as CPython 3.11's
- * ast.parse would. filename (may be NULL) names the file in diagnostics and
+ * is skipped) into an AST in arena a, as CPython 3.11's ast.parse would:
+ * with the hand-written parser of pyparse.c, or where it gives up (and
+ * always when DY2ST_PARSER=treesitter) with tree-sitter. filename (may be NULL) names the file in diagnostics and
  * is copied; diag may be NULL. The first syntax error, or construct CPython
  * rejects when parsing, is reported to diag compiler style and NULL is
  * returned; warnings (invalid escape sequences) leave the result intact.

@@ -19,6 +19,7 @@
  * cst_expr.c expressions, targets, parameters and patterns, cst_literal.c
  * numbers and strings. cst_priv.h declares what they share. */
 #include "syntax/cst_priv.h"
+#include "syntax/pyparse.h"
 
 #include <ctype.h>
 #include <pthread.h>
@@ -1013,8 +1014,35 @@ static void give_parser(TSParser *p)
         ts_parser_delete(p);
 }
 
+/* Whether DY2ST_PARSER=treesitter turns the fast path off; read once. */
+static bool fast_path_off;
+static pthread_once_t parser_env_once = PTHREAD_ONCE_INIT;
+static void read_parser_env(void)
+{
+    const char *v = getenv("DY2ST_PARSER");
+    fast_path_off = v && strcmp(v, "treesitter") == 0;
+}
+
+static d2_ast_module *parse(d2_arena *a, const char *filename, const char *src, size_t len,
+                            d2_diag *diag, bool fast);
+
 d2_ast_module *d2_ast_parse(d2_arena *a, const char *filename, const char *src, size_t len,
                             d2_diag *diag)
+{
+    pthread_once(&parser_env_once, read_parser_env);
+    return parse(a, filename, src, len, diag, !fast_path_off);
+}
+
+d2_ast_module *d2_ast_parse_treesitter(d2_arena *a, const char *filename, const char *src,
+                                       size_t len, d2_diag *diag)
+{
+    return parse(a, filename, src, len, diag, false);
+}
+
+/* d2_ast_parse; with fast, d2_pyparse is tried first and tree-sitter only
+ * runs where it gives up. */
+static d2_ast_module *parse(d2_arena *a, const char *filename, const char *src, size_t len,
+                            d2_diag *diag, bool fast)
 {
     d2_diag local;
     if (!diag) {
@@ -1047,6 +1075,11 @@ d2_ast_module *d2_ast_parse(d2_arena *a, const char *filename, const char *src, 
     }
     if (!check_encoding(c) || !check_nesting(c))
         return NULL;
+    if (fast) {
+        d2_ast_module *m = d2_pyparse(a, filename, c->src, len);
+        if (m)
+            return m;
+    }
     const TSLanguage *lang = tree_sitter_python();
     if (!init_symbols(c)) {
         d2_diag_add(diag, D2_DIAG_ERROR, (d2_span){0}, "cannot load the Python grammar");

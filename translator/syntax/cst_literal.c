@@ -69,7 +69,11 @@ d2_ast_expr *cst_number(cx *c, TSNode n)
 {
     size_t len;
     const char *s = cst_text(c, n, &len);
-    d2_span sp = cst_span_of(n);
+    return cst_number_text(c, s, len, cst_span_of(n));
+}
+
+d2_ast_expr *cst_number_text(cx *c, const char *s, size_t len, d2_span sp)
+{
     d2_ast_const k = {.kind = D2_CONST_INT};
     if (len == 0)
         cst_fail(c, sp, "invalid number literal");
@@ -450,8 +454,8 @@ static long unicode_lookup(const char *s, size_t n)
 /* Decodes the literal text s[0, n) of a string (at byte offset off of the
  * source, for error positions) into b: newlines normalised, escapes decoded
  * unless raw, {{ and }} collapsed in f-strings. */
-static void decode(cx *c, sbuf *b, const char *s, size_t n, size_t off, bool raw, bool bytes,
-                   bool fstr)
+void cst_decode(cx *c, sbuf *b, const char *s, size_t n, size_t off, bool raw, bool bytes,
+                bool fstr)
 {
     size_t i = 0;
     while (i < n) {
@@ -655,7 +659,7 @@ static d2_ast_expr *format_spec(cx *c, TSNode n, const strinfo *si)
     for (; i <= ks.n; i++) {
         size_t next = i < ks.n ? ts_node_start_byte(ks.k[i].n) : ts_node_end_byte(n);
         if (next > pos) {
-            decode(c, &p.lit, c->src + pos, next - pos, pos, si->raw, false, true);
+            cst_decode(c, &p.lit, c->src + pos, next - pos, pos, si->raw, false, true);
             p.have_lit = true;
         }
         if (i == ks.n)
@@ -714,7 +718,7 @@ static d2_ast_expr *fstring_field_inner(cx *c, TSNode n, const strinfo *si)
         e->formatted_value.value = cst_expr(c, name->n);
         e->formatted_value.conversion = -1;
         strparts p = {0};
-        decode(c, &p.lit, c->src + colon + 1, end - colon - 1, colon + 1, si->raw, false, true);
+        cst_decode(c, &p.lit, c->src + colon + 1, end - colon - 1, colon + 1, si->raw, false, true);
         p.have_lit = true;
         flush_lit(c, &p, sp);
         d2_ast_expr *fs = cst_new_expr(c, D2_AST_JOINED_STR, sp);
@@ -754,7 +758,7 @@ static bool field_has_debug(kids *ks)
 static void string_parts(cx *c, TSNode n, const strinfo *si, strparts *p, d2_span whole)
 {
     if (!si->fstr) {
-        decode(c, &p->lit, c->src + si->body_start, si->body_end - si->body_start,
+        cst_decode(c, &p->lit, c->src + si->body_start, si->body_end - si->body_start,
                si->body_start, si->raw, si->bytes, false);
         p->have_lit = true;
         return;
@@ -767,7 +771,7 @@ static void string_parts(cx *c, TSNode n, const strinfo *si, strparts *p, d2_spa
         TSNode f = ks.k[i].n;
         size_t fs = ts_node_start_byte(f);
         if (fs > pos)
-            decode(c, &p->lit, c->src + pos, fs - pos, pos, si->raw, false, true);
+            cst_decode(c, &p->lit, c->src + pos, fs - pos, pos, si->raw, false, true);
         p->have_lit = true;
         /* In 3.11 a replacement field cannot reuse the string's own quote. */
         size_t flen;
@@ -794,7 +798,7 @@ static void string_parts(cx *c, TSNode n, const strinfo *si, strparts *p, d2_spa
         pos = ts_node_end_byte(f);
     }
     if (si->body_end > pos)
-        decode(c, &p->lit, c->src + pos, si->body_end - pos, pos, si->raw, false, true);
+        cst_decode(c, &p->lit, c->src + pos, si->body_end - pos, pos, si->raw, false, true);
     p->have_lit = true;
 }
 

@@ -328,6 +328,15 @@ d2_ast_pattern *cst_pattern(cx *c, TSNode n);
 
 d2_ast_expr *cst_number(cx *c, TSNode n);
 d2_ast_expr *cst_string_expr(cx *c, TSNode n);
+/* The number literal s[0, len) spanning sp as a Constant (what cst_number
+ * does for a CST node; pyparse.c calls it on the token's text). */
+d2_ast_expr *cst_number_text(cx *c, const char *s, size_t len, d2_span sp);
+/* Decodes the literal text s[0, n) of a string (at byte offset off of the
+ * source, for error positions) into b: newlines normalised, escapes decoded
+ * unless raw, {{ and }} collapsed in f-strings. Errors jump out of c;
+ * invalid escapes are warned about. */
+void cst_decode(cx *c, sbuf *b, const char *s, size_t n, size_t off, bool raw, bool bytes,
+                bool fstr);
 
 /* ---- statements and blocks (cst_stmt.c) ---- */
 
