@@ -5,11 +5,6 @@
  * one added later must be kept out here. Level BASIC. */
 #include "passes.h"
 
-static bool same_type(const d2_type *a, const d2_type *b)
-{
-    return a->kind == b->kind && a->dtype == b->dtype && d2_shape_equal(&a->shape, &b->shape);
-}
-
 static bool mergeable(const d2_opdef *def)
 {
     return !(def->flags & (D2_OPF_CONTROL | D2_OPF_SIDE_EFFECT | D2_OPF_ALLOCS_OUTPUTS));
@@ -27,7 +22,7 @@ static bool same_op(const d2_program *p, const d2_op *a, const d2_op *b)
         if (!d2_attr_value_equal(&a->attrs.v[k], &b->attrs.v[k]))
             return false;
     for (int k = 0; k < a->n_out; k++)
-        if (!same_type(&p->vars[a->out[k]].type, &p->vars[b->out[k]].type) ||
+        if (!d2_pass_same_type(&p->vars[a->out[k]].type, &p->vars[b->out[k]].type) ||
             d2_pass_is_output(p, b->out[k]))
             return false;
     return true;

@@ -6,11 +6,6 @@
  * the GEMM's epilogue first. Level INFERENCE (add_layer_norm has no gradient). */
 #include "passes.h"
 
-static bool same_type(const d2_type *a, const d2_type *b)
-{
-    return a->kind == b->kind && a->dtype == b->dtype && d2_shape_equal(&a->shape, &b->shape);
-}
-
 /* Fuses layer_norm op li of block b with the add that feeds it: 1 when done, 0 when the
  * pattern does not hold, -1 on error. */
 static int fuse_one(d2_program *p, int b, int li, const int *uses, d2_err *err)
@@ -26,8 +21,8 @@ static int fuse_one(d2_program *p, int b, int li, const int *uses, d2_err *err)
         return 0;
     const d2_op *add = &blk->ops[ai];
     const d2_type *st = &p->vars[s].type;
-    if (!d2_dtype_is_float(st->dtype) || !same_type(&p->vars[add->in[0]].type, st) ||
-        !same_type(&p->vars[add->in[1]].type, st))
+    if (!d2_dtype_is_float(st->dtype) || !d2_pass_same_type(&p->vars[add->in[0]].type, st) ||
+        !d2_pass_same_type(&p->vars[add->in[1]].type, st))
         return 0;
     const d2_opdef *ldef = d2_op_def(D2_OP_layer_norm), *fdef = d2_op_def(D2_OP_add_layer_norm);
     d2_attrs a;

@@ -7,11 +7,6 @@
  * gradient). */
 #include "passes.h"
 
-static bool same_type(const d2_type *a, const d2_type *b)
-{
-    return a->kind == b->kind && a->dtype == b->dtype && d2_shape_equal(&a->shape, &b->shape);
-}
-
 /* Fuses the chain that starts at batch_norm op bi of block b: 1 when done, 0 when there is
  * nothing to fuse, -1 on error. */
 static int fuse_one(d2_program *p, int b, int bi, const int *uses, d2_err *err)
@@ -21,20 +16,10 @@ static int fuse_one(d2_program *p, int b, int bi, const int *uses, d2_err *err)
     int y = bn->out[0];
     if (bn->n_out != 1 || bn->n_in != 5 || !d2_dtype_is_float(p->vars[y].type.dtype))
         return 0;
-    int last = -1, residual = -1, add_i = -1, cur = y;
+    int residual, add_i;
+    int ri = d2_pass_residual_add(p, b, bi, y, uses, &residual, &add_i);
+    int last = add_i;
     bool relu = false;
-    int ri = d2_pass_only_reader(p, b, bi, cur, uses);
-    if (ri >= 0 && blk->ops[ri].id == D2_OP_add && blk->ops[ri].n_in == 2) {
-        const d2_op *add = &blk->ops[ri];
-        int other = add->in[0] == cur ? add->in[1] : add->in[0];
-        if (other != cur && same_type(&p->vars[other].type, &p->vars[y].type) &&
-            same_type(&p->vars[add->out[0]].type, &p->vars[y].type)) {
-            residual = other;
-            last = add_i = ri;
-            cur = add->out[0];
-            ri = d2_pass_only_reader(p, b, ri, cur, uses);
-        }
-    }
     if (ri >= 0 && blk->ops[ri].id == D2_OP_relu) {
         relu = true;
         last = ri;

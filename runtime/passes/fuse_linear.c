@@ -8,11 +8,6 @@
 
 #include <string.h>
 
-static bool same_type(const d2_type *a, const d2_type *b)
-{
-    return a->kind == b->kind && a->dtype == b->dtype && d2_shape_equal(&a->shape, &b->shape);
-}
-
 /* The activation name linear_fused gives op, or NULL when op is no activation it takes. */
 static const char *activation_of(const d2_op *op)
 {
@@ -33,20 +28,10 @@ static int fuse_one(d2_program *p, int b, int li, const int *uses, d2_err *err)
     int y = lin->out[0];
     if (lin->n_out != 1 || lin->n_in < 2 || !d2_dtype_is_float(p->vars[y].type.dtype))
         return 0;
-    int last = -1, residual = -1, add_i = -1, cur = y;
+    int residual, add_i;
+    int ri = d2_pass_residual_add(p, b, li, y, uses, &residual, &add_i);
+    int last = add_i;
     const char *act = NULL;
-    int ri = d2_pass_only_reader(p, b, li, cur, uses);
-    if (ri >= 0 && blk->ops[ri].id == D2_OP_add && blk->ops[ri].n_in == 2) {
-        const d2_op *add = &blk->ops[ri];
-        int other = add->in[0] == cur ? add->in[1] : add->in[0];
-        if (other != cur && same_type(&p->vars[other].type, &p->vars[y].type) &&
-            same_type(&p->vars[add->out[0]].type, &p->vars[y].type)) {
-            residual = other;
-            last = add_i = ri;
-            cur = add->out[0];
-            ri = d2_pass_only_reader(p, b, ri, cur, uses);
-        }
-    }
     if (ri >= 0 && (act = activation_of(&blk->ops[ri])) != NULL)
         last = ri;
     if (last < 0)

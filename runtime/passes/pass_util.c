@@ -158,6 +158,31 @@ int d2_pass_compact(d2_program *p, bool drop_params, d2_err *err)
     return dropped;
 }
 
+bool d2_pass_same_type(const d2_type *a, const d2_type *b)
+{
+    return a->kind == b->kind && a->dtype == b->dtype && d2_shape_equal(&a->shape, &b->shape);
+}
+
+int d2_pass_residual_add(const d2_program *p, int b, int head, int y, const int *uses,
+                         int *residual, int *add_i)
+{
+    const d2_block *blk = &p->blocks[b];
+    const d2_type *ty = &p->vars[y].type;
+    *residual = *add_i = -1;
+    int ri = d2_pass_only_reader(p, b, head, y, uses);
+    if (ri >= 0 && blk->ops[ri].id == D2_OP_add && blk->ops[ri].n_in == 2) {
+        const d2_op *add = &blk->ops[ri];
+        int other = add->in[0] == y ? add->in[1] : add->in[0];
+        if (other != y && d2_pass_same_type(&p->vars[other].type, ty) &&
+            d2_pass_same_type(&p->vars[add->out[0]].type, ty)) {
+            *residual = other;
+            *add_i = ri;
+            ri = d2_pass_only_reader(p, b, ri, add->out[0], uses);
+        }
+    }
+    return ri;
+}
+
 int d2_pass_only_reader(const d2_program *p, int b, int from, int var, const int *uses)
 {
     if (uses[var] != 1 || d2_pass_is_output(p, var))

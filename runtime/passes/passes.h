@@ -92,6 +92,14 @@ void d2_pass_replace_uses(d2_program *p, int from, int to);
 /* The index of the one op of block b after op `from` that reads var, when var has exactly
  * one reader (uses: d2_pass_use_counts) and is no Program output; -1 otherwise. */
 int d2_pass_only_reader(const d2_program *p, int b, int from, int var, const int *uses);
+/* Whether two variable types are equal: kind, dtype and every dim. */
+bool d2_pass_same_type(const d2_type *a, const d2_type *b);
+/* The residual add of an epilogue: after op `head` of block b, whose output y has one reader,
+ * an add of y and another value of y's type whose result has y's type too. Sets *residual and
+ * *add_i to that value and the add's index (-1 each when there is no such add) and returns the
+ * only reader of the chain's value so far (the add's result, or y), or -1. */
+int d2_pass_residual_add(const d2_program *p, int b, int head, int y, const int *uses,
+                         int *residual, int *add_i);
 /* Whether var is yielded by block 0 (a fetch: its name is part of the model's interface). */
 bool d2_pass_is_output(const d2_program *p, int var);
 /* The parameter data of var when it is a parameter with data, else NULL. */
