@@ -27,28 +27,6 @@ fi
 # samples whose plan must place values (their runs make intermediate tensors in block 0)
 planned="mnist_cnn lenet_branch unet_small resnet_small transformer_encoder resnet18 mobilenetv3_small"
 
-# Writes SET_NAME.npy for every model input of every set in the oracle's .npz, and prints
-# "SET --input NAME=FILE ..." lines.
-cat >"$TMP/prep.py" <<'PY'
-import sys
-import numpy as np
-import _jst
-
-py, npz, out = sys.argv[1], sys.argv[2], sys.argv[3]
-mod = _jst._load_file(py)
-names = [s.name for s in mod.INPUT_SPEC]
-arrays = _jst._load_npz(npz)
-for st in ["example", "other"]:
-    if st + "/input0" not in arrays:
-        continue
-    args = []
-    for i, name in enumerate(names):
-        path = out + "/" + st + "_" + name + ".npy"
-        np.save(path, arrays[st + "/input" + str(i)].numpy())
-        args.append("--input " + name + "=" + path)
-    print(st + " " + " ".join(args))
-PY
-
 # Compares DIR_ON/output_K.npy with the oracle's SET/staticK and, exactly, with DIR_OFF's.
 cat >"$TMP/compare.py" <<'PY'
 import sys
@@ -106,7 +84,7 @@ for s in $samples; do
         continue
     fi
     mkdir -p "$TMP/in_$s"
-    if ! "$DY2ST" exec "$TMP/prep.py" "$S/$s.py" "$E/$s.npz" "$TMP/in_$s" >"$TMP/sets" 2>"$TMP/log"; then
+    if ! "$DY2ST" exec "$top_srcdir/tests/cli/oracle_inputs.py" "$S/$s.py" "$E/$s.npz" "$TMP/in_$s" >"$TMP/sets" 2>"$TMP/log"; then
         fail "$s: cannot extract the oracle's inputs"
         sed 's/^/    /' "$TMP/log"
         continue

@@ -35,28 +35,6 @@ else
     corpus=$(cd "$top_srcdir/tests/py_static" && ls *.py | sed 's/\.py$//')
 fi
 
-# Writes SET_NAME.npy for every model input of every set in the oracle's .npz,
-# and prints "SET --input NAME=FILE ..." lines.
-cat >"$TMP/prep.py" <<'PY'
-import sys
-import numpy as np
-import _jst
-
-py, npz, out = sys.argv[1], sys.argv[2], sys.argv[3]
-mod = _jst._load_file(py)
-names = [s.name for s in mod.INPUT_SPEC]
-arrays = _jst._load_npz(npz)
-for st in ["example", "other"]:
-    if st + "/input0" not in arrays:
-        continue
-    args = []
-    for i, name in enumerate(names):
-        path = out + "/" + st + "_" + name + ".npy"
-        np.save(path, arrays[st + "/input" + str(i)].numpy())
-        args.append("--input " + name + "=" + path)
-    print(st + " " + " ".join(args))
-PY
-
 # Compares DIR_CPU/output_K.npy and DIR_OCL/output_K.npy with the oracle's SET/staticK.
 cat >"$TMP/compare.py" <<'PY'
 import sys
@@ -177,7 +155,7 @@ for s in $samples; do
         sed 's/^/    /' "$TMP/log"
         continue
     fi
-    if ! "$DY2ST" exec "$TMP/prep.py" "$S/$s.py" "$E/$s.npz" "$TMP" >"$TMP/sets" 2>"$TMP/log"; then
+    if ! "$DY2ST" exec "$top_srcdir/tests/cli/oracle_inputs.py" "$S/$s.py" "$E/$s.npz" "$TMP" >"$TMP/sets" 2>"$TMP/log"; then
         fail "$s: cannot extract the oracle's inputs"
         sed 's/^/    /' "$TMP/log"
         continue
