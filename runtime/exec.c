@@ -863,7 +863,8 @@ static bool small_value(const d2_type *t)
 {
     int64_t n = (int64_t)d2_dtype_size(t->dtype);
     for (int d = 0; d < t->shape.ndim && n <= 4096; d++)
-        n *= t->shape.dims[d];
+        if (__builtin_mul_overflow(n, t->shape.dims[d], &n))
+            return false; /* far past 4 KiB (a huge dim read from a model file) */
     return n <= 4096;
 }
 
