@@ -819,16 +819,22 @@ static d2_ast_expr *strings(pp *p)
 
 /* ---- comprehensions, displays, atoms ---- */
 
+/* The Starred `*v` whose '*' is token t, just parsed (a load). */
+static d2_ast_expr *starred(pp *p, tok *t, d2_ast_expr *v)
+{
+    d2_ast_expr *st = new_expr(p, D2_AST_STARRED, join(tspan(t), prev_span(p)));
+    st->starred.value = v;
+    st->starred.ctx = D2_CTX_LOAD;
+    return st;
+}
+
 /* A target list element (no comparison: 'in' follows): '*' bitor | bitor. */
 static d2_ast_expr *target_elem(pp *p)
 {
     tok *t = cur(p);
     if (accept_op(p, "*")) {
         d2_ast_expr *v = bitor_expr(p);
-        d2_ast_expr *st = new_expr(p, D2_AST_STARRED, join(tspan(t), prev_span(p)));
-        st->starred.value = v;
-        st->starred.ctx = D2_CTX_LOAD;
-        return st;
+        return starred(p, t, v);
     }
     return bitor_expr(p);
 }
@@ -1068,9 +1074,7 @@ static void call_args(pp *p, d2_span open, d2_ast_seq *args, d2_ast_seq *keyword
             if (seen_kwsplat)
                 fail(p);
             d2_ast_expr *v = no_star(p, test(p));
-            d2_ast_expr *st = new_expr(p, D2_AST_STARRED, join(tspan(t), prev_span(p)));
-            st->starred.value = v;
-            st->starred.ctx = D2_CTX_LOAD;
+            d2_ast_expr *st = starred(p, t, v);
             push(p, args, st);
         } else {
             if (seen_kw)
@@ -1380,10 +1384,7 @@ static d2_ast_expr *named_or_star(pp *p)
     tok *t = cur(p);
     if (accept_op(p, "*")) {
         d2_ast_expr *v = bitor_expr(p);
-        d2_ast_expr *st = new_expr(p, D2_AST_STARRED, join(tspan(t), prev_span(p)));
-        st->starred.value = v;
-        st->starred.ctx = D2_CTX_LOAD;
-        return st;
+        return starred(p, t, v);
     }
     if (t->kind == K_NAME && tok_is(p, ahead(p, 1), K_OP, ":=")) {
         const char *name = ident(p);
