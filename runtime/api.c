@@ -248,6 +248,11 @@ dy2st_model *dy2st_model_load(const char *path, const char *device, dy2st_status
     d2_pass_set set;
     if (optimize(&m->prog, &set, &err) < 0)
         goto fail;
+    /* nothing writes a loaded model's parameters (they are not exposed, and runs never write
+     * into one): derived copies such as reordered conv weights are kept with them */
+    for (int i = 0; i < m->prog->n_vars; i++)
+        if (m->prog->vars[i].persistable)
+            d2_tensor_set_const(m->prog->vars[i].data);
     m->pp = d2_exec_prepare(m->prog, be, &err);
     if (!m->pp)
         goto fail;

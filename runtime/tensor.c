@@ -521,6 +521,10 @@ static void storage_unref(d2_storage *s)
         return;
     if (!sole_ref(&s->refcount) && __atomic_sub_fetch(&s->refcount, 1, __ATOMIC_ACQ_REL) != 0)
         return;
+    for (d2_storage_aux *a = s->aux, *next; a; a = next) {
+        next = a->next;
+        a->free(a);
+    }
     tensor_cache *c = tcache_get();
     if (s->release) {
         s->release(s->release_ctx, s->data);
@@ -797,6 +801,40 @@ int d2_tensor_array_set(d2_tensor *arr, int64_t i, d2_tensor *x, d2_err *err)
         d2_tensor_unref(old);
     }
     return 0;
+}
+
+void d2_tensor_set_const(d2_tensor *t)
+{
+    static uint64_t next_gen = 1;
+    if (t && t->kind == D2_VALUE_TENSOR && t->storage)
+        __atomic_store_n(&t->storage->const_gen,
+                         __atomic_fetch_add(&next_gen, 1, __ATOMIC_RELAXED), __ATOMIC_RELEASE);
+}
+
+void d2_tensor_clear_const(d2_tensor *t)
+{
+    if (t && t->kind == D2_VALUE_TENSOR && t->storage)
+        __atomic_store_n(&t->storage->const_gen, 0, __ATOMIC_RELEASE);
+}
+
+uint64_t d2_tensor_const_gen(const d2_tensor *t)
+{
+    if (!t || t->kind != D2_VALUE_TENSOR || !t->storage)
+        return 0;
+    return __atomic_load_n(&t->storage->const_gen, __ATOMIC_ACQUIRE);
+}
+
+d2_storage_aux *d2_storage_aux_first(const d2_storage *s)
+{
+    return s ? __atomic_load_n(&s->aux, __ATOMIC_ACQUIRE) : NULL;
+}
+
+void d2_storage_aux_push(d2_storage *s, d2_storage_aux *a)
+{
+    a->next = __atomic_load_n(&s->aux, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(&s->aux, &a->next, a, true, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED))
+        ;
 }
 
 d2_tensor *d2_tensor_ref(d2_tensor *t)

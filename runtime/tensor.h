@@ -90,6 +90,15 @@ void d2_shape_str(const d2_shape *s, char *out, size_t n);
 
 struct d2_backend;
 
+/* A node of data derived from a constant storage's bytes (oneDNN's reordered weights),
+ * embedded at the start of its owner's struct and freed with the storage by `free`; gen: the
+ * storage's constant generation the bytes were read under (valid while it is the same). */
+typedef struct d2_storage_aux {
+    struct d2_storage_aux *next;
+    void (*free)(struct d2_storage_aux *a);
+    uint64_t gen;
+} d2_storage_aux;
+
 /* Storage: a reference-counted buffer owned by a backend. `release` (when set)
  * is called instead of the backend's free, e.g. for memory-mapped parameters. */
 typedef struct d2_storage {
@@ -100,6 +109,12 @@ typedef struct d2_storage {
     void (*release)(void *ctx, void *data);
     void *release_ctx;
     int pool_class; /* 1 + size class of a cached CPU buffer (tensor.c); 0: not cached */
+    /* Nonzero while the bytes are not written: a process-unique number set by
+     * d2_tensor_set_const, 0 again after d2_tensor_clear_const (both __atomic). Caches derived
+     * from the bytes (aux, a list pushed to with __atomic and freed with the storage) are
+     * valid while the generation they were made under is the current one. */
+    uint64_t const_gen;
+    d2_storage_aux *aux;
 } d2_storage;
 
 typedef enum { D2_VALUE_TENSOR = 0, D2_VALUE_ARRAY = 1 } d2_value_kind;
@@ -121,6 +136,21 @@ typedef struct d2_tensor {
     int64_t array_len, array_cap;
     struct d2_tensor **items;
 } d2_tensor;
+
+/* Constant tensors. d2_tensor_set_const promises that t's storage is not written from now on
+ * and gives it a new constant generation: only for storages that nobody can write, such as a
+ * loaded model's parameters (the C API gives no writable access to them, the executor never
+ * writes into a parameter and in-place execution takes only values held once). Whoever writes
+ * into such a storage anyway calls d2_tensor_clear_const first; a later d2_tensor_set_const
+ * starts a new generation, so caches made under the old one are no longer used. */
+void d2_tensor_set_const(d2_tensor *t);
+void d2_tensor_clear_const(d2_tensor *t);
+/* t's storage's constant generation; 0 when it is not constant. */
+uint64_t d2_tensor_const_gen(const d2_tensor *t);
+/* The first derived node of a storage (NULL: none; the caller checks each node's gen), and
+ * pushing one (thread-safe; the storage then owns a and frees it with itself). */
+d2_storage_aux *d2_storage_aux_first(const d2_storage *s);
+void d2_storage_aux_push(d2_storage *s, d2_storage_aux *a);
 
 /* Frees the calling thread's cache of freed tensor headers, storages and
  * small buffers (each thread's is freed when it exits). */

@@ -486,6 +486,55 @@ static void keep_weights(conv_entry *e, const float *w, const void *reordered)
     atomic_store(&e->wei_state, 2);
 }
 
+/* The weights reordered into layout md, kept with the constant storage they came from (at
+ * byte offset `off`) and freed with it. */
+typedef struct wei_aux {
+    d2_storage_aux base;
+    size_t off;
+    dnnl_memory_desc_t md;
+    void *data;
+} wei_aux;
+
+static void wei_aux_free(d2_storage_aux *a)
+{
+    free(((wei_aux *)a)->data);
+    free(a);
+}
+
+/* The reordered weights kept with s under generation gen at offset off in layout md, or
+ * NULL. */
+static const wei_aux *wei_aux_find(const d2_storage *s, uint64_t gen, size_t off,
+                                   const dnnl_memory_desc_t *md)
+{
+    for (const d2_storage_aux *a = d2_storage_aux_first(s); a; a = a->next) {
+        const wei_aux *w = (const wei_aux *)a;
+        if (a->free == wei_aux_free && a->gen == gen && w->off == off &&
+            dnnl_memory_desc_equal(&w->md, md))
+            return w;
+    }
+    return NULL;
+}
+
+/* Keeps a copy of the reordered weights (n bytes in layout md) with s; nothing when out of
+ * memory. Two threads may both keep one: the first found is used. */
+static void wei_aux_keep(d2_storage *s, uint64_t gen, size_t off, const dnnl_memory_desc_t *md,
+                         const void *reordered, size_t n)
+{
+    wei_aux *a = calloc(1, sizeof *a);
+    void *data = NULL;
+    if (!a || posix_memalign(&data, 64, n ? n : 64) != 0) {
+        free(a);
+        return;
+    }
+    memcpy(data, reordered, n);
+    a->base.free = wei_aux_free;
+    a->base.gen = gen;
+    a->off = off;
+    a->md = *md;
+    a->data = data;
+    d2_storage_aux_push(s, &a->base);
+}
+
 /* Memory object i of slot s (created for md on first use), pointed at ptr; NULL on
  * failure. */
 static dnnl_memory_t wrap(mem_slot *s, int i, const dnnl_memory_desc_t *md, void *ptr)
@@ -538,10 +587,25 @@ int d2_dnnl_conv2d(const d2_dnnl_conv *cv, const float *x, const float *w, const
     char *ws = t->buf;
     void *src_b = e->src_re ? ws : (void *)x;
     void *wei_b = e->wei_re ? ws + e->src_sz : (void *)w;
-    bool wei_cached = e->wei_re && atomic_load(&e->wei_state) == 2 &&
-                      memcmp(w, e->wei_orig, e->wei_user_sz) == 0;
-    if (wei_cached)
+    /* constant weights: their reordered copy kept with their storage; other weights: the
+     * copy kept with the entry, when the bytes are the same */
+    uint64_t wgen = cv->wt && d2_tensor_data(cv->wt) == (const void *)w
+                        ? d2_tensor_const_gen(cv->wt)
+                        : 0;
+    d2_storage *wst = wgen ? cv->wt->storage : NULL;
+    size_t woff = wst ? (size_t)((const char *)w - (const char *)wst->data) : 0;
+    bool wei_cached = false;
+    if (e->wei_re && wst) {
+        const wei_aux *a = wei_aux_find(wst, wgen, woff, &e->wei_md);
+        if (a) {
+            wei_b = a->data;
+            wei_cached = true;
+        }
+    } else if (e->wei_re && atomic_load(&e->wei_state) == 2 &&
+               memcmp(w, e->wei_orig, e->wei_user_sz) == 0) {
         wei_b = e->wei_keep;
+        wei_cached = true;
+    }
     void *dst_b = e->dst_re ? ws + e->src_sz + e->wei_sz : (void *)y;
     void *pad_b = e->pad_sz ? ws + e->src_sz + e->wei_sz + e->dst_sz : NULL;
     mem_slot *sl = &t->mem[e->id % MEM_SLOTS];
@@ -564,7 +628,9 @@ int d2_dnnl_conv2d(const d2_dnnl_conv *cv, const float *x, const float *w, const
     if (ok && e->wei_re && !wei_cached) {
         ok = exec1(e->wei_re, t->stream, m[WEI_U], m[WEI], m[PAD]) == 0 &&
              dnnl_stream_wait(t->stream) == dnnl_success;
-        if (ok)
+        if (ok && wst)
+            wei_aux_keep(wst, wgen, woff, &e->wei_md, wei_b, e->wei_sz);
+        else if (ok)
             keep_weights(e, w, wei_b);
     }
     if (ok && e->res_re) /* the residual y holds, into the layout the sum post-op reads */

@@ -15,6 +15,9 @@ typedef struct d2_dnnl_conv {
     int64_t n, c, h, w, oc, kh, kw, oh, ow, groups;
     int64_t sh, sw, dh, dw, pt, pl, pb, pr;
     bool bias, relu, sum, nhwc;
+    /* The weights' tensor (NULL: not given). When it is constant (d2_tensor_set_const), the
+     * reordered weights are kept with its storage and used without comparing the bytes. */
+    const d2_tensor *wt;
 } d2_dnnl_conv;
 
 /* When the oneDNN path is taken: D2_DNNL_AUTO picks per shape (small

@@ -429,7 +429,8 @@ static int conv_forward(d2_kctx *k, d2_tensor *x, d2_tensor *wt, d2_tensor *b, d
         /* oneDNN where built with it and faster for this shape (dnnl.c) */
         d2_dnnl_conv cv = {nn, c, h, w, oc, kh, kw, oh, ow, groups, g.sh, g.sw, g.dh, g.dw, g.pt,
                            g.pl, pad_end(oh, g.sh, kh, g.dh, h, g.pt),
-                           pad_end(ow, g.sw, kw, g.dw, w, g.pl), b != NULL, relu, res != NULL, false};
+                           pad_end(ow, g.sw, kw, g.dw, w, g.pl), b != NULL, relu, res != NULL, false,
+                           wt};
         /* the sum post-op adds what the output holds: the residual, unless the output took
          * the residual's buffer (in-place execution) */
         if (res && d2_tensor_data(res) != od)
@@ -500,7 +501,7 @@ static int conv_forward_nhwc(d2_kctx *k, d2_tensor *x, d2_tensor *wt, d2_tensor 
             d2_dnnl_conv cv = {nn, c, h, w, oc, kh, kw, oh, ow, groups, g.sh, g.sw, g.dh, g.dw,
                                g.pt, g.pl, pad_end(oh, g.sh, kh, g.dh, h, g.pt),
                                pad_end(ow, g.sw, kw, g.dw, w, g.pl), b != NULL, relu,
-                               res != NULL, true};
+                               res != NULL, true, wt};
             float *od = d2_tensor_data(out);
             if (res && d2_tensor_data(res) != (void *)od)
                 memcpy(od, d2_tensor_data(res), (size_t)d2_tensor_numel(out) * sizeof *od);

@@ -12,6 +12,7 @@
 
 #include "dy2st/dy2st.h"
 
+#include "cpu/dnnl.h"
 #include "model_io.h"
 #include "../testutil.h"
 
@@ -323,6 +324,92 @@ static void test_threads(void **state)
     dy2st_model_free(m);
 }
 
+/* Writes a model of one 32->32 3x3 convolution (a shape oneDNN runs, its weights reordered)
+ * with weights from seed to path. */
+static void write_conv_model(const char *path, unsigned seed)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "param w : float32[32,32,3,3] = [\n");
+    unsigned s = seed * 2654435761u + 7u;
+    for (int i = 0; i < 32 * 32 * 9; i++) {
+        s = s * 1664525u + 1013904223u;
+        fprintf(f, "%s%d", i ? ", " : "", (int)((s >> 12) & 15) - 8);
+    }
+    fprintf(f, "\n]\n\nblock ^0 (x : float32[-1,32,16,16]) {\n"
+               "  y : float32[-1,32,16,16] = conv2d(x, w, _) {strides = [1, 1], "
+               "paddings = [1, 1, 1, 1], dilations = [1, 1], groups = 1, "
+               "padding_algorithm = \"EXPLICIT\"}\n  return y\n}\n");
+    assert_int_equal(fclose(f), 0);
+}
+
+static dy2st_tensor *run1(dy2st_model *m, dy2st_tensor *x)
+{
+    dy2st_status st = {0};
+    dy2st_tensor *y = NULL;
+    if (dy2st_model_run(m, &x, 1, &y, 1, &st) != 0)
+        fail_msg("%s", dy2st_status_message(&st));
+    return y;
+}
+
+/* A loaded model's parameters are constant, so its convolutions keep their reordered weights
+ * (dnnl.c): models of the same shapes with other weights, loaded side by side or one after the
+ * other (whose weights may land where a freed model's were), each run their own weights. The
+ * reference is the same model on the im2col + GEMM path; all values are small integers, so
+ * every path sums them exactly. */
+static void test_models_same_shape(void **state)
+{
+    (void)state;
+    char path[3][512];
+    dy2st_model *m[3];
+    dy2st_tensor *ref[3];
+    float xv[2 * 32 * 16 * 16];
+    for (int i = 0; i < 2 * 32 * 16 * 16; i++)
+        xv[i] = (float)(i * 7 % 5) - 2.0f;
+    dy2st_status st = {0};
+    dy2st_tensor *x = dy2st_tensor_new(DY2ST_FLOAT32, 4, (int64_t[]){2, 32, 16, 16}, xv, &st);
+    assert_non_null(x);
+    for (int i = 0; i < 3; i++) {
+        char tag[16];
+        snprintf(tag, sizeof tag, "conv%d.d2p", i);
+        tu_tmp_path(path[i], sizeof path[i], "d2_test_api", tag);
+        write_conv_model(path[i], (unsigned)i + 1);
+        m[i] = load_sample(path[i]);
+        d2_dnnl_set_mode(D2_DNNL_NEVER);
+        ref[i] = run1(m[i], x);
+        d2_dnnl_set_mode(D2_DNNL_ALWAYS);
+    }
+    for (int rep = 0; rep < 2; rep++)
+        for (int i = 0; i < 3; i++) {
+            dy2st_tensor *y = run1(m[i], x);
+            assert_same_tensor(y, ref[i]);
+            dy2st_tensor_free(y);
+        }
+    /* reloaded one after the other: each load's weights are new */
+    for (int rep = 0; rep < 4; rep++) {
+        int i = rep % 3;
+        dy2st_model_free(m[i]);
+        write_conv_model(path[i], (unsigned)(10 + rep));
+        m[i] = load_sample(path[i]);
+        dy2st_tensor_free(ref[i]);
+        d2_dnnl_set_mode(D2_DNNL_NEVER);
+        ref[i] = run1(m[i], x);
+        d2_dnnl_set_mode(D2_DNNL_ALWAYS);
+        for (int j = 0; j < 3; j++) {
+            dy2st_tensor *y = run1(m[j], x);
+            assert_same_tensor(y, ref[j]);
+            dy2st_tensor_free(y);
+        }
+    }
+    d2_dnnl_set_mode(D2_DNNL_AUTO);
+    for (int i = 0; i < 3; i++) {
+        dy2st_model_free(m[i]);
+        dy2st_tensor_free(ref[i]);
+        remove(path[i]);
+    }
+    dy2st_tensor_free(x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -335,6 +422,7 @@ int main(void)
         cmocka_unit_test(test_run_opencl),
         cmocka_unit_test(test_run_errors),
         cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_models_same_shape),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -317,6 +317,66 @@ static void test_weights_change(void **state)
     d2_tensor_unref(in[1]);
 }
 
+/* Constant weights keep their reordered copy with their storage: a later call uses it without
+ * looking at the bytes (shown by writing them behind the promise's back), clearing the promise
+ * makes the call read the new values, and a new promise starts from them. Two constant weight
+ * tensors of one shape each get their own copy. */
+static void test_const_weights(void **state)
+{
+    (void)state;
+    if (!d2_dnnl_available())
+        skip();
+    const conv_case *cs = &CASES[7];
+    int64_t xs[4] = {cs->n, cs->c, cs->h, cs->w}, ws[4] = {cs->oc, cs->c, cs->kh, cs->kw};
+    d2_tensor *x = filled(4, xs, 80), *w1 = filled(4, ws, 81), *w2 = filled(4, ws, 82);
+    d2_tensor *a[2] = {x, w1}, *b[2] = {x, w2};
+    d2_tensor *ref1 = run_conv(D2_DNNL_NEVER, cs, a, 2), *ref2 = run_conv(D2_DNNL_NEVER, cs, b, 2);
+    assert_int_equal(d2_tensor_const_gen(w1), 0);
+    d2_tensor_set_const(w1);
+    d2_tensor_set_const(w2);
+    uint64_t g1 = d2_tensor_const_gen(w1);
+    assert_true(g1 != 0 && d2_tensor_const_gen(w2) != 0 && d2_tensor_const_gen(w2) != g1);
+    for (int rep = 0; rep < 2; rep++) {
+        d2_tensor *got1 = run_conv(D2_DNNL_ALWAYS, cs, a, 2);
+        d2_tensor *got2 = run_conv(D2_DNNL_ALWAYS, cs, b, 2);
+        if (max_rel_diff(got1, ref1) > 1e-4 || max_rel_diff(got2, ref2) > 1e-4)
+            fail_msg("run %d: constant weights give %g and %g off the reference", rep,
+                     max_rel_diff(got1, ref1), max_rel_diff(got2, ref2));
+        d2_tensor_unref(got1);
+        d2_tensor_unref(got2);
+    }
+    /* written without clearing the promise: the kept copy (the old weights) is what runs */
+    float *wp = d2_tensor_data(w1);
+    for (int64_t i = 0; i < d2_tensor_numel(w1); i++)
+        wp[i] = wp[i] * -0.5f + 0.125f;
+    d2_tensor *stale = run_conv(D2_DNNL_ALWAYS, cs, a, 2);
+    if (max_rel_diff(stale, ref1) > 1e-4)
+        fail_msg("the kept weights were not used: %g off", max_rel_diff(stale, ref1));
+    d2_tensor_unref(stale);
+    /* cleared, then promised again: the new values run */
+    d2_tensor *ref_new = run_conv(D2_DNNL_NEVER, cs, a, 2);
+    d2_tensor_clear_const(w1);
+    assert_int_equal(d2_tensor_const_gen(w1), 0);
+    for (int round = 0; round < 2; round++) {
+        if (round == 1)
+            d2_tensor_set_const(w1);
+        for (int rep = 0; rep < 2; rep++) {
+            d2_tensor *got = run_conv(D2_DNNL_ALWAYS, cs, a, 2);
+            if (max_rel_diff(got, ref_new) > 1e-4)
+                fail_msg("round %d run %d: new weights give %g off", round, rep,
+                         max_rel_diff(got, ref_new));
+            d2_tensor_unref(got);
+        }
+    }
+    assert_true(d2_tensor_const_gen(w1) > g1);
+    d2_tensor_unref(ref_new);
+    d2_tensor_unref(ref1);
+    d2_tensor_unref(ref2);
+    d2_tensor_unref(x);
+    d2_tensor_unref(w1);
+    d2_tensor_unref(w2);
+}
+
 static void test_modes(void **state)
 {
     (void)state;
@@ -437,6 +497,7 @@ int main(void)
         cmocka_unit_test_teardown(test_fused_residual, teardown),
         cmocka_unit_test_teardown(test_modes, teardown),
         cmocka_unit_test_teardown(test_weights_change, teardown),
+        cmocka_unit_test_teardown(test_const_weights, teardown),
         cmocka_unit_test_teardown(test_cache_bound, teardown),
         cmocka_unit_test_teardown(test_threads, teardown),
     };
