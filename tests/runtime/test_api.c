@@ -352,6 +352,27 @@ static dy2st_tensor *run1(dy2st_model *m, dy2st_tensor *x)
     return y;
 }
 
+typedef struct conv_job {
+    dy2st_model *m;
+    dy2st_tensor *x, *want;
+    int bad;
+} conv_job;
+
+static void *conv_thread(void *arg)
+{
+    conv_job *j = arg;
+    dy2st_status st = {0};
+    size_t n = (size_t)dy2st_tensor_numel(j->want) * sizeof(float);
+    for (int it = 0; it < 5 && !j->bad; it++) {
+        dy2st_tensor *y = NULL;
+        j->bad = dy2st_model_run(j->m, &j->x, 1, &y, 1, &st) != 0 ||
+                 dy2st_tensor_numel(y) != dy2st_tensor_numel(j->want) ||
+                 memcmp(dy2st_tensor_data(y), dy2st_tensor_data(j->want), n) != 0;
+        dy2st_tensor_free(y);
+    }
+    return NULL;
+}
+
 /* A loaded model's parameters are constant, so its convolutions keep their reordered weights
  * (dnnl.c): models of the same shapes with other weights, loaded side by side or one after the
  * other (whose weights may land where a freed model's were), each run their own weights. The
@@ -400,6 +421,25 @@ static void test_models_same_shape(void **state)
             assert_same_tensor(y, ref[j]);
             dy2st_tensor_free(y);
         }
+    }
+    /* a fresh model's first runs from several threads at once: each thread may keep the
+     * reordered weights, and every run gives the model's result */
+    dy2st_model_free(m[0]);
+    write_conv_model(path[0], 99);
+    m[0] = load_sample(path[0]);
+    dy2st_tensor_free(ref[0]);
+    d2_dnnl_set_mode(D2_DNNL_NEVER);
+    ref[0] = run1(m[0], x);
+    d2_dnnl_set_mode(D2_DNNL_ALWAYS);
+    conv_job jobs[4];
+    pthread_t th[4];
+    for (int i = 0; i < 4; i++) {
+        jobs[i] = (conv_job){m[0], x, ref[0], 0};
+        assert_int_equal(pthread_create(&th[i], NULL, conv_thread, &jobs[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        assert_int_equal(jobs[i].bad, 0);
     }
     d2_dnnl_set_mode(D2_DNNL_AUTO);
     for (int i = 0; i < 3; i++) {
