@@ -2,7 +2,8 @@
  * in: conv2d and conv2d_fused ops whose input comes from, or whose result goes to, another
  * convolution become conv2d_fused {data_format = "NHWC"} reading and writing NHWC values, so
  * that the layout changes (a transpose op) only where a chain starts and where a value leaves
- * it; dce then drops the transposes back to NCHW that nothing reads. Without this each
+ * it, and a global average pool of a chain's result becomes a mean over its H and W axes;
+ * dce then drops the transposes back to NCHW that nothing reads. Without this each
  * convolution reordered its input and output (a fifth of resnet_small's run). Level
  * INFERENCE (conv2d_fused has no gradient). */
 #include "passes.h"
@@ -96,6 +97,55 @@ static int add_transpose(d2_program *p, int b, int at, int in, int out, const in
     return rc;
 }
 
+/* Whether op is an average pool2d of a whole 4-D image to one value per channel (global, or
+ * adaptive to 1x1, without padding): the mean over H and W, which reads NHWC as well. */
+static bool is_global_avg_pool(const d2_program *p, const d2_op *op)
+{
+    if (op->id != D2_OP_pool2d || op->n_in != 1 || op->n_out != 1 || op->in[0] < 0)
+        return false;
+    const d2_opdef *def = d2_op_def(op->id);
+    const d2_type *y = &p->vars[op->out[0]].type;
+    if (strcmp(d2_attr_str(def, &op->attrs, "pooling_type"), "avg") != 0 ||
+        y->shape.ndim != 4 || y->shape.dims[2] != 1 || y->shape.dims[3] != 1)
+        return false;
+    int nk = 0, np = 0;
+    const int64_t *ks = d2_attr_ints(def, &op->attrs, "ksize", &nk);
+    const int64_t *pads = d2_attr_ints(def, &op->attrs, "paddings", &np);
+    for (int i = 0; i < np; i++)
+        if (pads[i] != 0)
+            return false;
+    if (d2_attr_bool(def, &op->attrs, "global_pooling"))
+        return true;
+    return d2_attr_bool(def, &op->attrs, "adaptive") && nk == 2 && ks[0] == 1 && ks[1] == 1;
+}
+
+/* Replaces the global average pool at index i of block b, whose input has the NHWC copy
+ * xt, by a mean of xt over H and W ([n, 1, 1, c]) and a transpose of that to the pool's
+ * [n, c, 1, 1] (a copy: only size-1 dims move). */
+static int pool_from_nhwc(d2_program *p, int b, int i, int xt, d2_err *err)
+{
+    d2_op *op = &p->blocks[b].ops[i];
+    int line = op->line, col = op->col, y = op->out[0];
+    int m = permuted_var(p, b, y, TO_NHWC, "@nhwc", err);
+    if (m < 0)
+        return -1;
+    const d2_opdef *mdef = d2_op_def(D2_OP_mean);
+    d2_attrs a;
+    d2_attrs_init_default(mdef, &a);
+    static const int64_t hw[2] = {1, 2};
+    if (a.n != mdef->n_attrs || d2_attr_set_ints(mdef, &a, "axis", hw, 2) < 0 ||
+        d2_attr_set_bool(mdef, &a, "keepdim", true) < 0) {
+        d2_attrs_free(&a);
+        return d2_err_set(err, D2_ERR_NOMEM, "out of memory");
+    }
+    d2_pass_remove_op(p, b, i);
+    int rc = insert_op(p, b, i, D2_OP_mean, &xt, 1, &m, 1, &a, line, col, err);
+    d2_attrs_free(&a);
+    if (rc < 0)
+        return -1;
+    return add_transpose(p, b, i + 1, m, y, TO_NCHW, line, col, err);
+}
+
 /* Rewrites the chained convolutions of block b; returns how many it rewrote. */
 static int rewrite_block(d2_program *p, int b, d2_err *err)
 {
@@ -183,6 +233,18 @@ static int rewrite_block(d2_program *p, int b, d2_err *err)
         /* and the result back in NCHW for the readers outside the chain (dce drops it when
          * there are none) */
         if (r < 0 || add_transpose(p, b, i + 1, yt, y, TO_NCHW, line, col, err) < 0)
+            goto fail;
+        i++;
+        rewritten++;
+    }
+    /* a global average pool of a chain's result reads it in NHWC (then its transpose back to
+     * NCHW often has no reader left) */
+    for (int i = 0; i < p->blocks[b].n_ops; i++) {
+        const d2_op *op = &p->blocks[b].ops[i];
+        int x = op->n_in > 0 ? op->in[0] : -1;
+        if (x < 0 || x >= n_vars || !nhwc[x] || !is_global_avg_pool(p, op))
+            continue;
+        if (pool_from_nhwc(p, b, i, nhwc[x] - 1, err) < 0)
             goto fail;
         i++;
         rewritten++;

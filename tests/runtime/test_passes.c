@@ -226,6 +226,13 @@ static void test_nhwc(void **state)
     assert_int_equal(golden_case("nhwc"), 4);
 }
 
+static void test_nhwc_pool(void **state)
+{
+    (void)state;
+    /* c1, c2, p1 and p2 */
+    assert_int_equal(golden_case("nhwc_pool"), 4);
+}
+
 static void test_training_program(void **state)
 {
     (void)state;
@@ -1029,7 +1036,7 @@ int main(void)
         cmocka_unit_test(test_conv2d_fused_op),
         cmocka_unit_test(test_fuse_linear),  cmocka_unit_test(test_drop_identity),
         cmocka_unit_test(test_linear_fused_op), cmocka_unit_test(test_hoist),
-        cmocka_unit_test(test_nhwc),         cmocka_unit_test(test_conv2d_nhwc_op),
+        cmocka_unit_test(test_nhwc), cmocka_unit_test(test_nhwc_pool),         cmocka_unit_test(test_conv2d_nhwc_op),
         cmocka_unit_test(test_inplace),      cmocka_unit_test(test_inplace_loop),
         cmocka_unit_test(test_fuse_elementwise), cmocka_unit_test(test_fuse_add_norm),
         cmocka_unit_test(test_fused_elementwise_op), cmocka_unit_test(test_add_layer_norm_op),
