@@ -974,15 +974,16 @@ static int run_op(d2_exec_frame *f, int b, int i, d2_err *err)
         if (!dies)
             s.tmp[s.n_tmp++] = d2_tensor_ref(s.in[j]);
     }
+    const d2_type *ot = s.ot; /* the output types: s.ot, or types prepare or a memo holds */
     if (!control) {
         type_memo *m = f->memo ? pl->memo : NULL;
         bool cached = pl->cached && inputs_match_declared(p, op, s.in);
         if (!cached)
             input_types(op, &s);
         if (cached) {
-            memcpy(s.ot, pl->cached, sizeof(d2_type) * (size_t)op->n_out);
+            ot = pl->cached;
         } else if (m && m->valid && types_match(m->in, s.it, op->n_in)) {
-            memcpy(s.ot, m->out, sizeof(d2_type) * (size_t)op->n_out);
+            ot = m->out;
         } else {
             for (int j = 0; j < op->n_out; j++) {
                 memset(&s.ot[j], 0, sizeof s.ot[j]);
@@ -1002,8 +1003,10 @@ static int run_op(d2_exec_frame *f, int b, int i, d2_err *err)
     }
     if (!control && !(def->flags & D2_OPF_ALLOCS_OUTPUTS)) {
         for (int j = 0; j < op->n_out; j++) {
-            const d2_type *t = &s.ot[j];
-            if (t->kind != D2_VALUE_TENSOR || !d2_shape_is_static(&t->shape)) {
+            const d2_type *t = &ot[j];
+            /* types cached at prepare are static tensor types */
+            if (ot != pl->cached &&
+                (t->kind != D2_VALUE_TENSOR || !d2_shape_is_static(&t->shape))) {
                 char ts[160];
                 d2_type_str(t, ts, sizeof ts);
                 d2_err_set(err, D2_ERR_SHAPE, "output %d has unresolved type %s", j, ts);
@@ -1018,8 +1021,7 @@ static int run_op(d2_exec_frame *f, int b, int i, d2_err *err)
             /* small values (loop counters, scalars) are those of earlier ops that died in
              * this run, or come from the thread's tensor cache, which takes no lock and no
              * best-fit search */
-            if (f->n_recycled && pp->be == d2_cpu_backend() &&
-                (s.out[j] = take_recycled(f, t)))
+            if (f->n_recycled && pp->pool && (s.out[j] = take_recycled(f, t)))
                 continue;
             if (pp->pool && !small_value(t))
                 s.out[j] = d2_bufpool_tensor_new(pp->pool, t->dtype, t->shape.ndim, t->shape.dims,
