@@ -41,6 +41,7 @@ typedef struct block_plan {
     int *exit_dead;  /* values still held at the end (yields): released after yielding */
     bool *yield_move; /* per yield: its slot dies at the exit and no later yield names it, so
                        * the slot's reference moves to the result */
+    bool borrow;      /* its tensor params are borrowed (plan_borrow) */
 } block_plan;
 
 struct d2_prepared {
@@ -52,6 +53,8 @@ struct d2_prepared {
     block_plan *blocks;
     d2_bufpool *pool;   /* the CPU backend: buffers outputs reuse from run to run; else NULL */
     int n_inplace;      /* ops given an in-place port (d2_exec_enable_inplace) */
+    bool *borrowed;     /* per variable: a borrowed param (plan_borrow): its slot holds the
+                         * caller's value without a reference of its own */
     atomic_bool memo_busy; /* a run holds the type memos (one run at a time uses them) */
     d2_memplan *mp;     /* block 0's static memory plan (d2_exec_enable_memplan), else NULL */
     /* the slot array of the run that holds it (slots_busy): a run needs no allocation for its
@@ -404,6 +407,45 @@ done:
     return rc;
 }
 
+/* Marks the blocks whose tensor params are borrowed: every nested block but while_loop
+ * bodies. Such a block runs only through d2_exec_run_block (cond's branches, a while_loop's
+ * condition), whose caller holds each argument until the block has run, so its tensor params'
+ * slots take the values without a reference (an atomic increment and decrement saved per
+ * value and run) and never release them; they never move to a yield, and never run in place
+ * (take_input). Tensor-array params keep their references: array kernels update an array in
+ * place when they see a single reference. Body blocks take their arguments' references. */
+static int plan_borrow(d2_prepared *pp, d2_err *err)
+{
+    const d2_program *p = pp->p;
+    pp->borrowed = d2_calloc((size_t)p->n_vars + 1, sizeof *pp->borrowed);
+    if (!pp->borrowed)
+        return d2_err_set(err, D2_ERR_NOMEM, "out of memory preparing a program");
+    for (int b = 1; b < p->n_blocks; b++)
+        pp->blocks[b].borrow = true;
+    for (int b = 0; b < p->n_blocks; b++)
+        for (int i = 0; i < p->blocks[b].n_ops; i++) {
+            const d2_op *op = &p->blocks[b].ops[i];
+            if (op->id != D2_OP_while_loop)
+                continue;
+            int body = block_attr(d2_op_def(op->id), &op->attrs, "body");
+            if (body > 0 && body < p->n_blocks)
+                pp->blocks[body].borrow = false;
+        }
+    for (int b = 1; b < p->n_blocks; b++) {
+        const d2_block *blk = &p->blocks[b];
+        if (!pp->blocks[b].borrow)
+            continue;
+        for (int j = 0; j < blk->n_params; j++) {
+            int v = blk->params[j];
+            pp->borrowed[v] = p->vars[v].type.kind == D2_VALUE_TENSOR;
+        }
+        for (int j = 0; j < blk->n_yields; j++)
+            if (pp->borrowed[blk->yields[j]])
+                pp->blocks[b].yield_move[j] = false;
+    }
+    return 0;
+}
+
 /* Uploads every parameter that has data to the backend (a shared reference
  * on CPU backends). */
 static int upload_params(d2_prepared *pp, d2_err *err)
@@ -463,7 +505,8 @@ d2_prepared *d2_exec_prepare(const d2_program *p, d2_backend *be, d2_err *err)
         d2_exec_free(pp);
         return NULL;
     }
-    if (plan_ops(pp, err) < 0 || plan_liveness(pp, err) < 0 || upload_params(pp, err) < 0) {
+    if (plan_ops(pp, err) < 0 || plan_liveness(pp, err) < 0 || plan_borrow(pp, err) < 0 ||
+        upload_params(pp, err) < 0) {
         d2_exec_free(pp);
         return NULL;
     }
@@ -519,6 +562,7 @@ void d2_exec_free(d2_prepared *pp)
     d2_free(pp->params);
     d2_free(pp->blocks);
     d2_free(pp->slot_cache);
+    d2_free(pp->borrowed);
     d2_bufpool_close(pp->pool);
     d2_memplan_free(pp->mp);
     d2_program_free(pp->owned);
@@ -668,7 +712,8 @@ static void slot_set(d2_exec_frame *f, int v, d2_tensor *t)
 {
     d2_tensor *old = f->slots[v];
     f->slots[v] = t;
-    drop_value(f, old);
+    if (!f->pp->borrowed[v])
+        drop_value(f, old);
 }
 
 static void release_list(d2_exec_frame *f, const int *list, int n)
@@ -925,17 +970,19 @@ static bool small_value(const d2_type *t)
     return n <= 4096;
 }
 
-/* The input buffer op's output of type t takes in place (a new reference), or NULL. The
- * variable dies at this op (d2_exec_enable_inplace); at run time the value must also be the
- * slot's own tensor (not a contiguous copy), a host tensor of the output's dtype and shape,
- * and referenced by nobody else: no other slot, caller, view or array holds it or its
- * storage, so nothing can observe the overwrite. */
+/* The input buffer op's output of type t takes in place, or NULL. The variable dies at this
+ * op (d2_exec_enable_inplace); at run time the value must also be the slot's own tensor (not
+ * a contiguous copy), a host tensor of the output's dtype and shape, and referenced by nobody
+ * else: no other slot, caller, view or array holds it or its storage, so nothing can observe
+ * the overwrite. The slot's reference moves to the output (the slot is left empty; the
+ * kernel still reads the value through s->in). */
 static d2_tensor *take_input(d2_exec_frame *f, const d2_op *op, const op_plan *pl,
                              const op_scratch *s, const d2_type *t)
 {
     int j = pl->inplace - 1;
     d2_tensor *x = s->in[j];
-    if (!x || x != f->slots[op->in[j]] || x->kind != D2_VALUE_TENSOR || !x->storage ||
+    if (!x || x != f->slots[op->in[j]] || f->pp->borrowed[op->in[j]] ||
+        x->kind != D2_VALUE_TENSOR || !x->storage ||
         x->storage->backend->kind != D2_BACKEND_CPU || x->dtype != t->dtype ||
         x->ndim != t->shape.ndim || x->offset != 0)
         return NULL;
@@ -945,7 +992,8 @@ static d2_tensor *take_input(d2_exec_frame *f, const d2_op *op, const op_plan *p
     if (__atomic_load_n(&x->refcount, __ATOMIC_ACQUIRE) != 1 ||
         __atomic_load_n(&x->storage->refcount, __ATOMIC_ACQUIRE) != 1)
         return NULL;
-    return d2_tensor_ref(x);
+    f->slots[op->in[j]] = NULL;
+    return x;
 }
 
 static int run_op(d2_exec_frame *f, int b, int i, d2_err *err)
@@ -1133,7 +1181,7 @@ static int run_block(d2_exec_frame *f, int block, d2_tensor **args, int n_args,
             slot_set(f, v, args[j]);
             args[j] = NULL;
         } else {
-            slot_set(f, v, d2_tensor_ref(args[j]));
+            slot_set(f, v, f->pp->borrowed[v] ? args[j] : d2_tensor_ref(args[j]));
         }
     }
     release_list(f, bp->entry_dead, bp->n_entry_dead);
@@ -1314,7 +1362,7 @@ int d2_exec_run_limited(d2_prepared *pp, d2_run_limits *lim, d2_tensor **inputs,
 done:
     if (f.slots)
         for (int v = 0; v < pp->n_slots; v++)
-            if (!pp->params[v])
+            if (!pp->params[v] && !pp->borrowed[v])
                 d2_tensor_unref(f.slots[v]);
     for (int r = 0; r < f.n_recycled; r++)
         d2_tensor_unref(f.recycled[r]);

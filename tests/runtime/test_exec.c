@@ -1368,6 +1368,87 @@ static void test_loop_trips_allocate_nothing(void **state)
     d2_program_free(p);
 }
 
+/* Nested blocks borrow their tensor arguments (no reference of their own): a branch that
+ * yields its operand itself, a condition block that yields its carried flag, and an in-place
+ * op on a borrowed operand (xc: only block 0's slot holds it) that the caller reads again
+ * after the cond must all leave the caller's values intact and give back references of their
+ * own. */
+static const char BORROW_PROGRAM[] =
+    "param zero : float32[] = [0]\n"
+    "block ^0 (x : float32[3], n : int64[]) {\n"
+    "  xc : float32[3] = add(x, zero)\n"
+    "  s : float32[] = sum(xc)\n"
+    "  p : bool[] = greater_than(s, zero)\n"
+    "  c : float32[3] = cond(p, xc) {then = ^1, else = ^2}\n"
+    "  r : float32[3] = add(c, xc)\n"
+    "  i0 : int64[] = full(_) {shape = [], value = 0, dtype = int64}\n"
+    "  go : bool[] = less_than(i0, n)\n"
+    "  iN : int64[], gN : bool[], xN : float32[3] = while_loop(i0, go, x) {cond = ^3, body = ^4}\n"
+    "  return r, c, iN, xN\n"
+    "}\n"
+    "block ^1 parent ^0 (tx : float32[3]) {\n"
+    "  ty : float32[3] = relu(tx)\n"
+    "  tz : float32[3] = neg(ty)\n"
+    "  yield tz\n"
+    "}\n"
+    "block ^2 parent ^0 (ex : float32[3]) {\n"
+    "  yield ex\n"
+    "}\n"
+    "block ^3 parent ^0 (ci : int64[], cg : bool[], cx : float32[3]) {\n"
+    "  yield cg\n"
+    "}\n"
+    "block ^4 parent ^0 (bi : int64[], bg : bool[], bx : float32[3]) {\n"
+    "  one : int64[] = full(_) {shape = [], value = 1, dtype = int64}\n"
+    "  bi1 : int64[] = add(bi, one)\n"
+    "  bg1 : bool[] = less_than(bi1, n)\n"
+    "  bx1 : float32[3] = add(bx, bx)\n"
+    "  yield bi1, bg1, bx1\n"
+    "}\n";
+
+static void check_borrow_run(d2_prepared *pp, const float *xv, int64_t n, const float *want_r,
+                             const float *want_c, const float *want_x)
+{
+    d2_err err = {0};
+    int64_t shape[1] = {3};
+    d2_tensor *in[2] = {f32_tensor(1, shape, xv), d2_tensor_scalar_i64(n, NULL)};
+    d2_tensor *out[4] = {NULL, NULL, NULL, NULL};
+    if (d2_exec_run(pp, in, 2, out, 4, &err) < 0)
+        fail_msg("run: %s", err.msg);
+    assert_f32_values(out[0], 3, want_r);
+    assert_f32_values(out[1], 3, want_c);
+    assert_int_equal(*(const int64_t *)d2_tensor_data(out[2]), n);
+    assert_f32_values(out[3], 3, want_x);
+    assert_f32_values(in[0], 3, xv); /* the caller's input is untouched */
+    /* every output holds a reference of its own: dropping the inputs first leaves them */
+    unref_all(in, 2);
+    assert_f32_values(out[1], 3, want_c);
+    unref_all(out, 4);
+}
+
+static void test_borrowed_block_args(void **state)
+{
+    (void)state;
+    d2_err err = {0};
+    d2_program *p = d2_program_parse(BORROW_PROGRAM, "<borrow>", &err);
+    if (!p)
+        fail_msg("parse: %s", err.msg);
+    for (int inplace = 0; inplace < 2; inplace++) {
+        d2_prepared *pp = d2_exec_prepare(p, NULL, &err);
+        assert_non_null(pp);
+        if (inplace)
+            assert_true(d2_exec_enable_inplace(pp) > 0);
+        const float x1[3] = {1, -2, 3}, r1[3] = {0, -2, 0}, c1[3] = {-1, 0, -3},
+                    xn1[3] = {4, -8, 12};
+        const float x2[3] = {-1, -2, 0.5f}, r2[3] = {-2, -4, 1}, xn2[3] = {-1, -2, 0.5f};
+        for (int rep = 0; rep < 3; rep++) {
+            check_borrow_run(pp, x1, 2, r1, c1, xn1);
+            check_borrow_run(pp, x2, 0, r2, x2, xn2);
+        }
+        d2_exec_free(pp);
+    }
+    d2_program_free(p);
+}
+
 /* ---- golden text-form programs (tests/golden/exec, written by tests/gen/gen_exec_golden.py) -- */
 
 /* Parses "DTYPE [d0,d1] v v v" into a CPU tensor; NULL when malformed. */
@@ -1567,6 +1648,7 @@ int main(void)
         cmocka_unit_test(test_read_pred),
         cmocka_unit_test(test_out_of_memory),
         cmocka_unit_test(test_loop_trips_allocate_nothing),
+        cmocka_unit_test(test_borrowed_block_args),
         cmocka_unit_test_prestate(test_golden, (void *)"sum_loop.txt"),
         cmocka_unit_test_prestate(test_golden, (void *)"collatz.txt"),
         cmocka_unit_test_prestate(test_golden, (void *)"nested.txt"),
