@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -65,14 +66,22 @@ static int run(d2_prepared *pp, int64_t n, d2_err *err)
     return rc;
 }
 
-/* usage: loop_bench [TRIPS [SAMPLES]]: median wall and CPU microseconds per trip over SAMPLES
- * runs of TRIPS trips (default 100000, 7), less a run of 0 trips; with the passes off and on. */
+/* usage: loop_bench [TRIPS [SAMPLES [off|on]]]: median wall and CPU microseconds per trip over
+ * SAMPLES runs of TRIPS trips (default 100000, 7), less a run of 0 trips; with the passes off
+ * and on, or only as the third argument says (for instruction counts of one mode). */
 int main(int argc, char **argv)
 {
     int64_t trips = argc > 1 ? atoll(argv[1]) : 100000;
     int samples = argc > 2 ? atoi(argv[2]) : 7;
+    int first = 0, last = 1;
+    if (argc > 3 && strcmp(argv[3], "off") == 0)
+        last = 0;
+    else if (argc > 3 && strcmp(argv[3], "on") == 0)
+        first = 1;
+    else if (argc > 3)
+        trips = 0;
     if (trips < 1 || samples < 1 || samples > 101) {
-        fprintf(stderr, "usage: loop_bench [TRIPS [SAMPLES]]\n");
+        fprintf(stderr, "usage: loop_bench [TRIPS [SAMPLES [off|on]]]\n");
         return 2;
     }
     d2_err err = {0};
@@ -85,7 +94,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "loop_bench: %s\n", err.msg);
         return 1;
     }
-    for (int passes = 0; passes < 2; passes++) {
+    for (int passes = first; passes <= last; passes++) {
         d2_prepared *pp = passes ? d2_passes_prepare(p, d2_passes_level(D2_PASS_INFERENCE), NULL,
                                                      &err)
                                  : d2_exec_prepare(p, NULL, &err);

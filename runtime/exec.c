@@ -31,6 +31,7 @@ typedef struct op_plan {
     int inplace;        /* 1 + the input port whose buffer output 0 may take (0: none) */
     const d2_opdef *def;
     type_memo *memo;    /* ops whose output types depend only on dynamic input types; else NULL */
+    bool array_in;      /* an input is declared a tensor array */
 } op_plan;
 
 typedef struct block_plan {
@@ -40,6 +41,7 @@ typedef struct block_plan {
     int *exit_dead;  /* values still held at the end (yields): released after yielding */
     bool *yield_move; /* per yield: its slot dies at the exit and no later yield names it, so
                        * the slot's reference moves to the result */
+    bool borrow;      /* its tensor params are borrowed (plan_borrow) */
 } block_plan;
 
 struct d2_prepared {
@@ -51,15 +53,26 @@ struct d2_prepared {
     block_plan *blocks;
     d2_bufpool *pool;   /* the CPU backend: buffers outputs reuse from run to run; else NULL */
     int n_inplace;      /* ops given an in-place port (d2_exec_enable_inplace) */
+    bool *borrowed;     /* per variable: a borrowed param (plan_borrow): its slot holds the
+                         * caller's value without a reference of its own */
     atomic_bool memo_busy; /* a run holds the type memos (one run at a time uses them) */
     d2_memplan *mp;     /* block 0's static memory plan (d2_exec_enable_memplan), else NULL */
+    /* the slot array of the run that holds it (slots_busy): a run needs no allocation for its
+     * slots unless another run of this prepared Program is in progress */
+    d2_tensor **slot_cache;
+    atomic_bool slots_busy;
 };
 
 /* Idle bytes a prepared Program's buffer pool keeps between runs at most. */
 #define POOL_MAX_IDLE ((size_t)256 << 20)
 
-/* Per-run state: the slots, the block being run (for d2_exec_frame_op) and
- * the run's limits with what it has used of them. */
+/* Small values a run keeps for reuse (RECYCLE_MAX of them at most). */
+#define RECYCLE_MAX 8
+
+/* Per-run state: the slots, the block being run (for d2_exec_frame_op),
+ * the run's limits with what it has used of them, and the small values whose
+ * last reference died in the run, kept to be outputs of later ops (a loop's
+ * trips then allocate nothing). */
 struct d2_exec_frame {
     const d2_prepared *pp;
     d2_tensor **slots;
@@ -69,6 +82,8 @@ struct d2_exec_frame {
     bool limit_placed;  /* a while_loop has put its iteration count in the limit error */
     bool memo;          /* this run holds pp's type memos */
     d2_mp_arena *arena; /* block 0's values of this run (memplan.c), else NULL */
+    int n_recycled;
+    d2_tensor *recycled[RECYCLE_MAX]; /* each the only reference to a tensor and its storage */
 };
 
 /* Ports up to this count use stack arrays when running an op. */
@@ -194,6 +209,9 @@ static int plan_ops(d2_prepared *pp, d2_err *err)
             }
             op_plan *pl = &bp->ops[i];
             pl->def = def;
+            for (int j = 0; j < op->n_in; j++)
+                if (op->in[j] >= 0 && p->vars[op->in[j]].type.kind == D2_VALUE_ARRAY)
+                    pl->array_in = true;
             if (def->flags & D2_OPF_CONTROL)
                 pl->fn = def->ctl_kernel;
             else
@@ -389,6 +407,45 @@ done:
     return rc;
 }
 
+/* Marks the blocks whose tensor params are borrowed: every nested block but while_loop
+ * bodies. Such a block runs only through d2_exec_run_block (cond's branches, a while_loop's
+ * condition), whose caller holds each argument until the block has run, so its tensor params'
+ * slots take the values without a reference (an atomic increment and decrement saved per
+ * value and run) and never release them; they never move to a yield, and never run in place
+ * (take_input). Tensor-array params keep their references: array kernels update an array in
+ * place when they see a single reference. Body blocks take their arguments' references. */
+static int plan_borrow(d2_prepared *pp, d2_err *err)
+{
+    const d2_program *p = pp->p;
+    pp->borrowed = d2_calloc((size_t)p->n_vars + 1, sizeof *pp->borrowed);
+    if (!pp->borrowed)
+        return d2_err_set(err, D2_ERR_NOMEM, "out of memory preparing a program");
+    for (int b = 1; b < p->n_blocks; b++)
+        pp->blocks[b].borrow = true;
+    for (int b = 0; b < p->n_blocks; b++)
+        for (int i = 0; i < p->blocks[b].n_ops; i++) {
+            const d2_op *op = &p->blocks[b].ops[i];
+            if (op->id != D2_OP_while_loop)
+                continue;
+            int body = block_attr(d2_op_def(op->id), &op->attrs, "body");
+            if (body > 0 && body < p->n_blocks)
+                pp->blocks[body].borrow = false;
+        }
+    for (int b = 1; b < p->n_blocks; b++) {
+        const d2_block *blk = &p->blocks[b];
+        if (!pp->blocks[b].borrow)
+            continue;
+        for (int j = 0; j < blk->n_params; j++) {
+            int v = blk->params[j];
+            pp->borrowed[v] = p->vars[v].type.kind == D2_VALUE_TENSOR;
+        }
+        for (int j = 0; j < blk->n_yields; j++)
+            if (pp->borrowed[blk->yields[j]])
+                pp->blocks[b].yield_move[j] = false;
+    }
+    return 0;
+}
+
 /* Uploads every parameter that has data to the backend (a shared reference
  * on CPU backends). */
 static int upload_params(d2_prepared *pp, d2_err *err)
@@ -435,9 +492,11 @@ d2_prepared *d2_exec_prepare(const d2_program *p, d2_backend *be, d2_err *err)
     pp->n_slots = p->n_vars;
     pp->params = d2_calloc((size_t)p->n_vars + 1, sizeof *pp->params);
     pp->blocks = d2_calloc((size_t)p->n_blocks, sizeof *pp->blocks);
-    if (!pp->params || !pp->blocks) {
+    pp->slot_cache = d2_calloc((size_t)p->n_vars + 1, sizeof *pp->slot_cache);
+    if (!pp->params || !pp->blocks || !pp->slot_cache) {
         d2_free(pp->params);
         d2_free(pp->blocks);
+        d2_free(pp->slot_cache);
         d2_free(pp);
         d2_err_set(err, D2_ERR_NOMEM, "out of memory preparing a program");
         return NULL;
@@ -446,7 +505,8 @@ d2_prepared *d2_exec_prepare(const d2_program *p, d2_backend *be, d2_err *err)
         d2_exec_free(pp);
         return NULL;
     }
-    if (plan_ops(pp, err) < 0 || plan_liveness(pp, err) < 0 || upload_params(pp, err) < 0) {
+    if (plan_ops(pp, err) < 0 || plan_liveness(pp, err) < 0 || plan_borrow(pp, err) < 0 ||
+        upload_params(pp, err) < 0) {
         d2_exec_free(pp);
         return NULL;
     }
@@ -501,6 +561,8 @@ void d2_exec_free(d2_prepared *pp)
             d2_tensor_unref(pp->params[v]);
     d2_free(pp->params);
     d2_free(pp->blocks);
+    d2_free(pp->slot_cache);
+    d2_free(pp->borrowed);
     d2_bufpool_close(pp->pool);
     d2_memplan_free(pp->mp);
     d2_program_free(pp->owned);
@@ -607,11 +669,51 @@ d2_prepared *d2_exec_prepare_owned(d2_program *p, d2_backend *be, d2_err *err)
 
 /* ---- running ------------------------------------------------------------------------------- */
 
+/* Whether t may be kept for reuse as a later op's output: a small contiguous tensor in a
+ * buffer of the CPU tensor cache (not the memory plan's arena, not a pool's or a caller's
+ * buffer), its storage unshared and t itself referenced only by the caller. */
+static bool recyclable(const d2_tensor *t)
+{
+    const d2_storage *s = t->storage;
+    return t->kind == D2_VALUE_TENSOR && s && s->pool_class && !s->release && t->offset == 0 &&
+           s->nbytes <= 4096 && __atomic_load_n(&t->refcount, __ATOMIC_ACQUIRE) == 1 &&
+           __atomic_load_n(&s->refcount, __ATOMIC_ACQUIRE) == 1 && d2_tensor_is_contiguous(t);
+}
+
+/* Releases the caller's reference to t (may be NULL): keeps t for reuse when it is the last
+ * one and t is small, else unrefs it. */
+static void drop_value(d2_exec_frame *f, d2_tensor *t)
+{
+    if (t && f->n_recycled < RECYCLE_MAX && recyclable(t))
+        f->recycled[f->n_recycled++] = t;
+    else
+        d2_tensor_unref(t);
+}
+
+/* A kept tensor of type t (the caller takes the reference), or NULL. */
+static d2_tensor *take_recycled(d2_exec_frame *f, const d2_type *t)
+{
+    for (int r = f->n_recycled - 1; r >= 0; r--) {
+        d2_tensor *x = f->recycled[r];
+        if (x->dtype != t->dtype || x->ndim != t->shape.ndim)
+            continue;
+        bool same = true;
+        for (int d = 0; d < x->ndim && same; d++)
+            same = x->shape[d] == t->shape.dims[d];
+        if (!same)
+            continue;
+        f->recycled[r] = f->recycled[--f->n_recycled];
+        return x;
+    }
+    return NULL;
+}
+
 static void slot_set(d2_exec_frame *f, int v, d2_tensor *t)
 {
     d2_tensor *old = f->slots[v];
     f->slots[v] = t;
-    d2_tensor_unref(old);
+    if (!f->pp->borrowed[v])
+        drop_value(f, old);
 }
 
 static void release_list(d2_exec_frame *f, const int *list, int n)
@@ -868,17 +970,19 @@ static bool small_value(const d2_type *t)
     return n <= 4096;
 }
 
-/* The input buffer op's output of type t takes in place (a new reference), or NULL. The
- * variable dies at this op (d2_exec_enable_inplace); at run time the value must also be the
- * slot's own tensor (not a contiguous copy), a host tensor of the output's dtype and shape,
- * and referenced by nobody else: no other slot, caller, view or array holds it or its
- * storage, so nothing can observe the overwrite. */
+/* The input buffer op's output of type t takes in place, or NULL. The variable dies at this
+ * op (d2_exec_enable_inplace); at run time the value must also be the slot's own tensor (not
+ * a contiguous copy), a host tensor of the output's dtype and shape, and referenced by nobody
+ * else: no other slot, caller, view or array holds it or its storage, so nothing can observe
+ * the overwrite. The slot's reference moves to the output (the slot is left empty; the
+ * kernel still reads the value through s->in). */
 static d2_tensor *take_input(d2_exec_frame *f, const d2_op *op, const op_plan *pl,
                              const op_scratch *s, const d2_type *t)
 {
     int j = pl->inplace - 1;
     d2_tensor *x = s->in[j];
-    if (!x || x != f->slots[op->in[j]] || x->kind != D2_VALUE_TENSOR || !x->storage ||
+    if (!x || x != f->slots[op->in[j]] || f->pp->borrowed[op->in[j]] ||
+        x->kind != D2_VALUE_TENSOR || !x->storage ||
         x->storage->backend->kind != D2_BACKEND_CPU || x->dtype != t->dtype ||
         x->ndim != t->shape.ndim || x->offset != 0)
         return NULL;
@@ -888,7 +992,8 @@ static d2_tensor *take_input(d2_exec_frame *f, const d2_op *op, const op_plan *p
     if (__atomic_load_n(&x->refcount, __ATOMIC_ACQUIRE) != 1 ||
         __atomic_load_n(&x->storage->refcount, __ATOMIC_ACQUIRE) != 1)
         return NULL;
-    return d2_tensor_ref(x);
+    f->slots[op->in[j]] = NULL;
+    return x;
 }
 
 static int run_op(d2_exec_frame *f, int b, int i, d2_err *err)
@@ -908,7 +1013,7 @@ static int run_op(d2_exec_frame *f, int b, int i, d2_err *err)
     /* a kernel updates an array in place when it holds the only reference (array_write): an
      * array that lives on after this op (read later, or by a later op's nested block) gets
      * another reference for the call, so that its slot keeps its value */
-    for (int j = 0; j < op->n_in; j++) {
+    for (int j = 0; pl->array_in && j < op->n_in; j++) {
         if (!s.in[j] || s.in[j]->kind != D2_VALUE_ARRAY)
             continue;
         bool dies = false;
@@ -917,15 +1022,16 @@ static int run_op(d2_exec_frame *f, int b, int i, d2_err *err)
         if (!dies)
             s.tmp[s.n_tmp++] = d2_tensor_ref(s.in[j]);
     }
+    const d2_type *ot = s.ot; /* the output types: s.ot, or types prepare or a memo holds */
     if (!control) {
         type_memo *m = f->memo ? pl->memo : NULL;
         bool cached = pl->cached && inputs_match_declared(p, op, s.in);
         if (!cached)
             input_types(op, &s);
         if (cached) {
-            memcpy(s.ot, pl->cached, sizeof(d2_type) * (size_t)op->n_out);
+            ot = pl->cached;
         } else if (m && m->valid && types_match(m->in, s.it, op->n_in)) {
-            memcpy(s.ot, m->out, sizeof(d2_type) * (size_t)op->n_out);
+            ot = m->out;
         } else {
             for (int j = 0; j < op->n_out; j++) {
                 memset(&s.ot[j], 0, sizeof s.ot[j]);
@@ -945,8 +1051,10 @@ static int run_op(d2_exec_frame *f, int b, int i, d2_err *err)
     }
     if (!control && !(def->flags & D2_OPF_ALLOCS_OUTPUTS)) {
         for (int j = 0; j < op->n_out; j++) {
-            const d2_type *t = &s.ot[j];
-            if (t->kind != D2_VALUE_TENSOR || !d2_shape_is_static(&t->shape)) {
+            const d2_type *t = &ot[j];
+            /* types cached at prepare are static tensor types */
+            if (ot != pl->cached &&
+                (t->kind != D2_VALUE_TENSOR || !d2_shape_is_static(&t->shape))) {
                 char ts[160];
                 d2_type_str(t, ts, sizeof ts);
                 d2_err_set(err, D2_ERR_SHAPE, "output %d has unresolved type %s", j, ts);
@@ -958,8 +1066,11 @@ static int run_op(d2_exec_frame *f, int b, int i, d2_err *err)
                 goto fail;
             if (f->arena && b == 0 && (s.out[j] = d2_memplan_tensor(f->arena, op->out[j], t)))
                 continue;
-            /* small values (loop counters, scalars) come from the thread's tensor cache,
-             * which takes no lock and no best-fit search */
+            /* small values (loop counters, scalars) are those of earlier ops that died in
+             * this run, or come from the thread's tensor cache, which takes no lock and no
+             * best-fit search */
+            if (f->n_recycled && pp->pool && (s.out[j] = take_recycled(f, t)))
+                continue;
             if (pp->pool && !small_value(t))
                 s.out[j] = d2_bufpool_tensor_new(pp->pool, t->dtype, t->shape.ndim, t->shape.dims,
                                                  err);
@@ -1070,7 +1181,7 @@ static int run_block(d2_exec_frame *f, int block, d2_tensor **args, int n_args,
             slot_set(f, v, args[j]);
             args[j] = NULL;
         } else {
-            slot_set(f, v, d2_tensor_ref(args[j]));
+            slot_set(f, v, f->pp->borrowed[v] ? args[j] : d2_tensor_ref(args[j]));
         }
     }
     release_list(f, bp->entry_dead, bp->n_entry_dead);
@@ -1193,7 +1304,7 @@ int d2_exec_run_limited(d2_prepared *pp, d2_run_limits *lim, d2_tensor **inputs,
         if (check_input(p, j, blk0->params[j], inputs[j], err) < 0)
             return -1;
     int rc = -1;
-    d2_exec_frame f = {pp, NULL, -1, lim, 0, false, false, NULL};
+    d2_exec_frame f = {pp, NULL, -1, lim, 0, false, false, NULL, 0, {NULL}};
     if (lim) {
         lim->hit = D2_LIMIT_NONE;
         if (time_limit(&f, err) < 0)
@@ -1204,7 +1315,10 @@ int d2_exec_run_limited(d2_prepared *pp, d2_run_limits *lim, d2_tensor **inputs,
     void *run = NULL;
     if (pp->be->run_begin && !(run = pp->be->run_begin(pp->be, err)))
         return -1;
-    f.slots = d2_calloc((size_t)pp->n_slots + 1, sizeof *f.slots);
+    /* one run at a time uses the prepared slot array; a concurrent run allocates its own */
+    bool own_slots = !atomic_exchange_explicit(&pp->slots_busy, true, memory_order_acquire);
+    f.slots = own_slots ? pp->slot_cache
+                        : d2_calloc((size_t)pp->n_slots + 1, sizeof *f.slots);
     if (!f.slots) {
         d2_err_set(err, D2_ERR_NOMEM, "out of memory starting a run");
         goto done;
@@ -1231,8 +1345,7 @@ int d2_exec_run_limited(d2_prepared *pp, d2_run_limits *lim, d2_tensor **inputs,
         copies[j] = c;
     }
     /* parameters are borrowed from the prepared program, never released by a run */
-    for (int v = 0; v < pp->n_slots; v++)
-        f.slots[v] = pp->params[v];
+    memcpy(f.slots, pp->params, sizeof *f.slots * (size_t)pp->n_slots);
     /* one run at a time reuses the type memos; a concurrent run infers types itself */
     f.memo = !atomic_exchange_explicit(&pp->memo_busy, true, memory_order_acquire);
     f.arena = d2_memplan_begin(pp->mp, args, n_in);
@@ -1249,14 +1362,19 @@ int d2_exec_run_limited(d2_prepared *pp, d2_run_limits *lim, d2_tensor **inputs,
 done:
     if (f.slots)
         for (int v = 0; v < pp->n_slots; v++)
-            if (!pp->params[v])
+            if (!pp->params[v] && !pp->borrowed[v])
                 d2_tensor_unref(f.slots[v]);
+    for (int r = 0; r < f.n_recycled; r++)
+        d2_tensor_unref(f.recycled[r]);
     d2_memplan_end(f.arena, rc == 0); /* after the run's values are released */
     if (copies)
         for (int j = 0; j < n_in; j++)
             d2_tensor_unref(copies[j]);
     d2_free(copies);
-    d2_free(f.slots);
+    if (own_slots)
+        atomic_store_explicit(&pp->slots_busy, false, memory_order_release);
+    else
+        d2_free(f.slots);
     if (run)
         pp->be->run_end(pp->be, run);
     return rc;
@@ -1376,9 +1494,14 @@ int ctl_while_loop(d2_kctx *k)
                           "while_loop: %d initial values but %d final values", n, k->n_out);
     int cond_b = block_attr(k->def, k->attrs, "cond");
     int body_b = block_attr(k->def, k->attrs, "body");
-    d2_tensor **carried = d2_calloc(2 * (size_t)n + 1, sizeof *carried);
-    d2_value_kind *kinds = d2_calloc((size_t)n + 1, sizeof *kinds);
-    d2_dtype *dtypes = d2_calloc((size_t)n + 1, sizeof *dtypes);
+    /* stack arrays for loops that carry few values */
+    d2_tensor *carried_s[2 * SMALL_PORTS];
+    d2_value_kind kinds_s[SMALL_PORTS];
+    d2_dtype dtypes_s[SMALL_PORTS];
+    bool heap = n > SMALL_PORTS;
+    d2_tensor **carried = heap ? d2_calloc(2 * (size_t)n + 1, sizeof *carried) : carried_s;
+    d2_value_kind *kinds = heap ? d2_calloc((size_t)n + 1, sizeof *kinds) : kinds_s;
+    d2_dtype *dtypes = heap ? d2_calloc((size_t)n + 1, sizeof *dtypes) : dtypes_s;
     if (!carried || !kinds || !dtypes) {
         d2_free(carried);
         d2_free(kinds);
@@ -1403,7 +1526,7 @@ int ctl_while_loop(d2_kctx *k)
                 d2_err_prefix(k->err, "iteration %lld: condition", iter);
             goto done;
         }
-        d2_tensor_unref(pt);
+        drop_value(k->frame, pt);
         if (!go)
             break;
         /* the body takes the carried values (they are replaced by its yields), so that its
@@ -1446,9 +1569,11 @@ int ctl_while_loop(d2_kctx *k)
 done:
     for (int j = 0; j < n; j++)
         d2_tensor_unref(carried[j]);
-    d2_free(carried);
-    d2_free(kinds);
-    d2_free(dtypes);
+    if (heap) {
+        d2_free(carried);
+        d2_free(kinds);
+        d2_free(dtypes);
+    }
     return rc;
 }
 

@@ -78,7 +78,9 @@ int d2_exec_run_limited(d2_prepared *pp, d2_run_limits *lim, d2_tensor **inputs,
                         d2_tensor **outputs, int n_out, d2_err *err);
 
 /* For control-op kernels: runs block `block` of the frame's Program with its
- * params bound to args; results receives new references to the yields. */
+ * params bound to args; results receives new references to the yields. The
+ * block may borrow args (hold them without a reference of its own), so the
+ * caller keeps them until the call returns. */
 int d2_exec_run_block(d2_exec_frame *f, int block, d2_tensor **args, int n_args,
                       d2_tensor **results, int n_results, d2_err *err);
 /* For control-op kernels: the op being run. */

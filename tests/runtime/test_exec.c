@@ -1290,6 +1290,165 @@ static void test_out_of_memory(void **state)
     d2_program_free(p);
 }
 
+/* A counting loop of scalars (as bench/loop_bench.c): n trips of add, cast, add. */
+static const char COUNT_LOOP[] =
+    "block ^0 (n : int64[]) {\n"
+    "  i0 : int64[] = full(_) {shape = [], value = 0, dtype = int64}\n"
+    "  s0 : float32[] = full(_) {shape = [], value = 0, dtype = float32}\n"
+    "  one : int64[] = full(_) {shape = [], value = 1, dtype = int64}\n"
+    "  iN : int64[], sN : float32[] = while_loop(i0, s0) {cond = ^1, body = ^2}\n"
+    "  return iN, sN\n"
+    "}\n"
+    "block ^1 parent ^0 (ci : int64[], cs : float32[]) {\n"
+    "  more : bool[] = less_than(ci, n)\n"
+    "  yield more\n"
+    "}\n"
+    "block ^2 parent ^0 (bi : int64[], bs : float32[]) {\n"
+    "  bi1 : int64[] = add(bi, one)\n"
+    "  t : float32[] = cast(bi1) {dtype = float32}\n"
+    "  bs1 : float32[] = add(bs, t)\n"
+    "  yield bi1, bs1\n"
+    "}\n";
+
+/* Runs the counting loop for n trips with the k-th allocation failing (k < 0: none); 0 when
+ * the run succeeded with the right sums, -1 when it failed cleanly. */
+static int count_loop_run(d2_prepared *pp, int64_t n, long k)
+{
+    d2_err err = {0};
+    d2_tensor *in = d2_tensor_scalar_i64(n, &err), *out[2] = {NULL, NULL};
+    assert_non_null(in);
+    d2_alloc_fail_after(k);
+    int rc = d2_exec_run(pp, &in, 1, out, 2, &err);
+    d2_alloc_fail_after(-1);
+    if (rc == 0) {
+        assert_int_equal(*(const int64_t *)d2_tensor_data(out[0]), n);
+        assert_float_equal(*(const float *)d2_tensor_data(out[1]), (double)(n * (n + 1) / 2),
+                           0);
+    } else {
+        assert_null(out[0]);
+        assert_null(out[1]);
+        assert_int_not_equal(err.code, D2_OK);
+    }
+    d2_tensor_unref(in);
+    d2_tensor_unref(out[0]);
+    d2_tensor_unref(out[1]);
+    return rc;
+}
+
+/* The allocations one run makes: the least k for which failing the k-th one lets it succeed
+ * (injection also turns the tensor caches off, so every fresh tensor counts). */
+static long count_loop_allocs(d2_prepared *pp, int64_t n)
+{
+    for (long k = 0; k < 100000; k++)
+        if (count_loop_run(pp, n, k) == 0)
+            return k;
+    fail_msg("the counting loop never succeeded");
+    return -1;
+}
+
+/* A while_loop's trips allocate nothing once the first few have run: the outputs of the
+ * body's and condition's ops reuse the small values that died in earlier trips, and the
+ * slot array is kept with the prepared Program. So a run of 300 trips makes as many
+ * allocations as one of 3, and a run allocates no slot array. */
+static void test_loop_trips_allocate_nothing(void **state)
+{
+    (void)state;
+    d2_err err = {0};
+    d2_program *p = d2_program_parse(COUNT_LOOP, "<count_loop>", &err);
+    assert_non_null(p);
+    d2_prepared *pp = d2_exec_prepare(p, NULL, &err);
+    assert_non_null(pp);
+    assert_int_equal(count_loop_run(pp, 5, -1), 0);
+    long few = count_loop_allocs(pp, 3), many = count_loop_allocs(pp, 300);
+    assert_int_equal(few, many);
+    /* a run that never enters the body allocates less still */
+    long none = count_loop_allocs(pp, 0);
+    assert_true(none < few);
+    d2_exec_free(pp);
+    d2_program_free(p);
+}
+
+/* Nested blocks borrow their tensor arguments (no reference of their own): a branch that
+ * yields its operand itself, a condition block that yields its carried flag, and an in-place
+ * op on a borrowed operand (xc: only block 0's slot holds it) that the caller reads again
+ * after the cond must all leave the caller's values intact and give back references of their
+ * own. */
+static const char BORROW_PROGRAM[] =
+    "param zero : float32[] = [0]\n"
+    "block ^0 (x : float32[3], n : int64[]) {\n"
+    "  xc : float32[3] = add(x, zero)\n"
+    "  s : float32[] = sum(xc)\n"
+    "  p : bool[] = greater_than(s, zero)\n"
+    "  c : float32[3] = cond(p, xc) {then = ^1, else = ^2}\n"
+    "  r : float32[3] = add(c, xc)\n"
+    "  i0 : int64[] = full(_) {shape = [], value = 0, dtype = int64}\n"
+    "  go : bool[] = less_than(i0, n)\n"
+    "  iN : int64[], gN : bool[], xN : float32[3] = while_loop(i0, go, x) {cond = ^3, body = ^4}\n"
+    "  return r, c, iN, xN\n"
+    "}\n"
+    "block ^1 parent ^0 (tx : float32[3]) {\n"
+    "  ty : float32[3] = relu(tx)\n"
+    "  tz : float32[3] = neg(ty)\n"
+    "  yield tz\n"
+    "}\n"
+    "block ^2 parent ^0 (ex : float32[3]) {\n"
+    "  yield ex\n"
+    "}\n"
+    "block ^3 parent ^0 (ci : int64[], cg : bool[], cx : float32[3]) {\n"
+    "  yield cg\n"
+    "}\n"
+    "block ^4 parent ^0 (bi : int64[], bg : bool[], bx : float32[3]) {\n"
+    "  one : int64[] = full(_) {shape = [], value = 1, dtype = int64}\n"
+    "  bi1 : int64[] = add(bi, one)\n"
+    "  bg1 : bool[] = less_than(bi1, n)\n"
+    "  bx1 : float32[3] = add(bx, bx)\n"
+    "  yield bi1, bg1, bx1\n"
+    "}\n";
+
+static void check_borrow_run(d2_prepared *pp, const float *xv, int64_t n, const float *want_r,
+                             const float *want_c, const float *want_x)
+{
+    d2_err err = {0};
+    int64_t shape[1] = {3};
+    d2_tensor *in[2] = {f32_tensor(1, shape, xv), d2_tensor_scalar_i64(n, NULL)};
+    d2_tensor *out[4] = {NULL, NULL, NULL, NULL};
+    if (d2_exec_run(pp, in, 2, out, 4, &err) < 0)
+        fail_msg("run: %s", err.msg);
+    assert_f32_values(out[0], 3, want_r);
+    assert_f32_values(out[1], 3, want_c);
+    assert_int_equal(*(const int64_t *)d2_tensor_data(out[2]), n);
+    assert_f32_values(out[3], 3, want_x);
+    assert_f32_values(in[0], 3, xv); /* the caller's input is untouched */
+    /* every output holds a reference of its own: dropping the inputs first leaves them */
+    unref_all(in, 2);
+    assert_f32_values(out[1], 3, want_c);
+    unref_all(out, 4);
+}
+
+static void test_borrowed_block_args(void **state)
+{
+    (void)state;
+    d2_err err = {0};
+    d2_program *p = d2_program_parse(BORROW_PROGRAM, "<borrow>", &err);
+    if (!p)
+        fail_msg("parse: %s", err.msg);
+    for (int inplace = 0; inplace < 2; inplace++) {
+        d2_prepared *pp = d2_exec_prepare(p, NULL, &err);
+        assert_non_null(pp);
+        if (inplace)
+            assert_true(d2_exec_enable_inplace(pp) > 0);
+        const float x1[3] = {1, -2, 3}, r1[3] = {0, -2, 0}, c1[3] = {-1, 0, -3},
+                    xn1[3] = {4, -8, 12};
+        const float x2[3] = {-1, -2, 0.5f}, r2[3] = {-2, -4, 1}, xn2[3] = {-1, -2, 0.5f};
+        for (int rep = 0; rep < 3; rep++) {
+            check_borrow_run(pp, x1, 2, r1, c1, xn1);
+            check_borrow_run(pp, x2, 0, r2, x2, xn2);
+        }
+        d2_exec_free(pp);
+    }
+    d2_program_free(p);
+}
+
 /* ---- golden text-form programs (tests/golden/exec, written by tests/gen/gen_exec_golden.py) -- */
 
 /* Parses "DTYPE [d0,d1] v v v" into a CPU tensor; NULL when malformed. */
@@ -1488,6 +1647,8 @@ int main(void)
         cmocka_unit_test(test_body_wrong_dtype),
         cmocka_unit_test(test_read_pred),
         cmocka_unit_test(test_out_of_memory),
+        cmocka_unit_test(test_loop_trips_allocate_nothing),
+        cmocka_unit_test(test_borrowed_block_args),
         cmocka_unit_test_prestate(test_golden, (void *)"sum_loop.txt"),
         cmocka_unit_test_prestate(test_golden, (void *)"collatz.txt"),
         cmocka_unit_test_prestate(test_golden, (void *)"nested.txt"),

@@ -686,6 +686,7 @@ static d2_builder *prog_builder(d2_interp *I, d2_obj *po)
     s->b->gen = ++I->next_gen;
     d2_exec_free(s->pp); /* ops are appended from now on */
     s->pp = NULL;
+    d2_static_run_cache_clear(&s->run_cache); /* a copy run_fetch kept (static_exec.c) */
     s->I = I;
     st_state *st = SS(I);
     s->next = st->built;

@@ -136,8 +136,9 @@ static d2_tensor *to_host(d2_tensor *t, d2_err *err)
 }
 
 /* Runs p (prepared as pp when its own yields are fetched; else a copy
- * yielding the fetched variables is prepared for this run) on inputs in and
- * returns the n fetched values (vars[i]) as new tensor references in res. */
+ * yielding the fetched variables, prepared once and kept in s->run_cache for
+ * the next run with the same fetch list, as pp is) on inputs in and returns
+ * the n fetched values (vars[i]) as new tensor references in res. */
 static int run_fetch(d2_interp *I, sprog *s, d2_tensor **in, const int *vars, int n,
                      d2_tensor **res)
 {
@@ -157,11 +158,17 @@ static int run_fetch(d2_interp *I, sprog *s, d2_tensor **in, const int *vars, in
     d2_prepared *qp = NULL;
     d2_tensor **outs = NULL;
     int n_out = 0;
+    bool cached = false;
     if (any && own) {
         if (!s->pp && !(s->pp = d2_passes_prepare(p, s->passes, D2_MODE(I)->backend, &err)))
             goto fail;
         qp = s->pp;
         n_out = b0->n_yields;
+    } else if (any && d2_static_run_cache_hit(s, &s->run_cache, vars, n)) {
+        q = s->run_cache.q;
+        qp = s->run_cache.qp;
+        n_out = q->blocks[0].n_yields;
+        cached = true;
     } else if (any) {
         q = d2_program_clone(p, &err);
         if (!q)
@@ -174,6 +181,12 @@ static int run_fetch(d2_interp *I, sprog *s, d2_tensor **in, const int *vars, in
         n_out = q->blocks[0].n_yields;
         if (!(qp = d2_passes_prepare(q, s->passes, D2_MODE(I)->backend, &err)))
             goto fail;
+        d2_static_run_cache_clear(&s->run_cache);
+        if (d2_static_run_cache_key(s, &s->run_cache, vars, n) == 0) {
+            s->run_cache.q = q;
+            s->run_cache.qp = qp;
+            cached = true;
+        }
     }
     outs = d2_calloc((size_t)n_out + 1, sizeof *outs);
     if (!outs) {
@@ -205,7 +218,7 @@ done:
     for (int k = 0; outs && k < n_out; k++)
         d2_tensor_unref(outs[k]);
     d2_free(outs);
-    if (q) {
+    if (q && !cached) {
         d2_exec_free(qp);
         d2_program_free(q);
     }
@@ -251,6 +264,23 @@ static int write_persistable(d2_tensor *dst, d2_tensor *src, const char *name, d
     return rc;
 }
 
+/* Whether a copy of s prepared with its passes reads its parameters' data as it is at each
+ * run (writes into their storage, by a training Program sharing them, are seen): on the CPU,
+ * where prepare takes references to parameters, when no selected pass folds a parameter into
+ * a new one (const_fold and the inference passes may, in a Program that does not train). */
+static bool reads_params_live(d2_interp *I, const sprog *s)
+{
+    d2_backend *be = D2_MODE(I)->backend;
+    if (be && be != d2_cpu_backend())
+        return false;
+    d2_pass_set fold = 0;
+    d2_err err = {0};
+    if (d2_passes_parse("const_fold", &fold, &err) < 0)
+        return false;
+    d2_pass_set live = d2_passes_level(D2_PASS_BASIC) & ~fold;
+    return (s->passes & ~live) == 0;
+}
+
 /* Executor.run of a Program built op by op: a copy pruned to the fetched
  * variables runs. As in Paddle, every input that an op reads must be fed,
  * also when the fetched variables do not need it; inputs no op reads need
@@ -266,6 +296,7 @@ static d2_obj *run_built(d2_interp *I, sprog *s, d2_obj *feed, d2_obj **fitems, 
     d2_prepared *qp = NULL;
     d2_obj *r = NULL;
     d2_err err = {0};
+    bool cached = false;
     if (!vars || !res) {
         nomem(I);
         goto done;
@@ -279,8 +310,10 @@ static d2_obj *run_built(d2_interp *I, sprog *s, d2_obj *feed, d2_obj **fitems, 
     any = any || s->n_wb > 0; /* a training Program: its updates run on every run */
     d2_block *qb = NULL;
     /* a training Program keeps its pruned and prepared copy for the next run with the same
-     * fetch list (no pass folds its float parameters, so the copy reads their updates) */
-    bool cached = any && s->n_wb > 0 && d2_static_run_cache_hit(s, &s->run_cache, vars, n);
+     * fetch list (no pass folds its float parameters, so the copy reads their updates); so
+     * does any other on the CPU whose passes fold no parameter */
+    bool keep = s->n_wb > 0 || reads_params_live(I, s);
+    cached = any && keep && d2_static_run_cache_hit(s, &s->run_cache, vars, n);
     if (cached) {
         q = s->run_cache.q;
         qp = s->run_cache.qp;
@@ -350,7 +383,7 @@ static d2_obj *run_built(d2_interp *I, sprog *s, d2_obj *feed, d2_obj **fitems, 
         if (d2_program_verify(q, &err) < 0 ||
             !(qp = d2_passes_prepare(q, s->passes, D2_MODE(I)->backend, &err)))
             goto fail;
-        if (s->n_wb > 0) {
+        if (keep) {
             d2_static_run_cache_clear(&s->run_cache);
             if (d2_static_run_cache_key(s, &s->run_cache, vars, n) == 0) {
                 s->run_cache.q = q;
