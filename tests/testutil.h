@@ -43,6 +43,13 @@ const char *tu_exc_message(d2_interp *I);
 /* Runs tests/py_paddle/NAME.py and asserts that it prints NAME.out, which real
  * Paddle printed (tests/gen/gen_paddle_expected.py). */
 void tu_run_paddle_golden(const char *name);
+/* The same where the script prints values rounded to a fixed number of decimals: numbers in
+ * the output may differ from the golden's by up to tol (one unit of the last printed
+ * decimal: a value within a float ulp of a rounding boundary prints either way); everything
+ * else must match exactly. */
+void tu_run_paddle_golden_tol(const char *name, double tol);
+/* Whether got equals want except for numbers that differ by at most tol. */
+bool tu_text_close(const char *got, const char *want, double tol);
 
 /* Runs src (named file) in a fresh interpreter made with the options opt (out and errout are
  * replaced) and returns what it printed (malloc'd), followed by the rendered diagnostics:

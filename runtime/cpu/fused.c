@@ -19,7 +19,7 @@ typedef struct fx_src {
 
 /* One evaluator per float type. The expressions are the registry kernels' (cpu/math.c), in
  * the same type and order, so the fused result equals the unfused one bit for bit. */
-#define FX_EVAL(NAME, T, GELU, GELU_TANH)                                                          \
+#define FX_EVAL(NAME, T, GELU, GELU_TANH, SIGMOID, TANH)                                           \
     D2_SIMD static void NAME(const d2_fx_prog *p, const fx_src *src, T *out, int64_t n)            \
     {                                                                                              \
         T buf[D2_FX_MAX_DEPTH][FX_B];                                                              \
@@ -80,11 +80,11 @@ typedef struct fx_src {
                     break;                                                                         \
                 case D2_FX_SIGMOID:                                                                \
                     for (int j = 0; j < len; j++)                                                  \
-                        d[j] = 1 / (1 + exp(-a[j]));                                               \
+                        d[j] = SIGMOID(a[j]);                                                      \
                     break;                                                                         \
                 case D2_FX_TANH:                                                                   \
                     for (int j = 0; j < len; j++)                                                  \
-                        d[j] = tanh(a[j]);                                                         \
+                        d[j] = TANH(a[j]);                                                         \
                     break;                                                                         \
                 case D2_FX_SILU:                                                                   \
                     for (int j = 0; j < len; j++)                                                  \
@@ -124,11 +124,12 @@ typedef struct fx_src {
 #define GELU_F32(x) d2_gelu_f32(x)
 #define GELU_TANH_F32(x)                                                                           \
     ((float)0.5 * (x) * (1 + tanh((float)0.79788456080286536 * ((x) + (float)0.044715 * (x) * (x) * (x)))))
+#define SIGMOID_F64(x) (1 / (1 + exp(-(x))))
 #define GELU_F64(x) (0.5 * (x) * (1 + erf((x) * 0.70710678118654752)))
 #define GELU_TANH_F64(x) (0.5 * (x) * (1 + tanh(0.79788456080286536 * ((x) + 0.044715 * (x) * (x) * (x)))))
 
-FX_EVAL(eval_f32, float, GELU_F32, GELU_TANH_F32)
-FX_EVAL(eval_f64, double, GELU_F64, GELU_TANH_F64)
+FX_EVAL(eval_f32, float, GELU_F32, GELU_TANH_F32, d2_sigmoid_f32, d2_tanh_f32)
+FX_EVAL(eval_f64, double, GELU_F64, GELU_TANH_F64, SIGMOID_F64, tanh)
 
 /* Whether input t is read periodically by the result out: t's dims, after leading 1s, are
  * out's trailing dims. */

@@ -182,7 +182,7 @@ typedef int (*binfn)(int64_t n, const void *x, int64_t sx, const void *y, int64_
  * case runs a variant that reads and writes the shared buffer through o alone
  * (T is TO there; the _Generic test picks it at compile time). */
 #define DEF_BIN(NAME, T, TO, EXPR)                                                                 \
-    static inline int NAME##_ipx(int64_t n, TO *o, int64_t sx, const T *restrict y, int64_t sy)   \
+    static inline int NAME##_ipx(int64_t n, TO *o, int64_t sx, const T *restrict y, int64_t sy)    \
     {                                                                                              \
         int bad = 0;                                                                               \
         if (sx && sy) {                                                                            \
@@ -199,7 +199,7 @@ typedef int (*binfn)(int64_t n, const void *x, int64_t sx, const void *y, int64_
         }                                                                                          \
         return bad;                                                                                \
     }                                                                                              \
-    static inline int NAME##_ipy(int64_t n, const T *restrict x, int64_t sx, TO *o, int64_t sy)   \
+    static inline int NAME##_ipy(int64_t n, const T *restrict x, int64_t sx, TO *o, int64_t sy)    \
     {                                                                                              \
         int bad = 0;                                                                               \
         if (sx && sy) {                                                                            \
@@ -492,8 +492,29 @@ UN_FLOAT(floor, floor(a))
 UN_FLOAT(ceil, ceil(a))
 UN_FLOAT(sin, sin(a))
 UN_FLOAT(cos, cos(a))
-UN_FLOAT(tanh, tanh(a))
-UN_FLOAT(sigmoid, 1 / (1 + exp(-a)))
+/* float32 tanh and sigmoid in vecmath.h's branch-free forms, compiled per x86-64 level so that
+ * they run in vector registers (libm's tanhf and expf are a call per element); float64 keeps
+ * libm. The unfn wrapper picks the in-place variant as DEF_UN's does. */
+#define DEF_UN_SIMD_F32(NAME, FN)                                                                  \
+    D2_SIMD static void NAME##_ipk(int64_t n, float *o) { VLOOP(n, o[i] = FN(o[i])); }             \
+    D2_SIMD static void NAME##_k(int64_t n, const float *restrict x, float *restrict o)            \
+    {                                                                                              \
+        VLOOP(n, o[i] = FN(x[i]));                                                                 \
+    }                                                                                              \
+    static void NAME(int64_t n, const void *x, void *o, const double *prm)                         \
+    {                                                                                              \
+        (void)prm;                                                                                 \
+        if (o == x)                                                                                \
+            NAME##_ipk(n, o);                                                                      \
+        else                                                                                       \
+            NAME##_k(n, x, o);                                                                     \
+    }
+DEF_UN_SIMD_F32(tanh_f32, d2_tanh_f32)
+DEF_UN(tanh_f64, double, double, , tanh(a))
+UN_KERNEL(tanh, tanh_f32, tanh_f64, NULL, NULL)
+DEF_UN_SIMD_F32(sigmoid_f32, d2_sigmoid_f32)
+DEF_UN(sigmoid_f64, double, double, , 1 / (1 + exp(-a)))
+UN_KERNEL(sigmoid, sigmoid_f32, sigmoid_f64, NULL, NULL)
 UN_FLOAT(silu, a / (1 + exp(-a)))
 UN_FLOAT(erf, erf(a))
 
@@ -843,11 +864,12 @@ SOFTMAX_ATTR static inline __m256 high_ps(__m512 x)
     return _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1));
 }
 
-SOFTMAX_ATTR static inline __m512 exp_diff_ps(__m512 x, __m512d m)
+/* exp(x - m) with m per lane: mlo for lanes 0-7, mhi for lanes 8-15. */
+SOFTMAX_ATTR static inline __m512 exp_diff2_ps(__m512 x, __m512d mlo, __m512d mhi)
 {
     __m512d nlo, nhi;
-    __m512d rlo = reduce_pd(_mm512_castps512_ps256(x), m, &nlo);
-    __m512d rhi = reduce_pd(high_ps(x), m, &nhi);
+    __m512d rlo = reduce_pd(_mm512_castps512_ps256(x), mlo, &nlo);
+    __m512d rhi = reduce_pd(high_ps(x), mhi, &nhi);
     __m512 r = join_ps(_mm512_cvtpd_ps(rlo), _mm512_cvtpd_ps(rhi));
     __m512 n = join_ps(_mm512_cvtpd_ps(nlo), _mm512_cvtpd_ps(nhi));
     __m512 p = _mm512_set1_ps(1.9875691500e-4f);
@@ -859,6 +881,8 @@ SOFTMAX_ATTR static inline __m512 exp_diff_ps(__m512 x, __m512d m)
     __m512 y = _mm512_add_ps(_mm512_fmadd_ps(_mm512_mul_ps(p, r), r, r), _mm512_set1_ps(1.0f));
     return _mm512_scalef_ps(y, n);
 }
+
+SOFTMAX_ATTR static inline __m512 exp_diff_ps(__m512 x, __m512d m) { return exp_diff2_ps(x, m, m); }
 
 static __mmask16 tail_mask(int64_t left) { return left >= 16 ? 0xffff : (__mmask16)((1u << left) - 1); }
 
@@ -895,6 +919,44 @@ SOFTMAX_ATTR static void softmax_f32_rows_avx512(const float *x, float *o, int64
     }
 }
 
+/* Rows of at most SHORT_ROW elements (attention's at short sequences: 6 at the transformer
+ * sample's) 16 at a time, one row per lane, gathered column by column: the maximum and the sum
+ * are lane-wise, where the row path above spends most of a short row in horizontal reductions.
+ * Each element's arithmetic is the row path's: the maximum ignoring NaN, exp_diff2_ps, the sum
+ * in double (in column order), the division in double. */
+#define SHORT_ROW 16
+SOFTMAX_ATTR static void softmax_f32_short_avx512(const float *x, float *o, int64_t outer,
+                                                  int64_t n)
+{
+    const __m512 ninf = _mm512_set1_ps(-INFINITY);
+    const __m512i idx = _mm512_mullo_epi32(
+        _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+        _mm512_set1_epi32((int)n));
+    __m512 e[SHORT_ROW];
+    for (int64_t b = 0; b < outer; b += 16) {
+        __mmask16 mk = tail_mask(outer - b);
+        const float *xb = x + b * n;
+        float *ob = o + b * n;
+        __m512 mv = ninf;
+        for (int64_t j = 0; j < n; j++) {
+            e[j] = _mm512_mask_i32gather_ps(ninf, mk, idx, xb + j, 4);
+            mv = _mm512_max_ps(e[j], mv);
+        }
+        __m512d mlo = _mm512_cvtps_pd(_mm512_castps512_ps256(mv)), mhi = _mm512_cvtps_pd(high_ps(mv));
+        __m512d slo = _mm512_setzero_pd(), shi = _mm512_setzero_pd();
+        for (int64_t j = 0; j < n; j++) {
+            e[j] = exp_diff2_ps(e[j], mlo, mhi);
+            slo = _mm512_add_pd(slo, _mm512_cvtps_pd(_mm512_castps512_ps256(e[j])));
+            shi = _mm512_add_pd(shi, _mm512_cvtps_pd(high_ps(e[j])));
+        }
+        for (int64_t j = 0; j < n; j++) {
+            __m256 lo = _mm512_cvtpd_ps(_mm512_div_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(e[j])), slo));
+            __m256 hi = _mm512_cvtpd_ps(_mm512_div_pd(_mm512_cvtps_pd(high_ps(e[j])), shi));
+            _mm512_mask_i32scatter_ps(ob + j, mk, idx, join_ps(lo, hi), 4);
+        }
+    }
+}
+
 static bool softmax_avx512(void)
 {
     static int has = -1; /* racing first calls store the same value */
@@ -910,6 +972,8 @@ static bool softmax_avx512(void)
 #else
 #define softmax_avx512() false
 #define softmax_f32_rows_avx512(x, o, outer, n) ((void)0)
+#define SHORT_ROW 0
+#define softmax_f32_short_avx512(x, o, outer, n) ((void)0)
 #endif
 
 static int softmax(d2_kctx *k, bool logsm)
@@ -931,7 +995,9 @@ static int softmax(d2_kctx *k, bool logsm)
     void *tmp = inner == 1 ? NULL : d2_malloc((size_t)inner * 2 * sizeof(double));
     if (inner != 1 && !tmp)
         return d2_err_set(k->err, D2_ERR_NOMEM, "%s: out of memory", k->def->name);
-    if (x->dtype == D2_F32 && inner == 1 && !logsm && softmax_avx512())
+    if (x->dtype == D2_F32 && inner == 1 && !logsm && n <= SHORT_ROW && softmax_avx512())
+        softmax_f32_short_avx512(d2_tensor_data(x), d2_tensor_data(out), outer, n);
+    else if (x->dtype == D2_F32 && inner == 1 && !logsm && softmax_avx512())
         softmax_f32_rows_avx512(d2_tensor_data(x), d2_tensor_data(out), outer, n);
     else if (x->dtype == D2_F32)
         softmax_f32(d2_tensor_data(x), d2_tensor_data(out), outer, n, inner, logsm, tmp);

@@ -235,6 +235,81 @@ static void test_softmax_rows(void **state)
     d2_tensor_unref(in);
 }
 
+/* float32 tanh and sigmoid (vector polynomials, not libm) against double precision on every
+ * length from 1 to 40 and 67 (vector blocks and scalar tails), out of place and in place:
+ * values across [-30, 30] with the branch points of both (|x| = 0.625 for tanh, the clamps
+ * near 88 for sigmoid) and special values. Tolerance: 2.5e-7 relative (at most 2.5 ulp), plus
+ * 1e-38 absolute for sigmoid's underflow; zeros keep their sign in tanh, infinities give the
+ * limits exactly and NaN stays NaN. */
+static void check_act(const char *op, int64_t n, const float *xs, bool in_place)
+{
+    const d2_opdef *def = d2_op_lookup(op, strlen(op));
+    d2_attrs a;
+    d2_err err = {0};
+    bool tanh_op = strcmp(op, "tanh") == 0;
+    assert_int_equal(d2_attrs_parse(def, "", &a, &err), 0);
+    int64_t shape[1] = {n};
+    d2_tensor *x = d2_tensor_from_data(D2_F32, 1, shape, xs, &err), *out = NULL;
+    assert_non_null(x);
+    if (in_place) {
+        /* the kernel itself with its output as its input, as the in-place pass runs it */
+        out = d2_tensor_ref(x);
+        d2_kctx k = {def, &a, NULL, 1, &x, 1, &out, &err, NULL, 0, 0};
+        assert_int_equal((tanh_op ? cpu_tanh : cpu_sigmoid)(&k), 0);
+    } else {
+        assert_int_equal(d2_op_run(NULL, def->id, &a, &x, 1, &out, 1, &err), 0);
+    }
+    const float *o = d2_tensor_data(out);
+    for (int64_t i = 0; i < n; i++) {
+        double v = xs[i], want = tanh_op ? tanh(v) : 1 / (1 + exp(-v));
+        float got = o[i];
+        bool ok;
+        if (isnan(v))
+            ok = isnan(got);
+        else if (isinf(v) || (tanh_op && v == 0))
+            ok = got == (float)want && signbit(got) == signbit((float)want);
+        else
+            ok = fabs(got - want) <= 2.5e-7 * fabs(want) + (tanh_op ? 0 : 1e-38);
+        if (!ok)
+            fail_msg("%s%s n=%lld [%lld] of %.9g: %.9g, want %.9g", op, in_place ? " in place" : "",
+                     (long long)n, (long long)i, v, got, want);
+    }
+    d2_tensor_unref(out);
+    d2_tensor_unref(x);
+    d2_attrs_free(&a);
+}
+
+static void test_tanh_sigmoid_f32(void **state)
+{
+    (void)state;
+    static const float special[] = {0.0f, -0.0f, 0.625f, -0.625f, 0.62499994f, 0.62500006f,
+                                    INFINITY, -INFINITY, NAN, 1e-30f, -1e-30f, 1e-45f, 9.0f,
+                                    -9.0f, 20.0f, 88.3f, -88.3f, -88.2f, -88.4f, -100.0f, 87.5f,
+                                    -87.0f, 1e-4f, -3.5e-3f};
+    float xs[67], cp[67];
+    for (int64_t n = 1; n <= 67; n = n == 40 ? 67 : n + 1) {
+        for (int64_t i = 0; i < n; i++)
+            xs[i] = (float)((i * 7919 + n * 131) % 601 - 300) / 10;
+        for (int64_t i = 0; i < n && i < (int64_t)D2_COUNTOF(special); i += 3)
+            xs[(i * 5 + n) % n] = special[(i + n) % D2_COUNTOF(special)];
+        for (int ip = 0; ip < 2; ip++) {
+            memcpy(cp, xs, sizeof xs);
+            check_act("tanh", n, cp, ip);
+            memcpy(cp, xs, sizeof xs);
+            check_act("sigmoid", n, cp, ip);
+        }
+    }
+    /* every special value in one vector block */
+    memcpy(xs, special, sizeof special);
+    check_act("tanh", D2_COUNTOF(special), xs, false);
+    check_act("sigmoid", D2_COUNTOF(special), xs, false);
+    /* a dense sweep over the range where the polynomials switch */
+    for (int i = 0; i < 67; i++)
+        xs[i] = -1.0f + (float)i * (2.0f / 66);
+    check_act("tanh", 67, xs, false);
+    check_act("sigmoid", 67, xs, false);
+}
+
 /* Float-to-int casts of NaN/inf/huge values are defined (no UB): INT_MIN. */
 static void test_cast_out_of_range(void **state)
 {
@@ -309,29 +384,35 @@ static void test_alloc_failure(void **state)
 }
 
 /* softmax along the last axis of float32 rows of every length from 1 to 40 and 100 (the
- * vectorised row path and its masked tails) against a double-precision softmax: values in
+ * vectorised row path and its masked tails; rows up to 16 long run 16 rows at a time, so 37
+ * rows give two full blocks and a tail of 5) against a double-precision softmax: values in
  * [-30, 30], a -inf in some rows (its probability must be exactly 0), a row of NaN stays NaN.
  * Tolerance: 1e-6 relative (libm's expf and the vector exp differ by at most a few ulp). */
 static void test_softmax_row_lengths(void **state)
 {
     (void)state;
+    enum { ROWS = 37 };
     const d2_opdef *def = d2_op_lookup("softmax", 7);
     d2_attrs a;
     d2_err err = {0};
     assert_int_equal(d2_attrs_parse(def, "axis = -1", &a, &err), 0);
-    float xs[3 * 100];
+    static float xs[ROWS * 100];
     for (int64_t n = 1; n <= 100; n = n == 40 ? 100 : n + 1) {
-        for (int64_t i = 0; i < 3 * n; i++)
+        for (int64_t i = 0; i < ROWS * n; i++)
             xs[i] = (float)((i * 7919 % 601) - 300) / 10;
-        if (n > 2)
-            xs[n + 1] = -INFINITY; /* row 1 */
-        xs[2 * n] = NAN;           /* row 2 */
-        int64_t shape[2] = {3, n};
+        if (n > 2) {
+            xs[n + 1] = -INFINITY;               /* row 1 */
+            xs[(ROWS - 1) * n + n - 1] = -INFINITY; /* the last row's last element */
+        }
+        xs[2 * n] = NAN;                         /* row 2 */
+        int64_t shape[2] = {ROWS, n};
         d2_tensor *x = d2_tensor_from_data(D2_F32, 2, shape, xs, &err), *out = NULL;
         assert_non_null(x);
         assert_int_equal(d2_op_run(NULL, def->id, &a, &x, 1, &out, 1, &err), 0);
         const float *o = d2_tensor_data(out);
-        for (int r = 0; r < 2; r++) {
+        for (int r = 0; r < ROWS; r++) {
+            if (r == 2)
+                continue;
             const float *xr = xs + r * n;
             double m = -INFINITY, sum = 0;
             for (int64_t i = 0; i < n; i++)
@@ -358,6 +439,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_golden),
         cmocka_unit_test(test_softmax_row_lengths),
+        cmocka_unit_test(test_tanh_sigmoid_f32),
         cmocka_unit_test(test_golden_ext),
         cmocka_unit_test(test_golden_linalg),
         cmocka_unit_test(test_golden_dtypes_cast),
