@@ -1,6 +1,7 @@
 /* nn.c - CPU kernels for matmul, linear, conv2d(_transpose), pool2d, norms, embedding, dropout. */
 #include "../ops.h"
 #include "../fused_expr.h"
+#include "conv_direct.h"
 #include "dnnl.h"
 #include "gemm.h"
 #include "vecmath.h"
@@ -425,6 +426,16 @@ static int conv_forward(d2_kctx *k, d2_tensor *x, d2_tensor *wt, d2_tensor *b, d
     int64_t kdim = cg * kh * kw;
     char *od = d2_tensor_data(out);
     const char *xd = d2_tensor_data(x), *wd = d2_tensor_data(wt);
+    if (dt == D2_F32 && kdim > 0 && groups == 1 && g.sw == 1) {
+        /* few input channels: the direct kernel where measured faster (conv_direct.c) */
+        d2_conv_direct cd = {nn, c, h, w, oc, kh, kw, oh, ow, g.sh, g.dh, g.dw, g.pt, g.pl,
+                             (const float *)xd, (const float *)wd,
+                             b ? d2_tensor_data(b) : NULL, res ? d2_tensor_data(res) : NULL,
+                             (float *)od, relu};
+        int dr = d2_conv_direct_f32(&cd, d2_gemm_threads(), k->err);
+        if (dr <= 0)
+            return dr;
+    }
     if (dt == D2_F32 && kdim > 0) {
         /* oneDNN where built with it and faster for this shape (dnnl.c) */
         d2_dnnl_conv cv = {nn, c, h, w, oc, kh, kw, oh, ow, groups, g.sh, g.sw, g.dh, g.dw, g.pt,

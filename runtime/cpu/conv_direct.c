@@ -1,0 +1,314 @@
+/* conv_direct.c - direct float32 convolution for layers with few input channels (NCHW). */
+/* Layers such as LeNet's and MNIST's (1 -> 6 and 6 -> 16 channels, 3x3 and 5x5 kernels on
+ * 28x28 and 14x14 images) have too little depth for im2col + GEMM (the unfolded matrix costs
+ * as much as the product) and run far below peak in oneDNN, whose blocked kernels expect
+ * channel counts in multiples of 16 and reorder in and out of NCHW on every call. Here each
+ * output tile of O channels x R rows x V*16 columns lives in O*R*V AVX-512 registers: per
+ * (input channel, kernel row, kernel column), R*V vectors of the input are loaded once and
+ * multiplied by O broadcast weights. The input is copied once into a zero-padded buffer
+ * so that the inner loop has no bounds checks; the bias starts the accumulators, and the
+ * residual and relu are applied as the tile is stored. Threads split the tiles of a batch.
+ * Each output element sums its products in (channel, kernel row, kernel column) order with
+ * fused multiply-adds, starting from the bias. */
+#include "conv_direct.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+static atomic_int g_mode = -1;
+static atomic_long g_runs;
+
+long d2_conv_direct_runs(void) { return atomic_load(&g_runs); }
+
+void d2_conv_direct_set_mode(d2_conv_direct_mode m) { atomic_store(&g_mode, (int)m); }
+
+static d2_conv_direct_mode mode(void)
+{
+    int m = atomic_load(&g_mode);
+    if (m < 0) {
+        const char *e = getenv("DY2ST_CONV_DIRECT");
+        m = D2_CONV_DIRECT_AUTO;
+        if (e && (strcmp(e, "always") == 0 || strcmp(e, "1") == 0))
+            m = D2_CONV_DIRECT_ALWAYS;
+        else if (e && (strcmp(e, "never") == 0 || strcmp(e, "0") == 0))
+            m = D2_CONV_DIRECT_NEVER;
+        int expect = -1;
+        atomic_compare_exchange_strong(&g_mode, &expect, m);
+        m = atomic_load(&g_mode);
+    }
+    return (d2_conv_direct_mode)m;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+bool d2_conv_direct_available(void)
+{
+    static int has = -1; /* racing first calls store the same value */
+    int h = __atomic_load_n(&has, __ATOMIC_RELAXED);
+    if (h < 0) {
+        __builtin_cpu_init();
+        h = __builtin_cpu_supports("avx512f");
+        __atomic_store_n(&has, h, __ATOMIC_RELAXED);
+    }
+    return h;
+}
+
+#define CD_ATTR __attribute__((target("avx512f,fma")))
+
+/* What every tile of one call shares. xs is the (padded) input of the chunk's first image,
+ * ld its row stride, plane its channel stride, img its image stride. */
+typedef struct {
+    const d2_conv_direct *p;
+    const float *xs;
+    int64_t ld, plane, img;
+    int64_t n0;                   /* the chunk's first image */
+    int64_t n_ob, n_rb, n_cb;     /* tiles per image along channels, rows, column chunks */
+} cd_ctx;
+
+/* One tile: output channels oc0.. (O of them), rows r0.. (R), columns ow0.. (V vectors under
+ * masks mk). Channels and rows past the end repeat the last one and are not stored. */
+#define DEFINE_TILE(O, R, V)                                                                      \
+    CD_ATTR static void tile_##O##_##R##_##V(const cd_ctx *cx, const float *xn, float *yn,        \
+                                             const float *rn, int64_t oc0, int64_t r0,           \
+                                             int64_t ow0, const __mmask16 *mk)                   \
+    {                                                                                             \
+        const d2_conv_direct *p = cx->p;                                                          \
+        int64_t kk = p->c * p->kh * p->kw;                                                        \
+        __m512 acc[O][R][V];                                                                      \
+        const float *wo[O];                                                                       \
+        _Pragma("GCC unroll 16") for (int o = 0; o < O; o++)                                      \
+        {                                                                                         \
+            int64_t oc = oc0 + o < p->oc ? oc0 + o : p->oc - 1;                                   \
+            wo[o] = p->wt + oc * kk;                                                              \
+            __m512 b = p->bias ? _mm512_set1_ps(p->bias[oc]) : _mm512_setzero_ps();               \
+            _Pragma("GCC unroll 16") for (int r = 0; r < R; r++)                                  \
+                _Pragma("GCC unroll 4") for (int v = 0; v < V; v++) acc[o][r][v] = b;            \
+        }                                                                                         \
+        const float *xr[R];                                                                       \
+        _Pragma("GCC unroll 16") for (int r = 0; r < R; r++)                                      \
+        {                                                                                         \
+            int64_t row = r0 + r < p->oh ? r0 + r : p->oh - 1;                                    \
+            xr[r] = xn + row * p->sh * cx->ld + ow0;                                              \
+        }                                                                                         \
+        int64_t wi = 0;                                                                           \
+        for (int64_t c = 0; c < p->c; c++)                                                        \
+            for (int64_t kh = 0; kh < p->kh; kh++) {                                              \
+                int64_t off0 = c * cx->plane + kh * p->dh * cx->ld;                               \
+                for (int64_t kw = 0; kw < p->kw; kw++, wi++) {                                    \
+                    int64_t off = off0 + kw * p->dw;                                              \
+                    __m512 xv[R][V];                                                              \
+                    _Pragma("GCC unroll 16") for (int r = 0; r < R; r++)                          \
+                        _Pragma("GCC unroll 4") for (int v = 0; v < V; v++) xv[r][v] =           \
+                            _mm512_maskz_loadu_ps(mk[v], xr[r] + off + 16 * v);                   \
+                    _Pragma("GCC unroll 16") for (int o = 0; o < O; o++)                          \
+                    {                                                                             \
+                        __m512 wv = _mm512_set1_ps(wo[o][wi]);                                    \
+                        _Pragma("GCC unroll 16") for (int r = 0; r < R; r++)                      \
+                            _Pragma("GCC unroll 4") for (int v = 0; v < V; v++) acc[o][r][v] =   \
+                                _mm512_fmadd_ps(wv, xv[r][v], acc[o][r][v]);                      \
+                    }                                                                             \
+                }                                                                                 \
+            }                                                                                     \
+        __m512 zero = _mm512_setzero_ps();                                                        \
+        _Pragma("GCC unroll 16") for (int o = 0; o < O; o++)                                      \
+        {                                                                                         \
+            if (oc0 + o >= p->oc)                                                                 \
+                break;                                                                            \
+            _Pragma("GCC unroll 16") for (int r = 0; r < R; r++)                                  \
+            {                                                                                     \
+                if (r0 + r >= p->oh)                                                              \
+                    break;                                                                        \
+                int64_t at = ((oc0 + o) * p->oh + r0 + r) * p->ow + ow0;                          \
+                _Pragma("GCC unroll 4") for (int v = 0; v < V; v++)                               \
+                {                                                                                 \
+                    __m512 a = acc[o][r][v];                                                      \
+                    if (rn)                                                                       \
+                        a = _mm512_add_ps(a, _mm512_maskz_loadu_ps(mk[v], rn + at + 16 * v));     \
+                    if (p->relu)                                                                  \
+                        a = _mm512_max_ps(zero, a); /* NaN stays NaN, as the relu op */          \
+                    _mm512_mask_storeu_ps(yn + at + 16 * v, mk[v], a);                            \
+                }                                                                                 \
+            }                                                                                     \
+        }                                                                                         \
+    }
+
+/* Tile shapes: at most 24 accumulators, leaving registers for R*V inputs and a weight. */
+DEFINE_TILE(8, 3, 1)
+DEFINE_TILE(6, 4, 1)
+DEFINE_TILE(4, 6, 1)
+DEFINE_TILE(6, 2, 2)
+DEFINE_TILE(4, 3, 2)
+DEFINE_TILE(3, 4, 2)
+DEFINE_TILE(4, 2, 3)
+DEFINE_TILE(2, 4, 3)
+DEFINE_TILE(3, 2, 4)
+DEFINE_TILE(2, 3, 4)
+
+typedef void (*tile_fn)(const cd_ctx *, const float *, float *, const float *, int64_t, int64_t,
+                        int64_t, const __mmask16 *);
+static const struct {
+    int o, r, v;
+    tile_fn fn;
+} TILES[] = {
+    {8, 3, 1, tile_8_3_1}, {6, 4, 1, tile_6_4_1}, {4, 6, 1, tile_4_6_1}, {6, 2, 2, tile_6_2_2},
+    {4, 3, 2, tile_4_3_2}, {3, 4, 2, tile_3_4_2}, {4, 2, 3, tile_4_2_3}, {2, 4, 3, tile_2_4_3},
+    {3, 2, 4, tile_3_2_4}, {2, 3, 4, tile_2_3_4},
+};
+
+/* The tile shape that wastes least on this layer's channel, row and column tails (ties: the
+ * first listed, the one with more channels per tile). */
+static int pick_tile(const d2_conv_direct *p)
+{
+    int64_t nvec = (p->ow + 15) / 16, best_cost = 0;
+    int best = 0;
+    for (int i = 0; i < (int)(sizeof TILES / sizeof TILES[0]); i++) {
+        int64_t o = TILES[i].o, r = TILES[i].r, v = TILES[i].v;
+        int64_t cost = (p->oc + o - 1) / o * o * ((p->oh + r - 1) / r * r) * ((nvec + v - 1) / v * v);
+        /* fewer accumulators per input load cost more per multiply-add */
+        cost = cost * 24 / (o * r * v);
+        if (i == 0 || cost < best_cost) {
+            best = i;
+            best_cost = cost;
+        }
+    }
+    return best;
+}
+
+/* Copies channel planes [q0, q1) of the chunk (q = image * c + channel) into the padded buffer
+ * xp: rows of ld = WP elements, hp rows per plane, zeros outside the input. */
+static void pad_planes(const d2_conv_direct *p, int64_t n0, float *xp, int64_t hp, int64_t wp,
+                       int64_t q0, int64_t q1)
+{
+    int64_t lo = p->pl < wp ? p->pl : wp, hi = p->pl + p->w < wp ? p->pl + p->w : wp;
+    for (int64_t q = q0; q < q1; q++) {
+        const float *src = p->x + (n0 * p->c + q) * p->h * p->w;
+        float *dst = xp + q * hp * wp;
+        for (int64_t r = 0; r < hp; r++) {
+            float *d = dst + r * wp;
+            int64_t ih = r - p->pt;
+            if (ih < 0 || ih >= p->h) {
+                memset(d, 0, (size_t)wp * sizeof *d);
+                continue;
+            }
+            memset(d, 0, (size_t)lo * sizeof *d);
+            if (hi > lo)
+                memcpy(d + lo, src + ih * p->w + (lo - p->pl), (size_t)(hi - lo) * sizeof *d);
+            memset(d + hi, 0, (size_t)(wp - hi) * sizeof *d);
+        }
+    }
+}
+
+/* Runs tiles [t0, t1) of the chunk with tile shape ti. */
+CD_ATTR static void run_tiles(const cd_ctx *cx, int ti, int64_t t0, int64_t t1)
+{
+    const d2_conv_direct *p = cx->p;
+    int o = TILES[ti].o, r = TILES[ti].r, v = TILES[ti].v;
+    for (int64_t t = t0; t < t1; t++) {
+        int64_t cb = t % cx->n_cb, rest = t / cx->n_cb;
+        int64_t rb = rest % cx->n_rb;
+        rest /= cx->n_rb;
+        int64_t ob = rest % cx->n_ob, n = rest / cx->n_ob;
+        int64_t ow0 = cb * 16 * v;
+        __mmask16 mk[4];
+        for (int j = 0; j < v; j++) {
+            int64_t left = p->ow - ow0 - 16 * j;
+            mk[j] = left >= 16 ? (__mmask16)0xFFFF : left <= 0 ? 0 : (__mmask16)((1u << left) - 1);
+        }
+        size_t yo = (size_t)((cx->n0 + n) * p->oc * p->oh * p->ow);
+        TILES[ti].fn(cx, cx->xs + n * cx->img, p->y + yo, p->res ? p->res + yo : NULL, ob * o,
+                     rb * r, ow0, mk);
+    }
+}
+
+/* The shapes the direct kernel is measured faster on than oneDNN and im2col + GEMM
+ * (bench/conv_bench, one and two threads, Xeon with AVX-512): few input channels. */
+static bool chosen(const d2_conv_direct *p)
+{
+    return p->c <= 8 && p->c * p->kh * p->kw <= 400;
+}
+
+#define CHUNK_FLOATS ((int64_t)1 << 20) /* the padded copy of a chunk of images: 4 MiB */
+
+int d2_conv_direct_f32(const d2_conv_direct *p, int nt, d2_err *err)
+{
+    d2_conv_direct_mode m = mode();
+    if (m == D2_CONV_DIRECT_NEVER || !d2_conv_direct_available())
+        return 1;
+    if (p->n <= 0 || p->c <= 0 || p->oc <= 0 || p->oh <= 0 || p->ow <= 0 || p->kh <= 0 ||
+        p->kw <= 0 || p->sh <= 0 || p->dh <= 0 || p->dw <= 0 || p->pt < 0 || p->pl < 0)
+        return 1;
+    if (m == D2_CONV_DIRECT_AUTO && !chosen(p))
+        return 1;
+    int64_t hp = (p->oh - 1) * p->sh + (p->kh - 1) * p->dh + 1;
+    int64_t wp = p->ow + (p->kw - 1) * p->dw;
+    bool pad = p->pt > 0 || p->pl > 0 || hp > p->h || wp > p->w;
+    int64_t plane = pad ? hp * wp : p->h * p->w;
+    if (plane > CHUNK_FLOATS || p->c > CHUNK_FLOATS / plane)
+        return 1;
+    int64_t img = p->c * plane;
+    int64_t nb = pad ? CHUNK_FLOATS / img : p->n;
+    if (nb > p->n)
+        nb = p->n;
+    float *xp = NULL;
+    if (pad && !(xp = d2_malloc((size_t)(nb * img) * sizeof *xp)))
+        return d2_err_set(err, D2_ERR_NOMEM, "conv2d: out of memory for the padded input");
+    int ti = pick_tile(p);
+    int64_t nvec = (p->ow + 15) / 16;
+    for (int64_t n0 = 0; n0 < p->n; n0 += nb) {
+        int64_t cnt = p->n - n0 < nb ? p->n - n0 : nb;
+        cd_ctx cx = {p,
+                     pad ? xp : p->x + n0 * img,
+                     pad ? wp : p->w,
+                     plane,
+                     img,
+                     n0,
+                     (p->oc + TILES[ti].o - 1) / TILES[ti].o,
+                     (p->oh + TILES[ti].r - 1) / TILES[ti].r,
+                     (nvec + TILES[ti].v - 1) / TILES[ti].v};
+        int64_t planes = cnt * p->c, tiles = cnt * cx.n_ob * cx.n_rb * cx.n_cb;
+        if (nt <= 1) {
+            if (pad)
+                pad_planes(p, n0, xp, hp, wp, 0, planes);
+            run_tiles(&cx, ti, 0, tiles);
+            continue;
+        }
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt)
+        {
+            int id = omp_get_thread_num(), k = omp_get_num_threads();
+            if (pad) {
+                pad_planes(p, n0, xp, hp, wp, planes * id / k, planes * (id + 1) / k);
+#pragma omp barrier
+            }
+            run_tiles(&cx, ti, tiles * id / k, tiles * (id + 1) / k);
+        }
+#else
+        if (pad)
+            pad_planes(p, n0, xp, hp, wp, 0, planes);
+        run_tiles(&cx, ti, 0, tiles);
+#endif
+    }
+    d2_free(xp);
+    atomic_fetch_add(&g_runs, 1);
+    return 0;
+}
+
+#else /* not x86-64 with GCC's intrinsics: the callers' kernels run */
+
+bool d2_conv_direct_available(void) { return false; }
+
+int d2_conv_direct_f32(const d2_conv_direct *p, int nt, d2_err *err)
+{
+    D2_UNUSED(p);
+    D2_UNUSED(nt);
+    D2_UNUSED(err);
+    (void)mode;
+    return 1;
+}
+
+#endif
