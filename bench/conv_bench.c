@@ -92,7 +92,8 @@ static d2_tensor *filled(int ndim, const int64_t *shape)
     return t;
 }
 
-/* usage: conv_bench [BATCH...] (default 1 32) */
+/* usage: conv_bench [BATCH...] (default 1 32); CONV_BENCH_ONLY=TEXT times only the layers
+ * whose name contains TEXT. */
 int main(int argc, char **argv)
 {
     d2_err err = {0};
@@ -119,6 +120,9 @@ int main(int argc, char **argv)
     for (int bi = 0; bi < nb; bi++)
         for (size_t i = 0; i < sizeof LAYERS / sizeof LAYERS[0]; i++) {
             const layer *l = &LAYERS[i];
+            const char *only = getenv("CONV_BENCH_ONLY");
+            if (only && !strstr(l->name, only))
+                continue;
             int64_t xs[4] = {batches[bi], l->c, l->h, l->w}, ws[4] = {l->oc, l->c, l->k, l->k};
             int64_t bs[1] = {l->oc};
             d2_tensor *in[3] = {filled(4, xs), filled(4, ws), l->bias ? filled(1, bs) : NULL};

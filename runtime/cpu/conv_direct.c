@@ -68,6 +68,8 @@ typedef struct {
     int64_t ld, plane, img;
     int64_t n0;                   /* the chunk's first image */
     int64_t n_ob, n_rb, n_cb;     /* tiles per image along channels, rows, column chunks */
+    const float *wt;              /* channel tiles: the weights as [c, kh, kw, ocp] */
+    int64_t ocp;                  /* oc rounded up to 16 */
 } cd_ctx;
 
 /* One tile: output channels oc0.. (O of them), rows r0.. (R), columns ow0.. (V vectors under
@@ -179,6 +181,120 @@ static int pick_tile(const d2_conv_direct *p)
     return best;
 }
 
+/* Layers with 16 or more output channels and narrow images (LeNet's second convolution:
+ * 10 columns would fill 10 of 16 lanes) vectorise over output channels instead: a tile of
+ * 16 channels x R rows x W columns in R*W registers; per (input channel, kernel row, kernel
+ * column) one vector of 16 weights (cx->wt, zero past oc) is multiplied by R*W broadcast
+ * inputs. The columns past the end read the padded buffer's slack and are not stored; the
+ * tile goes through a small buffer to the NCHW output, adding the residual and relu there. */
+#define DEFINE_CTILE(R, W)                                                                        \
+    CD_ATTR static void ctile_##R##_##W(const cd_ctx *cx, const float *xn, float *yn,             \
+                                        const float *rn, int64_t oc0, int64_t r0, int64_t ow0)    \
+    {                                                                                             \
+        const d2_conv_direct *p = cx->p;                                                          \
+        __m512 acc[R][W];                                                                         \
+        __m512 b = p->bias ? _mm512_maskz_loadu_ps(                                              \
+                                 p->oc - oc0 >= 16 ? (__mmask16)0xFFFF                            \
+                                                   : (__mmask16)((1u << (p->oc - oc0)) - 1),      \
+                                 p->bias + oc0)                                                   \
+                           : _mm512_setzero_ps();                                                 \
+        _Pragma("GCC unroll 8") for (int r = 0; r < R; r++)                                       \
+            _Pragma("GCC unroll 16") for (int j = 0; j < W; j++) acc[r][j] = b;                  \
+        const float *xr[R];                                                                       \
+        _Pragma("GCC unroll 8") for (int r = 0; r < R; r++)                                       \
+        {                                                                                         \
+            int64_t row = r0 + r < p->oh ? r0 + r : p->oh - 1;                                    \
+            xr[r] = xn + row * p->sh * cx->ld + ow0;                                              \
+        }                                                                                         \
+        const float *wp = cx->wt + oc0;                                                           \
+        for (int64_t c = 0; c < p->c; c++)                                                        \
+            for (int64_t kh = 0; kh < p->kh; kh++) {                                              \
+                int64_t off0 = c * cx->plane + kh * p->dh * cx->ld;                               \
+                for (int64_t kw = 0; kw < p->kw; kw++, wp += cx->ocp) {                           \
+                    int64_t off = off0 + kw * p->dw;                                              \
+                    __m512 wv = _mm512_loadu_ps(wp);                                              \
+                    _Pragma("GCC unroll 8") for (int r = 0; r < R; r++)                           \
+                        _Pragma("GCC unroll 16") for (int j = 0; j < W; j++) acc[r][j] =         \
+                            _mm512_fmadd_ps(_mm512_set1_ps(xr[r][off + j]), wv, acc[r][j]);       \
+                }                                                                                 \
+            }                                                                                     \
+        float buf[R][W][16] __attribute__((aligned(64)));                                         \
+        _Pragma("GCC unroll 8") for (int r = 0; r < R; r++)                                       \
+            _Pragma("GCC unroll 16") for (int j = 0; j < W; j++)                                 \
+                _mm512_store_ps(buf[r][j], acc[r][j]);                                            \
+        int64_t no = p->oc - oc0 < 16 ? p->oc - oc0 : 16;                                         \
+        int64_t nr = p->oh - r0 < R ? p->oh - r0 : R, nj = p->ow - ow0 < W ? p->ow - ow0 : W;     \
+        __mmask16 mj = (__mmask16)((1u << nj) - 1);                                               \
+        __m512i idx = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, \
+                                                          4, 3, 2, 1, 0),                         \
+                                         _mm512_set1_epi32(16));                                  \
+        __m512 zero = _mm512_setzero_ps();                                                        \
+        for (int64_t o = 0; o < no; o++)                                                          \
+            for (int64_t r = 0; r < nr; r++) {                                                    \
+                int64_t at = ((oc0 + o) * p->oh + r0 + r) * p->ow + ow0;                          \
+                __m512 v = _mm512_mask_i32gather_ps(zero, mj, idx, &buf[r][0][o], 4);             \
+                if (rn)                                                                           \
+                    v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mj, rn + at));                     \
+                if (p->relu)                                                                      \
+                    v = _mm512_max_ps(zero, v); /* NaN stays NaN, as the relu op */              \
+                _mm512_mask_storeu_ps(yn + at, mj, v);                                            \
+            }                                                                                     \
+    }
+
+DEFINE_CTILE(1, 16)
+DEFINE_CTILE(2, 12)
+DEFINE_CTILE(2, 10)
+DEFINE_CTILE(3, 8)
+DEFINE_CTILE(3, 7)
+DEFINE_CTILE(4, 6)
+DEFINE_CTILE(4, 5)
+DEFINE_CTILE(6, 4)
+
+typedef void (*ctile_fn)(const cd_ctx *, const float *, float *, const float *, int64_t, int64_t,
+                         int64_t);
+static const struct {
+    int r, w;
+    ctile_fn fn;
+} CTILES[] = {
+    {1, 16, ctile_1_16}, {2, 12, ctile_2_12}, {2, 10, ctile_2_10}, {3, 8, ctile_3_8},
+    {3, 7, ctile_3_7},   {4, 6, ctile_4_6},   {4, 5, ctile_4_5},   {6, 4, ctile_6_4},
+};
+#define CTILE_SLACK 16 /* columns a channel tile may read past a row's end */
+
+/* The channel tile shape that wastes least on the row and column tails. */
+static int pick_ctile(const d2_conv_direct *p)
+{
+    int64_t best_cost = 0;
+    int best = 0;
+    for (int i = 0; i < (int)(sizeof CTILES / sizeof CTILES[0]); i++) {
+        int64_t r = CTILES[i].r, w = CTILES[i].w;
+        /* the multiply-adds issued, plus one weight load per r * w of them */
+        int64_t cost = ((p->oh + r - 1) / r * r) * ((p->ow + w - 1) / w * w) * (r * w + 1) * 64 /
+                       (r * w);
+        if (i == 0 || cost < best_cost) {
+            best = i;
+            best_cost = cost;
+        }
+    }
+    return best;
+}
+
+/* Runs channel tiles [t0, t1) of the chunk with tile shape ti. */
+CD_ATTR static void run_ctiles(const cd_ctx *cx, int ti, int64_t t0, int64_t t1)
+{
+    const d2_conv_direct *p = cx->p;
+    int r = CTILES[ti].r, w = CTILES[ti].w;
+    for (int64_t t = t0; t < t1; t++) {
+        int64_t cb = t % cx->n_cb, rest = t / cx->n_cb;
+        int64_t rb = rest % cx->n_rb;
+        rest /= cx->n_rb;
+        int64_t ob = rest % cx->n_ob, n = rest / cx->n_ob;
+        size_t yo = (size_t)((cx->n0 + n) * p->oc * p->oh * p->ow);
+        CTILES[ti].fn(cx, cx->xs + n * cx->img, p->y + yo, p->res ? p->res + yo : NULL, ob * 16,
+                      rb * r, cb * w);
+    }
+}
+
 /* Copies channel planes [q0, q1) of the chunk (q = image * c + channel) into the padded buffer
  * xp: rows of ld = WP elements, hp rows per plane, zeros outside the input. */
 static void pad_planes(const d2_conv_direct *p, int64_t n0, float *xp, int64_t hp, int64_t wp,
@@ -232,7 +348,24 @@ static bool chosen(const d2_conv_direct *p)
     return p->c <= 8 && p->c * p->kh * p->kw <= 400;
 }
 
+/* Whether channel tiles fill more vector lanes than column tiles on this layer. */
+static bool channel_tiles(const d2_conv_direct *p)
+{
+    double by_col = (double)p->ow / (double)((p->ow + 15) / 16 * 16);
+    double by_chan = (double)p->oc / (double)((p->oc + 15) / 16 * 16);
+    return by_chan > by_col;
+}
+
 #define CHUNK_FLOATS ((int64_t)1 << 20) /* the padded copy of a chunk of images: 4 MiB */
+
+/* Runs tiles [t0, t1) of either kind. */
+static void run_any(const cd_ctx *cx, bool chan, int ti, int64_t t0, int64_t t1)
+{
+    if (chan)
+        run_ctiles(cx, ti, t0, t1);
+    else
+        run_tiles(cx, ti, t0, t1);
+}
 
 int d2_conv_direct_f32(const d2_conv_direct *p, int nt, d2_err *err)
 {
@@ -244,37 +377,61 @@ int d2_conv_direct_f32(const d2_conv_direct *p, int nt, d2_err *err)
         return 1;
     if (m == D2_CONV_DIRECT_AUTO && !chosen(p))
         return 1;
+    bool chan = channel_tiles(p);
     int64_t hp = (p->oh - 1) * p->sh + (p->kh - 1) * p->dh + 1;
     int64_t wp = p->ow + (p->kw - 1) * p->dw;
-    bool pad = p->pt > 0 || p->pl > 0 || hp > p->h || wp > p->w;
+    bool pad = chan || p->pt > 0 || p->pl > 0 || hp > p->h || wp > p->w;
     int64_t plane = pad ? hp * wp : p->h * p->w;
-    if (plane > CHUNK_FLOATS || p->c > CHUNK_FLOATS / plane)
+    int64_t kk = p->c * p->kh * p->kw, ocp = (p->oc + 15) / 16 * 16;
+    if (plane > CHUNK_FLOATS || p->c > CHUNK_FLOATS / plane || kk > CHUNK_FLOATS / ocp)
         return 1;
     int64_t img = p->c * plane;
     int64_t nb = pad ? CHUNK_FLOATS / img : p->n;
     if (nb > p->n)
         nb = p->n;
-    float *xp = NULL;
-    if (pad && !(xp = d2_malloc((size_t)(nb * img) * sizeof *xp)))
-        return d2_err_set(err, D2_ERR_NOMEM, "conv2d: out of memory for the padded input");
-    int ti = pick_tile(p);
-    int64_t nvec = (p->ow + 15) / 16;
+    float *xp = NULL, *wt = NULL;
+    if ((pad && !(xp = d2_malloc((size_t)(nb * img + CTILE_SLACK) * sizeof *xp))) ||
+        (chan && !(wt = d2_malloc((size_t)(kk * ocp) * sizeof *wt)))) {
+        d2_free(xp);
+        return d2_err_set(err, D2_ERR_NOMEM, "conv2d: out of memory for the direct kernel");
+    }
+    int ti;
+    int64_t n_ob, n_rb, n_cb;
+    if (chan) {
+        /* [oc, c, kh, kw] -> [c, kh, kw, ocp], zeros past oc */
+        for (int64_t q = 0; q < kk; q++)
+            for (int64_t o = 0; o < ocp; o++)
+                wt[q * ocp + o] = o < p->oc ? p->wt[o * kk + q] : 0.0f;
+        memset(xp + nb * img, 0, CTILE_SLACK * sizeof *xp);
+        ti = pick_ctile(p);
+        n_ob = ocp / 16;
+        n_rb = (p->oh + CTILES[ti].r - 1) / CTILES[ti].r;
+        n_cb = (p->ow + CTILES[ti].w - 1) / CTILES[ti].w;
+    } else {
+        ti = pick_tile(p);
+        int64_t nvec = (p->ow + 15) / 16;
+        n_ob = (p->oc + TILES[ti].o - 1) / TILES[ti].o;
+        n_rb = (p->oh + TILES[ti].r - 1) / TILES[ti].r;
+        n_cb = (nvec + TILES[ti].v - 1) / TILES[ti].v;
+    }
     for (int64_t n0 = 0; n0 < p->n; n0 += nb) {
         int64_t cnt = p->n - n0 < nb ? p->n - n0 : nb;
-        cd_ctx cx = {p,
-                     pad ? xp : p->x + n0 * img,
-                     pad ? wp : p->w,
-                     plane,
-                     img,
-                     n0,
-                     (p->oc + TILES[ti].o - 1) / TILES[ti].o,
-                     (p->oh + TILES[ti].r - 1) / TILES[ti].r,
-                     (nvec + TILES[ti].v - 1) / TILES[ti].v};
-        int64_t planes = cnt * p->c, tiles = cnt * cx.n_ob * cx.n_rb * cx.n_cb;
+        cd_ctx cx = {.p = p,
+                     .xs = pad ? xp : p->x + n0 * img,
+                     .ld = pad ? wp : p->w,
+                     .plane = plane,
+                     .img = img,
+                     .n0 = n0,
+                     .n_ob = n_ob,
+                     .n_rb = n_rb,
+                     .n_cb = n_cb,
+                     .wt = wt,
+                     .ocp = ocp};
+        int64_t planes = cnt * p->c, tiles = cnt * n_ob * n_rb * n_cb;
         if (nt <= 1) {
             if (pad)
                 pad_planes(p, n0, xp, hp, wp, 0, planes);
-            run_tiles(&cx, ti, 0, tiles);
+            run_any(&cx, chan, ti, 0, tiles);
             continue;
         }
 #ifdef _OPENMP
@@ -285,15 +442,16 @@ int d2_conv_direct_f32(const d2_conv_direct *p, int nt, d2_err *err)
                 pad_planes(p, n0, xp, hp, wp, planes * id / k, planes * (id + 1) / k);
 #pragma omp barrier
             }
-            run_tiles(&cx, ti, tiles * id / k, tiles * (id + 1) / k);
+            run_any(&cx, chan, ti, tiles * id / k, tiles * (id + 1) / k);
         }
 #else
         if (pad)
             pad_planes(p, n0, xp, hp, wp, 0, planes);
-        run_tiles(&cx, ti, 0, tiles);
+        run_any(&cx, chan, ti, 0, tiles);
 #endif
     }
     d2_free(xp);
+    d2_free(wt);
     atomic_fetch_add(&g_runs, 1);
     return 0;
 }

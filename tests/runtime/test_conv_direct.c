@@ -1,6 +1,6 @@
 /* test_conv_direct.c - the direct small-channel convolution against im2col + GEMM: odd
  * shapes, padding, strides, dilations, tails of channels, rows and columns, the fused bias,
- * residual and relu, and threads. */
+ * residual and relu, and threads; and the vectorised 2x2 max pooling that follows such layers. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -245,6 +245,54 @@ static void test_auto_choice(void **state)
     d2_attrs_free(&attrs);
 }
 
+/* 2x2 stride-2 max pooling (the vectorised path for LeNet's pools) against the rule it must
+ * keep: per window max(max(a0, a1), max(b0, b1)) with max(p, q) = p > q ? p : q, so NaN
+ * follows the same operands; odd sizes, widths past 16 and 32 outputs, one and two threads. */
+static void test_pool_max2(void **state)
+{
+    (void)state;
+    static const int64_t shapes[][4] = {
+        {32, 6, 28, 28}, {32, 16, 10, 10}, {1, 1, 2, 2}, {2, 3, 7, 9},
+        {1, 2, 5, 66}, {3, 1, 4, 33}, {1, 4, 6, 97},
+    };
+    d2_err err = {0};
+    d2_attrs attrs;
+    assert_int_equal(d2_attrs_parse(d2_op_def(D2_OP_pool2d),
+                                    "pooling_type = \"max\", ksize = [2, 2], strides = [2, 2]",
+                                    &attrs, &err),
+                     0);
+    for (int nt = 1; nt <= 2; nt++) {
+        d2_gemm_set_threads(nt);
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+            d2_tensor *x = filled(4, shapes[i], 200 + (unsigned)i), *out = NULL;
+            float *xp = d2_tensor_data(x);
+            xp[3] = NAN; /* a NaN in the first window's second column */
+            assert_int_equal(d2_op_run(NULL, D2_OP_pool2d, &attrs, &x, 1, &out, 1, &err), 0);
+            int64_t h = shapes[i][2], w = shapes[i][3], oh = h / 2, ow = w / 2;
+            assert_int_equal(out->shape[2], oh);
+            assert_int_equal(out->shape[3], ow);
+            const float *y = d2_tensor_data(out);
+            for (int64_t p = 0; p < shapes[i][0] * shapes[i][1]; p++)
+                for (int64_t r = 0; r < oh; r++)
+                    for (int64_t c = 0; c < ow; c++) {
+                        const float *a = xp + p * h * w + 2 * r * w + 2 * c, *b = a + w;
+                        float u = a[0] > a[1] ? a[0] : a[1], v = b[0] > b[1] ? b[0] : b[1];
+                        float e = u > v ? u : v, g = y[(p * oh + r) * ow + c];
+                        if (memcmp(&e, &g, sizeof e) != 0)
+                            fail_msg("pool2d x[%lld,%lld,%lld,%lld] at plane %lld (%lld, %lld): "
+                                     "%g, expected %g",
+                                     (long long)shapes[i][0], (long long)shapes[i][1],
+                                     (long long)h, (long long)w, (long long)p, (long long)r,
+                                     (long long)c, (double)g, (double)e);
+                    }
+            d2_tensor_unref(out);
+            d2_tensor_unref(x);
+        }
+    }
+    d2_gemm_set_threads(0);
+    d2_attrs_free(&attrs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -252,6 +300,7 @@ int main(void)
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_declines),
         cmocka_unit_test(test_auto_choice),
+        cmocka_unit_test(test_pool_max2),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
