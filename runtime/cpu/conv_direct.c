@@ -74,8 +74,8 @@ typedef struct {
 
 /* One tile: output channels oc0.. (O of them), rows r0.. (R), columns ow0.. (V vectors under
  * masks mk). Channels and rows past the end repeat the last one and are not stored. */
-#define DEFINE_TILE(O, R, V)                                                                      \
-    CD_ATTR static void tile_##O##_##R##_##V(const cd_ctx *cx, const float *xn, float *yn,        \
+#define DEFINE_TILE(O, R, V, K, NAME)                                                             \
+    CD_ATTR static void NAME(const cd_ctx *cx, const float *xn, float *yn,                        \
                                              const float *rn, int64_t oc0, int64_t r0,           \
                                              int64_t ow0, const __mmask16 *mk)                   \
     {                                                                                             \
@@ -101,7 +101,9 @@ typedef struct {
         for (int64_t c = 0; c < p->c; c++)                                                        \
             for (int64_t kh = 0; kh < p->kh; kh++) {                                              \
                 int64_t off0 = c * cx->plane + kh * p->dh * cx->ld;                               \
-                for (int64_t kw = 0; kw < p->kw; kw++, wi++) {                                    \
+                /* K > 0: the kernel width, known here, so that the loop unrolls */           \
+                _Pragma("GCC unroll 8") for (int64_t kw = 0; kw < (K > 0 ? K : p->kw); kw++, wi++) \
+                {                                                                                 \
                     int64_t off = off0 + kw * p->dw;                                              \
                     __m512 xv[R][V];                                                              \
                     _Pragma("GCC unroll 16") for (int r = 0; r < R; r++)                          \
@@ -140,26 +142,54 @@ typedef struct {
     }
 
 /* Tile shapes: at most 24 accumulators, leaving registers for R*V inputs and a weight. */
-DEFINE_TILE(8, 3, 1)
-DEFINE_TILE(6, 4, 1)
-DEFINE_TILE(4, 6, 1)
-DEFINE_TILE(6, 2, 2)
-DEFINE_TILE(4, 3, 2)
-DEFINE_TILE(3, 4, 2)
-DEFINE_TILE(4, 2, 3)
-DEFINE_TILE(2, 4, 3)
-DEFINE_TILE(3, 2, 4)
-DEFINE_TILE(2, 3, 4)
+DEFINE_TILE(8, 3, 1, 0, tile_8_3_1)
+DEFINE_TILE(8, 3, 1, 3, tile_8_3_1_k3)
+DEFINE_TILE(8, 3, 1, 5, tile_8_3_1_k5)
+DEFINE_TILE(6, 4, 1, 0, tile_6_4_1)
+DEFINE_TILE(6, 4, 1, 3, tile_6_4_1_k3)
+DEFINE_TILE(6, 4, 1, 5, tile_6_4_1_k5)
+DEFINE_TILE(4, 6, 1, 0, tile_4_6_1)
+DEFINE_TILE(4, 6, 1, 3, tile_4_6_1_k3)
+DEFINE_TILE(4, 6, 1, 5, tile_4_6_1_k5)
+DEFINE_TILE(6, 2, 2, 0, tile_6_2_2)
+DEFINE_TILE(6, 2, 2, 3, tile_6_2_2_k3)
+DEFINE_TILE(6, 2, 2, 5, tile_6_2_2_k5)
+DEFINE_TILE(4, 3, 2, 0, tile_4_3_2)
+DEFINE_TILE(4, 3, 2, 3, tile_4_3_2_k3)
+DEFINE_TILE(4, 3, 2, 5, tile_4_3_2_k5)
+DEFINE_TILE(3, 4, 2, 0, tile_3_4_2)
+DEFINE_TILE(3, 4, 2, 3, tile_3_4_2_k3)
+DEFINE_TILE(3, 4, 2, 5, tile_3_4_2_k5)
+DEFINE_TILE(4, 2, 3, 0, tile_4_2_3)
+DEFINE_TILE(4, 2, 3, 3, tile_4_2_3_k3)
+DEFINE_TILE(4, 2, 3, 5, tile_4_2_3_k5)
+DEFINE_TILE(2, 4, 3, 0, tile_2_4_3)
+DEFINE_TILE(2, 4, 3, 3, tile_2_4_3_k3)
+DEFINE_TILE(2, 4, 3, 5, tile_2_4_3_k5)
+DEFINE_TILE(3, 2, 4, 0, tile_3_2_4)
+DEFINE_TILE(3, 2, 4, 3, tile_3_2_4_k3)
+DEFINE_TILE(3, 2, 4, 5, tile_3_2_4_k5)
+DEFINE_TILE(2, 3, 4, 0, tile_2_3_4)
+DEFINE_TILE(2, 3, 4, 3, tile_2_3_4_k3)
+DEFINE_TILE(2, 3, 4, 5, tile_2_3_4_k5)
 
 typedef void (*tile_fn)(const cd_ctx *, const float *, float *, const float *, int64_t, int64_t,
                         int64_t, const __mmask16 *);
+/* per shape: any kernel width, and kernel widths 3 and 5 */
 static const struct {
     int o, r, v;
-    tile_fn fn;
+    tile_fn fn, fn3, fn5;
 } TILES[] = {
-    {8, 3, 1, tile_8_3_1}, {6, 4, 1, tile_6_4_1}, {4, 6, 1, tile_4_6_1}, {6, 2, 2, tile_6_2_2},
-    {4, 3, 2, tile_4_3_2}, {3, 4, 2, tile_3_4_2}, {4, 2, 3, tile_4_2_3}, {2, 4, 3, tile_2_4_3},
-    {3, 2, 4, tile_3_2_4}, {2, 3, 4, tile_2_3_4},
+    {8, 3, 1, tile_8_3_1, tile_8_3_1_k3, tile_8_3_1_k5},
+    {6, 4, 1, tile_6_4_1, tile_6_4_1_k3, tile_6_4_1_k5},
+    {4, 6, 1, tile_4_6_1, tile_4_6_1_k3, tile_4_6_1_k5},
+    {6, 2, 2, tile_6_2_2, tile_6_2_2_k3, tile_6_2_2_k5},
+    {4, 3, 2, tile_4_3_2, tile_4_3_2_k3, tile_4_3_2_k5},
+    {3, 4, 2, tile_3_4_2, tile_3_4_2_k3, tile_3_4_2_k5},
+    {4, 2, 3, tile_4_2_3, tile_4_2_3_k3, tile_4_2_3_k5},
+    {2, 4, 3, tile_2_4_3, tile_2_4_3_k3, tile_2_4_3_k5},
+    {3, 2, 4, tile_3_2_4, tile_3_2_4_k3, tile_3_2_4_k5},
+    {2, 3, 4, tile_2_3_4, tile_2_3_4_k3, tile_2_3_4_k5},
 };
 
 /* The tile shape that wastes least on this layer's channel, row and column tails (ties: the
@@ -187,8 +217,8 @@ static int pick_tile(const d2_conv_direct *p)
  * column) one vector of 16 weights (cx->wt, zero past oc) is multiplied by R*W broadcast
  * inputs. The columns past the end read the padded buffer's slack and are not stored; the
  * tile goes through a small buffer to the NCHW output, adding the residual and relu there. */
-#define DEFINE_CTILE(R, W)                                                                        \
-    CD_ATTR static void ctile_##R##_##W(const cd_ctx *cx, const float *xn, float *yn,             \
+#define DEFINE_CTILE(R, W, K, NAME)                                                               \
+    CD_ATTR static void NAME(const cd_ctx *cx, const float *xn, float *yn,                        \
                                         const float *rn, int64_t oc0, int64_t r0, int64_t ow0)    \
     {                                                                                             \
         const d2_conv_direct *p = cx->p;                                                          \
@@ -207,17 +237,40 @@ static int pick_tile(const d2_conv_direct *p)
             xr[r] = xn + row * p->sh * cx->ld + ow0;                                              \
         }                                                                                         \
         const float *wp = cx->wt + oc0;                                                           \
-        for (int64_t c = 0; c < p->c; c++)                                                        \
-            for (int64_t kh = 0; kh < p->kh; kh++) {                                              \
-                int64_t off0 = c * cx->plane + kh * p->dh * cx->ld;                               \
-                for (int64_t kw = 0; kw < p->kw; kw++, wp += cx->ocp) {                           \
-                    int64_t off = off0 + kw * p->dw;                                              \
-                    __m512 wv = _mm512_loadu_ps(wp);                                              \
-                    _Pragma("GCC unroll 8") for (int r = 0; r < R; r++)                           \
-                        _Pragma("GCC unroll 16") for (int j = 0; j < W; j++) acc[r][j] =         \
-                            _mm512_fmadd_ps(_mm512_set1_ps(xr[r][off + j]), wv, acc[r][j]);       \
+        if (K == 0) {                                                                             \
+            for (int64_t c = 0; c < p->c; c++)                                                    \
+                for (int64_t kh = 0; kh < p->kh; kh++) {                                          \
+                    int64_t off0 = c * cx->plane + kh * p->dh * cx->ld;                           \
+                    for (int64_t kw = 0; kw < p->kw; kw++, wp += cx->ocp) {                       \
+                        int64_t off = off0 + kw * p->dw;                                          \
+                        __m512 wv = _mm512_loadu_ps(wp);                                          \
+                        _Pragma("GCC unroll 8") for (int r = 0; r < R; r++)                       \
+                            _Pragma("GCC unroll 16") for (int j = 0; j < W; j++) acc[r][j] =     \
+                                _mm512_fmadd_ps(_mm512_set1_ps(xr[r][off + j]), wv, acc[r][j]);   \
+                    }                                                                             \
                 }                                                                                 \
-            }                                                                                     \
+        } else {                                                                                  \
+            /* kw = K, dilation 1: each input broadcast once per kernel row serves the K      \
+             * outputs it reaches (each output still sums in kw order), K weight vectors held */ \
+            for (int64_t c = 0; c < p->c; c++)                                                    \
+                for (int64_t kh = 0; kh < p->kh; kh++, wp += (K > 0 ? K : 1) * cx->ocp) {        \
+                    int64_t off = c * cx->plane + kh * p->dh * cx->ld;                            \
+                    __m512 wv[K > 0 ? K : 1];                                                     \
+                    _Pragma("GCC unroll 8") for (int kw = 0; kw < K; kw++) wv[kw] =              \
+                        _mm512_loadu_ps(wp + kw * cx->ocp);                                       \
+                    _Pragma("GCC unroll 8") for (int r = 0; r < R; r++)                           \
+                        _Pragma("GCC unroll 24") for (int q = 0; q < W + K - 1; q++)              \
+                        {                                                                         \
+                            __m512 bx = _mm512_set1_ps(xr[r][off + q]);                           \
+                            _Pragma("GCC unroll 8") for (int kw = 0; kw < K; kw++)                \
+                            {                                                                     \
+                                int j = q - kw;                                                   \
+                                if (j >= 0 && j < W)                                              \
+                                    acc[r][j] = _mm512_fmadd_ps(bx, wv[kw], acc[r][j]);           \
+                            }                                                                     \
+                        }                                                                         \
+                }                                                                                 \
+        }                                                                                         \
         float buf[R][W][16] __attribute__((aligned(64)));                                         \
         _Pragma("GCC unroll 8") for (int r = 0; r < R; r++)                                       \
             _Pragma("GCC unroll 16") for (int j = 0; j < W; j++)                                 \
@@ -241,23 +294,46 @@ static int pick_tile(const d2_conv_direct *p)
             }                                                                                     \
     }
 
-DEFINE_CTILE(1, 16)
-DEFINE_CTILE(2, 12)
-DEFINE_CTILE(2, 10)
-DEFINE_CTILE(3, 8)
-DEFINE_CTILE(3, 7)
-DEFINE_CTILE(4, 6)
-DEFINE_CTILE(4, 5)
-DEFINE_CTILE(6, 4)
+DEFINE_CTILE(1, 16, 0, ctile_1_16)
+DEFINE_CTILE(1, 16, 3, ctile_1_16_k3)
+DEFINE_CTILE(1, 16, 5, ctile_1_16_k5)
+DEFINE_CTILE(2, 12, 0, ctile_2_12)
+DEFINE_CTILE(2, 12, 3, ctile_2_12_k3)
+DEFINE_CTILE(2, 12, 5, ctile_2_12_k5)
+DEFINE_CTILE(2, 10, 0, ctile_2_10)
+DEFINE_CTILE(2, 10, 3, ctile_2_10_k3)
+DEFINE_CTILE(2, 10, 5, ctile_2_10_k5)
+DEFINE_CTILE(3, 8, 0, ctile_3_8)
+DEFINE_CTILE(3, 8, 3, ctile_3_8_k3)
+DEFINE_CTILE(3, 8, 5, ctile_3_8_k5)
+DEFINE_CTILE(3, 7, 0, ctile_3_7)
+DEFINE_CTILE(3, 7, 3, ctile_3_7_k3)
+DEFINE_CTILE(3, 7, 5, ctile_3_7_k5)
+DEFINE_CTILE(4, 6, 0, ctile_4_6)
+DEFINE_CTILE(4, 6, 3, ctile_4_6_k3)
+DEFINE_CTILE(4, 6, 5, ctile_4_6_k5)
+DEFINE_CTILE(4, 5, 0, ctile_4_5)
+DEFINE_CTILE(4, 5, 3, ctile_4_5_k3)
+DEFINE_CTILE(4, 5, 5, ctile_4_5_k5)
+DEFINE_CTILE(6, 4, 0, ctile_6_4)
+DEFINE_CTILE(6, 4, 3, ctile_6_4_k3)
+DEFINE_CTILE(6, 4, 5, ctile_6_4_k5)
 
 typedef void (*ctile_fn)(const cd_ctx *, const float *, float *, const float *, int64_t, int64_t,
                          int64_t);
+/* per shape: any kernel width, and kernel widths 3 and 5 without dilation */
 static const struct {
     int r, w;
-    ctile_fn fn;
+    ctile_fn fn, fn3, fn5;
 } CTILES[] = {
-    {1, 16, ctile_1_16}, {2, 12, ctile_2_12}, {2, 10, ctile_2_10}, {3, 8, ctile_3_8},
-    {3, 7, ctile_3_7},   {4, 6, ctile_4_6},   {4, 5, ctile_4_5},   {6, 4, ctile_6_4},
+    {1, 16, ctile_1_16, ctile_1_16_k3, ctile_1_16_k5},
+    {2, 12, ctile_2_12, ctile_2_12_k3, ctile_2_12_k5},
+    {2, 10, ctile_2_10, ctile_2_10_k3, ctile_2_10_k5},
+    {3, 8, ctile_3_8, ctile_3_8_k3, ctile_3_8_k5},
+    {3, 7, ctile_3_7, ctile_3_7_k3, ctile_3_7_k5},
+    {4, 6, ctile_4_6, ctile_4_6_k3, ctile_4_6_k5},
+    {4, 5, ctile_4_5, ctile_4_5_k3, ctile_4_5_k5},
+    {6, 4, ctile_6_4, ctile_6_4_k3, ctile_6_4_k5},
 };
 #define CTILE_SLACK 16 /* columns a channel tile may read past a row's end */
 
@@ -284,37 +360,57 @@ CD_ATTR static void run_ctiles(const cd_ctx *cx, int ti, int64_t t0, int64_t t1)
 {
     const d2_conv_direct *p = cx->p;
     int r = CTILES[ti].r, w = CTILES[ti].w;
+    ctile_fn fn = p->dw == 1 && p->kw == 3 ? CTILES[ti].fn3
+                  : p->dw == 1 && p->kw == 5 ? CTILES[ti].fn5 : CTILES[ti].fn;
+    if (t0 >= t1)
+        return;
+    int64_t cb = t0 % cx->n_cb, rest = t0 / cx->n_cb;
+    int64_t rb = rest % cx->n_rb;
+    rest /= cx->n_rb;
+    int64_t ob = rest % cx->n_ob, n = rest / cx->n_ob;
     for (int64_t t = t0; t < t1; t++) {
-        int64_t cb = t % cx->n_cb, rest = t / cx->n_cb;
-        int64_t rb = rest % cx->n_rb;
-        rest /= cx->n_rb;
-        int64_t ob = rest % cx->n_ob, n = rest / cx->n_ob;
         size_t yo = (size_t)((cx->n0 + n) * p->oc * p->oh * p->ow);
-        CTILES[ti].fn(cx, cx->xs + n * cx->img, p->y + yo, p->res ? p->res + yo : NULL, ob * 16,
+        fn(cx, cx->xs + n * cx->img, p->y + yo, p->res ? p->res + yo : NULL, ob * 16,
                       rb * r, cb * w);
+        if (++cb == cx->n_cb) {
+            cb = 0;
+            if (++rb == cx->n_rb) {
+                rb = 0;
+                if (++ob == cx->n_ob) {
+                    ob = 0;
+                    n++;
+                }
+            }
+        }
     }
 }
 
 /* Copies channel planes [q0, q1) of the chunk (q = image * c + channel) into the padded buffer
  * xp: rows of ld = WP elements, hp rows per plane, zeros outside the input. */
-static void pad_planes(const d2_conv_direct *p, int64_t n0, float *xp, int64_t hp, int64_t wp,
-                       int64_t q0, int64_t q1)
+CD_ATTR static void pad_planes(const d2_conv_direct *p, int64_t n0, float *xp, int64_t hp,
+                               int64_t wp, int64_t q0, int64_t q1)
 {
     int64_t lo = p->pl < wp ? p->pl : wp, hi = p->pl + p->w < wp ? p->pl + p->w : wp;
+    __m512 zero = _mm512_setzero_ps();
+    /* rows are short (tens of elements): masked vector stores, not calls into libc */
     for (int64_t q = q0; q < q1; q++) {
         const float *src = p->x + (n0 * p->c + q) * p->h * p->w;
         float *dst = xp + q * hp * wp;
         for (int64_t r = 0; r < hp; r++) {
             float *d = dst + r * wp;
             int64_t ih = r - p->pt;
-            if (ih < 0 || ih >= p->h) {
-                memset(d, 0, (size_t)wp * sizeof *d);
-                continue;
+            for (int64_t j = 0; j < wp; j += 16) {
+                int64_t n = wp - j < 16 ? wp - j : 16;
+                _mm512_mask_storeu_ps(d + j, (__mmask16)((1u << n) - 1), zero);
             }
-            memset(d, 0, (size_t)lo * sizeof *d);
-            if (hi > lo)
-                memcpy(d + lo, src + ih * p->w + (lo - p->pl), (size_t)(hi - lo) * sizeof *d);
-            memset(d + hi, 0, (size_t)(wp - hi) * sizeof *d);
+            if (ih < 0 || ih >= p->h)
+                continue;
+            const float *s = src + ih * p->w + (lo - p->pl);
+            for (int64_t j = lo; j < hi; j += 16) {
+                int64_t n = hi - j < 16 ? hi - j : 16;
+                __mmask16 m = (__mmask16)((1u << n) - 1);
+                _mm512_mask_storeu_ps(d + j, m, _mm512_maskz_loadu_ps(m, s + (j - lo)));
+            }
         }
     }
 }
@@ -324,20 +420,46 @@ CD_ATTR static void run_tiles(const cd_ctx *cx, int ti, int64_t t0, int64_t t1)
 {
     const d2_conv_direct *p = cx->p;
     int o = TILES[ti].o, r = TILES[ti].r, v = TILES[ti].v;
+    tile_fn fn = p->kw == 3 ? TILES[ti].fn3 : p->kw == 5 ? TILES[ti].fn5 : TILES[ti].fn;
+    if (t0 >= t1)
+        return;
+    /* the first tile's coordinates; later ones step through them without dividing */
+    int64_t cb = t0 % cx->n_cb, rest = t0 / cx->n_cb;
+    int64_t rb = rest % cx->n_rb;
+    rest /= cx->n_rb;
+    int64_t ob = rest % cx->n_ob, n = rest / cx->n_ob;
+    __mmask16 masks[64][4]; /* per column chunk; chunks past 64 compute theirs */
+    for (int64_t c = 0; c < cx->n_cb && c < 64; c++)
+        for (int j = 0; j < v; j++) {
+            int64_t left = p->ow - c * 16 * v - 16 * j;
+            masks[c][j] = left >= 16 ? (__mmask16)0xFFFF
+                                     : left <= 0 ? 0 : (__mmask16)((1u << left) - 1);
+        }
     for (int64_t t = t0; t < t1; t++) {
-        int64_t cb = t % cx->n_cb, rest = t / cx->n_cb;
-        int64_t rb = rest % cx->n_rb;
-        rest /= cx->n_rb;
-        int64_t ob = rest % cx->n_ob, n = rest / cx->n_ob;
         int64_t ow0 = cb * 16 * v;
         __mmask16 mk[4];
-        for (int j = 0; j < v; j++) {
-            int64_t left = p->ow - ow0 - 16 * j;
-            mk[j] = left >= 16 ? (__mmask16)0xFFFF : left <= 0 ? 0 : (__mmask16)((1u << left) - 1);
+        const __mmask16 *m = masks[cb < 64 ? cb : 0];
+        if (cb >= 64) {
+            for (int j = 0; j < v; j++) {
+                int64_t left = p->ow - ow0 - 16 * j;
+                mk[j] = left >= 16 ? (__mmask16)0xFFFF
+                                   : left <= 0 ? 0 : (__mmask16)((1u << left) - 1);
+            }
+            m = mk;
         }
         size_t yo = (size_t)((cx->n0 + n) * p->oc * p->oh * p->ow);
-        TILES[ti].fn(cx, cx->xs + n * cx->img, p->y + yo, p->res ? p->res + yo : NULL, ob * o,
-                     rb * r, ow0, mk);
+        fn(cx, cx->xs + n * cx->img, p->y + yo, p->res ? p->res + yo : NULL, ob * o,
+                     rb * r, ow0, m);
+        if (++cb == cx->n_cb) {
+            cb = 0;
+            if (++rb == cx->n_rb) {
+                rb = 0;
+                if (++ob == cx->n_ob) {
+                    ob = 0;
+                    n++;
+                }
+            }
+        }
     }
 }
 

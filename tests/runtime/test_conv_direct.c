@@ -79,6 +79,10 @@ static const conv_case CASES[] = {
     {2, 6, 11, 8, 3, 3, 3, "padding_algorithm = \"VALID\"", true, false, true},
     {1, 3, 4, 4, 2, 5, 5, "paddings = [3, 3]", true, true, true},
     {1, 2, 1, 1, 3, 1, 1, "", true, false, false},
+    /* channel tiles with kernel widths 3 and 5 (the unrolled kernels), two channel blocks */
+    {2, 4, 12, 12, 16, 3, 3, "paddings = [1, 1]", true, true, true},
+    {1, 3, 9, 9, 32, 5, 5, "strides = [2, 1], paddings = [0, 2]", true, false, true},
+    {3, 2, 8, 7, 24, 5, 5, "paddings = [2, 2]", false, true, false},
     /* batch 1 and more input channels than the automatic choice takes */
     {1, 16, 9, 9, 8, 3, 3, "paddings = [1, 1]", true, false, true},
 };
