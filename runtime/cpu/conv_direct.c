@@ -68,9 +68,16 @@ typedef struct {
     int64_t ld, plane, img;
     int64_t n0;                   /* the chunk's first image */
     int64_t n_ob, n_rb, n_cb;     /* tiles per image along channels, rows, column chunks */
+    const float *last;            /* the last image's copy, read instead of xs (or NULL) */
     const float *wt;              /* channel tiles: the weights as [c, kh, kw, ocp] */
     int64_t ocp;                  /* oc rounded up to 16 */
 } cd_ctx;
+
+/* The input of the chunk's image n. */
+static inline const float *image(const cd_ctx *cx, int64_t n)
+{
+    return cx->last && cx->n0 + n == cx->p->n - 1 ? cx->last : cx->xs + n * cx->img;
+}
 
 /* One tile: output channels oc0.. (O of them), rows r0.. (R), columns ow0.. (V vectors under
  * masks mk). Channels and rows past the end repeat the last one and are not stored. */
@@ -370,7 +377,7 @@ CD_ATTR static void run_ctiles(const cd_ctx *cx, int ti, int64_t t0, int64_t t1)
     int64_t ob = rest % cx->n_ob, n = rest / cx->n_ob;
     for (int64_t t = t0; t < t1; t++) {
         size_t yo = (size_t)((cx->n0 + n) * p->oc * p->oh * p->ow);
-        fn(cx, cx->xs + n * cx->img, p->y + yo, p->res ? p->res + yo : NULL, ob * 16,
+        fn(cx, image(cx, n), p->y + yo, p->res ? p->res + yo : NULL, ob * 16,
                       rb * r, cb * w);
         if (++cb == cx->n_cb) {
             cb = 0;
@@ -448,7 +455,7 @@ CD_ATTR static void run_tiles(const cd_ctx *cx, int ti, int64_t t0, int64_t t1)
             m = mk;
         }
         size_t yo = (size_t)((cx->n0 + n) * p->oc * p->oh * p->ow);
-        fn(cx, cx->xs + n * cx->img, p->y + yo, p->res ? p->res + yo : NULL, ob * o,
+        fn(cx, image(cx, n), p->y + yo, p->res ? p->res + yo : NULL, ob * o,
                      rb * r, ow0, m);
         if (++cb == cx->n_cb) {
             cb = 0;
@@ -502,7 +509,10 @@ int d2_conv_direct_f32(const d2_conv_direct *p, int nt, d2_err *err)
     bool chan = channel_tiles(p);
     int64_t hp = (p->oh - 1) * p->sh + (p->kh - 1) * p->dh + 1;
     int64_t wp = p->ow + (p->kw - 1) * p->dw;
-    bool pad = chan || p->pt > 0 || p->pl > 0 || hp > p->h || wp > p->w;
+    /* without padding the images are read in place, but channel tiles read up to
+     * CTILE_SLACK past a row's end: the last image is read from a copy followed by that */
+    bool pad = p->pt > 0 || p->pl > 0 || hp > p->h || wp > p->w;
+    bool copy_last = chan && !pad;
     int64_t plane = pad ? hp * wp : p->h * p->w;
     int64_t kk = p->c * p->kh * p->kw, ocp = (p->oc + 15) / 16 * 16;
     if (plane > CHUNK_FLOATS || p->c > CHUNK_FLOATS / plane || kk > CHUNK_FLOATS / ocp)
@@ -512,7 +522,8 @@ int d2_conv_direct_f32(const d2_conv_direct *p, int nt, d2_err *err)
     if (nb > p->n)
         nb = p->n;
     float *xp = NULL, *wt = NULL;
-    if ((pad && !(xp = d2_malloc((size_t)(nb * img + CTILE_SLACK) * sizeof *xp))) ||
+    if (((pad || copy_last) &&
+         !(xp = d2_malloc((size_t)((pad ? nb : 1) * img + CTILE_SLACK) * sizeof *xp))) ||
         (chan && !(wt = d2_malloc((size_t)(kk * ocp) * sizeof *wt)))) {
         d2_free(xp);
         return d2_err_set(err, D2_ERR_NOMEM, "conv2d: out of memory for the direct kernel");
@@ -524,7 +535,9 @@ int d2_conv_direct_f32(const d2_conv_direct *p, int nt, d2_err *err)
         for (int64_t q = 0; q < kk; q++)
             for (int64_t o = 0; o < ocp; o++)
                 wt[q * ocp + o] = o < p->oc ? p->wt[o * kk + q] : 0.0f;
-        memset(xp + nb * img, 0, CTILE_SLACK * sizeof *xp);
+        memset(xp + (pad ? nb : 1) * img, 0, CTILE_SLACK * sizeof *xp);
+        if (copy_last)
+            memcpy(xp, p->x + (p->n - 1) * img, (size_t)img * sizeof *xp);
         ti = pick_ctile(p);
         n_ob = ocp / 16;
         n_rb = (p->oh + CTILES[ti].r - 1) / CTILES[ti].r;
@@ -547,6 +560,7 @@ int d2_conv_direct_f32(const d2_conv_direct *p, int nt, d2_err *err)
                      .n_ob = n_ob,
                      .n_rb = n_rb,
                      .n_cb = n_cb,
+                     .last = copy_last ? xp : NULL,
                      .wt = wt,
                      .ocp = ocp};
         int64_t planes = cnt * p->c, tiles = cnt * n_ob * n_rb * n_cb;
