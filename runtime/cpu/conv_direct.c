@@ -6,10 +6,10 @@
  * output tile of O channels x R rows x V*16 columns lives in O*R*V AVX-512 registers: per
  * (input channel, kernel row, kernel column), R*V vectors of the input are loaded once and
  * multiplied by O broadcast weights. The input is copied once into a zero-padded buffer
- * so that the inner loop has no bounds checks; the bias starts the accumulators, and the
- * residual and relu are applied as the tile is stored. Threads split the tiles of a batch.
+ * so that the inner loop has no bounds checks; the bias, the residual and relu are applied
+ * as the tile is stored. Threads split the tiles of a batch.
  * Each output element sums its products in (channel, kernel row, kernel column) order with
- * fused multiply-adds, starting from the bias. */
+ * fused multiply-adds from zero, then adds the bias, as a GEMM's epilogue (and Paddle) does. */
 #include "conv_direct.h"
 
 #include <stdatomic.h>
@@ -94,9 +94,9 @@ static inline const float *image(const cd_ctx *cx, int64_t n)
         {                                                                                         \
             int64_t oc = oc0 + o < p->oc ? oc0 + o : p->oc - 1;                                   \
             wo[o] = p->wt + oc * kk;                                                              \
-            __m512 b = p->bias ? _mm512_set1_ps(p->bias[oc]) : _mm512_setzero_ps();               \
             _Pragma("GCC unroll 16") for (int r = 0; r < R; r++)                                  \
-                _Pragma("GCC unroll 4") for (int v = 0; v < V; v++) acc[o][r][v] = b;            \
+                _Pragma("GCC unroll 4") for (int v = 0; v < V; v++) acc[o][r][v] =               \
+                    _mm512_setzero_ps();                                                          \
         }                                                                                         \
         const float *xr[R];                                                                       \
         _Pragma("GCC unroll 16") for (int r = 0; r < R; r++)                                      \
@@ -135,9 +135,10 @@ static inline const float *image(const cd_ctx *cx, int64_t n)
                 if (r0 + r >= p->oh)                                                              \
                     break;                                                                        \
                 int64_t at = ((oc0 + o) * p->oh + r0 + r) * p->ow + ow0;                          \
+                __m512 b = p->bias ? _mm512_set1_ps(p->bias[oc0 + o]) : _mm512_setzero_ps();      \
                 _Pragma("GCC unroll 4") for (int v = 0; v < V; v++)                               \
                 {                                                                                 \
-                    __m512 a = acc[o][r][v];                                                      \
+                    __m512 a = p->bias ? _mm512_add_ps(acc[o][r][v], b) : acc[o][r][v];           \
                     if (rn)                                                                       \
                         a = _mm512_add_ps(a, _mm512_maskz_loadu_ps(mk[v], rn + at + 16 * v));     \
                     if (p->relu)                                                                  \
@@ -230,13 +231,8 @@ static int pick_tile(const d2_conv_direct *p)
     {                                                                                             \
         const d2_conv_direct *p = cx->p;                                                          \
         __m512 acc[R][W];                                                                         \
-        __m512 b = p->bias ? _mm512_maskz_loadu_ps(                                              \
-                                 p->oc - oc0 >= 16 ? (__mmask16)0xFFFF                            \
-                                                   : (__mmask16)((1u << (p->oc - oc0)) - 1),      \
-                                 p->bias + oc0)                                                   \
-                           : _mm512_setzero_ps();                                                 \
         _Pragma("GCC unroll 8") for (int r = 0; r < R; r++)                                       \
-            _Pragma("GCC unroll 16") for (int j = 0; j < W; j++) acc[r][j] = b;                  \
+            _Pragma("GCC unroll 16") for (int j = 0; j < W; j++) acc[r][j] = _mm512_setzero_ps(); \
         const float *xr[R];                                                                       \
         _Pragma("GCC unroll 8") for (int r = 0; r < R; r++)                                       \
         {                                                                                         \
@@ -293,6 +289,8 @@ static int pick_tile(const d2_conv_direct *p)
             for (int64_t r = 0; r < nr; r++) {                                                    \
                 int64_t at = ((oc0 + o) * p->oh + r0 + r) * p->ow + ow0;                          \
                 __m512 v = _mm512_mask_i32gather_ps(zero, mj, idx, &buf[r][0][o], 4);             \
+                if (p->bias)                                                                      \
+                    v = _mm512_add_ps(v, _mm512_set1_ps(p->bias[oc0 + o]));                       \
                 if (rn)                                                                           \
                     v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mj, rn + at));                     \
                 if (p->relu)                                                                      \

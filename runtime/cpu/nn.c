@@ -426,8 +426,10 @@ static int conv_forward(d2_kctx *k, d2_tensor *x, d2_tensor *wt, d2_tensor *b, d
     int64_t kdim = cg * kh * kw;
     char *od = d2_tensor_data(out);
     const char *xd = d2_tensor_data(x), *wd = d2_tensor_data(wt);
-    if (dt == D2_F32 && kdim > 0 && groups == 1 && g.sw == 1) {
-        /* few input channels: the direct kernel where measured faster (conv_direct.c) */
+    if (dt == D2_F32 && kdim > 0 && groups == 1 && g.sw == 1 &&
+        d2_dnnl_get_mode() != D2_DNNL_ALWAYS) {
+        /* few input channels: the direct kernel where measured faster (conv_direct.c), unless
+         * oneDNN is asked for every shape */
         d2_conv_direct cd = {nn, c, h, w, oc, kh, kw, oh, ow, g.sh, g.dh, g.dw, g.pt, g.pl,
                              (const float *)xd, (const float *)wd,
                              b ? d2_tensor_data(b) : NULL, res ? d2_tensor_data(res) : NULL,
