@@ -572,11 +572,19 @@ int d2_conv_direct_f32(const d2_conv_direct *p, int nt, d2_err *err)
 #pragma omp parallel num_threads(nt)
         {
             int id = omp_get_thread_num(), k = omp_get_num_threads();
-            if (pad) {
-                pad_planes(p, n0, xp, hp, wp, planes * id / k, planes * (id + 1) / k);
+            if (cnt >= k) {
+                /* whole images per thread: each pads only what its own tiles read */
+                int64_t i0 = cnt * id / k, i1 = cnt * (id + 1) / k, per = tiles / cnt;
+                if (pad)
+                    pad_planes(p, n0, xp, hp, wp, i0 * p->c, i1 * p->c);
+                run_any(&cx, chan, ti, i0 * per, i1 * per);
+            } else {
+                if (pad) {
+                    pad_planes(p, n0, xp, hp, wp, planes * id / k, planes * (id + 1) / k);
 #pragma omp barrier
+                }
+                run_any(&cx, chan, ti, tiles * id / k, tiles * (id + 1) / k);
             }
-            run_any(&cx, chan, ti, tiles * id / k, tiles * (id + 1) / k);
         }
 #else
         if (pad)
