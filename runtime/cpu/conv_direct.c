@@ -510,6 +510,9 @@ int d2_conv_direct_f32(const d2_conv_direct *p, int nt, d2_err *err)
     /* without padding the images are read in place, but channel tiles read up to
      * CTILE_SLACK past a row's end: the last image is read from a copy followed by that */
     bool pad = p->pt > 0 || p->pl > 0 || hp > p->h || wp > p->w;
+    /* images smaller than the slack: a read past one could pass the next, the last, too */
+    if (chan && p->c * p->h * p->w < CTILE_SLACK)
+        pad = true;
     bool copy_last = chan && !pad;
     int64_t plane = pad ? hp * wp : p->h * p->w;
     int64_t kk = p->c * p->kh * p->kw, ocp = (p->oc + 15) / 16 * 16;

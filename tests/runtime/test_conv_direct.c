@@ -83,6 +83,10 @@ static const conv_case CASES[] = {
     {2, 4, 12, 12, 16, 3, 3, "paddings = [1, 1]", true, true, true},
     {1, 3, 9, 9, 32, 5, 5, "strides = [2, 1], paddings = [0, 2]", true, false, true},
     {3, 2, 8, 7, 24, 5, 5, "paddings = [2, 2]", false, true, false},
+    /* channel tiles on images smaller than the columns a tile reads past a row's end,
+     * unpadded (read in place): an overflow here shows under AddressSanitizer */
+    {2, 1, 2, 3, 16, 1, 1, "", true, false, false},
+    {3, 2, 2, 3, 16, 2, 2, "", true, true, true},
     /* batch 1 and more input channels than the automatic choice takes */
     {1, 16, 9, 9, 8, 3, 3, "paddings = [1, 1]", true, false, true},
 };
