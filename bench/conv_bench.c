@@ -6,6 +6,7 @@
  * conv2d_fused {data_format NHWC, relu} through oneDNN, what a model's conv chain runs after
  * the nhwc pass. Each oneDNN rate is also given as a percentage of the one-thread float32
  * FMA peak measured at start-up (bench/peak_fma.c: the thread's flops per CPU second). */
+#include "cpu/conv_direct.h"
 #include "cpu/dnnl.h"
 #include "ops.h"
 #include "peak.h"
@@ -38,6 +39,7 @@ typedef struct layer {
 static const layer LAYERS[] = {
     {"mnist conv1 1->6 5x5 p2", 1, 28, 28, 6, 5, 1, 2, true},
     {"mnist conv2 6->16 5x5", 6, 14, 14, 16, 5, 1, 0, true},
+    {"lenet conv1 1->6 3x3 p1", 1, 28, 28, 6, 3, 1, 1, true},
     {"resnet stem 3->16 3x3", 3, 32, 32, 16, 3, 1, 1, false},
     {"resnet l1 16->16 3x3", 16, 32, 32, 16, 3, 1, 1, false},
     {"resnet l2a 16->32 3x3 s2", 16, 32, 32, 32, 3, 2, 1, false},
@@ -49,9 +51,11 @@ static const layer LAYERS[] = {
 };
 
 /* Median CPU microseconds per conv2d op run (output allocation included). */
-static double time_op(d2_dnnl_mode mode, d2_op_id op, d2_attrs *attrs, d2_tensor **in, int n_in)
+static double time_op(d2_conv_direct_mode dmode, d2_dnnl_mode mode, d2_op_id op, d2_attrs *attrs,
+                      d2_tensor **in, int n_in)
 {
     d2_err err = {0};
+    d2_conv_direct_set_mode(dmode);
     d2_dnnl_set_mode(mode);
     d2_tensor *out = NULL;
     int reps = 0;
@@ -88,7 +92,8 @@ static d2_tensor *filled(int ndim, const int64_t *shape)
     return t;
 }
 
-/* usage: conv_bench [BATCH...] (default 1 32) */
+/* usage: conv_bench [BATCH...] (default 1 32); CONV_BENCH_ONLY=TEXT times only the layers
+ * whose name contains TEXT. */
 int main(int argc, char **argv)
 {
     d2_err err = {0};
@@ -109,11 +114,15 @@ int main(int argc, char **argv)
     if (argc > 1)
         for (nb = 0; nb + 1 < argc && nb < 8; nb++)
             batches[nb] = atoi(argv[nb + 1]);
-    printf("%-32s %5s %9s %9s %9s %6s %8s %5s %9s %8s %5s\n", "layer", "batch", "MMAC",
-           "im2col us", "oneDNN us", "ratio", "GFLOP/s", "%pk", "NHWC us", "GFLOP/s", "%pk");
+    printf("%-32s %5s %9s %9s %9s %6s %8s %5s %9s %8s %5s %9s %8s %5s\n", "layer", "batch",
+           "MMAC", "im2col us", "oneDNN us", "ratio", "GFLOP/s", "%pk", "NHWC us", "GFLOP/s", "%pk",
+           "direct us", "GFLOP/s", "%pk");
     for (int bi = 0; bi < nb; bi++)
         for (size_t i = 0; i < sizeof LAYERS / sizeof LAYERS[0]; i++) {
             const layer *l = &LAYERS[i];
+            const char *only = getenv("CONV_BENCH_ONLY");
+            if (only && !strstr(l->name, only))
+                continue;
             int64_t xs[4] = {batches[bi], l->c, l->h, l->w}, ws[4] = {l->oc, l->c, l->k, l->k};
             int64_t bs[1] = {l->oc};
             d2_tensor *in[3] = {filled(4, xs), filled(4, ws), l->bias ? filled(1, bs) : NULL};
@@ -134,13 +143,20 @@ int main(int argc, char **argv)
             double macs = (double)batches[bi] * (double)l->oc * (double)(o * o) *
                           (double)(l->c * l->k * l->k);
             int n_in = l->bias ? 3 : 2;
-            double ti = time_op(D2_DNNL_NEVER, D2_OP_conv2d, &attrs, in, n_in);
-            double td = time_op(D2_DNNL_ALWAYS, D2_OP_conv2d, &attrs, in, n_in);
-            double tn = time_op(D2_DNNL_ALWAYS, D2_OP_conv2d_fused, &fattrs, fin, n_in);
+            double ti = time_op(D2_CONV_DIRECT_NEVER, D2_DNNL_NEVER, D2_OP_conv2d, &attrs, in, n_in);
+            double td = time_op(D2_CONV_DIRECT_NEVER, D2_DNNL_ALWAYS, D2_OP_conv2d, &attrs, in, n_in);
+            double tn = time_op(D2_CONV_DIRECT_NEVER, D2_DNNL_ALWAYS, D2_OP_conv2d_fused, &fattrs,
+                                fin, n_in);
+            double tc = -1, gc = 0;
+            if (d2_conv_direct_available() && l->stride == 1) {
+                tc = time_op(D2_CONV_DIRECT_ALWAYS, D2_DNNL_NEVER, D2_OP_conv2d, &attrs, in, n_in);
+                gc = 2 * macs / tc / 1e3;
+            }
             double gd = 2 * macs / td / 1e3, gn = 2 * macs / tn / 1e3;
-            printf("%-32s %5d %9.3f %9.1f %9.1f %6.2f %8.1f %5.0f %9.1f %8.1f %5.0f\n", l->name,
-                   batches[bi], macs / 1e6, ti, td, ti / td, gd, 100 * gd / pk.gflops_cpu, tn, gn,
-                   100 * gn / pk.gflops_cpu);
+            printf("%-32s %5d %9.3f %9.1f %9.1f %6.2f %8.1f %5.0f %9.1f %8.1f %5.0f %9.1f %8.1f "
+                   "%5.0f\n",
+                   l->name, batches[bi], macs / 1e6, ti, td, ti / td, gd, 100 * gd / pk.gflops_cpu,
+                   tn, gn, 100 * gn / pk.gflops_cpu, tc, gc, 100 * gc / pk.gflops_cpu);
             d2_attrs_free(&attrs);
             d2_attrs_free(&fattrs);
             d2_tensor_unref(fin[0]);

@@ -1,6 +1,7 @@
 /* nn.c - CPU kernels for matmul, linear, conv2d(_transpose), pool2d, norms, embedding, dropout. */
 #include "../ops.h"
 #include "../fused_expr.h"
+#include "conv_direct.h"
 #include "dnnl.h"
 #include "gemm.h"
 #include "vecmath.h"
@@ -425,6 +426,18 @@ static int conv_forward(d2_kctx *k, d2_tensor *x, d2_tensor *wt, d2_tensor *b, d
     int64_t kdim = cg * kh * kw;
     char *od = d2_tensor_data(out);
     const char *xd = d2_tensor_data(x), *wd = d2_tensor_data(wt);
+    if (dt == D2_F32 && kdim > 0 && groups == 1 && g.sw == 1 &&
+        d2_dnnl_get_mode() != D2_DNNL_ALWAYS) {
+        /* few input channels: the direct kernel where measured faster (conv_direct.c), unless
+         * oneDNN is asked for every shape */
+        d2_conv_direct cd = {nn, c, h, w, oc, kh, kw, oh, ow, g.sh, g.dh, g.dw, g.pt, g.pl,
+                             (const float *)xd, (const float *)wd,
+                             b ? d2_tensor_data(b) : NULL, res ? d2_tensor_data(res) : NULL,
+                             (float *)od, relu};
+        int dr = d2_conv_direct_f32(&cd, d2_gemm_threads(), k->err);
+        if (dr <= 0)
+            return dr;
+    }
     if (dt == D2_F32 && kdim > 0) {
         /* oneDNN where built with it and faster for this shape (dnnl.c) */
         d2_dnnl_conv cv = {nn, c, h, w, oc, kh, kw, oh, ow, groups, g.sh, g.sw, g.dh, g.dw, g.pt,
@@ -853,6 +866,76 @@ D2_SIMD static void pool_max2_f32(const float *x, float *y, int64_t planes, int6
         }
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* pool_max2_f32 with AVX-512 on planes [p0, p1): 16 outputs from two pairs of input vectors,
+ * split into even and odd columns; max(a, b) as a > b ? a : b (vmaxps), as pool_max2_f32. */
+__attribute__((target("avx512f"))) static void
+pool_max2_avx512(const float *x, float *y, int64_t p0, int64_t p1, int64_t h, int64_t w,
+                 int64_t oh_n, int64_t ow_n)
+{
+    const __m512i ev = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i od = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    for (int64_t p = p0; p < p1; p++) {
+        const float *xp = x + p * h * w;
+        float *yp = y + p * oh_n * ow_n;
+        for (int64_t oh = 0; oh < oh_n; oh++) {
+            const float *a = xp + 2 * oh * w, *b = a + w;
+            float *yr = yp + oh * ow_n;
+            for (int64_t o0 = 0; o0 < ow_n; o0 += 16) {
+                int64_t left = ow_n - o0 < 16 ? ow_n - o0 : 16, in = 2 * left;
+                __mmask16 m0 = in >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << in) - 1);
+                __mmask16 m1 = in >= 32 ? (__mmask16)0xFFFF
+                                        : in <= 16 ? 0 : (__mmask16)((1u << (in - 16)) - 1);
+                __mmask16 mo = (__mmask16)((1u << left) - 1);
+                __m512 a0 = _mm512_maskz_loadu_ps(m0, a + 2 * o0);
+                __m512 a1 = _mm512_maskz_loadu_ps(m1, a + 2 * o0 + 16);
+                __m512 b0 = _mm512_maskz_loadu_ps(m0, b + 2 * o0);
+                __m512 b1 = _mm512_maskz_loadu_ps(m1, b + 2 * o0 + 16);
+                __m512 u = _mm512_max_ps(_mm512_permutex2var_ps(a0, ev, a1),
+                                         _mm512_permutex2var_ps(a0, od, a1));
+                __m512 v = _mm512_max_ps(_mm512_permutex2var_ps(b0, ev, b1),
+                                         _mm512_permutex2var_ps(b0, od, b1));
+                _mm512_mask_storeu_ps(yr + o0, mo, _mm512_max_ps(u, v));
+            }
+        }
+    }
+}
+
+/* 2x2 stride-2 max pooling with AVX-512 on nt threads (planes split between them); false
+ * where the CPU lacks AVX-512 (nothing written). */
+static bool pool_max2_fast(const float *x, float *y, int64_t planes, int64_t h, int64_t w,
+                           int64_t oh_n, int64_t ow_n, int nt)
+{
+    if (!d2_conv_direct_available())
+        return false;
+    if (nt > 1 && planes >= 2 * nt && planes * oh_n * ow_n >= 16384) {
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt)
+        {
+            int id = omp_get_thread_num(), k = omp_get_num_threads();
+            pool_max2_avx512(x, y, planes * id / k, planes * (id + 1) / k, h, w, oh_n, ow_n);
+        }
+        return true;
+#endif
+    }
+    pool_max2_avx512(x, y, 0, planes, h, w, oh_n, ow_n);
+    return true;
+}
+#else
+static bool pool_max2_fast(const float *x, float *y, int64_t planes, int64_t h, int64_t w,
+                           int64_t oh_n, int64_t ow_n, int nt)
+{
+    D2_UNUSED(x), D2_UNUSED(y), D2_UNUSED(planes), D2_UNUSED(h), D2_UNUSED(w);
+    D2_UNUSED(oh_n), D2_UNUSED(ow_n), D2_UNUSED(nt);
+    return false;
+}
+#endif
+
 int cpu_pool2d(d2_kctx *k)
 {
     d2_tensor *x = k->in[0], *out = k->out[0];
@@ -878,8 +961,10 @@ int cpu_pool2d(d2_kctx *k)
         return d2_err_set(k->err, D2_ERR_SHAPE, "pool2d: input has an empty spatial dimension");
     if (g.is_max && !g.adaptive && x->dtype == D2_F32 && g.kh == 2 && g.kw == 2 && g.sh == 2 &&
         g.sw == 2 && g.pt == 0 && g.pl == 0 && 2 * out->shape[2] <= h && 2 * out->shape[3] <= w) {
-        pool_max2_f32(d2_tensor_data(x), d2_tensor_data(out), planes, h, w, out->shape[2],
-                      out->shape[3]);
+        if (!pool_max2_fast(d2_tensor_data(x), d2_tensor_data(out), planes, h, w,
+                            out->shape[2], out->shape[3], d2_gemm_threads()))
+            pool_max2_f32(d2_tensor_data(x), d2_tensor_data(out), planes, h, w, out->shape[2],
+                          out->shape[3]);
         return 0;
     }
     if (g.is_max && !g.adaptive) {
