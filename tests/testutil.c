@@ -339,3 +339,31 @@ void tu_assert_shape(const d2_type *t, d2_dtype dt, int ndim, const int64_t *dim
     for (int i = 0; i < ndim; i++)
         assert_int_equal(t->shape.dims[i], dims[i]);
 }
+
+d2_tensor *tu_filled_f32(int ndim, const int64_t *shape, unsigned seed)
+{
+    d2_err err = {0};
+    d2_tensor *t = d2_tensor_new(NULL, D2_F32, ndim, shape, &err);
+    assert_non_null(t);
+    float *p = d2_tensor_data(t);
+    unsigned s = seed * 2654435761u + 12345u;
+    for (int64_t i = 0; i < d2_tensor_numel(t); i++) {
+        s = s * 1664525u + 1013904223u;
+        p[i] = (float)((s >> 8) & 0xffff) / 32768.0f - 1.0f;
+    }
+    return t;
+}
+
+double tu_max_rel_diff(const d2_tensor *a, const d2_tensor *b)
+{
+    assert_int_equal(d2_tensor_numel(a), d2_tensor_numel(b));
+    const float *pa = d2_tensor_data(a), *pb = d2_tensor_data(b);
+    double m = 0;
+    for (int64_t i = 0; i < d2_tensor_numel(a); i++) {
+        double d = fabs((double)pa[i] - (double)pb[i]) / fmax(1.0, fabs((double)pb[i]));
+        if (isnan(d))
+            return INFINITY;
+        m = d > m ? d : m;
+    }
+    return m;
+}

@@ -71,6 +71,12 @@ int tu_keep_array(void *ctx, const char *name, d2_tensor *t, d2_err *err);
 d2_tensor *tu_find_array(tu_arrays *a, const char *name);
 void tu_free_arrays(tu_arrays *a);
 
+/* A float32 tensor of the shape, filled deterministically from seed with values in [-1, 1). */
+d2_tensor *tu_filled_f32(int ndim, const int64_t *shape, unsigned seed);
+/* The largest |a - b| / max(1, |b|) over two float32 tensors of equal size; infinity where
+ * either holds a NaN. */
+double tu_max_rel_diff(const d2_tensor *a, const d2_tensor *b);
+
 /* The number after "KEY": in a JSON text; fails the test when KEY is missing. */
 double tu_json_number(const char *json, const char *key);
 

@@ -15,6 +15,7 @@
 #include "cpu/dnnl.h"
 #include "cpu/gemm.h"
 #include "ops.h"
+#include "../testutil.h"
 
 static int setup(void **state)
 {
@@ -30,21 +31,6 @@ static int teardown(void **state)
     d2_conv_direct_set_mode(D2_CONV_DIRECT_AUTO);
     d2_gemm_set_threads(0);
     return 0;
-}
-
-/* A deterministic fill in [-1, 1). */
-static d2_tensor *filled(int ndim, const int64_t *shape, unsigned seed)
-{
-    d2_err err = {0};
-    d2_tensor *t = d2_tensor_new(NULL, D2_F32, ndim, shape, &err);
-    assert_non_null(t);
-    float *p = d2_tensor_data(t);
-    unsigned s = seed * 2654435761u + 12345u;
-    for (int64_t i = 0; i < d2_tensor_numel(t); i++) {
-        s = s * 1664525u + 1013904223u;
-        p[i] = (float)((s >> 8) & 0xffff) / 32768.0f - 1.0f;
-    }
-    return t;
 }
 
 typedef struct conv_case {
@@ -112,21 +98,6 @@ static d2_tensor *run_conv(d2_conv_direct_mode dm, const conv_case *cs, d2_tenso
     return out;
 }
 
-/* Largest |a - b| relative to max(1, |b|). */
-static double max_rel_diff(const d2_tensor *a, const d2_tensor *b)
-{
-    assert_int_equal(d2_tensor_numel(a), d2_tensor_numel(b));
-    const float *pa = d2_tensor_data(a), *pb = d2_tensor_data(b);
-    double m = 0;
-    for (int64_t i = 0; i < d2_tensor_numel(a); i++) {
-        double d = fabs((double)pa[i] - (double)pb[i]) / fmax(1.0, fabs((double)pb[i]));
-        if (isnan(d))
-            return INFINITY;
-        m = d > m ? d : m;
-    }
-    return m;
-}
-
 /* Infers the result shape of the case's convolution, so that the residual can be made. */
 static void out_shape(const conv_case *cs, d2_tensor **in, int64_t *shape)
 {
@@ -141,12 +112,12 @@ static void check_case(const conv_case *cs, unsigned seed, bool expect_direct)
 {
     int64_t xs[4] = {cs->n, cs->c, cs->h, cs->w}, ws[4] = {cs->oc, cs->c, cs->kh, cs->kw};
     int64_t bs[1] = {cs->oc};
-    d2_tensor *in[4] = {filled(4, xs, seed), filled(4, ws, seed + 1),
-                        cs->bias ? filled(1, bs, seed + 2) : NULL, NULL};
+    d2_tensor *in[4] = {tu_filled_f32(4, xs, seed), tu_filled_f32(4, ws, seed + 1),
+                        cs->bias ? tu_filled_f32(1, bs, seed + 2) : NULL, NULL};
     if (cs->res) {
         int64_t os[4];
         out_shape(cs, in, os);
-        in[3] = filled(4, os, seed + 3);
+        in[3] = tu_filled_f32(4, os, seed + 3);
     }
     d2_tensor *ref = run_conv(D2_CONV_DIRECT_NEVER, cs, in);
     long before = d2_conv_direct_runs();
@@ -156,7 +127,7 @@ static void check_case(const conv_case *cs, unsigned seed, bool expect_direct)
     assert_int_equal(got->ndim, 4);
     for (int d = 0; d < 4; d++)
         assert_int_equal(got->shape[d], ref->shape[d]);
-    double diff = max_rel_diff(got, ref);
+    double diff = tu_max_rel_diff(got, ref);
     if (diff > 1e-5)
         fail_msg("conv2d_fused x[%lld,%lld,%lld,%lld] w[%lld,%lld,%lld,%lld] {%s} bias %d res %d "
                  "relu %d: differs by %g",
@@ -208,7 +179,7 @@ static void test_declines(void **state)
         cs.c /= g; /* the weight's channel dim; x keeps the full count below */
         int64_t xs[4] = {cs.n, other[i].c, cs.h, cs.w}, ws[4] = {cs.oc, cs.c, cs.kh, cs.kw};
         int64_t bs[1] = {cs.oc};
-        d2_tensor *in[3] = {filled(4, xs, 90), filled(4, ws, 91), filled(1, bs, 92)};
+        d2_tensor *in[3] = {tu_filled_f32(4, xs, 90), tu_filled_f32(4, ws, 91), tu_filled_f32(1, bs, 92)};
         d2_tensor *ref = run_conv(D2_CONV_DIRECT_NEVER, &other[i], in);
         long before = d2_conv_direct_runs();
         d2_tensor *got = run_conv(D2_CONV_DIRECT_ALWAYS, &other[i], in);
@@ -233,7 +204,7 @@ static void test_auto_choice(void **state)
     d2_attrs attrs;
     assert_int_equal(d2_attrs_parse(d2_op_def(D2_OP_conv2d), "paddings = [2, 2]", &attrs, &err), 0);
     int64_t xs[4] = {4, 1, 28, 28}, ws[4] = {6, 1, 5, 5};
-    d2_tensor *in[2] = {filled(4, xs, 1), filled(4, ws, 2)}, *out = NULL;
+    d2_tensor *in[2] = {tu_filled_f32(4, xs, 1), tu_filled_f32(4, ws, 2)}, *out = NULL;
     d2_conv_direct_set_mode(D2_CONV_DIRECT_AUTO);
     d2_dnnl_set_mode(D2_DNNL_AUTO);
     assert_int_equal(d2_op_run(NULL, D2_OP_conv2d, &attrs, in, 2, &out, 1, &err), 0);
@@ -243,8 +214,8 @@ static void test_auto_choice(void **state)
     d2_tensor_unref(in[0]);
     d2_tensor_unref(in[1]);
     int64_t xw[4] = {1, 32, 8, 8}, ww[4] = {32, 32, 3, 3};
-    in[0] = filled(4, xw, 3);
-    in[1] = filled(4, ww, 4);
+    in[0] = tu_filled_f32(4, xw, 3);
+    in[1] = tu_filled_f32(4, ww, 4);
     assert_int_equal(d2_op_run(NULL, D2_OP_conv2d, &attrs, in, 2, &out, 1, &err), 0);
     assert_int_equal(d2_conv_direct_runs(), before + 1);
     d2_tensor_unref(out);
@@ -272,7 +243,7 @@ static void test_pool_max2(void **state)
     for (int nt = 1; nt <= 2; nt++) {
         d2_gemm_set_threads(nt);
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
-            d2_tensor *x = filled(4, shapes[i], 200 + (unsigned)i), *out = NULL;
+            d2_tensor *x = tu_filled_f32(4, shapes[i], 200 + (unsigned)i), *out = NULL;
             float *xp = d2_tensor_data(x);
             xp[3] = NAN; /* a NaN in the first window's second column */
             assert_int_equal(d2_op_run(NULL, D2_OP_pool2d, &attrs, &x, 1, &out, 1, &err), 0);

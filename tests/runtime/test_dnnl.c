@@ -13,6 +13,7 @@
 #include "cpu/dnnl.h"
 #include "cpu/gemm.h"
 #include "ops.h"
+#include "../testutil.h"
 
 static int setup(void **state)
 {
@@ -26,21 +27,6 @@ static int teardown(void **state)
     (void)state;
     d2_dnnl_set_mode(D2_DNNL_AUTO);
     return 0;
-}
-
-/* A deterministic fill in [-1, 1). */
-static d2_tensor *filled(int ndim, const int64_t *shape, unsigned seed)
-{
-    d2_err err = {0};
-    d2_tensor *t = d2_tensor_new(NULL, D2_F32, ndim, shape, &err);
-    assert_non_null(t);
-    float *p = d2_tensor_data(t);
-    unsigned s = seed * 2654435761u + 12345u;
-    for (int64_t i = 0; i < d2_tensor_numel(t); i++) {
-        s = s * 1664525u + 1013904223u;
-        p[i] = (float)((s >> 8) & 0xffff) / 32768.0f - 1.0f;
-    }
-    return t;
 }
 
 typedef struct conv_case {
@@ -88,19 +74,6 @@ static d2_tensor *run_conv(d2_dnnl_mode mode, const conv_case *cs, d2_tensor **i
     return out;
 }
 
-/* Largest |a - b| relative to max(1, |b|). */
-static double max_rel_diff(const d2_tensor *a, const d2_tensor *b)
-{
-    assert_int_equal(d2_tensor_numel(a), d2_tensor_numel(b));
-    const float *pa = d2_tensor_data(a), *pb = d2_tensor_data(b);
-    double m = 0;
-    for (int64_t i = 0; i < d2_tensor_numel(a); i++) {
-        double d = fabs((double)pa[i] - (double)pb[i]) / fmax(1.0, fabs((double)pb[i]));
-        m = d > m ? d : m;
-    }
-    return m;
-}
-
 static void check_case(const conv_case *cs, unsigned seed)
 {
     int64_t groups = 1;
@@ -109,15 +82,15 @@ static void check_case(const conv_case *cs, unsigned seed)
         groups = strtoll(g + 9, NULL, 10);
     int64_t xs[4] = {cs->n, cs->c, cs->h, cs->w}, ws[4] = {cs->oc, cs->c / groups, cs->kh, cs->kw};
     int64_t bs[1] = {cs->oc};
-    d2_tensor *in[3] = {filled(4, xs, seed), filled(4, ws, seed + 1),
-                        cs->bias ? filled(1, bs, seed + 2) : NULL};
+    d2_tensor *in[3] = {tu_filled_f32(4, xs, seed), tu_filled_f32(4, ws, seed + 1),
+                        cs->bias ? tu_filled_f32(1, bs, seed + 2) : NULL};
     int n_in = cs->bias ? 3 : 2;
     d2_tensor *ref = run_conv(D2_DNNL_NEVER, cs, in, n_in);
     d2_tensor *got = run_conv(D2_DNNL_ALWAYS, cs, in, n_in);
     assert_int_equal(got->ndim, 4);
     for (int d = 0; d < 4; d++)
         assert_int_equal(got->shape[d], ref->shape[d]);
-    double diff = max_rel_diff(got, ref);
+    double diff = tu_max_rel_diff(got, ref);
     if (diff > 1e-4)
         fail_msg("conv2d x[%lld,%lld,%lld,%lld] w[%lld,%lld,%lld,%lld] {%s}: differs by %g",
                  (long long)xs[0], (long long)xs[1], (long long)xs[2], (long long)xs[3],
@@ -213,12 +186,12 @@ static void test_fused_relu(void **state)
     const conv_case *cs = &CASES[9]; /* strides [2, 3], paddings [2, 1], bias */
     int64_t xs[4] = {cs->n, cs->c, cs->h, cs->w}, ws[4] = {cs->oc, cs->c, cs->kh, cs->kw};
     int64_t bs[1] = {cs->oc};
-    d2_tensor *in[3] = {filled(4, xs, 3), filled(4, ws, 4), filled(1, bs, 5)};
+    d2_tensor *in[3] = {tu_filled_f32(4, xs, 3), tu_filled_f32(4, ws, 4), tu_filled_f32(1, bs, 5)};
     d2_tensor *ref = run_conv(D2_DNNL_NEVER, cs, in, 3);
     d2_err err = {0};
     d2_tensor *got = d2_tensor_new(NULL, D2_F32, 4, ref->shape, &err);
     d2_dnnl_conv cv = {cs->n, cs->c, cs->h, cs->w, cs->oc, cs->kh, cs->kw, ref->shape[2],
-                       ref->shape[3], 1, 2, 3, 1, 1, 2, 1, 0, 0, true, true, false, false};
+                       ref->shape[3], 1, 2, 3, 1, 1, 2, 1, 0, 0, true, true, false, false, NULL};
     cv.pb = (cv.oh - 1) * cv.sh + cv.kh - cv.h - cv.pt;
     cv.pr = (cv.ow - 1) * cv.sw + cv.kw - cv.w - cv.pl;
     cv.pb = cv.pb > 0 ? cv.pb : 0;
@@ -251,15 +224,15 @@ static void test_fused_residual(void **state)
     const conv_case *cs = &CASES[9];
     int64_t xs[4] = {cs->n, cs->c, cs->h, cs->w}, ws[4] = {cs->oc, cs->c, cs->kh, cs->kw};
     int64_t bs[1] = {cs->oc};
-    d2_tensor *in[3] = {filled(4, xs, 3), filled(4, ws, 4), filled(1, bs, 5)};
+    d2_tensor *in[3] = {tu_filled_f32(4, xs, 3), tu_filled_f32(4, ws, 4), tu_filled_f32(1, bs, 5)};
     d2_tensor *ref = run_conv(D2_DNNL_NEVER, cs, in, 3);
-    d2_tensor *res = filled(4, ref->shape, 6);
+    d2_tensor *res = tu_filled_f32(4, ref->shape, 6);
     d2_err err = {0};
     d2_tensor *got = d2_tensor_new(NULL, D2_F32, 4, ref->shape, &err);
     size_t n = (size_t)d2_tensor_numel(ref);
     memcpy(d2_tensor_data(got), d2_tensor_data(res), n * sizeof(float));
     d2_dnnl_conv cv = {cs->n, cs->c, cs->h, cs->w, cs->oc, cs->kh, cs->kw, ref->shape[2],
-                       ref->shape[3], 1, 2, 3, 1, 1, 2, 1, 0, 0, true, true, true, false};
+                       ref->shape[3], 1, 2, 3, 1, 1, 2, 1, 0, 0, true, true, true, false, NULL};
     cv.pb = (cv.oh - 1) * cv.sh + cv.kh - cv.h - cv.pt;
     cv.pr = (cv.ow - 1) * cv.sw + cv.kw - cv.w - cv.pl;
     cv.pb = cv.pb > 0 ? cv.pb : 0;
@@ -293,7 +266,7 @@ static void test_weights_change(void **state)
         skip();
     const conv_case *cs = &CASES[4];
     int64_t xs[4] = {cs->n, cs->c, cs->h, cs->w}, ws[4] = {cs->oc, cs->c, cs->kh, cs->kw};
-    d2_tensor *in[2] = {filled(4, xs, 70), filled(4, ws, 71)};
+    d2_tensor *in[2] = {tu_filled_f32(4, xs, 70), tu_filled_f32(4, ws, 71)};
     for (int round = 0; round < 3; round++) {
         if (round == 1) { /* in place, same pointer */
             float *w = d2_tensor_data(in[1]);
@@ -301,12 +274,12 @@ static void test_weights_change(void **state)
                 w[i] = w[i] * -0.5f + 0.125f;
         } else if (round == 2) { /* another buffer */
             d2_tensor_unref(in[1]);
-            in[1] = filled(4, ws, 72);
+            in[1] = tu_filled_f32(4, ws, 72);
         }
         d2_tensor *ref = run_conv(D2_DNNL_NEVER, cs, in, 2);
         for (int rep = 0; rep < 2; rep++) {
             d2_tensor *got = run_conv(D2_DNNL_ALWAYS, cs, in, 2);
-            double diff = max_rel_diff(got, ref);
+            double diff = tu_max_rel_diff(got, ref);
             if (diff > 1e-4)
                 fail_msg("round %d run %d: differs from the reference by %g", round, rep, diff);
             d2_tensor_unref(got);
@@ -328,7 +301,7 @@ static void test_const_weights(void **state)
         skip();
     const conv_case *cs = &CASES[7];
     int64_t xs[4] = {cs->n, cs->c, cs->h, cs->w}, ws[4] = {cs->oc, cs->c, cs->kh, cs->kw};
-    d2_tensor *x = filled(4, xs, 80), *w1 = filled(4, ws, 81), *w2 = filled(4, ws, 82);
+    d2_tensor *x = tu_filled_f32(4, xs, 80), *w1 = tu_filled_f32(4, ws, 81), *w2 = tu_filled_f32(4, ws, 82);
     d2_tensor *a[2] = {x, w1}, *b[2] = {x, w2};
     d2_tensor *ref1 = run_conv(D2_DNNL_NEVER, cs, a, 2), *ref2 = run_conv(D2_DNNL_NEVER, cs, b, 2);
     assert_int_equal(d2_tensor_const_gen(w1), 0);
@@ -339,9 +312,9 @@ static void test_const_weights(void **state)
     for (int rep = 0; rep < 2; rep++) {
         d2_tensor *got1 = run_conv(D2_DNNL_ALWAYS, cs, a, 2);
         d2_tensor *got2 = run_conv(D2_DNNL_ALWAYS, cs, b, 2);
-        if (max_rel_diff(got1, ref1) > 1e-4 || max_rel_diff(got2, ref2) > 1e-4)
+        if (tu_max_rel_diff(got1, ref1) > 1e-4 || tu_max_rel_diff(got2, ref2) > 1e-4)
             fail_msg("run %d: constant weights give %g and %g off the reference", rep,
-                     max_rel_diff(got1, ref1), max_rel_diff(got2, ref2));
+                     tu_max_rel_diff(got1, ref1), tu_max_rel_diff(got2, ref2));
         d2_tensor_unref(got1);
         d2_tensor_unref(got2);
     }
@@ -350,8 +323,8 @@ static void test_const_weights(void **state)
     for (int64_t i = 0; i < d2_tensor_numel(w1); i++)
         wp[i] = wp[i] * -0.5f + 0.125f;
     d2_tensor *stale = run_conv(D2_DNNL_ALWAYS, cs, a, 2);
-    if (max_rel_diff(stale, ref1) > 1e-4)
-        fail_msg("the kept weights were not used: %g off", max_rel_diff(stale, ref1));
+    if (tu_max_rel_diff(stale, ref1) > 1e-4)
+        fail_msg("the kept weights were not used: %g off", tu_max_rel_diff(stale, ref1));
     d2_tensor_unref(stale);
     /* cleared, then promised again: the new values run */
     d2_tensor *ref_new = run_conv(D2_DNNL_NEVER, cs, a, 2);
@@ -362,9 +335,9 @@ static void test_const_weights(void **state)
             d2_tensor_set_const(w1);
         for (int rep = 0; rep < 2; rep++) {
             d2_tensor *got = run_conv(D2_DNNL_ALWAYS, cs, a, 2);
-            if (max_rel_diff(got, ref_new) > 1e-4)
+            if (tu_max_rel_diff(got, ref_new) > 1e-4)
                 fail_msg("round %d run %d: new weights give %g off", round, rep,
-                         max_rel_diff(got, ref_new));
+                         tu_max_rel_diff(got, ref_new));
             d2_tensor_unref(got);
         }
     }
@@ -382,7 +355,7 @@ static void test_modes(void **state)
     (void)state;
     const conv_case tiny = {1, 1, 4, 4, 1, 3, 3, "paddings = [1, 1]", false};
     int64_t xs[4] = {1, 1, 4, 4}, ws[4] = {1, 1, 3, 3};
-    d2_tensor *in[2] = {filled(4, xs, 7), filled(4, ws, 8)};
+    d2_tensor *in[2] = {tu_filled_f32(4, xs, 7), tu_filled_f32(4, ws, 8)};
     int before = d2_dnnl_cache_count();
     d2_tensor *a = run_conv(D2_DNNL_NEVER, &tiny, in, 2);
     d2_tensor *b = run_conv(D2_DNNL_AUTO, &tiny, in, 2);
@@ -407,7 +380,7 @@ static void test_cache_bound(void **state)
             check_case(&cs, (unsigned)i);
         else {
             int64_t xs[4] = {1, 2, cs.h, cs.w}, ws[4] = {3, 2, 3, 3}, bs[1] = {3};
-            d2_tensor *in[3] = {filled(4, xs, 1), filled(4, ws, 2), filled(1, bs, 3)};
+            d2_tensor *in[3] = {tu_filled_f32(4, xs, 1), tu_filled_f32(4, ws, 2), tu_filled_f32(1, bs, 3)};
             d2_tensor_unref(run_conv(D2_DNNL_ALWAYS, &cs, in, 3));
             for (int j = 0; j < 3; j++)
                 d2_tensor_unref(in[j]);
@@ -464,9 +437,9 @@ static void test_threads(void **state)
         int64_t groups = strstr(cs->attrs, "groups = 3") ? 3 : 1;
         int64_t xs[4] = {cs->n, cs->c, cs->h, cs->w};
         int64_t ws[4] = {cs->oc, cs->c / groups, cs->kh, cs->kw}, bs[1] = {cs->oc};
-        g_in[c][0] = filled(4, xs, (unsigned)c);
-        g_in[c][1] = filled(4, ws, (unsigned)c + 10);
-        g_in[c][2] = cs->bias ? filled(1, bs, (unsigned)c + 20) : NULL;
+        g_in[c][0] = tu_filled_f32(4, xs, (unsigned)c);
+        g_in[c][1] = tu_filled_f32(4, ws, (unsigned)c + 10);
+        g_in[c][2] = cs->bias ? tu_filled_f32(1, bs, (unsigned)c + 20) : NULL;
         g_ref[c] = run_conv(D2_DNNL_ALWAYS, cs, g_in[c], cs->bias ? 3 : 2);
     }
     pthread_t th[4];
