@@ -73,6 +73,45 @@ typedef struct {
     int64_t ocp;                  /* oc rounded up to 16 */
 } cd_ctx;
 
+/* A tile's coordinates: column chunk, row block, channel block and image of the chunk. */
+typedef struct cd_pos {
+    int64_t cb, rb, ob, n;
+} cd_pos;
+
+/* The coordinates of tile t (tiles run column chunk fastest, then rows, channels, images). */
+static cd_pos tile_at(const cd_ctx *cx, int64_t t)
+{
+    cd_pos q;
+    q.cb = t % cx->n_cb;
+    t /= cx->n_cb;
+    q.rb = t % cx->n_rb;
+    t /= cx->n_rb;
+    q.ob = t % cx->n_ob;
+    q.n = t / cx->n_ob;
+    return q;
+}
+
+/* Steps q to the next tile without dividing. */
+static inline void tile_next(const cd_ctx *cx, cd_pos *q)
+{
+    if (++q->cb < cx->n_cb)
+        return;
+    q->cb = 0;
+    if (++q->rb < cx->n_rb)
+        return;
+    q->rb = 0;
+    if (++q->ob < cx->n_ob)
+        return;
+    q->ob = 0;
+    q->n++;
+}
+
+/* The lanes of a 16-float chunk that hold columns, where left columns remain from its start. */
+static inline __mmask16 lane_mask(int64_t left)
+{
+    return left >= 16 ? (__mmask16)0xFFFF : left <= 0 ? 0 : (__mmask16)((1u << left) - 1);
+}
+
 /* The input of the chunk's image n. */
 static inline const float *image(const cd_ctx *cx, int64_t n)
 {
@@ -369,24 +408,11 @@ CD_ATTR static void run_ctiles(const cd_ctx *cx, int ti, int64_t t0, int64_t t1)
                   : p->dw == 1 && p->kw == 5 ? CTILES[ti].fn5 : CTILES[ti].fn;
     if (t0 >= t1)
         return;
-    int64_t cb = t0 % cx->n_cb, rest = t0 / cx->n_cb;
-    int64_t rb = rest % cx->n_rb;
-    rest /= cx->n_rb;
-    int64_t ob = rest % cx->n_ob, n = rest / cx->n_ob;
-    for (int64_t t = t0; t < t1; t++) {
-        size_t yo = (size_t)((cx->n0 + n) * p->oc * p->oh * p->ow);
-        fn(cx, image(cx, n), p->y + yo, p->res ? p->res + yo : NULL, ob * 16,
-                      rb * r, cb * w);
-        if (++cb == cx->n_cb) {
-            cb = 0;
-            if (++rb == cx->n_rb) {
-                rb = 0;
-                if (++ob == cx->n_ob) {
-                    ob = 0;
-                    n++;
-                }
-            }
-        }
+    cd_pos q = tile_at(cx, t0);
+    for (int64_t t = t0; t < t1; t++, tile_next(cx, &q)) {
+        size_t yo = (size_t)((cx->n0 + q.n) * p->oc * p->oh * p->ow);
+        fn(cx, image(cx, q.n), p->y + yo, p->res ? p->res + yo : NULL, q.ob * 16, q.rb * r,
+           q.cb * w);
     }
 }
 
@@ -428,43 +454,23 @@ CD_ATTR static void run_tiles(const cd_ctx *cx, int ti, int64_t t0, int64_t t1)
     tile_fn fn = p->kw == 3 ? TILES[ti].fn3 : p->kw == 5 ? TILES[ti].fn5 : TILES[ti].fn;
     if (t0 >= t1)
         return;
-    /* the first tile's coordinates; later ones step through them without dividing */
-    int64_t cb = t0 % cx->n_cb, rest = t0 / cx->n_cb;
-    int64_t rb = rest % cx->n_rb;
-    rest /= cx->n_rb;
-    int64_t ob = rest % cx->n_ob, n = rest / cx->n_ob;
     __mmask16 masks[64][4]; /* per column chunk; chunks past 64 compute theirs */
     for (int64_t c = 0; c < cx->n_cb && c < 64; c++)
-        for (int j = 0; j < v; j++) {
-            int64_t left = p->ow - c * 16 * v - 16 * j;
-            masks[c][j] = left >= 16 ? (__mmask16)0xFFFF
-                                     : left <= 0 ? 0 : (__mmask16)((1u << left) - 1);
-        }
-    for (int64_t t = t0; t < t1; t++) {
-        int64_t ow0 = cb * 16 * v;
+        for (int j = 0; j < v; j++)
+            masks[c][j] = lane_mask(p->ow - c * 16 * v - 16 * j);
+    cd_pos q = tile_at(cx, t0);
+    for (int64_t t = t0; t < t1; t++, tile_next(cx, &q)) {
+        int64_t ow0 = q.cb * 16 * v;
         __mmask16 mk[4];
-        const __mmask16 *m = masks[cb < 64 ? cb : 0];
-        if (cb >= 64) {
-            for (int j = 0; j < v; j++) {
-                int64_t left = p->ow - ow0 - 16 * j;
-                mk[j] = left >= 16 ? (__mmask16)0xFFFF
-                                   : left <= 0 ? 0 : (__mmask16)((1u << left) - 1);
-            }
+        const __mmask16 *m = masks[q.cb < 64 ? q.cb : 0];
+        if (q.cb >= 64) {
+            for (int j = 0; j < v; j++)
+                mk[j] = lane_mask(p->ow - ow0 - 16 * j);
             m = mk;
         }
-        size_t yo = (size_t)((cx->n0 + n) * p->oc * p->oh * p->ow);
-        fn(cx, image(cx, n), p->y + yo, p->res ? p->res + yo : NULL, ob * o,
-                     rb * r, ow0, m);
-        if (++cb == cx->n_cb) {
-            cb = 0;
-            if (++rb == cx->n_rb) {
-                rb = 0;
-                if (++ob == cx->n_ob) {
-                    ob = 0;
-                    n++;
-                }
-            }
-        }
+        size_t yo = (size_t)((cx->n0 + q.n) * p->oc * p->oh * p->ow);
+        fn(cx, image(cx, q.n), p->y + yo, p->res ? p->res + yo : NULL, q.ob * o, q.rb * r, ow0,
+           m);
     }
 }
 
