@@ -759,6 +759,15 @@ static d2_builder *prog_builder(d2_interp *I, d2_obj *po)
     return s->b;
 }
 
+static int static_param_builder(d2_interp *I, d2_builder **b)
+{
+    *b = NULL;
+    if (!SS(I) || !SS(I)->static_mode || !SS(I)->main_prog)
+        return 0;
+    *b = prog_builder(I, SS(I)->main_prog);
+    return *b ? 0 : -1;
+}
+
 /* The name of a feed/fetch item: a name, a Variable, or a tensor (symbolic
  * ones by their variable); *var receives the variable of a symbolic tensor
  * of p's builder b (else -1). NULL when the item is none of these. */
@@ -1117,6 +1126,7 @@ static int share_namespace(d2_interp *I, const char *name, const char *of)
 int d2_static_api_init(d2_interp *I)
 {
     D2_MODE(I)->up.static_var_text = d2_static_var_text;
+    D2_MODE(I)->up.static_param_builder = static_param_builder;
     D2_MODE(I)->up.static_builds = d2_static_builds;
     D2_MODE(I)->up.static_batch_norm = d2_static_batch_norm;
     if (SS(I))
