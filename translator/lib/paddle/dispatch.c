@@ -323,6 +323,14 @@ int d2_pd_apply_named(d2_interp *I, const char *fname, d2_op_id op, d2_obj **inp
     for (int i = 0; !owner && i < n_in; i++)
         if (inputs[i] && is_sym(inputs[i]))
             owner = TOBJ(inputs[i])->builder;
+    /* in static mode an op on a parameter (paddle.create_parameter, a Layer's weight) is an op
+     * of the Program being built, as in Paddle, not a constant computed once */
+    bool param = false;
+    for (int i = 0; !owner && i < n_in; i++)
+        param = param || (inputs[i] && TOBJ(inputs[i])->persistable);
+    if (param && !D2_MODE(I)->tracer && D2_MODE(I)->up.static_param_builder &&
+        D2_MODE(I)->up.static_param_builder(I, &owner) < 0)
+        return -1;
     if (owner) {
         d2_builder *saved = D2_MODE(I)->builder;
         D2_MODE(I)->builder = owner;

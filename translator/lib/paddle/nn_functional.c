@@ -442,6 +442,51 @@ static int update_running(d2_interp *I, const char *fname, d2_obj *running, d2_o
     return s ? 0 : -1;
 }
 
+/* running * momentum + batch * (1 - momentum) as ops of batch's builder b, running (a
+ * concrete tensor) read as the Program's persistable variable: new reference or NULL. */
+static d2_obj *running_update_sym(d2_interp *I, const char *fname, d2_builder *b, d2_obj *running,
+                                  d2_obj *batch, double momentum)
+{
+    int v = d2_pd_lift(I, b, running);
+    d2_obj *rs = v >= 0 ? d2_pd_symbolic(I, b, v) : NULL;
+    d2_ab ab;
+    d2_ab_init(&ab, D2_OP_scale);
+    d2_ab_float(&ab, "scale", momentum);
+    d2_obj *r1 = rs ? op1(I, fname, D2_OP_scale, rs, &ab) : NULL;
+    d2_ab_init(&ab, D2_OP_scale);
+    d2_ab_float(&ab, "scale", 1 - momentum);
+    d2_obj *b1 = r1 ? op1(I, fname, D2_OP_scale, batch, &ab) : NULL;
+    d2_obj *s = b1 ? op2(I, fname, D2_OP_add, r1, b1, NULL) : NULL;
+    d2_decref(rs);
+    d2_decref(r1);
+    d2_decref(b1);
+    return s;
+}
+
+/* A training batch_norm of a static Program built op by op (program_guard): Executor.run
+ * updates the running statistics rm and rv with the batch's bm and bv, and a test clone reads
+ * rm and rv (Paddle's batch_norm op with MeanOut / VarianceOut and is_test). Nothing for
+ * other builders (to_static) or eager tensors. 0, or -1 with an exception. */
+static int static_running_stats(d2_interp *I, const char *fname, d2_obj *rm, d2_obj *rv,
+                                d2_obj *bm, d2_obj *bv, double momentum)
+{
+    d2_builder *b = is_sym(bm) && is_sym(bv) ? TOBJ(bm)->builder : NULL;
+    const d2_pd_upcalls *up = &D2_MODE(I)->up;
+    if (!b || TOBJ(bv)->builder != b || is_sym(rm) || is_sym(rv) || !up->static_builds ||
+        !up->static_batch_norm || !up->static_builds(I, b))
+        return 0;
+    d2_obj *um = running_update_sym(I, fname, b, rm, bm, momentum);
+    d2_obj *uv = um ? running_update_sym(I, fname, b, rv, bv, momentum) : NULL;
+    int vm = uv ? d2_pd_lift(I, b, rm) : -1;
+    int vv = vm >= 0 ? d2_pd_lift(I, b, rv) : -1;
+    int rc = vv >= 0 ? up->static_batch_norm(I, b, TOBJ(bm)->var, TOBJ(bv)->var, vm, vv,
+                                             TOBJ(um)->var, TOBJ(uv)->var)
+                     : -1;
+    d2_decref(um);
+    d2_decref(uv);
+    return rc;
+}
+
 d2_obj *d2_pd_batch_norm(d2_interp *I, const char *fname, d2_obj *x, d2_obj *rm, d2_obj *rv,
                          d2_obj *w, d2_obj *bias, bool training, double momentum, double eps,
                          bool use_global)
@@ -488,7 +533,8 @@ d2_obj *d2_pd_batch_norm(d2_interp *I, const char *fname, d2_obj *x, d2_obj *rm,
             d2_obj *in[5] = {x, bm, bv, scale, shift};
             r = d2_pd_opn(I, fname, D2_OP_batch_norm, in, 5, &b);
             if (r && (update_running(I, fname, rm, bm, momentum) < 0 ||
-                      update_running(I, fname, rv, bv, momentum) < 0))
+                      update_running(I, fname, rv, bv, momentum) < 0 ||
+                      static_running_stats(I, fname, rm, rv, bm, bv, momentum) < 0))
                 d2_setref(&r, NULL);
             d2_decref(bm);
             d2_decref(bv);

@@ -145,6 +145,7 @@ static void sprog_fin(void *v)
     d2_static_run_cache_clear(&s->dp_cache);
     d2_free(s->b);
     d2_free(s->wb);
+    d2_free(s->bn);
     d2_free(s->grads);
     d2_exec_free(s->pp);
     d2_program_free(s->p);
@@ -487,6 +488,22 @@ void d2_static_eval_dropout(d2_program *q)
     d2_free(read);
 }
 
+void d2_static_eval_batch_norm(const sprog *s, d2_program *q)
+{
+    for (int b = 0; b < q->n_blocks; b++)
+        for (int i = 0; i < q->blocks[b].n_ops; i++) {
+            d2_op *op = &q->blocks[b].ops[i];
+            if (op->id != D2_OP_batch_norm || op->n_in < 3)
+                continue;
+            for (int k = 0; k < s->n_bn; k++)
+                if (op->in[1] == s->bn[4 * k] && op->in[2] == s->bn[4 * k + 1]) {
+                    op->in[1] = s->bn[4 * k + 2];
+                    op->in[2] = s->bn[4 * k + 3];
+                    break;
+                }
+        }
+}
+
 D2_FN(PG_clone)
 {
     sprog *s = self_prog(I, self, def->qualname);
@@ -507,14 +524,60 @@ D2_FN(PG_clone)
         if (s->fwd_ops < b0->n_ops)
             b0->n_ops = s->fwd_ops;
     }
-    if (q && for_test)
+    if (q && for_test) {
         d2_static_eval_dropout(q);
+        d2_static_eval_batch_norm(s, q);
+    }
     char *file = s->file ? d2_strdup(s->file) : NULL;
     if (s->file && !file) {
         d2_program_free(q);
         return nomem(I);
     }
-    return d2_static_prog_new(I, q, file);
+    d2_obj *r = d2_static_prog_new(I, q, file);
+    sprog *c = r && !for_test && s->n_bn ? d2_static_sprog_of(I, r) : NULL;
+    if (c) { /* a copy still trains: its own clone(for_test=True) needs the batch_norms */
+        if (!(c->bn = d2_malloc(sizeof *c->bn * 4 * (size_t)s->n_bn))) {
+            d2_decref(r);
+            return nomem(I);
+        }
+        memcpy(c->bn, s->bn, sizeof *c->bn * 4 * (size_t)s->n_bn);
+        c->n_bn = s->n_bn;
+    }
+    return r;
+}
+
+bool d2_static_builds(d2_interp *I, const d2_builder *b)
+{
+    sprog *s = b ? SS(I)->built : NULL;
+    while (s && s->b != b)
+        s = s->next;
+    return s != NULL;
+}
+
+int d2_static_batch_norm(d2_interp *I, const d2_builder *b, int bm, int bv, int rm, int rv,
+                         int um, int uv)
+{
+    sprog *s = SS(I)->built;
+    while (s && s->b != b)
+        s = s->next;
+    if (!s) {
+        d2_raise(I, "ValueError", "internal: a batch_norm record needs a static Program");
+        return -1;
+    }
+    if (d2_static_write_back(I, b, rm, um) < 0 || d2_static_write_back(I, b, rv, uv) < 0)
+        return -1;
+    int *nb = d2_realloc(s->bn, sizeof *nb * 4 * ((size_t)s->n_bn + 1));
+    if (!nb) {
+        nomem(I);
+        return -1;
+    }
+    s->bn = nb;
+    nb += 4 * s->n_bn++;
+    nb[0] = bm;
+    nb[1] = bv;
+    nb[2] = rm;
+    nb[3] = rv;
+    return 0;
 }
 
 int d2_static_write_back(d2_interp *I, const d2_builder *b, int dst, int src)
@@ -694,6 +757,15 @@ static d2_builder *prog_builder(d2_interp *I, d2_obj *po)
         st->built->prev = s;
     st->built = s;
     return s->b;
+}
+
+static int static_param_builder(d2_interp *I, d2_builder **b)
+{
+    *b = NULL;
+    if (!SS(I) || !SS(I)->static_mode || !SS(I)->main_prog)
+        return 0;
+    *b = prog_builder(I, SS(I)->main_prog);
+    return *b ? 0 : -1;
 }
 
 /* The name of a feed/fetch item: a name, a Variable, or a tensor (symbolic
@@ -1054,6 +1126,9 @@ static int share_namespace(d2_interp *I, const char *name, const char *of)
 int d2_static_api_init(d2_interp *I)
 {
     D2_MODE(I)->up.static_var_text = d2_static_var_text;
+    D2_MODE(I)->up.static_param_builder = static_param_builder;
+    D2_MODE(I)->up.static_builds = d2_static_builds;
+    D2_MODE(I)->up.static_batch_norm = d2_static_batch_norm;
     if (SS(I))
         return 0;
     st_state *s = d2_calloc(1, sizeof *s);

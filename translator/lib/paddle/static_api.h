@@ -76,6 +76,17 @@ d2_obj *d2_static_program_new(d2_interp *I, const d2_program *p);
  * again replaces its source. 0, or -1 with an exception. */
 int d2_static_write_back(d2_interp *I, const d2_builder *b, int dst, int src);
 
+/* Whether b builds a static Program op by op (program_guard, enable_static). */
+bool d2_static_builds(d2_interp *I, const d2_builder *b);
+
+/* Records a training batch_norm of the Program built by b: it normalises with the batch
+ * statistics bm and bv (variables), whose running averages are the persistables rm and rv,
+ * and um and uv hold their updates. Executor.run writes um and uv back into rm and rv, and
+ * clone(for_test=True) and save_inference_model make the batch_norm read rm and rv instead of
+ * bm and bv (Paddle's is_test). 0, or -1 with an exception. */
+int d2_static_batch_norm(d2_interp *I, const d2_builder *b, int bm, int bv, int rm, int rv,
+                         int um, int uv);
+
 /* Makes Executor.run of loss's Program (built op by op) call sched (an
  * LRScheduler) before every run and write its value into lr, a concrete
  * tensor the Program takes in as a persistable variable. 0, or -1 with an

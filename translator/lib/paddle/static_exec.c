@@ -1051,6 +1051,7 @@ static int save_pruned(d2_interp *I, const char *fname, const sprog *s, d2_obj *
     if (reshape_io(I, q, feed, nfeed, fetch, nfetch, fname) < 0)
         goto done;
     d2_static_eval_dropout(q);
+    d2_static_eval_batch_norm(s, q);
     if (!(dir = d2_strdup(file))) {
         nomem(I);
         goto done;

@@ -41,6 +41,11 @@ typedef struct sprog {
      * persistable variable wb[2k] (a parameter or an optimizer state) */
     int *wb;
     int n_wb;
+    /* training batch_norms (d2_static_batch_norm): per batch_norm four variables, the batch
+     * mean and variance it normalises with and the running mean and variance (persistables)
+     * that clone(for_test=True) and save_inference_model make it read instead */
+    int *bn;
+    int n_bn;
     /* an LRScheduler whose value Executor.run writes into variable lr_var
      * before every run (NULL: none) */
     d2_obj *lr_sched;
@@ -105,6 +110,10 @@ int d2_static_run_startup(d2_interp *I, sprog *s);
 /* Turns the training dropouts of q whose masks nothing reads (no backward) into inference
  * dropouts, as Paddle's clone(for_test=True) and save_inference_model set is_test. */
 void d2_static_eval_dropout(d2_program *q);
+
+/* Makes the training batch_norms of q (a copy of s's Program, same variables) normalise with
+ * their running statistics, as Paddle's batch_norm with is_test set. */
+void d2_static_eval_batch_norm(const sprog *s, d2_program *q);
 
 static inline st_state *SS(d2_interp *I) { return I->ext[D2_EXT_STATIC]; }
 

@@ -116,6 +116,16 @@ typedef struct d2_pd_upcalls {
     /* static: Paddle's text of a Variable of a hand-built Program, appended
      * to b; false when o is not one. */
     bool (*static_var_text)(d2_interp *I, const d2_obj *o, d2_buf *b);
+    /* static: in static mode, the builder of the default main Program (made on first use),
+     * which an op on concrete tensors that include a parameter extends, so that every run
+     * reads the parameter's current value (NULL in dynamic mode). 0, or -1 with an
+     * exception. */
+    int (*static_param_builder)(d2_interp *I, d2_builder **b);
+    /* static: whether b builds a static Program op by op, and d2_static_batch_norm
+     * (static_api.h) on such a Program: a training batch_norm's statistics. */
+    bool (*static_builds)(d2_interp *I, const d2_builder *b);
+    int (*static_batch_norm)(d2_interp *I, const d2_builder *b, int bm, int bv, int rm, int rv,
+                             int um, int uv);
 } d2_pd_upcalls;
 
 /* The value mode of an interpreter, shared by every paddle module: the
