@@ -1125,45 +1125,74 @@ static void wr(d2_dtype dt, void *p, int64_t i, double v)
         ((double *)p)[i] = v;
 }
 
-/* ---- batch_norm (inference): y = (x - mean[c]) * scale[c] / sqrt(var[c] + eps) + bias[c] ---- */
-int cpu_batch_norm(d2_kctx *k)
+/* ---- batch_norm (inference): y = (x - mean[c]) * scale[c] / sqrt(var[c] + eps) + bias[c] ----
+ * batch_norm_act adds res (when given) and applies relu in the same loop, rounding as batch_norm,
+ * add and relu would one after another: their results bit for bit. */
+static int batch_norm_run(d2_kctx *k, d2_tensor *res, bool relu)
 {
     d2_tensor *x = k->in[0], *out = k->out[0];
+    const char *op = k->def->name;
     if (need_float(k, x) < 0)
         return -1;
     if (x->ndim < 2)
-        return d2_err_set(k->err, D2_ERR_SHAPE, "batch_norm: x must be at least 2-D");
+        return d2_err_set(k->err, D2_ERR_SHAPE, "%s: x must be at least 2-D", op);
     int64_t c = x->shape[1], inner = prod(x->shape + 2, x->ndim - 2), nn = x->shape[0];
     for (int i = 1; i < 5; i++)
         if (k->in[i]->dtype != x->dtype || d2_tensor_numel(k->in[i]) != c)
-            return d2_err_set(k->err, D2_ERR_SHAPE, "batch_norm: '%s' must have %lld %s values",
+            return d2_err_set(k->err, D2_ERR_SHAPE, "%s: '%s' must have %lld %s values", op,
                               k->def->in_names[i], (long long)c, d2_dtype_name(x->dtype));
+    if (res && (res->dtype != x->dtype || d2_tensor_numel(res) != d2_tensor_numel(x)))
+        return d2_err_set(k->err, D2_ERR_SHAPE,
+                          "%s: the residual must have the result's shape and dtype", op);
     double eps = ATTR_FLOAT(k, "epsilon");
     d2_dtype dt = x->dtype;
     const void *xd = d2_tensor_data(x), *mean = d2_tensor_data(k->in[1]),
                *var = d2_tensor_data(k->in[2]), *scale = d2_tensor_data(k->in[3]),
-               *bias = d2_tensor_data(k->in[4]);
+               *bias = d2_tensor_data(k->in[4]), *rd_ = res ? d2_tensor_data(res) : NULL;
     void *od = d2_tensor_data(out);
     for (int64_t ch = 0; ch < c; ch++) {
         double mu = rd(dt, mean, ch), sc = rd(dt, scale, ch) / sqrt(rd(dt, var, ch) + eps);
         double bi = rd(dt, bias, ch);
         for (int64_t i = 0; i < nn; i++) {
             int64_t base = (i * c + ch) * inner;
-            /* typed loops: the same double arithmetic, vectorised */
+            /* typed loops: the same double arithmetic, vectorised; the plain loop apart */
             if (dt == D2_F32) {
                 const float *xs = (const float *)xd + base;
+                const float *rs = rd_ ? (const float *)rd_ + base : NULL;
                 float *os = (float *)od + base;
-                SIMD for (int64_t j = 0; j < inner; j++)
-                    os[j] = (float)(((double)xs[j] - mu) * sc + bi);
+                if (!rs && !relu) {
+                    SIMD for (int64_t j = 0; j < inner; j++)
+                        os[j] = (float)(((double)xs[j] - mu) * sc + bi);
+                    continue;
+                }
+                SIMD for (int64_t j = 0; j < inner; j++) {
+                    float v = (float)(((double)xs[j] - mu) * sc + bi);
+                    if (rs)
+                        v = v + rs[j];
+                    os[j] = relu && v < 0 ? 0 : v;
+                }
             } else { /* F64 (need_float admits no other dtype) */
                 const double *xs = (const double *)xd + base;
+                const double *rs = rd_ ? (const double *)rd_ + base : NULL;
                 double *os = (double *)od + base;
-                SIMD for (int64_t j = 0; j < inner; j++)
-                    os[j] = (xs[j] - mu) * sc + bi;
+                SIMD for (int64_t j = 0; j < inner; j++) {
+                    double v = (xs[j] - mu) * sc + bi;
+                    if (rs)
+                        v = v + rs[j];
+                    os[j] = relu && v < 0 ? 0 : v;
+                }
             }
         }
     }
     return 0;
+}
+
+int cpu_batch_norm(d2_kctx *k) { return batch_norm_run(k, NULL, false); }
+
+int cpu_batch_norm_act(d2_kctx *k)
+{
+    return batch_norm_run(k, k->n_in > 5 ? k->in[5] : NULL,
+                          strcmp(ATTR_STR(k, "activation"), "relu") == 0);
 }
 
 /* ---- layer_norm: each row of `right` elements from begin_norm_axis on is
@@ -1259,62 +1288,6 @@ int cpu_layer_norm(d2_kctx *k)
             if (bd)
                 v += rd(dt, bd, j);
             wr(dt, od, base + j, v);
-        }
-    }
-    return 0;
-}
-
-/* batch_norm_act: batch_norm's arithmetic (rounded to the dtype), then + residual and relu in
- * the same loop: batch_norm's, add's and relu's results bit for bit. */
-int cpu_batch_norm_act(d2_kctx *k)
-{
-    d2_tensor *x = k->in[0], *out = k->out[0], *res = k->n_in > 5 ? k->in[5] : NULL;
-    bool relu = strcmp(ATTR_STR(k, "activation"), "relu") == 0;
-    if (need_float(k, x) < 0)
-        return -1;
-    if (x->ndim < 2)
-        return d2_err_set(k->err, D2_ERR_SHAPE, "batch_norm_act: x must be at least 2-D");
-    int64_t c = x->shape[1], inner = prod(x->shape + 2, x->ndim - 2), nn = x->shape[0];
-    for (int i = 1; i < 5; i++)
-        if (k->in[i]->dtype != x->dtype || d2_tensor_numel(k->in[i]) != c)
-            return d2_err_set(k->err, D2_ERR_SHAPE,
-                              "batch_norm_act: '%s' must have %lld %s values",
-                              k->def->in_names[i], (long long)c, d2_dtype_name(x->dtype));
-    if (res && (res->dtype != x->dtype || d2_tensor_numel(res) != d2_tensor_numel(x)))
-        return d2_err_set(k->err, D2_ERR_SHAPE,
-                          "batch_norm_act: the residual must have the result's shape and dtype");
-    double eps = ATTR_FLOAT(k, "epsilon");
-    d2_dtype dt = x->dtype;
-    const void *xd = d2_tensor_data(x), *mean = d2_tensor_data(k->in[1]),
-               *var = d2_tensor_data(k->in[2]), *scale = d2_tensor_data(k->in[3]),
-               *bias = d2_tensor_data(k->in[4]), *rd_ = res ? d2_tensor_data(res) : NULL;
-    void *od = d2_tensor_data(out);
-    for (int64_t ch = 0; ch < c; ch++) {
-        double mu = rd(dt, mean, ch), sc = rd(dt, scale, ch) / sqrt(rd(dt, var, ch) + eps);
-        double bi = rd(dt, bias, ch);
-        for (int64_t i = 0; i < nn; i++) {
-            int64_t base = (i * c + ch) * inner;
-            if (dt == D2_F32) {
-                const float *xs = (const float *)xd + base;
-                const float *rs = rd_ ? (const float *)rd_ + base : NULL;
-                float *os = (float *)od + base;
-                SIMD for (int64_t j = 0; j < inner; j++) {
-                    float v = (float)(((double)xs[j] - mu) * sc + bi);
-                    if (rs)
-                        v = v + rs[j];
-                    os[j] = relu && v < 0 ? 0 : v;
-                }
-            } else {
-                const double *xs = (const double *)xd + base;
-                const double *rs = rd_ ? (const double *)rd_ + base : NULL;
-                double *os = (double *)od + base;
-                SIMD for (int64_t j = 0; j < inner; j++) {
-                    double v = (xs[j] - mu) * sc + bi;
-                    if (rs)
-                        v = v + rs[j];
-                    os[j] = relu && v < 0 ? 0 : v;
-                }
-            }
         }
     }
     return 0;
