@@ -17,13 +17,8 @@ static int fuse_one(d2_program *p, int b, int bi, const int *uses, d2_err *err)
     if (bn->n_out != 1 || bn->n_in != 5 || !d2_dtype_is_float(p->vars[y].type.dtype))
         return 0;
     int residual, add_i;
-    int ri = d2_pass_residual_add(p, b, bi, y, uses, &residual, &add_i);
-    int last = add_i;
-    bool relu = false;
-    if (ri >= 0 && blk->ops[ri].id == D2_OP_relu) {
-        relu = true;
-        last = ri;
-    }
+    bool relu;
+    int last = d2_pass_add_relu_epilogue(p, b, bi, y, uses, &residual, &add_i, &relu);
     if (last < 0)
         return 0;
     const d2_opdef *bdef = d2_op_def(D2_OP_batch_norm), *fdef = d2_op_def(D2_OP_batch_norm_act);

@@ -36,13 +36,8 @@ static int fuse_one(d2_program *p, int b, int ci, const int *uses, d2_err *err)
     if (conv->n_out != 1 || conv->n_in < 2 || !d2_dtype_is_float(p->vars[y].type.dtype))
         return 0;
     int residual, add_i;
-    int ri = d2_pass_residual_add(p, b, ci, y, uses, &residual, &add_i);
-    int last = add_i;
-    bool relu = false;
-    if (ri >= 0 && blk->ops[ri].id == D2_OP_relu) {
-        relu = true;
-        last = ri;
-    }
+    bool relu;
+    int last = d2_pass_add_relu_epilogue(p, b, ci, y, uses, &residual, &add_i, &relu);
     if (last < 0)
         return 0;
     const d2_opdef *cdef = d2_op_def(D2_OP_conv2d), *fdef = d2_op_def(D2_OP_conv2d_fused);

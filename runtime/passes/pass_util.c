@@ -183,6 +183,14 @@ int d2_pass_residual_add(const d2_program *p, int b, int head, int y, const int 
     return ri;
 }
 
+int d2_pass_add_relu_epilogue(const d2_program *p, int b, int head, int y, const int *uses,
+                              int *residual, int *add_i, bool *relu)
+{
+    int ri = d2_pass_residual_add(p, b, head, y, uses, residual, add_i);
+    *relu = ri >= 0 && p->blocks[b].ops[ri].id == D2_OP_relu;
+    return *relu ? ri : *add_i;
+}
+
 int d2_pass_only_reader(const d2_program *p, int b, int from, int var, const int *uses)
 {
     if (uses[var] != 1 || d2_pass_is_output(p, var))

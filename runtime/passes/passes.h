@@ -100,6 +100,11 @@ bool d2_pass_same_type(const d2_type *a, const d2_type *b);
  * only reader of the chain's value so far (the add's result, or y), or -1. */
 int d2_pass_residual_add(const d2_program *p, int b, int head, int y, const int *uses,
                          int *residual, int *add_i);
+/* The residual-add-then-relu epilogue after op `head`: d2_pass_residual_add, then a relu when
+ * the chain's value has one as its only reader. Sets *residual, *add_i and *relu and returns
+ * the index of the chain's last op, or -1 when neither follows. */
+int d2_pass_add_relu_epilogue(const d2_program *p, int b, int head, int y, const int *uses,
+                              int *residual, int *add_i, bool *relu);
 /* Whether var is yielded by block 0 (a fetch: its name is part of the model's interface). */
 bool d2_pass_is_output(const d2_program *p, int var);
 /* The parameter data of var when it is a parameter with data, else NULL. */
