@@ -36,39 +36,18 @@ E="$top_srcdir/tests/oracle/expected"
 M="$TMP/manifest.tsv"
 : >"$M"
 
-# Writes SET_NAME.npy for every input of every set in the oracle's .npz and prints
-# "SET NAME=FILE ..." lines (as tests/cli/test_opencl_models.sh does).
-cat >"$TMP/prep.py" <<'PY'
-import sys
-import numpy as np
-import _jst
-
-py, npz, out = sys.argv[1], sys.argv[2], sys.argv[3]
-mod = _jst._load_file(py)
-names = [s.name for s in mod.INPUT_SPEC]
-arrays = _jst._load_npz(npz)
-for st in ["example", "other"]:
-    if st + "/input0" not in arrays:
-        continue
-    args = []
-    for i, name in enumerate(names):
-        path = out + "/" + st + "_" + name + ".npy"
-        np.save(path, arrays[st + "/input" + str(i)].numpy())
-        args.append(name + "=" + path)
-    print(st + " " + " ".join(args))
-PY
-
 # add NAME ONNX MODEL OPS: runs MODEL (a saved model) with dy2st on every input set of
 # sample NAME and adds a manifest line per set comparing ONNX with it
 add() {
     name=$1 onnx=$2 model=$3 ops=$4
     d="$TMP/$name.d"
     mkdir -p "$d"
-    "$DY2ST" exec "$TMP/prep.py" "$S/$name.py" "$E/$name.npz" "$d" >"$d/sets" 2>"$d/err" ||
+    "$DY2ST" exec "$top_srcdir/tests/cli/oracle_inputs.py" "$S/$name.py" "$E/$name.npz" "$d" >"$d/sets" 2>"$d/err" ||
         { fail "inputs of $name: $(cat "$d/err")"; return; }
     while read -r st rest; do
         args="" files=""
         for kv in $rest; do
+            [ "$kv" = --input ] && continue # oracle_inputs.py prints --input NAME=FILE
             args="$args --input $kv"
             files="$files${files:+,}${kv#*=}"
         done
