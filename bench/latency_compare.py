@@ -6,8 +6,8 @@
 
 For every sample, batch (1 and 32 where the sample's INPUT_SPEC has a dynamic batch, else
 its fixed batch once) and thread count, each round runs one measurement of each tool, one
-after the other (the order rotates from round to round), each in a fresh process, so that
-load from other work falls on all of them alike:
+after the other (dy2st and ORT always back to back; the order rotates over four rounds),
+each in a fresh process, so that load from other work falls on all of them alike:
 
 - ONNX Runtime: peers.py's session (intra-op threads as given, graph optimisation all on)
   on the export peers.py chose: paddle2onnx's, or torch.onnx's of the (scripted) PyTorch
@@ -24,7 +24,8 @@ Every measurement warms up for 0.1 s and then takes BUDGET/50 ms samples of the 
 that fills 50 ms (common.time_runs_cpu, the same method as model_bench): the median wall
 time per run and the CPU time (user + system, all threads) per run. The table gives the
 medians over the rounds, the ratios ORT / dy2st and Paddle Inference / dy2st (above 1:
-dy2st faster), their geometric means per thread count, a flag where dy2st is slower than
+dy2st faster), the paired ratio (median over the rounds of ORT / dy2st measured back to
+back in one round), their geometric means per thread count, a flag where dy2st is slower than
 ORT, and each tool's peak RSS (ru_maxrss of its worker process, the largest over the
 rounds: a Python process with its framework for ORT and Paddle, a C process for dy2st).
 Before timing, dy2st's and Paddle Inference's outputs on the oracle's inputs are compared
@@ -276,6 +277,26 @@ def measure_once(args, tool, s, key, t, e, check):
     return got
 
 
+def _round_order(tools, rnd):
+    """The order of the tools in round rnd. dy2st and ORT always run back to back, so that a
+    slow spell of the machine (this class of virtual machine has some that last seconds, seen
+    alike in a bare FMA loop) tends to fall on both; which of the two goes first, and whether
+    the other tools go before or after them, rotates over four rounds."""
+    pair = [t for t in ("dy2st", "ort") if t in tools]
+    rest = [t for t in tools if t not in pair]
+    if rnd % 2:
+        pair.reverse()
+    return pair + rest if rnd % 4 < 2 else rest + pair
+
+
+def _paired_ratio(row, tool):
+    """Median over the rounds of tool's wall time / dy2st's in the same round, or None."""
+    d = {m["round"]: m["wall_us"] for m in row["runs"].get("dy2st", []) if "wall_us" in m}
+    rs = [m["wall_us"] / d[m["round"]] for m in row["runs"].get(tool, [])
+          if "wall_us" in m and m.get("round") in d]
+    return statistics.median(rs) if rs else None
+
+
 def _gmean(xs):
     xs = [x for x in xs if x and x > 0]
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
@@ -313,7 +334,8 @@ def summarize(out, tools):
         for tool in tools:
             if tool != "dy2st" and d and tool in meds:
                 row["ratios"][tool] = {"wall": meds[tool]["wall_us"] / d["wall_us"],
-                                       "cpu": meds[tool]["cpu_us"] / d["cpu_us"]}
+                                       "cpu": meds[tool]["cpu_us"] / d["cpu_us"],
+                                       "paired": _paired_ratio(row, tool)}
         o = row["ratios"].get("ort")
         row["dy2st_slower_than_ort"] = bool(o and o["wall"] < 1.0)
         rows.append(row)
@@ -334,6 +356,9 @@ def summarize(out, tools):
         "rows_dy2st_slower_than_ort": [f"{r['sample']} {r['key']} {r['threads']}T"
                                        for r in ort_rows if r["dy2st_slower_than_ort"]],
         "geomean_ort_over_dy2st_wall": _gmean([r["ratios"]["ort"]["wall"] for r in ort_rows]),
+        "rows_dy2st_slower_paired": [f"{r['sample']} {r['key']} {r['threads']}T"
+                                     for r in ort_rows
+                                     if (r["ratios"]["ort"].get("paired") or 1.0) < 1.0],
     }
 
 
@@ -354,6 +379,8 @@ def markdown(out, tools):
     lines += ["Per row: median over the rounds of the wall time per run (us) and of the CPU "
               "time per run (us, user + system of all the process's threads); ratios are the "
               "peer's time / dy2st's (above 1: dy2st faster), wall first, CPU in brackets; "
+              "ORT paired is the median over the rounds of ORT's wall time / dy2st's in the "
+              "same round (the two run back to back); "
               "RSS is each tool's peak (MiB, ru_maxrss of its worker). **SLOWER** marks rows "
               "where dy2st's wall time is above ORT's.", ""]
     peers_ = [t for t in tools if t != "dy2st"]
@@ -365,6 +392,9 @@ def markdown(out, tools):
         for p in peers_:
             head += f" {LABELS[p]} wall | {LABELS[p]} CPU | {LABELS[p]} / dy2st |"
             sep += "---:|---:|---:|"
+            if p == "ort":
+                head += " ORT paired |"
+                sep += "---:|"
         head += " RSS MiB (" + " / ".join(LABELS[x] for x in tools) + ") | |"
         sep += "---|---|"
         lines += [head, sep]
@@ -378,6 +408,8 @@ def markdown(out, tools):
                 pm, ra = m.get(p, {}), r["ratios"].get(p)
                 cells += [_f(pm.get("wall_us")), _f(pm.get("cpu_us")),
                           f"{ra['wall']:.2f} ({ra['cpu']:.2f})" if ra else "-"]
+                if p == "ort":
+                    cells.append(_f(ra.get("paired") if ra else None, 2))
             cells.append(" / ".join(_f(m.get(x, {}).get("rss_mb"), 0) for x in tools))
             cells.append("**SLOWER**" if r["dy2st_slower_than_ort"] else "")
             lines.append("| " + " | ".join(cells) + " |")
@@ -397,7 +429,9 @@ def markdown(out, tools):
                      f"row: {'yes' if not slower else 'no'} "
                      f"({len(slower)} of {v['rows_with_ort']} rows slower"
                      f"{': ' + ', '.join(slower) if slower else ''}); geometric mean ORT / dy2st "
-                     f"over all rows {_f(gm, 2)} (target >= 1.25).")
+                     f"over all rows {_f(gm, 2)} (target >= 1.25). By the paired ratio: "
+                     f"{len(v['rows_dy2st_slower_paired'])} rows slower"
+                     f"{': ' + ', '.join(v['rows_dy2st_slower_paired']) if v['rows_dy2st_slower_paired'] else ''}.")
     notes = []
     for s, e in out["samples"].items():
         diffs = []
@@ -481,7 +515,7 @@ def run(args):
           f"{per_round * args.rounds / 60:.1f} min in all on an idle machine")
     t0 = time.perf_counter()
     for rnd in range(args.rounds):
-        order = tools[rnd % len(tools):] + tools[:rnd % len(tools)]
+        order = _round_order(tools, rnd)
         for row in out["rows"]:
             e = info[row["sample"]]
             for tool in order:
@@ -497,6 +531,7 @@ def run(args):
                         m["version"]
                 if "mkldnn" in m:
                     out["paddle_mkldnn"] = "on" if m["mkldnn"] else "off"
+                m["round"] = rnd
                 prev.append(m)
         done = time.perf_counter() - t0
         C.log(f"latency: round {rnd + 1}/{args.rounds} done in {done / (rnd + 1):.0f} s; "
