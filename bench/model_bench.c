@@ -31,21 +31,72 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* usage: model_bench MODEL [-i IN.npy]... [BATCH [SAMPLES [SEQ]]]: with -i,
+/* -n: times up to n single runs (stopping after 2 s), prints their median, 90th percentile,
+ * maximum and mean and the CPU time per run; returns the exit status. */
+static int single_runs(dy2st_model *m, dy2st_tensor **in, int ni, dy2st_tensor **out, int no,
+                       int n, const char *name, int batch)
+{
+    double *t = malloc((size_t)n * sizeof *t);
+    if (!t) {
+        fprintf(stderr, "model_bench: out of memory\n");
+        return 1;
+    }
+    dy2st_status st = {0};
+    long f0, f1;
+    double c0 = cpu_s(&f0), start = now();
+    int done = 0;
+    while (done < n && (done < 3 || now() - start < 2.0)) {
+        double a = now();
+        int rc = dy2st_model_run(m, in, ni, out, no, &st);
+        t[done] = (now() - a) * 1e6;
+        if (rc != 0) {
+            fprintf(stderr, "model_bench: %s\n", dy2st_status_message(&st));
+            free(t);
+            return 1;
+        }
+        for (int j = 0; j < no; j++)
+            dy2st_tensor_free(out[j]);
+        done++;
+    }
+    double cpu = (cpu_s(&f1) - c0) / done * 1e6, mean = 0;
+    for (int i = 0; i < done; i++)
+        mean += t[i] / done;
+    qsort(t, (size_t)done, sizeof t[0], cmp_double);
+    printf("%s batch %d: single runs: %d, median %.1f, p90 %.1f, max %.1f, mean %.1f us; "
+           "cpu %.1f us/run, %.1f page faults/run\n",
+           name, batch, done, t[done / 2], t[done * 9 / 10], t[done - 1], mean, cpu,
+           (double)(f1 - f0) / done);
+    free(t);
+    return 0;
+}
+
+/* usage: model_bench MODEL [-i IN.npy]... [-n RUNS] [BATCH [SAMPLES [SEQ]]]: with -i,
  * the inputs are read from those files (one per model input, in order; BATCH
  * then only labels the output line); without, every float32 input gets
  * deterministic values, the first dynamic dim of each input takes BATCH and the
  * others SEQ (default BATCH: transformer_encoder's sequence length); prints the median time per
  * run in microseconds over SAMPLES samples of at least 50 ms each, and over
  * all samples the CPU time per run (less disturbed than the wall clock on a
- * busy machine) and the minor page faults per run. */
+ * busy machine) and the minor page faults per run. With -n RUNS, it instead times RUNS
+ * single runs one by one (fewer when they take more than 2 s in all), and prints their
+ * median, 90th percentile, maximum and mean and the CPU time per run: how single requests fare,
+ * stalls included, where a sample's mean would hide them. */
 int main(int argc, char **argv)
 {
     /* -i FILE.npy (repeatable): the model's inputs in order, instead of generated values */
     const char *files[16];
-    int nfiles = 0, na = 1;
+    int nfiles = 0, na = 1, single = 0;
     for (int a = 1; a < argc; a++) {
-        if (strcmp(argv[a], "-i") == 0) {
+        if (strcmp(argv[a], "-n") == 0) {
+            char *end = NULL;
+            long v = a + 1 < argc ? strtol(argv[a + 1], &end, 10) : 0;
+            if (!end || *end || v < 1 || v > 1000000) {
+                fprintf(stderr, "model_bench: -n needs a run count from 1 to 1000000\n");
+                return 2;
+            }
+            single = (int)v;
+            a++;
+        } else if (strcmp(argv[a], "-i") == 0) {
             if (a + 1 >= argc || nfiles == 16) {
                 fprintf(stderr, "model_bench: -i needs a .npy file (at most 16)\n");
                 return 2;
@@ -57,7 +108,7 @@ int main(int argc, char **argv)
     }
     argc = na;
     if (argc < 2) {
-        fprintf(stderr, "usage: model_bench MODEL [-i IN.npy]... [BATCH [SAMPLES [SEQ]]]\n");
+        fprintf(stderr, "usage: model_bench MODEL [-i IN.npy]... [-n RUNS] [BATCH [SAMPLES [SEQ]]]\n");
         return 2;
     }
     int batch = argc > 2 ? atoi(argv[2]) : 1, samples = argc > 3 ? atoi(argv[3]) : 7;
@@ -129,6 +180,13 @@ int main(int argc, char **argv)
         for (int j = 0; j < no; j++)
             dy2st_tensor_free(out[j]);
         reps++;
+    }
+    if (single) {
+        int rc = single_runs(m, in, ni, out, no, single, argv[1], batch);
+        for (int i = 0; i < ni; i++)
+            dy2st_tensor_free(in[i]);
+        dy2st_model_free(m);
+        return rc;
     }
     int per = (int)(reps * 0.05 / (now() - t0)) + 1;
     double t[101];

@@ -21,6 +21,12 @@ expect 2 "model_bench: the model has 1 inputs, 2 -i files given" \
     "$BENCH" "$SAMPLE" -i "$GOLD/x.npy" -i "$GOLD/x.npy"
 expect 1 "nosuch.npy" "$BENCH" "$SAMPLE" -i "$TMP/nosuch.npy"
 expect 2 "model_bench: -i needs a .npy file" "$BENCH" "$SAMPLE" 1 3 -i
+# -n: single runs timed one by one (bench/omp_load.sh reads this line)
+expect 0 "batch 2: single runs: 5, median " "$BENCH" -n 5 "$SAMPLE" 2
+expect 0 " us; cpu " "$BENCH" "$SAMPLE" -i "$GOLD/x.npy" -n 3 2
+expect 2 "model_bench: -n needs a run count from 1 to 1000000" "$BENCH" "$SAMPLE" -n 0
+expect 2 "model_bench: -n needs a run count" "$BENCH" "$SAMPLE" -n 5x
+expect 2 "model_bench: -n needs a run count" "$BENCH" "$SAMPLE" -n
 # without -i, generated inputs as before
 expect 0 "batch 4: median" "$BENCH" "$SAMPLE" 4 3
 finish
