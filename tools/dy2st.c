@@ -8,6 +8,7 @@
 #include "dy2st/dy2st.h"
 
 #include "cmd_jit.h"
+#include "omp_env.h"
 
 #include "dist.h"
 #include "exec.h"
@@ -907,6 +908,8 @@ static int cmd_help(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    if (argc >= 1)
+        d2_omp_env_default(argv); /* may execute the command again, once */
     if (argc < 2) {
         print_usage(stderr);
         return EXIT_USAGE;
