@@ -8,7 +8,9 @@
 # (libgomp reads its settings when a process starts), in an order that rotates from round to
 # round, so that the machine's slow spells fall on all of them alike. A configuration is
 # THREADS:SETTING, SETTING one of default (neither variable set: libgomp's 300000 spins),
-# spin=N (GOMP_SPINCOUNT=N) or passive (OMP_WAIT_POLICY=passive); CONFIGS overrides the list.
+# spin=N (GOMP_SPINCOUNT=N), passive (OMP_WAIT_POLICY=passive) or adapt (DY2ST_ADAPT_THREADS=1:
+# no more threads than idle cores), or several joined by '+' (spin=300+adapt); CONFIGS overrides
+# the list.
 # The load is one `while :; do :; done` shell loop, started before and stopped after the
 # loaded half of each round. Each process runs `model_bench -n RUNS` (RUNS single runs timed one
 # by one after a warm-up, at most 2 s of them).
@@ -21,7 +23,7 @@
 # busy (on a shared machine "idle" is not always idle), the median of their medians, the median
 # of their 90th percentiles, the largest maximum, the median of their means, the median CPU per
 # run and the median of the others' cores.
-# RAW=FILE keeps the per-process lines in FILE.
+# RAW=FILE keeps the per-process lines in FILE; LOADS=idle or LOADS=loaded measures one half only.
 set -u
 if [ $# -lt 1 ]; then
     echo "usage: sh bench/omp_load.sh MODEL [BATCH [ROUNDS [RUNS]]]" >&2
@@ -32,6 +34,8 @@ bench="$here/model_bench" # libtool's wrapper in a build tree: it finds the buil
 [ -x "$bench" ] || { echo "omp_load.sh: build bench/model_bench first" >&2; exit 2; }
 model=$1 batch=${2:-1} rounds=${3:-10} runs=${4:-400}
 configs=${CONFIGS:-"1:default 2:default 2:spin=100000 2:spin=10000 2:spin=1000 2:spin=100 2:passive"}
+loads=${LOADS:-both}
+case $loads in both | idle | loaded) ;; *) echo "omp_load.sh: LOADS is both, idle or loaded" >&2; exit 2 ;; esac
 raw=${RAW:-$(mktemp)}
 : >"$raw"
 hz=$(getconf CLK_TCK)
@@ -54,15 +58,19 @@ jiffies() { awk '/^cpu /{b=$2+$3+$4+$7+$8+$9; t=b+$5+$6; print b, t}' /proc/stat
 measure() {
     round=$1 load=$2 cfg=$3
     threads=${cfg%%:*} setting=${cfg#*:}
-    case $setting in
-        default) envs="" ;;
-        passive) envs="OMP_WAIT_POLICY=passive" ;;
-        spin=*) envs="GOMP_SPINCOUNT=${setting#spin=}" ;;
-        *) echo "omp_load.sh: unknown setting '$setting'" >&2; exit 2 ;;
-    esac
+    envs=""
+    for part in $(echo "$setting" | tr '+' ' '); do
+        case $part in
+            default) ;;
+            passive) envs="$envs OMP_WAIT_POLICY=passive" ;;
+            spin=*) envs="$envs GOMP_SPINCOUNT=${part#spin=}" ;;
+            adapt) envs="$envs DY2ST_ADAPT_THREADS=1" ;;
+            *) echo "omp_load.sh: unknown setting '$part'" >&2; exit 2 ;;
+        esac
+    done
     la=$(cut -d' ' -f1 /proc/loadavg)
     j0=$(jiffies)
-    out=$(env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT DY2ST_NUM_THREADS="$threads" $envs \
+    out=$(env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT -u DY2ST_ADAPT_THREADS DY2ST_NUM_THREADS="$threads" $envs \
         /usr/bin/time -f 'TIME %e %U %S' "$bench" -n "$runs" "$model" "$batch" 2>&1)
     j1=$(jiffies)
     line=$(printf '%s\n' "$out" | sed -n 's/.*single runs: \([0-9]*\), median \([0-9.]*\), p90 \([0-9.]*\), max \([0-9.]*\), mean \([0-9.]*\) us; cpu \([0-9.]*\) us\/run.*/\1 \2 \3 \4 \5 \6/p')
@@ -94,6 +102,7 @@ while [ "$r" -lt "$rounds" ]; do
     done
     order="$*"
     if [ $((r % 2)) -eq 0 ]; then halves="idle loaded"; else halves="loaded idle"; fi
+    [ "$loads" = both ] || halves=$loads
     for load in $halves; do
         if [ "$load" = loaded ]; then
             sh -c 'while :; do :; done' &

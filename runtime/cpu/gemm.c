@@ -1,5 +1,6 @@
 /* gemm.c - GEMM through BLIS with the best kernel set this CPU supports. */
 #include "gemm.h"
+#include "loadcap.h"
 
 /* blis.h is not written for -Wall -Wextra; its warnings are not ours. */
 #pragma GCC diagnostic push
@@ -266,7 +267,9 @@ void d2_gemm_set_threads(int n)
 int d2_gemm_threads(void)
 {
     ensure_init();
-    return tl_run_threads > 0 ? tl_run_threads : atomic_load(&g_threads);
+    int n = tl_run_threads > 0 ? tl_run_threads : atomic_load(&g_threads);
+    /* DY2ST_ADAPT_THREADS=1: no more threads than the machine has idle cores */
+    return n > 1 && d2_loadcap_enabled() ? d2_loadcap_threads(n) : n;
 }
 
 int d2_gemm_set_run_threads(int n)

@@ -36,7 +36,9 @@ int d2_gemm_batched(d2_dtype dt, bool trans_a, bool trans_b, int64_t m, int64_t 
                     int64_t stride_c, int64_t batch, d2_err *err);
 
 /* Threads used per GEMM. The default is 1, or DY2ST_NUM_THREADS when set in
- * the environment at first use; n <= 0 restores that default. */
+ * the environment at first use; n <= 0 restores that default. With
+ * DY2ST_ADAPT_THREADS=1, d2_gemm_threads() returns no more than the machine's
+ * idle cores (cpu/loadcap.h). */
 void d2_gemm_set_threads(int n);
 int d2_gemm_threads(void);
 /* The thread count of the runs on the calling thread from now on (a Program's
