@@ -117,7 +117,7 @@ static void test_capped_when_busy(void **state)
 
 int main(void)
 {
-    char want[16];
+    char want[24];
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     snprintf(want, sizeof want, "%ld", (ncpu > 8 ? ncpu : 8) + 2);
     setenv("DY2ST_ADAPT_THREADS", "1", 1);
