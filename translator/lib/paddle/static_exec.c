@@ -227,6 +227,7 @@ done:
 
 static bool var_read(const d2_program *p, int v);
 static int prune_dead(d2_interp *I, d2_program *q);
+static int prune_dead_ex(d2_interp *I, d2_program *q, bool effects);
 
 static int param_index(const d2_block *b, int v)
 {
@@ -308,6 +309,8 @@ static d2_obj *run_built(d2_interp *I, sprog *s, d2_obj *feed, d2_obj **fitems, 
         any = any || !p->vars[vars[i]].persistable;
     }
     any = any || s->n_wb > 0; /* a training Program: its updates run on every run */
+    for (int k = 0; !any && k < p->blocks[0].n_ops; k++) /* and a Program that prints */
+        any = (d2_op_def(p->blocks[0].ops[k].id)->flags & D2_OPF_SIDE_EFFECT) != 0;
     d2_block *qb = NULL;
     /* a training Program keeps its pruned and prepared copy for the next run with the same
      * fetch list (no pass folds its float parameters, so the copy reads their updates); so
@@ -351,7 +354,9 @@ static d2_obj *run_built(d2_interp *I, sprog *s, d2_obj *feed, d2_obj **fitems, 
             if (yield_index(qb, s->wb[2 * k + 1]) < 0 &&
                 d2_block_add_yield(q, 0, s->wb[2 * k + 1], &err) < 0)
                 goto fail;
-        if (prune_dead(I, q) < 0)
+        /* Executor.run runs the Program's side-effect ops (paddle.static.Print) too, as
+         * Paddle runs every op of the Program */
+        if (prune_dead_ex(I, q, true) < 0)
             goto done;
         need = d2_calloc((size_t)qb->n_params + 1, sizeof *need);
         in = d2_calloc((size_t)qb->n_params + 1, sizeof *in);
@@ -860,10 +865,13 @@ static bool var_read(const d2_program *p, int v)
     return false;
 }
 
+static int prune_dead(d2_interp *I, d2_program *q) { return prune_dead_ex(I, q, false); }
+
 /* Removes the ops of block 0 whose results nothing uses (liveness from the
  * block's yields). Control ops are kept with everything their sub-blocks
- * read: their blocks must stay attached to one op. */
-static int prune_dead(d2_interp *I, d2_program *q)
+ * read: their blocks must stay attached to one op; so are side-effect ops
+ * (print, assert) when effects is set. */
+static int prune_dead_ex(d2_interp *I, d2_program *q, bool effects)
 {
     bool *live = d2_calloc((size_t)q->n_vars + 1, sizeof *live);
     if (!live) {
@@ -897,7 +905,8 @@ static int prune_dead(d2_interp *I, d2_program *q)
     for (int k = b0->n_ops - 1; k >= 0; k--) {
         const d2_op *op = &b0->ops[k];
         const d2_opdef *def = d2_op_def(op->id);
-        keep[k] = def && (def->flags & D2_OPF_CONTROL);
+        keep[k] = def && ((def->flags & D2_OPF_CONTROL) ||
+                          (effects && (def->flags & D2_OPF_SIDE_EFFECT)));
         for (int o = 0; !keep[k] && o < op->n_out; o++)
             keep[k] = live[op->out[o]];
         for (int i = 0; keep[k] && i < op->n_in; i++)

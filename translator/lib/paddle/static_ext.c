@@ -117,6 +117,50 @@ D2_FN(X_assign_to)
     return rc < 0 ? NULL : d2_none(I);
 }
 
+/* _static.print_op(x, header, summarize): print ops on symbolic x that write, on every run of
+ * its Program, header (text known when the Program is built) and then the line
+ * "- shape: [..]  - dtype: ..  - data: [..]" of x's value (at most summarize values; -1: all).
+ * Returns x. */
+D2_FN(X_print_op)
+{
+    const char *fname = "paddle.static.Print";
+    if (!is_sym(a[0]))
+        return d2_raise(I, "TypeError", "%s: input must be a Variable of a static Program, got %s",
+                        fname, is_tensor(a[0]) ? "a concrete Tensor" : d2_type_name(a[0]));
+    const char *header = d2_pd_get_str(I, a[1], fname, "header");
+    int64_t summarize;
+    if (!header || d2_pd_get_int(I, a[2], fname, "summarize", &summarize) < 0)
+        return NULL;
+    d2_obj *x = a[0], *none = NULL;
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_print);
+    d2_ab_str(&b, "message", header);
+    d2_ab_str(&b, "style", "text");
+    d2_ab_str(&b, "end", "");
+    int rc = b.bad ? -1 : d2_apply_op(I, D2_OP_print, &x, 1, &b.a, &none, 0);
+    d2_ab_free(&b);
+    if (rc == 0) {
+        d2_ab_init(&b, D2_OP_print);
+        d2_ab_int(&b, "summarize", summarize);
+        d2_ab_str(&b, "style", "op");
+        rc = b.bad ? -1 : d2_apply_op(I, D2_OP_print, &x, 1, &b.a, &none, 0);
+        d2_ab_free(&b);
+    }
+    if (rc < 0)
+        return I->exc ? NULL : nomem(I);
+    return d2_incref(x);
+}
+
+/* _static.var_name(x): the name of symbolic x's variable in its Program (for Print). */
+D2_FN(X_var_name)
+{
+    if (!is_sym(a[0]))
+        return d2_raise(I, "TypeError", "paddle.static.Print: input must be a Variable of a "
+                        "static Program, got %s",
+                        is_tensor(a[0]) ? "a concrete Tensor" : d2_type_name(a[0]));
+    return d2_str_from(I, TOBJ(a[0])->builder->prog->vars[TOBJ(a[0])->var].name);
+}
+
 /* ---- lazy names: paddle.static.X and paddle.static.nn.X found in the Python sources ---- */
 
 typedef struct lazy_mod {
@@ -164,6 +208,8 @@ int d2_static_ext_init(d2_interp *I)
         D2_DEF("mark", "t, name, persistable", X_mark, "paddle._static.mark"),
         D2_DEF("current", "var, like=None", X_current, "paddle._static.current"),
         D2_DEF("assign_to", "var, value", X_assign_to, "paddle._static.assign_to"),
+        D2_DEF("print_op", "x, header, summarize", X_print_op, "paddle._static.print_op"),
+        D2_DEF("var_name", "x", X_var_name, "paddle._static.var_name"),
     };
     static const d2_def getattr_defs[] = {
         D2_DEF_DATA("__getattr__", "name", X_getattr, "paddle.static.__getattr__", &LAZY[0]),
