@@ -987,6 +987,22 @@ static d2_obj *fc_param(d2_interp *I, int64_t d0, int64_t d1, bool two, d2_dtype
     d2_obj *nm = !attr || attr->kind == D2_OBJ_NONE ? d2_str_from(I, name) : d2_incref(attr);
     d2_obj *dto = d2_pd_dtype_obj(I, dt, false);
     d2_obj *r = NULL;
+    /* a WeightNormParamAttr: the weight g * v / ||v|| of parameters NAME_g and NAME_v */
+    if (ok && nm && dto && !is_bias && attr && attr->kind == D2_OBJ_INSTANCE &&
+        strcmp(d2_type_name(attr), "WeightNormParamAttr") == 0) {
+        d2_obj *an = iget(I, attr, "name");
+        d2_obj *base = an && an->kind == D2_OBJ_STR ? d2_incref(an) : d2_str_from(I, name);
+        d2_obj *wargs[4] = {attr, shape, dto, base};
+        d2_obj *m = base ? d2_import(I, "paddle.static._static_py", NULL) : NULL;
+        d2_obj *f = m ? d2_getattr(I, m, "_weight_norm_param") : NULL;
+        r = f ? d2_call(I, f, wargs, 4, NULL) : NULL;
+        d2_decref(f);
+        d2_decref(m);
+        d2_decref(base);
+        d2_decref(nm);
+        d2_decref(shape);
+        return r;
+    }
     /* a ParamAttr without a name: the parameter still takes fc's name, as Paddle's copy of
      * the attribute does */
     d2_obj *an = attr ? iget(I, attr, "name") : NULL;
