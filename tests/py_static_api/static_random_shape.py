@@ -1,7 +1,8 @@
 # paddle.uniform, rand, randn, standard_normal, normal and randint with a shape given as a
 # Tensor or as a list holding Tensors, as Paddle's docs show: in dygraph (concrete shapes) and
 # in a static Program where the shape comes from paddle.shape of a fed input (known only when
-# the Program runs). Random streams differ from Paddle's, so this prints shapes, dtypes,
+# the Program runs), and with plain int shapes in static mode (Variables drawing on every run,
+# not constants). Random streams differ from Paddle's, so this prints shapes, dtypes,
 # bounds and loose statistics (the draws of 8000 values: mean within 0.1, std within 0.1).
 import numpy as np
 import paddle
@@ -52,3 +53,20 @@ a, = exe.run(main, feed={"x": xv[:7]}, fetch_list=[u])
 print("new draws per run", bool((a != u2).any()))
 t1, t2 = exe.run(test, feed={"x": xv[:5]}, fetch_list=[u, n])
 print("for_test clone draws too", t1.shape, t2.shape, bool(t1.min() >= -2 and t1.max() < 3))
+
+# shapes of plain ints in static mode: still Variables of the Program, drawn on every run
+main2, startup2 = paddle.static.Program(), paddle.static.Program()
+with paddle.static.program_guard(main2, startup2):
+    x2 = paddle.static.data("x2", [None, 3], "float32")
+    cn = paddle.randn([2, 3])
+    cu = paddle.uniform([4], min=2.0, max=3.0)
+    cri = paddle.randint(5)
+    cy = x2 + paddle.rand([3])
+exe.run(startup2)
+a = exe.run(main2, feed={"x2": np.zeros((2, 3), "float32")}, fetch_list=[cn, cu, cri, cy])
+b = exe.run(main2, feed={"x2": np.zeros((2, 3), "float32")}, fetch_list=[cn, cu, cri, cy])
+print("int shapes", [v.shape for v in a], [str(v.dtype) for v in a])
+print("int shapes draw per run", [bool((p != q).any()) for p, q in zip(a, b)][:2],
+      bool((a[3] != b[3]).any()))
+print("uniform in [2, 3)", bool(a[1].min() >= 2 and a[1].max() < 3), "randint in [0, 5)",
+      0 <= int(a[2][0]) < 5)

@@ -390,7 +390,8 @@ static d2_obj *unary(d2_interp *I, const char *fname, d2_op_id op, d2_obj *x)
 
 typedef enum { RND_UNIFORM, RND_NORMAL, RND_INT } rnd_kind;
 
-/* random_tensor of a symbolic shape: ops of its Program over sym_uniform01. Normal draws by
+/* random_tensor of a symbolic shape (or any shape in static mode): ops of its Program over
+ * sym_uniform01. Normal draws by
  * Box-Muller, sqrt(-2 ln(1 - u1)) cos(2 pi u2); integers as floor(low + (high - low) u) from
  * float64 draws, clipped to high - 1. */
 static d2_obj *sym_random(d2_interp *I, const char *fname, d2_obj *shape, int dt, rnd_kind k,
@@ -436,6 +437,32 @@ static d2_obj *random_tensor(d2_interp *I, const char *fname, d2_obj *shape, int
     int nd;
     if (shape_is_symbolic(shape))
         return sym_random(I, fname, shape, dt, k, p0, p1);
+    /* static mode (paddle.enable_static, outside to_static and tracing): a Variable of the
+     * default main Program that draws on every run, as Paddle's random ops do */
+    d2_builder *sb = NULL;
+    const d2_pd_upcalls *up = &D2_MODE(I)->up;
+    if (!D2_MODE(I)->builder && !D2_MODE(I)->tracer && up->static_param_builder &&
+        up->static_param_builder(I, &sb) < 0)
+        return NULL;
+    if (sb) {
+        d2_obj *l = NULL;
+        if (is_none(I, shape)) {
+            d2_obj *one = d2_int_new(I, 1);
+            l = one ? d2_list_new(I, 0) : NULL;
+            if (l && d2_list_append(I, l, one) < 0)
+                d2_setref(&l, NULL);
+            d2_decref(one);
+            if (!l)
+                return NULL;
+        } else if (d2_pd_shape_list(I, shape, fname, dims, &nd) < 0) {
+            return NULL;
+        }
+        D2_MODE(I)->builder = sb;
+        d2_obj *r = sym_random(I, fname, l ? l : shape, dt, k, p0, p1);
+        D2_MODE(I)->builder = NULL;
+        d2_decref(l);
+        return r;
+    }
     if (is_none(I, shape)) {
         dims[0] = 1; /* paddle.randint's default shape [1] */
         nd = 1;
