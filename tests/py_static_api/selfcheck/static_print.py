@@ -1,7 +1,9 @@
 # paddle.static.Print in a static Program (its doc example's shape): the op prints on every
 # Executor.run (the variable's name, the message, lod and place lines, then shape, dtype and
 # data on one line; Paddle prints those on lines of their own, so the text is not compared
-# with Paddle's), returns its input unchanged, and prints even when its result is not fetched.
+# with Paddle's), returns its input unchanged, and prints even when its result is not fetched;
+# a concrete tensor (paddle.full in static mode, the doc example) is printed by the default
+# main Program.
 import numpy as np
 import paddle
 
@@ -24,8 +26,15 @@ hv, = exe.run(main, feed={"d": dv[:1]}, fetch_list=[h])
 assert hv.shape == (1, 3), hv.shape
 assert exe.run(main, feed={"d": dv}) == []  # prints with nothing fetched
 try:
-    paddle.static.Print(paddle.to_tensor([1.0]))
-    raise AssertionError("Print of a concrete tensor must fail")
+    paddle.static.Print([1.0])
+    raise AssertionError("Print of a list must fail")
 except TypeError as e:
     assert "must be a Variable" in str(e), e
+# the doc example: a paddle.full result printed by the default main Program
+x = paddle.full(shape=[2, 3], fill_value=3, dtype="int64")
+out = paddle.static.Print(x, message="The content of input layer:")
+main_program = paddle.static.default_main_program()
+exe = paddle.static.Executor(place=paddle.CPUPlace())
+res = exe.run(main_program, fetch_list=[out])
+assert (res[0] == 3).all() and res[0].shape == (2, 3), res
 print("selfcheck OK")

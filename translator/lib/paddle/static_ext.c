@@ -151,6 +151,20 @@ D2_FN(X_print_op)
     return d2_incref(x);
 }
 
+/* _static.as_variable(x): x when symbolic; a concrete tensor (paddle.full's result in static
+ * mode) as a variable of the default main Program holding its value. */
+D2_FN(X_as_variable)
+{
+    if (is_sym(a[0]))
+        return d2_incref(a[0]);
+    if (!is_tensor(a[0]))
+        return d2_raise(I, "TypeError", "paddle.static.Print: input must be a Variable, got %s",
+                        d2_type_name(a[0]));
+    d2_builder *b = target_builder(I, NULL, "paddle.static.Print");
+    int v = b ? d2_pd_lift(I, b, a[0]) : -1;
+    return v < 0 ? NULL : d2_pd_symbolic(I, b, v);
+}
+
 /* _static.var_name(x): the name of symbolic x's variable in its Program (for Print). */
 D2_FN(X_var_name)
 {
@@ -210,6 +224,7 @@ int d2_static_ext_init(d2_interp *I)
         D2_DEF("assign_to", "var, value", X_assign_to, "paddle._static.assign_to"),
         D2_DEF("print_op", "x, header, summarize", X_print_op, "paddle._static.print_op"),
         D2_DEF("var_name", "x", X_var_name, "paddle._static.var_name"),
+        D2_DEF("as_variable", "x", X_as_variable, "paddle._static.as_variable"),
     };
     static const d2_def getattr_defs[] = {
         D2_DEF_DATA("__getattr__", "name", X_getattr, "paddle.static.__getattr__", &LAZY[0]),

@@ -173,6 +173,7 @@ const char d2_static_ext_src[] =
     "    if print_phase.upper() not in (\"FORWARD\", \"BACKWARD\", \"BOTH\"):\n"
     "        raise ValueError(\"print_phase must be 'forward', 'backward' or 'both', got \"\n"
     "                         \"{}\".format(print_phase))\n"
+    "    input = _h.as_variable(input)\n"
     "    header = \"\"\n"
     "    if print_tensor_name:\n"
     "        header += \"Variable: {}\\n\".format(_h.var_name(input))\n"
