@@ -523,6 +523,26 @@ D2_FN(EX_run)
         /* an empty Program: the startup program, or a main program never built */
         if (nfl == 0)
             return d2_static_run_startup(I, s) < 0 ? NULL : d2_list_new(I, 0);
+        /* values computed while building (paddle.full and ops on such constants in static
+         * mode, which Paddle makes ops of the default main Program): fetched as they are */
+        bool consts = true;
+        for (size_t i = 0; i < nfl; i++)
+            consts = consts && fitems[i] && fitems[i]->kind == D2_OBJ_TENSOR &&
+                     D2_AS(d2_tensor_obj, fitems[i])->t;
+        d2_obj *r = consts ? d2_list_new(I, 0) : NULL;
+        for (size_t i = 0; r && i < nfl; i++) {
+            d2_err err = {0};
+            d2_tensor *h = d2_tensor_copy_to(D2_AS(d2_tensor_obj, fitems[i])->t, NULL, &err);
+            d2_obj *o = !h ? NULL : ret_np ? d2_ndarray_wrap(I, h) : d2_tensor_wrap(I, h);
+            d2_tensor_unref(h);
+            if (!h)
+                d2_raise_err(I, &err);
+            if (!o || d2_list_append(I, r, o) < 0)
+                d2_setref(&r, NULL);
+            d2_decref(o);
+        }
+        if (consts)
+            return r;
         return d2_raise(I, "ValueError",
                         "Executor.run: the program is empty, there is nothing to fetch (build "
                         "it with paddle.static.data and operations on it, or load a model with "
