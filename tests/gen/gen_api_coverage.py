@@ -23,7 +23,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 OUT = os.path.join(ROOT, "doc", "api-coverage.md")
 
-MODULES = ["paddle", "paddle.nn", "paddle.nn.functional", "paddle.static", "paddle.jit",
+MODULES = ["paddle", "paddle.nn", "paddle.nn.functional", "paddle.static", "paddle.static.nn",
+           "paddle.jit",
            "paddle.optimizer", "paddle.io", "paddle.linalg", "paddle.metric",
            "paddle.nn.initializer", "paddle.tensor", "paddle.distributed"]
 TENSOR_METHODS = "paddle.Tensor methods"
@@ -39,6 +40,7 @@ XPU = "XPU-only (Kunlun devices)"
 COMPLEX = "complex numbers (dy2st has real dtypes only)"
 SPARSE = "sparse tensors (COO/CSR, SelectedRows)"
 DIST = "auto-parallel distributed tensors"
+LOD = "LoD tensors (variable-length sequences packed with level-of-detail offsets)"
 OUT_OF_SCOPE = {}
 for _group, _names, _why in [
     ("paddle", ["CUDAPinnedPlace", "get_cuda_rng_state", "set_cuda_rng_state"], GPU),
@@ -50,6 +52,12 @@ for _group, _names, _why in [
     ("paddle.static", ["IpuCompiledProgram", "IpuStrategy", "ipu_shard_guard", "set_ipu_shard"],
      IPU),
     ("paddle.static", ["xpu_places"], XPU),
+    ("paddle.static.nn", ["sequence_concat", "sequence_conv", "sequence_enumerate",
+                          "sequence_expand", "sequence_expand_as", "sequence_first_step",
+                          "sequence_last_step", "sequence_pad", "sequence_pool",
+                          "sequence_reshape", "sequence_reverse", "sequence_scatter",
+                          "sequence_slice", "sequence_softmax", "sequence_unpad"], LOD),
+    ("paddle.static.nn", ["sparse_embedding"], SPARSE),
     ("paddle.linalg", ["eig", "eigvals"], COMPLEX + ": the results are complex"),
     ("paddle.tensor", ["as_complex", "as_real", "complex", "real", "imag", "polar"], COMPLEX),
     ("paddle.tensor", ["eig", "eigvals"], COMPLEX + ": the results are complex"),

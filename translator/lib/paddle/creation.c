@@ -1,6 +1,7 @@
 /* creation.c - paddle.to_tensor, zeros, ones, full, arange, linspace, eye, random, assign. */
 #include "lib/paddle/functions_priv.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 /* ======================================================================
@@ -276,13 +277,192 @@ int d2_pd_shape_list(d2_interp *I, d2_obj *o, const char *fname, int64_t *shape,
     return 0;
 }
 
+/* Whether shape (a tensor, or a list of ints and tensors) holds a symbolic tensor: a size the
+ * Program learns when it runs (paddle.shape(x) of a static Program's input). */
+static bool shape_is_symbolic(d2_obj *shape)
+{
+    if (is_sym(shape))
+        return true;
+    for (size_t i = 0; is_seq(shape) && i < seq_len(shape); i++)
+        if (is_sym(seq_item(shape, i)))
+            return true;
+    return false;
+}
+
+/* A 1-D host tensor of doubles v[0..n) as dtype dt. New reference or NULL. */
+static d2_obj *host_vector(d2_interp *I, d2_dtype dt, int64_t n, const double *v)
+{
+    d2_tensor *t = d2_pd_host_from_doubles(I, dt, 1, &n, v);
+    return t ? d2_pd_wrap_host(I, t) : NULL;
+}
+
+/* Uniform draws in [0, 1) of a symbolic shape, as ops of the Program that shape belongs to, so
+ * every run draws anew: the keep mask of dropout_train (p = 0.5: one fair bit per element, a
+ * new stream per run) over ones shaped shape + [K], weighted by 2^-1 .. 2^-K and summed over
+ * the last axis. K is the dtype's mantissa (24 bits for float32, 53 for float64): each value
+ * of that grid is exact and equally likely. The mask is read, so clone(for_test=True) and a
+ * saved inference model keep drawing, as Paddle's uniform_random does. */
+static d2_obj *sym_uniform01(d2_interp *I, const char *fname, d2_obj *shape, d2_dtype dt)
+{
+    const int K = dt == D2_F64 ? 53 : 24;
+    double w[53], kd = K;
+    for (int k = 0; k < K; k++)
+        w[k] = ldexp(1.0, -(k + 1));
+    d2_obj *ones = NULL;
+    if (is_tensor(shape)) {
+        if (!d2_dtype_is_int(obj_type(shape)->dtype) || obj_type(shape)->shape.ndim != 1)
+            return d2_raise(I, "TypeError", "%s: shape must be a list of ints or a 1-D int tensor",
+                            fname);
+        d2_obj *si = d2_pd_cast_to(I, fname, shape, D2_I64);
+        d2_obj *kt = si ? host_vector(I, D2_I64, 1, &kd) : NULL;
+        d2_obj *cat = kt ? op2(I, fname, D2_OP_concat, si, kt, NULL) : NULL;
+        d2_decref(si);
+        d2_decref(kt);
+        ones = cat ? make_full(I, fname, cat, 1, dt) : NULL;
+        d2_decref(cat);
+    } else {
+        size_t n = seq_len(shape);
+        d2_obj *l = d2_list_new(I, 0);
+        for (size_t i = 0; l && i < n; i++)
+            if (d2_list_append(I, l, seq_item(shape, i)) < 0)
+                d2_setref(&l, NULL);
+        d2_obj *ko = l ? d2_int_new(I, K) : NULL;
+        if (ko && d2_list_append(I, l, ko) < 0)
+            d2_setref(&l, NULL);
+        d2_decref(ko);
+        ones = l ? make_full(I, fname, l, 1, dt) : NULL;
+        d2_decref(l);
+    }
+    if (!ones)
+        return NULL;
+    d2_obj *seed = d2_pd_const_tensor(I, 0, (int64_t)(d2_mt_next64(&ST(I)->rng) >> 1), true,
+                                      D2_I64);
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_dropout_train);
+    d2_ab_float(&b, "p", 0.5);
+    d2_ab_str(&b, "mode", "downscale_in_infer");
+    d2_obj *in[2] = {ones, seed}, *outs[2] = {NULL, NULL};
+    int rc = !seed || b.bad ? -1 : d2_pd_apply_named(I, fname, D2_OP_dropout_train, in, 2, &b.a,
+                                                      outs, 2);
+    d2_ab_free(&b);
+    d2_decref(seed);
+    d2_decref(ones);
+    d2_decref(outs[0]);
+    if (rc < 0)
+        return I->exc ? NULL : d2_raise(I, "RuntimeError", "%s: out of memory", fname);
+    d2_obj *wt = host_vector(I, dt, K, w);
+    d2_obj *bits = wt ? op2(I, fname, D2_OP_multiply, outs[1], wt, NULL) : NULL;
+    d2_decref(wt);
+    d2_decref(outs[1]);
+    if (!bits)
+        return NULL;
+    int64_t last = -1;
+    d2_ab_init(&b, D2_OP_sum);
+    d2_ab_ints(&b, "axis", &last, 1);
+    d2_obj *u = op1(I, fname, D2_OP_sum, bits, &b);
+    d2_decref(bits);
+    return u;
+}
+
+/* scale * x + bias through the scale op (consumes x). */
+static d2_obj *affine(d2_interp *I, const char *fname, d2_obj *x, double scale, double bias)
+{
+    if (!x)
+        return NULL;
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_scale);
+    d2_ab_float(&b, "scale", scale);
+    d2_ab_float(&b, "bias", bias);
+    d2_obj *r = op1(I, fname, D2_OP_scale, x, &b);
+    d2_decref(x);
+    return r;
+}
+
+/* A unary op on x (consumes x). */
+static d2_obj *unary(d2_interp *I, const char *fname, d2_op_id op, d2_obj *x)
+{
+    if (!x)
+        return NULL;
+    d2_obj *r = op1(I, fname, op, x, NULL);
+    d2_decref(x);
+    return r;
+}
+
 typedef enum { RND_UNIFORM, RND_NORMAL, RND_INT } rnd_kind;
+
+/* random_tensor of a symbolic shape (or any shape in static mode): ops of its Program over
+ * sym_uniform01. Normal draws by
+ * Box-Muller, sqrt(-2 ln(1 - u1)) cos(2 pi u2); integers as floor(low + (high - low) u) from
+ * float64 draws, clipped to high - 1. */
+static d2_obj *sym_random(d2_interp *I, const char *fname, d2_obj *shape, int dt, rnd_kind k,
+                          double p0, double p1)
+{
+    if (k == RND_UNIFORM)
+        return affine(I, fname, sym_uniform01(I, fname, shape, (d2_dtype)dt), p1 - p0, p0);
+    if (k == RND_INT) {
+        d2_obj *f = unary(I, fname, D2_OP_floor,
+                          affine(I, fname, sym_uniform01(I, fname, shape, D2_F64), p1 - p0, p0));
+        if (!f)
+            return NULL;
+        d2_ab b;
+        d2_ab_init(&b, D2_OP_clip);
+        d2_ab_float(&b, "min", p0);
+        d2_ab_float(&b, "max", p1 - 1);
+        d2_obj *c = op1(I, fname, D2_OP_clip, f, &b);
+        d2_decref(f);
+        d2_obj *r = c ? d2_pd_cast_to(I, fname, c, dt) : NULL;
+        d2_decref(c);
+        return r;
+    }
+    d2_obj *r = unary(I, fname, D2_OP_sqrt,
+                      affine(I, fname,
+                             unary(I, fname, D2_OP_log,
+                                   affine(I, fname, sym_uniform01(I, fname, shape, (d2_dtype)dt),
+                                          -1, 1)),
+                             -2, 0));
+    d2_obj *c = r ? unary(I, fname, D2_OP_cos,
+                          affine(I, fname, sym_uniform01(I, fname, shape, (d2_dtype)dt),
+                                 2 * 3.14159265358979323846, 0))
+                  : NULL;
+    d2_obj *z = c ? op2(I, fname, D2_OP_multiply, r, c, NULL) : NULL;
+    d2_decref(r);
+    d2_decref(c);
+    return affine(I, fname, z, p1, p0);
+}
 
 static d2_obj *random_tensor(d2_interp *I, const char *fname, d2_obj *shape, int dt, rnd_kind k,
                              double p0, double p1)
 {
     int64_t dims[D2_MAX_DIMS];
     int nd;
+    if (shape_is_symbolic(shape))
+        return sym_random(I, fname, shape, dt, k, p0, p1);
+    /* static mode (paddle.enable_static, outside to_static and tracing): a Variable of the
+     * default main Program that draws on every run, as Paddle's random ops do */
+    d2_builder *sb = NULL;
+    const d2_pd_upcalls *up = &D2_MODE(I)->up;
+    if (!D2_MODE(I)->builder && !D2_MODE(I)->tracer && up->static_param_builder &&
+        up->static_param_builder(I, &sb) < 0)
+        return NULL;
+    if (sb) {
+        d2_obj *l = NULL;
+        if (is_none(I, shape)) {
+            d2_obj *one = d2_int_new(I, 1);
+            l = one ? d2_list_new(I, 0) : NULL;
+            if (l && d2_list_append(I, l, one) < 0)
+                d2_setref(&l, NULL);
+            d2_decref(one);
+            if (!l)
+                return NULL;
+        } else if (d2_pd_shape_list(I, shape, fname, dims, &nd) < 0) {
+            return NULL;
+        }
+        D2_MODE(I)->builder = sb;
+        d2_obj *r = sym_random(I, fname, l ? l : shape, dt, k, p0, p1);
+        D2_MODE(I)->builder = NULL;
+        d2_decref(l);
+        return r;
+    }
     if (is_none(I, shape)) {
         dims[0] = 1; /* paddle.randint's default shape [1] */
         nd = 1;

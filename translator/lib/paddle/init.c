@@ -322,11 +322,14 @@ static d2_obj *make_param(d2_interp *I, d2_obj *layer, const int64_t *shape, int
             return d2_raise(I, "ValueError",
                             "create_parameter: the shape must be static and non-negative");
     if (!name) {
+        /* a layer's parameters take its full name; paddle.create_parameter's a
+         * create_parameter_N of their own, as Paddle's LayerHelper gives them */
         d2_obj *fn = layer ? iget(I, layer, "_full_name") : NULL;
+        const char *owner = fn && fn->kind == D2_OBJ_STR ? D2_AS(d2_str, fn)->s : NULL;
+        if (!layer && !(owner = d2_pd_unique_name(I, "create_parameter")))
+            return NULL;
         char key[300];
-        snprintf(key, sizeof key, "%s.%s",
-                 fn && fn->kind == D2_OBJ_STR ? D2_AS(d2_str, fn)->s : "param",
-                 is_bias ? "b" : "w");
+        snprintf(key, sizeof key, "%s.%s", owner ? owner : "param", is_bias ? "b" : "w");
         name = d2_pd_unique_name(I, key);
         if (!name)
             return NULL;

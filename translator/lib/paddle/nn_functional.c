@@ -714,6 +714,31 @@ static d2_obj *dropout_impl(d2_interp *I, const char *fname, d2_obj *x, double p
     return outs[0];
 }
 
+/* The mask of a training dropout of x (0, or the kept scale): dropout_train's second output.
+ * Reading it keeps the op a draw in clone(for_test=True) and saved inference models, as
+ * Paddle's dropout along axes, built of uniform_random (no is_test), keeps drawing there. */
+static d2_obj *train_mask(d2_interp *I, const char *fname, d2_obj *x, double p, const char *mode)
+{
+    d2_obj *seed = d2_pd_const_tensor(I, 0, (int64_t)(d2_mt_next64(&ST(I)->rng) >> 1), true,
+                                      D2_I64);
+    if (!seed)
+        return NULL;
+    d2_ab b;
+    d2_ab_init(&b, D2_OP_dropout_train);
+    d2_ab_float(&b, "p", p);
+    d2_ab_str(&b, "mode", mode);
+    d2_obj *in[2] = {x, seed}, *outs[2] = {NULL, NULL};
+    int rc = b.bad ? -1 : d2_pd_apply_named(I, fname, D2_OP_dropout_train, in, 2, &b.a, outs, 2);
+    bool bad = b.bad;
+    d2_ab_free(&b);
+    d2_decref(seed);
+    if (rc < 0)
+        return bad ? d2_raise(I, "RuntimeError", "%s: internal error building attributes", fname)
+                   : NULL;
+    d2_decref(outs[0]);
+    return outs[1];
+}
+
 /* dropout with Paddle's axis argument: in training one keep/drop draw per
  * index of the given axes, shared along the others (a mask of x's dims on
  * those axes and 1 elsewhere, broadcast); otherwise as dropout_impl. */
@@ -742,20 +767,48 @@ d2_obj *d2_pd_dropout(d2_interp *I, const char *fname, d2_obj *x, double p, bool
     bool up = strcmp(mode, "upscale_in_train") == 0;
     if (!up && strcmp(mode, "downscale_in_infer") != 0)
         return dropout_impl(I, fname, x, p, training, mode); /* raises the mode error */
-    if (D2_MODE(I)->builder) {
-        /* static: the mask is dropout_train's mask of ones shaped md */
+    if (D2_MODE(I)->builder || is_sym(x)) {
+        /* static (to_static, or paddle.static.data's Program): the mask is dropout_train's
+         * mask of ones shaped md, drawn on every run; where a dim is fed at run time (-1), or
+         * no build is active, the ones are full_like of x cut to one index on the other axes */
+        bool dynamic = !D2_MODE(I)->builder; /* full without inputs would run eagerly */
         for (int d = 0; d < xs->ndim; d++)
-            if (md[d] < 0)
-                return d2_raise(I, "ValueError",
-                                "%s: axis %d has an unknown size; dropout along axes needs them "
-                                "known in a static program", fname, d);
+            dynamic |= md[d] < 0;
         d2_ab b;
-        d2_ab_init(&b, D2_OP_full);
-        d2_ab_ints(&b, "shape", md, xs->ndim);
-        d2_ab_float(&b, "value", 1);
-        d2_ab_int(&b, "dtype", obj_type(x)->dtype);
-        d2_obj *ones = d2_pd_opn(I, fname, D2_OP_full, NULL, 0, &b);
-        d2_obj *mk = ones ? dropout_impl(I, fname, ones, p, true, mode) : NULL;
+        d2_obj *ones;
+        if (dynamic) {
+            int64_t cut[D2_MAX_DIMS], zero[D2_MAX_DIMS], one[D2_MAX_DIMS];
+            int nc = 0;
+            for (int d = 0; d < xs->ndim; d++)
+                if (md[d] == 1 && xs->dims[d] != 1) {
+                    cut[nc] = d;
+                    zero[nc] = 0;
+                    one[nc++] = 1;
+                }
+            d2_obj *cx = NULL;
+            if (nc > 0) {
+                d2_ab_init(&b, D2_OP_slice);
+                d2_ab_ints(&b, "axes", cut, nc);
+                d2_ab_ints(&b, "starts", zero, nc);
+                d2_ab_ints(&b, "ends", one, nc);
+                cx = d2_pd_opn(I, fname, D2_OP_slice, &x, 1, &b);
+            } else {
+                cx = d2_incref(x);
+            }
+            if (!cx)
+                return NULL;
+            d2_ab_init(&b, D2_OP_full_like);
+            d2_ab_float(&b, "value", 1);
+            ones = d2_pd_opn(I, fname, D2_OP_full_like, &cx, 1, &b);
+            d2_decref(cx);
+        } else {
+            d2_ab_init(&b, D2_OP_full);
+            d2_ab_ints(&b, "shape", md, xs->ndim);
+            d2_ab_float(&b, "value", 1);
+            d2_ab_int(&b, "dtype", obj_type(x)->dtype);
+            ones = d2_pd_opn(I, fname, D2_OP_full, NULL, 0, &b);
+        }
+        d2_obj *mk = ones ? train_mask(I, fname, ones, p, mode) : NULL;
         d2_obj *r = mk ? op2(I, fname, D2_OP_multiply, x, mk, NULL) : NULL;
         d2_decref(ones);
         d2_decref(mk);

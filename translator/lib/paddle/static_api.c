@@ -367,6 +367,30 @@ static d2_obj *B_repr(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d
                          idx && idx->kind == D2_OBJ_INT ? (long long)D2_AS(d2_int, idx)->v : 0LL);
 }
 
+/* Program.all_parameters(): the parameters the Program reads (paddle.create_parameter's,
+ * layers' and static.nn's, batch_norm's running statistics), in the order they entered it;
+ * not the optimizer's accumulators or the learning rate. */
+D2_FN(PG_all_parameters)
+{
+    sprog *s = self_prog(I, self, def->qualname);
+    if (!s)
+        return NULL;
+    d2_obj *r = d2_list_new(I, 0);
+    d2_dict *d = s->b ? s->b->lifted : NULL;
+    /* paddle.static.create_global_var's variables (static_ext.c) are no parameters */
+    d2_obj *gv = d2_jit_mod_attr(I, "paddle._static", "global_vars");
+    d2_dict *globals = gv && gv->kind == D2_OBJ_DICT ? D2_AS(d2_dict, gv) : NULL;
+    for (size_t i = 0; r && d && i < d->n; i++) {
+        d2_obj *t = d->entries[i].key ? d->entries[i].value : NULL;
+        d2_obj *o = t && t->kind == D2_OBJ_TUPLE ? D2_AS(d2_tuple, t)->items[0] : NULL;
+        if (o && o->kind == D2_OBJ_TENSOR && TOBJ(o)->persistable && TOBJ(o)->name &&
+            !(globals && d2_dict_get_str(I, globals, TOBJ(o)->name)) &&
+            d2_list_append(I, r, o) < 0)
+            d2_setref(&r, NULL);
+    }
+    return r;
+}
+
 /* paddle.static.Program(): an empty Program */
 D2_FN(PG_new)
 {
@@ -608,6 +632,17 @@ int d2_static_write_back(d2_interp *I, const d2_builder *b, int dst, int src)
     d2_exec_free(s->pp);
     s->pp = NULL;
     return 0;
+}
+
+int d2_static_current_var(d2_interp *I, const d2_builder *b, int v)
+{
+    const sprog *s = SS(I) ? SS(I)->built : NULL;
+    while (s && s->b != b)
+        s = s->next;
+    for (int k = 0; s && k < s->n_wb; k++)
+        if (s->wb[2 * k] == v)
+            return s->wb[2 * k + 1];
+    return v;
 }
 
 int d2_static_set_lr(d2_interp *I, d2_obj *loss, d2_obj *lr, d2_obj *sched)
@@ -952,6 +987,22 @@ static d2_obj *fc_param(d2_interp *I, int64_t d0, int64_t d1, bool two, d2_dtype
     d2_obj *nm = !attr || attr->kind == D2_OBJ_NONE ? d2_str_from(I, name) : d2_incref(attr);
     d2_obj *dto = d2_pd_dtype_obj(I, dt, false);
     d2_obj *r = NULL;
+    /* a WeightNormParamAttr: the weight g * v / ||v|| of parameters NAME_g and NAME_v */
+    if (ok && nm && dto && !is_bias && attr && attr->kind == D2_OBJ_INSTANCE &&
+        strcmp(d2_type_name(attr), "WeightNormParamAttr") == 0) {
+        d2_obj *an = iget(I, attr, "name");
+        d2_obj *base = an && an->kind == D2_OBJ_STR ? d2_incref(an) : d2_str_from(I, name);
+        d2_obj *wargs[4] = {attr, shape, dto, base};
+        d2_obj *m = base ? d2_import(I, "paddle.static._static_py", NULL) : NULL;
+        d2_obj *f = m ? d2_getattr(I, m, "_weight_norm_param") : NULL;
+        r = f ? d2_call(I, f, wargs, 4, NULL) : NULL;
+        d2_decref(f);
+        d2_decref(m);
+        d2_decref(base);
+        d2_decref(nm);
+        d2_decref(shape);
+        return r;
+    }
     /* a ParamAttr without a name: the parameter still takes fc's name, as Paddle's copy of
      * the attribute does */
     d2_obj *an = attr ? iget(I, attr, "name") : NULL;
@@ -1157,6 +1208,7 @@ int d2_static_api_init(d2_interp *I)
         D2_DEF("global_block", "", PG_global_block, "Program.global_block"),
         D2_DEF("block", "index", PG_block, "Program.block"),
         D2_DEF("list_vars", "", PG_list_vars, "Program.list_vars"),
+        D2_DEF("all_parameters", "", PG_all_parameters, "Program.all_parameters"),
         D2_DEF("clone", "for_test=False", PG_clone, "Program.clone"),
     };
     static const d2_fn_entry pg_m[] = {
@@ -1259,5 +1311,5 @@ int d2_static_api_init(d2_interp *I)
                  ? 0
                  : -1;
     d2_decref((d2_obj *)dy);
-    return rc < 0 ? rc : d2_api_compat_init(I);
+    return rc < 0 || d2_api_compat_init(I) < 0 ? -1 : d2_static_ext_init(I);
 }

@@ -76,6 +76,16 @@ d2_obj *d2_static_program_new(d2_interp *I, const d2_program *p);
  * again replaces its source. 0, or -1 with an exception. */
 int d2_static_write_back(d2_interp *I, const d2_builder *b, int dst, int src);
 
+/* The variable holding persistable variable v's value after the ops built so far of b's
+ * Program: the source its write-back registered (an optimizer's update, a batch_norm's
+ * running statistics, paddle.static's assign_to), else v itself. */
+int d2_static_current_var(d2_interp *I, const d2_builder *b, int v);
+
+/* Registers (static_ext.c, called by d2_static_api_init): the helper module paddle._static
+ * and the Python-written parts of paddle.static and paddle.static.nn (static_ext_src.c),
+ * found through the modules' __getattr__. 0, or -1 with an exception. */
+int d2_static_ext_init(d2_interp *I);
+
 /* Whether b builds a static Program op by op (program_guard, enable_static). */
 bool d2_static_builds(d2_interp *I, const d2_builder *b);
 

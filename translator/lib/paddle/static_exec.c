@@ -227,6 +227,7 @@ done:
 
 static bool var_read(const d2_program *p, int v);
 static int prune_dead(d2_interp *I, d2_program *q);
+static int prune_dead_ex(d2_interp *I, d2_program *q, bool effects);
 
 static int param_index(const d2_block *b, int v)
 {
@@ -308,6 +309,8 @@ static d2_obj *run_built(d2_interp *I, sprog *s, d2_obj *feed, d2_obj **fitems, 
         any = any || !p->vars[vars[i]].persistable;
     }
     any = any || s->n_wb > 0; /* a training Program: its updates run on every run */
+    for (int k = 0; !any && k < p->blocks[0].n_ops; k++) /* and a Program that prints */
+        any = (d2_op_def(p->blocks[0].ops[k].id)->flags & D2_OPF_SIDE_EFFECT) != 0;
     d2_block *qb = NULL;
     /* a training Program keeps its pruned and prepared copy for the next run with the same
      * fetch list (no pass folds its float parameters, so the copy reads their updates); so
@@ -351,7 +354,9 @@ static d2_obj *run_built(d2_interp *I, sprog *s, d2_obj *feed, d2_obj **fitems, 
             if (yield_index(qb, s->wb[2 * k + 1]) < 0 &&
                 d2_block_add_yield(q, 0, s->wb[2 * k + 1], &err) < 0)
                 goto fail;
-        if (prune_dead(I, q) < 0)
+        /* Executor.run runs the Program's side-effect ops (paddle.static.Print) too, as
+         * Paddle runs every op of the Program */
+        if (prune_dead_ex(I, q, true) < 0)
             goto done;
         need = d2_calloc((size_t)qb->n_params + 1, sizeof *need);
         in = d2_calloc((size_t)qb->n_params + 1, sizeof *in);
@@ -518,6 +523,26 @@ D2_FN(EX_run)
         /* an empty Program: the startup program, or a main program never built */
         if (nfl == 0)
             return d2_static_run_startup(I, s) < 0 ? NULL : d2_list_new(I, 0);
+        /* values computed while building (paddle.full and ops on such constants in static
+         * mode, which Paddle makes ops of the default main Program): fetched as they are */
+        bool consts = true;
+        for (size_t i = 0; i < nfl; i++)
+            consts = consts && fitems[i] && fitems[i]->kind == D2_OBJ_TENSOR &&
+                     D2_AS(d2_tensor_obj, fitems[i])->t;
+        d2_obj *r = consts ? d2_list_new(I, 0) : NULL;
+        for (size_t i = 0; r && i < nfl; i++) {
+            d2_err err = {0};
+            d2_tensor *h = d2_tensor_copy_to(D2_AS(d2_tensor_obj, fitems[i])->t, NULL, &err);
+            d2_obj *o = !h ? NULL : ret_np ? d2_ndarray_wrap(I, h) : d2_tensor_wrap(I, h);
+            d2_tensor_unref(h);
+            if (!h)
+                d2_raise_err(I, &err);
+            if (!o || d2_list_append(I, r, o) < 0)
+                d2_setref(&r, NULL);
+            d2_decref(o);
+        }
+        if (consts)
+            return r;
         return d2_raise(I, "ValueError",
                         "Executor.run: the program is empty, there is nothing to fetch (build "
                         "it with paddle.static.data and operations on it, or load a model with "
@@ -860,10 +885,13 @@ static bool var_read(const d2_program *p, int v)
     return false;
 }
 
+static int prune_dead(d2_interp *I, d2_program *q) { return prune_dead_ex(I, q, false); }
+
 /* Removes the ops of block 0 whose results nothing uses (liveness from the
  * block's yields). Control ops are kept with everything their sub-blocks
- * read: their blocks must stay attached to one op. */
-static int prune_dead(d2_interp *I, d2_program *q)
+ * read: their blocks must stay attached to one op; so are side-effect ops
+ * (print, assert) when effects is set. */
+static int prune_dead_ex(d2_interp *I, d2_program *q, bool effects)
 {
     bool *live = d2_calloc((size_t)q->n_vars + 1, sizeof *live);
     if (!live) {
@@ -897,7 +925,8 @@ static int prune_dead(d2_interp *I, d2_program *q)
     for (int k = b0->n_ops - 1; k >= 0; k--) {
         const d2_op *op = &b0->ops[k];
         const d2_opdef *def = d2_op_def(op->id);
-        keep[k] = def && (def->flags & D2_OPF_CONTROL);
+        keep[k] = def && ((def->flags & D2_OPF_CONTROL) ||
+                          (effects && (def->flags & D2_OPF_SIDE_EFFECT)));
         for (int o = 0; !keep[k] && o < op->n_out; o++)
             keep[k] = live[op->out[o]];
         for (int i = 0; keep[k] && i < op->n_in; i++)
@@ -1021,18 +1050,18 @@ static int vars_of(d2_interp *I, const sprog *s, d2_obj *list, const char *fname
     return 0;
 }
 
-/* Saves s's program pruned to feeds -> fetches (lists of Variables or
- * names) to file, making its directory. 0, or -1 with an exception. */
-static int save_pruned(d2_interp *I, const char *fname, const sprog *s, d2_obj *feeds,
-                       d2_obj *fetches, const char *file)
+/* A copy of s's program pruned to feeds -> fetches (lists of Variables or names), in its
+ * inference form (dropout the identity, batch_norm reading its running statistics), as
+ * save_inference_model saves it and normalize_program returns it. NULL with an exception. */
+static d2_program *pruned_copy(d2_interp *I, const char *fname, const sprog *s, d2_obj *feeds,
+                               d2_obj *fetches)
 {
-    int *feed = NULL, *fetch = NULL, nfeed = 0, nfetch = 0, rc = -1;
+    int *feed = NULL, *fetch = NULL, nfeed = 0, nfetch = 0;
     d2_err err = {0};
     d2_program *q = NULL;
-    char *dir = NULL;
     if (vars_of(I, s, feeds, fname, "feed_vars", &feed, &nfeed) < 0 ||
         vars_of(I, s, fetches, fname, "fetch_vars", &fetch, &nfetch) < 0)
-        goto done;
+        goto fail;
     for (int i = 0; i < nfeed; i++) {
         bool is_input = false;
         for (int j = 0; j < s->p->blocks[0].n_params; j++)
@@ -1040,18 +1069,38 @@ static int save_pruned(d2_interp *I, const char *fname, const sprog *s, d2_obj *
         if (!is_input) {
             d2_raise(I, "ValueError", "%s: feed_vars[%d] '%s' is not an input of the program",
                      fname, i, s->p->vars[feed[i]].name);
-            goto done;
+            goto fail;
         }
     }
     q = d2_program_clone(s->p, &err);
     if (!q) {
         d2_raise_err(I, &err);
-        goto done;
+        goto fail;
     }
     if (reshape_io(I, q, feed, nfeed, fetch, nfetch, fname) < 0)
-        goto done;
+        goto fail;
     d2_static_eval_dropout(q);
     d2_static_eval_batch_norm(s, q);
+    d2_free(feed);
+    d2_free(fetch);
+    return q;
+fail:
+    d2_free(feed);
+    d2_free(fetch);
+    d2_program_free(q);
+    return NULL;
+}
+
+/* Saves s's program pruned to feeds -> fetches (lists of Variables or
+ * names) to file, making its directory. 0, or -1 with an exception. */
+static int save_pruned(d2_interp *I, const char *fname, const sprog *s, d2_obj *feeds,
+                       d2_obj *fetches, const char *file)
+{
+    int rc = -1;
+    char *dir = NULL;
+    d2_program *q = pruned_copy(I, fname, s, feeds, fetches);
+    if (!q)
+        goto done;
     if (!(dir = d2_strdup(file))) {
         nomem(I);
         goto done;
@@ -1065,8 +1114,6 @@ static int save_pruned(d2_interp *I, const char *fname, const sprog *s, d2_obj *
     rc = save_to(I, q, file);
 done:
     d2_free(dir);
-    d2_free(feed);
-    d2_free(fetch);
     d2_program_free(q);
     return rc;
 }
@@ -1117,6 +1164,262 @@ D2_FN(S_save_inference_model)
     int rc = save_pruned(I, fname, s, a[1], a[2], file);
     d2_free(file);
     return rc < 0 ? NULL : d2_none(I);
+}
+
+/* ----------------------------------------------------------------------
+ * serialize_program / serialize_persistables / deserialize_* / save_to_file / load_from_file
+ * / normalize_program. dy2st has no bytes type: the serialized form is a `bytes`-like object
+ * (len() works) holding a dy2st saved model (model-format.md: the pruned Program with its
+ * persistables' data), not Paddle's ProgramDesc protobuf; it round-trips within dy2st.
+ * ---------------------------------------------------------------------- */
+
+typedef struct ser_bytes {
+    size_t n;
+    unsigned char data[];
+} ser_bytes;
+
+/* A serialized-bytes object holding a copy of data[0..n). New reference or NULL. */
+static d2_obj *ser_new(d2_interp *I, const void *data, size_t n)
+{
+    ser_bytes *b = d2_malloc(sizeof *b + n + 1);
+    d2_obj *o = b ? d2_obj_alloc(I, D2_OBJ_OPAQUE, SS(I)->ser_cls, sizeof(d2_opaque)) : NULL;
+    if (!o) {
+        d2_free(b);
+        return nomem(I);
+    }
+    b->n = n;
+    if (n)
+        memcpy(b->data, data, n);
+    D2_AS(d2_opaque, o)->payload = b;
+    D2_AS(d2_opaque, o)->fin = d2_free;
+    return o;
+}
+
+/* The payload of serialized-bytes object o, or NULL with a TypeError naming what. */
+static const ser_bytes *ser_of(d2_interp *I, d2_obj *o, const char *fname, const char *what)
+{
+    if (o && o->kind == D2_OBJ_OPAQUE && d2_isinstance(I, o, SS(I)->ser_cls))
+        return D2_AS(d2_opaque, o)->payload;
+    d2_raise(I, "TypeError", "%s: %s must be the bytes a paddle.static serialize_* function or "
+             "load_from_file returned, got %s", fname, what, d2_type_name(o));
+    return NULL;
+}
+
+static d2_obj *SB_len(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+{
+    D2_UNUSED(args);
+    D2_UNUSED(nargs);
+    D2_UNUSED(kw);
+    const ser_bytes *b = ser_of(I, self, "bytes.__len__", "self");
+    return b ? d2_int_new(I, (int64_t)b->n) : NULL;
+}
+
+/* bytes[i:j]: a slice of the serialized bytes (step 1), as bytes. */
+static d2_obj *SB_getitem(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+{
+    D2_UNUSED(kw);
+    const ser_bytes *b = ser_of(I, self, "bytes.__getitem__", "self");
+    if (!b)
+        return NULL;
+    d2_obj *k = nargs == 1 ? args[0] : NULL;
+    if (!k || k->kind != D2_OBJ_SLICE)
+        return d2_raise(I, "TypeError", "serialized bytes can only be sliced, with [i:j]");
+    d2_slice *sl = D2_AS(d2_slice, k);
+    int64_t n = (int64_t)b->n, ij[2] = {0, n};
+    d2_obj *ends[2] = {sl->start, sl->stop};
+    if (sl->step && sl->step->kind != D2_OBJ_NONE &&
+        !(sl->step->kind == D2_OBJ_INT && D2_AS(d2_int, sl->step)->v == 1))
+        return d2_raise(I, "ValueError", "serialized bytes: only a step of 1 is supported");
+    for (int e = 0; e < 2; e++) {
+        if (!ends[e] || ends[e]->kind == D2_OBJ_NONE)
+            continue;
+        if (d2_to_int64(I, ends[e], "slice index", &ij[e]) < 0)
+            return NULL;
+        ij[e] = ij[e] < 0 ? (ij[e] + n < 0 ? 0 : ij[e] + n) : (ij[e] > n ? n : ij[e]);
+    }
+    return ser_new(I, b->data + ij[0], ij[1] > ij[0] ? (size_t)(ij[1] - ij[0]) : 0);
+}
+
+static d2_obj *SB_repr(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+{
+    D2_UNUSED(args);
+    D2_UNUSED(nargs);
+    D2_UNUSED(kw);
+    const ser_bytes *b = ser_of(I, self, "bytes.__repr__", "self");
+    return b ? d2_str_printf(I, "<dy2st serialized model, %zu bytes>", b->n) : NULL;
+}
+
+/* The program= keyword of kwargs (a dict or NULL), else the default main Program. */
+static sprog *kw_program(d2_interp *I, d2_obj *kwargs, const char *fname)
+{
+    d2_obj *po = kwargs && kwargs->kind == D2_OBJ_DICT
+                     ? d2_dict_get_str(I, D2_AS(d2_dict, kwargs), "program")
+                     : NULL;
+    return program_to_save(I, fname, po);
+}
+
+/* The pruned inference Program of s as serialized bytes. */
+static d2_obj *serialize(d2_interp *I, const char *fname, sprog *s, d2_obj *feeds,
+                         d2_obj *fetches)
+{
+    d2_program *q = s ? pruned_copy(I, fname, s, feeds, fetches) : NULL;
+    if (!q)
+        return NULL;
+    d2_buf buf;
+    d2_buf_init(&buf);
+    d2_err err = {0};
+    d2_obj *r = NULL;
+    if (d2_model_save_mem(q, &buf, &err) < 0)
+        d2_raise_err(I, &err);
+    else if (buf.oom)
+        nomem(I);
+    else
+        r = ser_new(I, buf.data, buf.len);
+    d2_buf_free(&buf);
+    d2_program_free(q);
+    return r;
+}
+
+/* The Program serialized in b; NULL with a ValueError naming fname for bytes that are not a
+ * whole dy2st saved model (truncated, corrupted, something else). */
+static d2_program *deserialize(d2_interp *I, const char *fname, const ser_bytes *b)
+{
+    d2_err err = {0};
+    if (!d2_model_is_saved(b->data, b->n)) {
+        d2_raise(I, "ValueError", "%s: the %zu bytes are not a serialized dy2st program (they "
+                 "do not start with a dy2st saved model's header)", fname, b->n);
+        return NULL;
+    }
+    d2_program *p = d2_model_load_mem(b->data, b->n, "serialized program", &err);
+    if (!p)
+        d2_raise(I, "ValueError", "%s: cannot read the serialized program: %s", fname, err.msg);
+    return p;
+}
+
+/* paddle.static.serialize_program(feed_vars, fetch_vars, **kwargs): the Program (kwargs
+ * program, else the default main Program) pruned to feed_vars -> fetch_vars in its inference
+ * form, as bytes; with its persistables' data. */
+D2_FN(S_serialize_program)
+{
+    return serialize(I, def->qualname, kw_program(I, a[2], def->qualname), a[0], a[1]);
+}
+
+/* paddle.static.serialize_persistables(feed_vars, fetch_vars, executor, **kwargs): the
+ * persistables the pruned Program reads, as bytes (the same saved model). */
+D2_FN(S_serialize_persistables)
+{
+    return serialize(I, def->qualname, kw_program(I, a[3], def->qualname), a[0], a[1]);
+}
+
+/* paddle.static.deserialize_program(data): a Program object from serialize_program's bytes. */
+D2_FN(S_deserialize_program)
+{
+    const ser_bytes *b = ser_of(I, a[0], def->qualname, "data");
+    d2_program *p = b ? deserialize(I, def->qualname, b) : NULL;
+    return p ? d2_static_prog_new(I, p, NULL) : NULL;
+}
+
+/* paddle.static.deserialize_persistables(program, data, executor): the values of
+ * serialize_persistables' bytes into program's persistable variables of the same names. */
+D2_FN(S_deserialize_persistables)
+{
+    const char *fname = def->qualname;
+    sprog *s = d2_static_sprog_of(I, a[0]);
+    if (!s || !s->p)
+        return d2_raise(I, "TypeError", "%s: program must be a non-empty Program, got %s", fname,
+                        s ? "an empty Program" : d2_type_name(a[0]));
+    const ser_bytes *b = ser_of(I, a[1], fname, "data");
+    d2_program *l = b ? deserialize(I, fname, b) : NULL;
+    if (!l)
+        return NULL;
+    int rc = 0, n = 0;
+    for (int v = 0; rc == 0 && v < l->n_vars; v++) {
+        const d2_var *src = &l->vars[v];
+        int w = src->persistable && src->data ? d2_program_find_var(s->p, src->name) : -1;
+        if (w < 0 || !s->p->vars[w].persistable || !s->p->vars[w].data)
+            continue;
+        d2_err err = {0};
+        if (s->p->vars[w].type.dtype != src->type.dtype ||
+            !d2_shape_equal(&s->p->vars[w].type.shape, &src->type.shape)) {
+            d2_raise(I, "ValueError", "%s: '%s' has another shape or dtype in the data than in "
+                     "the program", fname, src->name);
+            rc = -1;
+        } else if (write_persistable(s->p->vars[w].data, src->data, src->name, &err) < 0) {
+            d2_raise_err(I, &err);
+            rc = -1;
+        }
+        n++;
+    }
+    d2_program_free(l);
+    if (rc == 0 && n == 0)
+        return d2_raise(I, "ValueError", "%s: the data holds no persistable variable of the "
+                        "program", fname);
+    return rc < 0 ? NULL : d2_none(I);
+}
+
+/* paddle.static.save_to_file(path, content): writes serialized bytes to path. */
+D2_FN(S_save_to_file)
+{
+    const char *fname = def->qualname;
+    const char *path = d2_to_cstr(I, a[0], "path");
+    if (!path)
+        return NULL;
+    if (!(a[1] && a[1]->kind == D2_OBJ_OPAQUE && d2_isinstance(I, a[1], SS(I)->ser_cls)))
+        return d2_raise(I, "ValueError", "'content' type should be bytes.");
+    const ser_bytes *b = D2_AS(d2_opaque, a[1])->payload;
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return d2_raise(I, "OSError", "%s: cannot open '%s' for writing: %s", fname, path,
+                        strerror(errno));
+    bool ok = (b->n == 0 || fwrite(b->data, 1, b->n, f) == b->n);
+    ok = (fclose(f) == 0) && ok;
+    if (!ok)
+        return d2_raise(I, "OSError", "%s: cannot write '%s'", fname, path);
+    return d2_none(I);
+}
+
+/* paddle.static.load_from_file(path): the bytes of file path (at most 2 GiB). */
+D2_FN(S_load_from_file)
+{
+    const char *fname = def->qualname;
+    const char *path = d2_to_cstr(I, a[0], "path");
+    if (!path)
+        return NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return d2_raise(I, errno == ENOENT ? "FileNotFoundError" : "OSError",
+                        "%s: cannot open '%s': %s", fname, path, strerror(errno));
+    d2_buf buf;
+    d2_buf_init(&buf);
+    char chunk[65536];
+    size_t k;
+    while ((k = fread(chunk, 1, sizeof chunk, f)) > 0 && !buf.oom &&
+           buf.len <= ((size_t)1 << 31))
+        d2_buf_append(&buf, chunk, k);
+    bool err = ferror(f) != 0, big = buf.len > ((size_t)1 << 31);
+    fclose(f);
+    d2_obj *r = err   ? d2_raise(I, "OSError", "%s: cannot read '%s'", fname, path)
+                : big ? d2_raise(I, "ValueError", "%s: '%s' is larger than 2 GiB", fname, path)
+                : buf.oom ? nomem(I)
+                          : ser_new(I, buf.data, buf.len);
+    d2_buf_free(&buf);
+    return r;
+}
+
+/* paddle.static.normalize_program(program, feed_vars, fetch_vars, **kwargs): a new Program,
+ * program pruned to feed_vars -> fetch_vars in its inference form (what
+ * save_inference_model saves). */
+D2_FN(S_normalize_program)
+{
+    const char *fname = def->qualname;
+    sprog *s = d2_static_sprog_of(I, a[0]);
+    if (!s)
+        return d2_raise(I, "TypeError", "program type must be `base.Program`, but received "
+                        "`<class '%s'>`", d2_type_name(a[0]));
+    if (!s->p)
+        return d2_raise(I, "ValueError", "%s: the program is empty", fname);
+    d2_program *q = pruned_copy(I, fname, s, a[1], a[2]);
+    return q ? d2_static_prog_new(I, q, NULL) : NULL;
 }
 
 /* fluid.io.save_inference_model(dirname, feeded_var_names, target_vars,
@@ -1759,7 +2062,21 @@ int d2_static_exec_init(d2_interp *I, st_state *s)
                "paddle.static.set_program_state"),
         D2_DEF("load_program_state", "model_path, var_list=None", S_load_program_state,
                "paddle.static.load_program_state"),
+        D2_DEF("serialize_program", "feed_vars, fetch_vars, **kwargs", S_serialize_program,
+               "paddle.static.serialize_program"),
+        D2_DEF("serialize_persistables", "feed_vars, fetch_vars, executor, **kwargs",
+               S_serialize_persistables, "paddle.static.serialize_persistables"),
+        D2_DEF("deserialize_program", "data", S_deserialize_program,
+               "paddle.static.deserialize_program"),
+        D2_DEF("deserialize_persistables", "program, data, executor",
+               S_deserialize_persistables, "paddle.static.deserialize_persistables"),
+        D2_DEF("save_to_file", "path, content", S_save_to_file, "paddle.static.save_to_file"),
+        D2_DEF("load_from_file", "path", S_load_from_file, "paddle.static.load_from_file"),
+        D2_DEF("normalize_program", "program, feed_vars, fetch_vars, **kwargs",
+               S_normalize_program, "paddle.static.normalize_program"),
     };
+    static const d2_fn_entry ser_m[] = {
+        {"__len__", SB_len}, {"__repr__", SB_repr}, {"__getitem__", SB_getitem}};
     static const d2_def pg_defs[] = {
         D2_DEF("state_dict", "mode='all', scope=None", PG_state_dict, "Program.state_dict"),
         D2_DEF("set_state_dict", "state_dict, scope=None", PG_set_state_dict,
@@ -1793,7 +2110,9 @@ int d2_static_exec_init(d2_interp *I, st_state *s)
                                  D2_COUNTOF(scope_defs), NULL, 0);
     s->scope_var_cls = d2_jit_new_class(I, NULL, "_ScopeVariable", D2_OBJ_INSTANCE, scope_var_defs,
                                      D2_COUNTOF(scope_var_defs), NULL, 0);
-    if (!s->exe_cls || !s->pt_cls || !s->scope_cls || !s->scope_var_cls ||
+    s->ser_cls = d2_jit_new_class(I, NULL, "bytes", D2_OBJ_OPAQUE, NULL, 0, ser_m,
+                                  D2_COUNTOF(ser_m));
+    if (!s->exe_cls || !s->pt_cls || !s->scope_cls || !s->scope_var_cls || !s->ser_cls ||
         d2_class_add_defs(I, s->prog_cls, pg_defs, D2_COUNTOF(pg_defs), 0) < 0)
         return -1;
     d2_obj *gi = d2_def_new(I, &get_instance, NULL);

@@ -17,6 +17,7 @@ typedef struct st_state {
     d2_class *pt_cls;    /* paddle.jit.ProgramTranslator */
     d2_class *guard_cls; /* paddle.static.program_guard */
     d2_class *cp_cls;    /* paddle.static.CompiledProgram (data-parallel ones are instances) */
+    d2_class *ser_cls;   /* serialize_program's bytes (OPAQUE: a length and the bytes) */
     d2_module *static_nn; /* paddle.static.nn */
     d2_obj *main_prog, *startup_prog; /* the current default Programs (program_guard swaps) */
     d2_obj *translator;  /* the ProgramTranslator singleton, made on first use */

@@ -30,7 +30,18 @@ static d2_obj *tensor_getattr(d2_interp *I, d2_obj *o, const char *name)
         if (strcmp(name, "shape") == 0) {
             if (D2_MODE(I)->tracer)
                 trace_frozen(I, o, D2_FREEZE_SHAPE);
-            return d2_pd_shape_pylist(I, &t->type.shape);
+            d2_obj *l = d2_pd_shape_pylist(I, &t->type.shape);
+            /* a Variable of a Program built by hand (paddle.static.data): a tuple, as
+             * Paddle's Variable.shape */
+            const d2_pd_upcalls *up = &D2_MODE(I)->up;
+            if (l && l->kind == D2_OBJ_LIST && !t->t && t->builder && up->static_builds &&
+                up->static_builds(I, t->builder)) {
+                d2_obj *tu = d2_tuple_from_array(I, D2_AS(d2_list, l)->items,
+                                                 D2_AS(d2_list, l)->n);
+                d2_decref(l);
+                return tu;
+            }
+            return l;
         }
         if (strcmp(name, "size") == 0) {
             int64_t n = d2_shape_numel(&t->type.shape);
