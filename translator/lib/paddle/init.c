@@ -472,6 +472,10 @@ int d2_pd_init_add(d2_interp *I, pd_state *s)
         d2_class_add_defs(I, s->param_attr_cls, pa_defs, D2_COUNTOF(pa_defs), 0) < 0 ||
         set_attr(I, s->fluid, "ParamAttr", (d2_obj *)s->param_attr_cls) < 0)
         return -1;
+    d2_obj *fw = d2_dict_get_str(I, I->modules, "paddle.framework");
+    if (fw && fw->kind == D2_OBJ_MODULE &&
+        set_attr(I, D2_AS(d2_module, fw), "ParamAttr", (d2_obj *)s->param_attr_cls) < 0)
+        return -1;
     static const d2_def create_param_defs[] = {
         D2_DEF("create_parameter",
                "shape, dtype, name=None, attr=None, is_bias=False, default_initializer=None",

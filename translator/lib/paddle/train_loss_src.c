@@ -421,4 +421,12 @@ const char d2_train_loss_layers_src[] =
     "\n"
     "    def forward(self, input, label):\n"
     "        return F.hinge_embedding_loss(input, label, reduction=self.reduction,\n"
-    "                                      margin=self.margin, name=self.name)\n";
+    "                                      margin=self.margin, name=self.name)\n"
+    "\n"
+    "\n"
+    "def __getattr__(name):\n"
+    "    # the other loss Layers (PoissonNLLLoss, ...) live in paddle.nn.layer.loss_ext\n"
+    "    import paddle.nn.layer.loss_ext as ext\n"
+    "    if name.startswith(\"_\") or not hasattr(ext, name):\n"
+    "        raise AttributeError(\"module 'paddle.nn.layer.loss' has no attribute '%s'\" % name)\n"
+    "    return getattr(ext, name)\n";
