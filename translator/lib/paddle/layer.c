@@ -202,6 +202,36 @@ static d2_obj *L_setattr(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs
     return d2_none(I);
 }
 
+/* del layer.name: the parameter, sublayer or buffer of that name, else the
+ * instance attribute (Paddle's Layer.__delattr__). */
+static d2_obj *L_delattr(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+{
+    SELF_ARG("Layer.__delattr__");
+    D2_UNUSED(kw);
+    if (nargs != 1 || args[0]->kind != D2_OBJ_STR)
+        return d2_raise(I, "TypeError", "Layer.__delattr__(name) takes a string");
+    static const char *where[] = {"_parameters", "_sub_layers", "_buffers"};
+    for (int i = 0; i < 3; i++) {
+        d2_dict *d = d2_pd_layer_dict(I, self, where[i]);
+        if (d && d2_dict_get(I, d, args[0])) {
+            if (d2_dict_del(I, d, args[0]) < 0)
+                return NULL;
+            d2_dict *np = i == 2 ? d2_pd_layer_dict(I, self, "_non_persistable_buffer_names_set")
+                                 : NULL;
+            if (np && d2_dict_get(I, np, args[0]) && d2_dict_del(I, np, args[0]) < 0)
+                return NULL;
+            return d2_none(I);
+        }
+    }
+    d2_dict *own = idict(self);
+    if (!own || !d2_dict_get(I, own, args[0]))
+        return d2_raise(I, "AttributeError", "'%s' object has no attribute '%s'",
+                        self->cls->name, D2_AS(d2_str, args[0])->s);
+    if (d2_dict_del(I, own, args[0]) < 0)
+        return NULL;
+    return d2_none(I);
+}
+
 static d2_obj *L_getattr(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
 {
     SELF_ARG("Layer.__getattr__");
@@ -995,6 +1025,7 @@ int d2_pd_layer_add(d2_interp *I, pd_state *s)
     static const method_entry layer_m[] = {
         {"__setattr__", L_setattr},
         {"__getattr__", L_getattr},
+        {"__delattr__", L_delattr},
         {"__call__", L_call},
         {"__repr__", L_repr},
         {"forward", L_forward},

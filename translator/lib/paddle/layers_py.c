@@ -2338,6 +2338,7 @@ static const struct {
     {"paddle._more_py", d2_pd_more_src},
     {"paddle.nn.layer.vision_ext", d2_pd_vision_ext_src},
     {"paddle._tensor_more_py", d2_pd_tensor_more_src},
+    {"paddle.nn.utils", d2_pd_nn_utils_src},
     {"paddle.nn.initializer_ext", d2_pd_init_ext_src},
 };
 
