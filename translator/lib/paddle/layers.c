@@ -386,7 +386,8 @@ D2_FN(AdaptivePool_init)
 
 D2_FN(AdaptiveMaxPool_init)
 {
-    if (d2_pd_layer_base_init(I, self) < 0 || iset(I, self, "_output_size", a[0]) < 0)
+    if (d2_pd_layer_base_init(I, self) < 0 || iset(I, self, "_output_size", a[0]) < 0 ||
+        iset(I, self, "_return_mask", a[1]) < 0)
         return NULL;
     return d2_none(I);
 }
@@ -399,8 +400,15 @@ D2_FN(AdaptiveAvg_forward)
 
 D2_FN(AdaptiveMax_forward)
 {
-    return d2_pd_pool2d(I, "paddle.nn.AdaptiveMaxPool2D", a[0], "max",
-                        arg_of(I, self, "_output_size"), NULL, NULL, false, true, true);
+    const char *fname = "paddle.nn.AdaptiveMaxPool2D";
+    d2_obj *rm = arg_of(I, self, "_return_mask");
+    bool mask = false;
+    if (rm && d2_pd_get_bool(I, rm, fname, "return_mask", &mask) < 0)
+        return NULL;
+    if (mask)
+        return d2_pd_adaptive_max_mask(I, fname, a[0], arg_of(I, self, "_output_size"));
+    return d2_pd_pool2d(I, fname, a[0], "max", arg_of(I, self, "_output_size"), NULL, NULL, false,
+                        true, true);
 }
 
 static d2_obj *Adaptive_extra_repr(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,

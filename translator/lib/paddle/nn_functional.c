@@ -370,6 +370,28 @@ D2_FN(F_adaptive_avg_pool2d)
     return d2_pd_pool2d(I, fname, a[0], "avg", a[1], NULL, NULL, false, true, true);
 }
 
+/* adaptive_max_pool2d(x, output_size, return_mask=True): (out, mask), composed
+ * of registry ops by paddle.nn.layer.common_ext's Python, window by window. */
+d2_obj *d2_pd_adaptive_max_mask(d2_interp *I, const char *fname, d2_obj *x, d2_obj *output_size)
+{
+    if (!is_tensor(x))
+        return d2_raise(I, "TypeError", "%s: x must be a Tensor, got %s", fname, d2_type_name(x));
+    if (obj_type(x)->shape.ndim != 4)
+        return d2_raise(I, "ValueError", "%s: x must be 4-D (NCHW), got %d-D", fname,
+                        obj_type(x)->shape.ndim);
+    d2_obj *m = d2_import(I, "paddle.nn.layer.common_ext", NULL);
+    d2_obj *f = m ? d2_getattr(I, m, "_adaptive_max_mask") : NULL;
+    d2_decref(m);
+    d2_obj *n = f ? d2_int_new(I, 2) : NULL;
+    d2_obj *fn = n ? d2_str_from(I, fname) : NULL;
+    d2_obj *args[4] = {x, output_size, n, fn};
+    d2_obj *r = fn ? d2_call(I, f, args, 4, NULL) : NULL;
+    d2_decref(fn);
+    d2_decref(n);
+    d2_decref(f);
+    return r;
+}
+
 D2_FN(F_adaptive_max_pool2d)
 {
     const char *fname = "paddle.nn.functional.adaptive_max_pool2d";
@@ -377,7 +399,7 @@ D2_FN(F_adaptive_max_pool2d)
     if (d2_pd_get_bool(I, a[2], fname, "return_mask", &mask) < 0)
         return NULL;
     if (mask)
-        return d2_raise(I, "NotImplementedError", "%s: return_mask=True is not supported", fname);
+        return d2_pd_adaptive_max_mask(I, fname, a[0], a[1]);
     return d2_pd_pool2d(I, fname, a[0], "max", a[1], NULL, NULL, false, true, true);
 }
 
