@@ -128,12 +128,21 @@ static d2_obj *Linear_extra_repr(d2_interp *I, d2_obj *self, d2_obj **args, size
     if (!w)
         return NULL;
     d2_obj *r;
+    /* Paddle prints the layer's _dtype: the dtype argument, or what to()/astype() set */
+    d2_obj *dt = iget(I, self, "_dtype");
+    d2_obj *ds = dt ? d2_str_of(I, dt) : NULL;
+    if (dt && !ds) {
+        d2_decref(w);
+        return NULL;
+    }
     if (is_tensor(w) && obj_type(w)->shape.ndim == 2)
         r = d2_str_printf(I, "in_features=%lld, out_features=%lld, dtype=%s",
                           (long long)obj_type(w)->shape.dims[0],
-                          (long long)obj_type(w)->shape.dims[1], dtname(obj_type(w)->dtype));
+                          (long long)obj_type(w)->shape.dims[1],
+                          ds ? D2_AS(d2_str, ds)->s : dtname(obj_type(w)->dtype));
     else
         r = d2_str_from(I, "");
+    d2_decref(ds);
     d2_decref(w);
     return r;
 }
