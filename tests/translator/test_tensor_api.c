@@ -60,6 +60,7 @@ GOLDEN(nn_utils_lr_more)
 GOLDEN(pool_masks)
 GOLDEN(layer_dtype)
 GOLDEN(io_more)
+GOLDEN(paddle_rng)
 /* training.py prints losses and weights rounded to 5 decimals, its stated tolerance 1e-5: a
  * weight within a float ulp of a rounding boundary (Momentum's fc2.w[0] at 0.5011850) prints
  * either way. */
@@ -584,6 +585,7 @@ int main(void)
         cmocka_unit_test(test_golden_pool_masks),
         cmocka_unit_test(test_golden_layer_dtype),
         cmocka_unit_test(test_golden_io_more),
+        cmocka_unit_test(test_golden_paddle_rng),
         cmocka_unit_test(test_golden_training),
         cmocka_unit_test(test_text_close),
         cmocka_unit_test(test_golden_loss_grads),

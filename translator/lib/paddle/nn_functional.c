@@ -711,10 +711,30 @@ static d2_obj *dropout_impl(d2_interp *I, const char *fname, d2_obj *x, double p
         d2_ab_str(&b, "mode", mode);
         return op1(I, fname, D2_OP_dropout, x, &b);
     }
-    /* training: a keep mask from a seed drawn from paddle.seed's generator
-     * (a constant of the Program in static mode); the mask is an output, so
-     * the gradient is dout * mask */
-    d2_obj *seed = d2_pd_const_tensor(I, 0, (int64_t)(d2_mt_next64(&ST(I)->rng) >> 1), true,
+    if (!D2_MODE(I)->builder && !D2_MODE(I)->tracer && !is_sym(x)) {
+        /* eager: Paddle's CPU mask, drawn on the host from paddle.seed's
+         * generator (keep where a uniform float is >= p); x * mask */
+        const d2_shape *xs = &obj_type(x)->shape;
+        int64_t n = 1;
+        for (int d = 0; d < xs->ndim; d++)
+            n *= xs->dims[d];
+        double *m = d2_malloc((size_t)n * sizeof *m + 1);
+        if (!m)
+            return nomem(I);
+        for (int64_t i = 0; i < n; i++)
+            m[i] = d2_mt64_canonical_f(&ST(I)->rng) >= (float)p ? (up ? 1.0 / (1.0 - p) : 1.0)
+                                                                : 0.0;
+        d2_tensor *mt = d2_pd_host_from_doubles(I, obj_type(x)->dtype, xs->ndim, xs->dims, m);
+        d2_free(m);
+        d2_obj *mo = mt ? d2_pd_wrap_host(I, mt) : NULL;
+        d2_obj *r = mo ? op2(I, fname, D2_OP_multiply, x, mo, NULL) : NULL;
+        d2_decref(mo);
+        return r;
+    }
+    /* training in a Program: a keep mask from a seed drawn from paddle.seed's
+     * generator (a constant of the Program in static mode); the mask is an
+     * output, so the gradient is dout * mask */
+    d2_obj *seed = d2_pd_const_tensor(I, 0, (int64_t)(d2_mt64_next(&ST(I)->rng) >> 1), true,
                                       D2_I64);
     if (!seed)
         return NULL;
@@ -789,9 +809,9 @@ d2_obj *d2_pd_dropout(d2_interp *I, const char *fname, d2_obj *x, double p, bool
     double *m = d2_malloc((size_t)n * sizeof *m + 1);
     if (!m)
         return nomem(I);
-    d2_mt19937 *rng = &ST(I)->rng;
+    d2_mt64 *rng = &ST(I)->rng;
     for (int64_t i = 0; i < n; i++) {
-        bool keep = d2_mt_double(rng) >= p;
+        bool keep = d2_mt64_canonical_f(rng) >= (float)p; /* Paddle's CPU dropout mask */
         m[i] = keep ? (up ? (p < 1 ? 1.0 / (1.0 - p) : 0) : 1.0) : 0.0;
     }
     d2_tensor *mt = d2_pd_host_from_doubles(I, obj_type(x)->dtype, xs->ndim, md, m);
