@@ -1,6 +1,7 @@
 # paddle.seed then rand, randn, uniform, normal, randint, training dropout and the initial
 # weights of layers and initializers: Paddle's CPU generator (std::mt19937_64 seeded through
-# std::seed_seq) drawn as its kernels draw, so the values equal Paddle's.
+# std::seed_seq) drawn as its kernels draw, so the values equal Paddle's; rrelu's slopes (one per
+# negative element); set_device's Place and state_dict's OrderedDict.
 import paddle
 import numpy as np
 paddle.seed(100)
@@ -22,3 +23,5 @@ paddle.seed(5); p = paddle.create_parameter([2, 3], 'float32', default_initializ
 paddle.seed(5); p = paddle.create_parameter([2, 3], 'float32', default_initializer=paddle.nn.initializer.Uniform(-0.5, 0.25)); print(p.numpy().ravel().tolist())
 paddle.seed(5); b = paddle.nn.BatchNorm1D(3); l = paddle.nn.LayerNorm(3); print(b.weight.numpy().tolist(), l.weight.numpy().tolist())
 paddle.seed(5); r = paddle.nn.LSTM(2, 2); print(r.weight_ih_l0.numpy().ravel()[:5].tolist())
+paddle.seed(1); print(paddle.nn.functional.rrelu(paddle.to_tensor([1.0, -2.0, 3.0, -4.0, -5.0]), 0.1, 0.3).numpy().tolist())
+print(paddle.set_device('cpu'), type(paddle.nn.Linear(1, 1).state_dict()).__name__)

@@ -628,9 +628,18 @@ static d2_obj *state_dict_impl(d2_interp *I, d2_obj *self, d2_obj **a, const cha
             return d2_raise(I, "TypeError", "%s: destination must be a dict", fname);
         dest = d2_incref(a[0]);
     } else {
-        dest = d2_dict_new(I);
+        /* an OrderedDict, as Paddle's (its repr shows) */
+        d2_obj *m = d2_import(I, "_collections", NULL);
+        d2_obj *od = m ? d2_getattr(I, m, "OrderedDict") : NULL;
+        d2_decref(m);
+        dest = od ? d2_call(I, od, NULL, 0, NULL) : NULL;
+        d2_decref(od);
         if (!dest)
             return NULL;
+        if (dest->kind != D2_OBJ_DICT) {
+            d2_decref(dest);
+            return d2_raise(I, "RuntimeError", "%s: OrderedDict is not a dict", fname);
+        }
     }
     if (state_dict_rec(I, self, prefix, inc, all_buffers, D2_AS(d2_dict, dest)) < 0) {
         d2_decref(dest);
