@@ -1,7 +1,7 @@
 # paddle.seed then rand, randn, uniform, normal, randint, training dropout and the initial
 # weights of layers and initializers: Paddle's CPU generator (std::mt19937_64 seeded through
 # std::seed_seq) drawn as its kernels draw, so the values equal Paddle's; rrelu's slopes (one per
-# negative element); set_device's Place and state_dict's OrderedDict.
+# negative element); randperm (std::shuffle); set_device's Place and state_dict's OrderedDict.
 import paddle
 import numpy as np
 paddle.seed(100)
@@ -25,3 +25,7 @@ paddle.seed(5); b = paddle.nn.BatchNorm1D(3); l = paddle.nn.LayerNorm(3); print(
 paddle.seed(5); r = paddle.nn.LSTM(2, 2); print(r.weight_ih_l0.numpy().ravel()[:5].tolist())
 paddle.seed(1); print(paddle.nn.functional.rrelu(paddle.to_tensor([1.0, -2.0, 3.0, -4.0, -5.0]), 0.1, 0.3).numpy().tolist())
 print(paddle.set_device('cpu'), type(paddle.nn.Linear(1, 1).state_dict()).__name__)
+for n in (6, 7, 10, 1, 0):
+    paddle.seed(3); print("randperm", n, paddle.randperm(n).numpy().tolist())
+paddle.seed(2023); print(paddle.randperm(5, dtype='int32').numpy().tolist(), paddle.randperm(5, dtype='float32').numpy().tolist())
+paddle.seed(2023); print([len(s) for s in paddle.io.random_split(range(10), [3, 7])], list(paddle.io.random_split(range(10), [3, 7])[0]))

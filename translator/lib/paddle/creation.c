@@ -313,6 +313,40 @@ int d2_pd_random_fill(d2_interp *I, d2_pd_rnd kind, d2_dtype dt, double p0, doub
     return 0;
 }
 
+/* Shuffles v[0..n) with paddle.seed's generator as Paddle's randperm does:
+ * libstdc++'s std::shuffle, which draws one integer per two positions when
+ * the generator's range allows (it always does for n < 2^32). */
+void d2_pd_random_shuffle(d2_interp *I, int64_t *v, int64_t n)
+{
+    d2_mt64 *rng = &ST(I)->rng;
+    if (n <= 1)
+        return;
+    uint64_t un = (uint64_t)n;
+    if (UINT64_MAX / un >= un) {
+        int64_t i = 1, t;
+        if (un % 2 == 0) {
+            int64_t j = (int64_t)d2_mt64_bounded(rng, 1);
+            t = v[i], v[i] = v[j], v[j] = t;
+            i++;
+        }
+        while (i != n) {
+            uint64_t r = (uint64_t)i + 1;
+            uint64_t x = d2_mt64_bounded(rng, r * (r + 1) - 1);
+            int64_t p1 = (int64_t)(x / (r + 1)), p2 = (int64_t)(x % (r + 1));
+            t = v[i], v[i] = v[p1], v[p1] = t;
+            i++;
+            t = v[i], v[i] = v[p2], v[p2] = t;
+            i++;
+        }
+        return;
+    }
+    for (int64_t i = 1; i < n; i++) {
+        int64_t j = (int64_t)d2_mt64_bounded(rng, (uint64_t)i), t = v[i];
+        v[i] = v[j];
+        v[j] = t;
+    }
+}
+
 typedef enum { RND_UNIFORM, RND_NORMAL, RND_INT } rnd_kind;
 
 static d2_obj *random_tensor(d2_interp *I, const char *fname, d2_obj *shape, int dt, rnd_kind k,

@@ -236,6 +236,8 @@ typedef enum { D2_RND_UNIFORM, D2_RND_NORMAL, D2_RND_INT } d2_pd_rnd;
  * (uniform [p0, p1), normal mean p0 std p1, integers [p0, p1)); 0 or -1. */
 int d2_pd_random_fill(d2_interp *I, d2_pd_rnd kind, d2_dtype dt, double p0, double p1, double *v,
                       int64_t n);
+/* v[0..n) shuffled as Paddle's randperm shuffles (std::shuffle, libstdc++) */
+void d2_pd_random_shuffle(d2_interp *I, int64_t *v, int64_t n);
 /* A function argument as a tensor: tensors as they are, anything else
  * through to_tensor with dtype dt (-1 infers). New reference. */
 d2_obj *d2_pd_as_tensor(d2_interp *I, d2_obj *o, int dt, const char *fname);
