@@ -48,7 +48,9 @@ while read -r id digest status reason; do
         sed 's/^/    /' "$TMP/err" | head -n 20
         continue
     fi
-    if ! "$PYTHON" "$HERE/compare_output.py" "$want" "$TMP/out" >"$TMP/diff"; then
+    # most outputs are Paddle's text byte for byte: only the others need the numeric comparison
+    if ! tail -n +2 "$want" | cmp -s - "$TMP/out" &&
+        ! "$PYTHON" "$HERE/compare_output.py" "$want" "$TMP/out" >"$TMP/diff"; then
         fail "$id: output differs from Paddle's"
         sed 's/^/    /' "$TMP/diff"
         continue

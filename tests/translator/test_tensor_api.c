@@ -56,6 +56,12 @@ GOLDEN(common_layers)
 GOLDEN(layers_grad)
 GOLDEN(misc_layers)
 GOLDEN(io_data)
+GOLDEN(nn_utils_lr_more)
+GOLDEN(pool_masks)
+GOLDEN(layer_dtype)
+GOLDEN(io_more)
+GOLDEN(paddle_rng)
+GOLDEN(edit_distance)
 /* training.py prints losses and weights rounded to 5 decimals, its stated tolerance 1e-5: a
  * weight within a float ulp of a rounding boundary (Momentum's fc2.w[0] at 0.5011850) prints
  * either way. */
@@ -576,6 +582,12 @@ int main(void)
         cmocka_unit_test(test_golden_layers_grad),
         cmocka_unit_test(test_golden_misc_layers),
         cmocka_unit_test(test_golden_io_data),
+        cmocka_unit_test(test_golden_nn_utils_lr_more),
+        cmocka_unit_test(test_golden_pool_masks),
+        cmocka_unit_test(test_golden_layer_dtype),
+        cmocka_unit_test(test_golden_io_more),
+        cmocka_unit_test(test_golden_paddle_rng),
+        cmocka_unit_test(test_golden_edit_distance),
         cmocka_unit_test(test_golden_training),
         cmocka_unit_test(test_text_close),
         cmocka_unit_test(test_golden_loss_grads),

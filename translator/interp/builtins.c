@@ -993,20 +993,9 @@ BUILTIN(b_delattr)
     if (d2i_no_kwargs(I, "delattr", kw) < 0 || d2i_nargs(I, "delattr", n, 2, 2) < 0)
         return NULL;
     const char *name = d2_to_cstr(I, a[1], "d2i_delattr(): attribute name");
-    if (!name)
+    /* as `del o.name`: a class's __delattr__ (Paddle's Layer has one) decides */
+    if (!name || d2i_delattr(I, a[0], name) < 0)
         return NULL;
-    d2_dict *d = a[0]->kind == D2_OBJ_INSTANCE ? D2_AS(d2_instance, a[0])->dict
-                 : a[0]->kind == D2_OBJ_CLASS  ? D2_AS(d2_class, a[0])->dict
-                 : a[0]->kind == D2_OBJ_MODULE ? D2_AS(d2_module, a[0])->dict
-                                               : NULL;
-    d2_obj *v = d ? d2i_dict_pop(I, d, a[1]) : NULL;
-    if (!v) {
-        if (!d2_exc_pending(I))
-            d2_raise(I, "AttributeError", "'%s' object has no attribute '%s'", d2_type_name(a[0]),
-                     name);
-        return NULL;
-    }
-    d2_decref(v);
     return d2_none(I);
 }
 

@@ -1,6 +1,7 @@
 /* random.c - numpy.random: RandomState with the legacy streams (runtime/rng.h). */
 #include "lib/numpy/numpy_priv.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -349,14 +350,117 @@ D2_FN(RS_permutation) /* a[0] x */
     return wrap(I, t);
 }
 
+/* The first index of cdf[0..n) above u (NumPy's searchsorted side='right'). */
+static int64_t search_right(const double *cdf, int64_t n, double u)
+{
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (cdf[mid] <= u)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* choice(..., p=p) as NumPy's legacy RandomState draws it: with replacement
+ * one uniform per sample searched in p's normalised cumulative sum; without,
+ * rounds of uniforms with the found entries' probabilities zeroed, keeping
+ * the first of equal draws. Fills idx[0..cnt); 0, or -1 with ValueError. */
+static int choice_p(d2_interp *I, d2_mt19937 *mt, d2_obj *po, int64_t pop, int64_t cnt,
+                    bool replace, int64_t *idx)
+{
+    d2_tensor *pt = arr(I, po, D2_F64, "numpy.random.choice");
+    if (!pt)
+        return -1;
+    int rc = -1;
+    double *p = NULL, *cdf = NULL;
+    if (pt->ndim != 1) {
+        d2_raise(I, "ValueError", "'p' must be 1-dimensional");
+        goto out;
+    }
+    if (pt->shape[0] != pop) {
+        d2_raise(I, "ValueError", "'a' and 'p' must have same size");
+        goto out;
+    }
+    p = d2_malloc(sizeof(double) * (size_t)pop + 8);
+    cdf = d2_malloc(sizeof(double) * (size_t)pop + 8);
+    if (!p || !cdf) {
+        nomem(I);
+        goto out;
+    }
+    double sum = 0;
+    int64_t nonzero = 0;
+    for (int64_t i = 0; i < pop; i++) {
+        p[i] = d2_tensor_get_f64(pt, i);
+        if (!isfinite(p[i])) {
+            d2_raise(I, "ValueError", "probabilities contain NaN");
+            goto out;
+        }
+        if (p[i] < 0) {
+            d2_raise(I, "ValueError", "probabilities are not non-negative");
+            goto out;
+        }
+        sum += p[i];
+        nonzero += p[i] > 0;
+    }
+    if (fabs(sum - 1.0) > 1.4901161193847656e-08) {
+        d2_raise(I, "ValueError", "probabilities do not sum to 1");
+        goto out;
+    }
+    if (!replace && cnt > pop) {
+        d2_raise(I, "ValueError", "Cannot take a larger sample than population when 'replace=False'");
+        goto out;
+    }
+    if (!replace && nonzero < cnt) {
+        d2_raise(I, "ValueError", "Fewer non-zero entries in p than size");
+        goto out;
+    }
+    int64_t found = 0;
+    while (found < cnt) {
+        double c = 0;
+        for (int64_t i = 0; i < pop; i++)
+            cdf[i] = c += p[i];
+        for (int64_t i = 0; i < pop; i++)
+            cdf[i] /= c;
+        int64_t want = cnt - found, round0 = found;
+        double *u = d2_malloc(sizeof(double) * (size_t)want + 8);
+        if (!u) {
+            nomem(I);
+            goto out;
+        }
+        for (int64_t i = 0; i < want; i++)
+            u[i] = d2_mt_double(mt);
+        for (int64_t i = 0; i < want; i++) {
+            int64_t k = search_right(cdf, pop, u[i]);
+            bool dup = false;
+            for (int64_t j = round0; !replace && j < found && !dup; j++)
+                dup = idx[j] == k;
+            if (!dup)
+                idx[found++] = k;
+        }
+        d2_free(u);
+        if (!replace) {
+            /* entries found are never drawn again */
+            for (int64_t j = round0; j < found; j++)
+                p[idx[j]] = 0;
+        }
+    }
+    rc = 0;
+out:
+    d2_free(p);
+    d2_free(cdf);
+    d2_tensor_unref(pt);
+    return rc;
+}
+
 D2_FN(RS_choice) /* a[0] a, a[1] size, a[2] replace, a[3] p */
 {
     const char *fname = "numpy.random.choice";
     d2_mt19937 *mt = rs_state(I, self);
     if (!mt)
         return NULL;
-    if (!is_none(I, a[3]))
-        return d2_raise(I, "NotImplementedError", "%s: the p argument is not supported", fname);
     d2_tensor *pool = NULL;
     int64_t pop;
     if (a[0]->kind == D2_OBJ_INT) {
@@ -390,7 +494,10 @@ D2_FN(RS_choice) /* a[0] a, a[1] size, a[2] replace, a[3] p */
         return nomem(I);
     }
     d2_obj *r = NULL;
-    if (replace) {
+    if (!is_none(I, a[3])) {
+        if (choice_p(I, mt, a[3], pop, cnt, replace, idx) < 0)
+            r = NULL;
+    } else if (replace) {
         for (int64_t i = 0; i < cnt; i++)
             idx[i] = (int64_t)d2_mt_bounded(mt, (uint64_t)pop - 1);
     } else if (cnt > pop) {

@@ -150,18 +150,46 @@ D2_FN(F_rrelu)
         d2_ab_float(&b, "negative_slope", (lo + hi) / 2);
         return op1(I, fname, D2_OP_leaky_relu, a[0], &b);
     }
-    d2_obj *uni = d2_dict_get_str(I, ST(I)->paddle->dict, "uniform");
-    d2_obj *shape = uni ? d2_pd_shape_pylist(I, &obj_type(a[0])->shape) : NULL;
-    if (!shape)
-        return NULL;
-    d2_obj *dt = d2_pd_dtype_obj_new(I, obj_type(a[0])->dtype, false);
-    d2_obj *lo_o = d2_float_new(I, lo), *hi_o = d2_float_new(I, hi);
-    d2_obj *args[4] = {shape, dt, lo_o, hi_o};
-    d2_obj *slope = dt && lo_o && hi_o ? d2_call(I, uni, args, 4, NULL) : NULL;
-    d2_decref(shape);
-    d2_decref(dt);
-    d2_decref(lo_o);
-    d2_decref(hi_o);
+    d2_obj *slope;
+    if (!D2_MODE(I)->builder && !D2_MODE(I)->tracer && !is_sym(a[0])) {
+        /* eager: as Paddle's CPU kernel, one uniform slope drawn from
+         * paddle.seed's generator per negative element, in order */
+        d2_tensor *hx = d2_pd_host(I, a[0], fname);
+        if (!hx)
+            return NULL;
+        int64_t n = d2_tensor_numel(hx);
+        double *v = d2_malloc((size_t)n * sizeof *v + 1);
+        if (!v) {
+            d2_tensor_unref(hx);
+            return d2_raise(I, "MemoryError", "%s: out of memory", fname);
+        }
+        int rc = 0;
+        for (int64_t i = 0; i < n && rc == 0; i++) {
+            v[i] = 1.0;
+            if (d2_tensor_get_f64(hx, i) < 0)
+                rc = d2_pd_random_fill(I, D2_RND_UNIFORM, obj_type(a[0])->dtype, lo, hi, &v[i], 1);
+        }
+        d2_shape xs;
+        d2_tensor_get_shape(hx, &xs);
+        d2_tensor_unref(hx);
+        d2_tensor *st =
+            rc == 0 ? d2_pd_host_from_doubles(I, obj_type(a[0])->dtype, xs.ndim, xs.dims, v) : NULL;
+        d2_free(v);
+        slope = st ? d2_pd_wrap_host(I, st) : NULL;
+    } else {
+        d2_obj *uni = d2_dict_get_str(I, ST(I)->paddle->dict, "uniform");
+        d2_obj *shape = uni ? d2_pd_shape_pylist(I, &obj_type(a[0])->shape) : NULL;
+        if (!shape)
+            return NULL;
+        d2_obj *dt = d2_pd_dtype_obj_new(I, obj_type(a[0])->dtype, false);
+        d2_obj *lo_o = d2_float_new(I, lo), *hi_o = d2_float_new(I, hi);
+        d2_obj *args[4] = {shape, dt, lo_o, hi_o};
+        slope = dt && lo_o && hi_o ? d2_call(I, uni, args, 4, NULL) : NULL;
+        d2_decref(shape);
+        d2_decref(dt);
+        d2_decref(lo_o);
+        d2_decref(hi_o);
+    }
     if (!slope)
         return NULL;
     d2_obj *zero = d2_pd_const_tensor(I, 0, 0, false, obj_type(a[0])->dtype);

@@ -2734,25 +2734,35 @@ D2_FN(f_randint_like)
     return done(p, call_paddle(p, "randint", args, 4));
 }
 
-/* randperm(n, dtype='int64'): the order that sorts n uniform samples */
+/* randperm(n, dtype='int64'): 0..n-1 shuffled by paddle.seed's generator as
+ * Paddle's CPU kernel shuffles them */
 D2_FN(f_randperm)
 {
-    POOL("paddle.randperm");
+    const char *fname = "paddle.randperm";
     int64_t n;
     int dt;
-    if (d2_pd_get_int(I, a[0], p->fname, "n", &n) < 0 ||
-        d2_pd_dtype_arg(I, a[1], p->fname, D2_I64, &dt) < 0)
+    if (d2_pd_get_int(I, a[0], fname, "n", &n) < 0 ||
+        d2_pd_dtype_arg(I, a[1], fname, D2_I64, &dt) < 0)
         return NULL;
     if (n < 0)
-        return d2_raise(I, "ValueError", "%s: n must be non-negative", p->fname);
-    d2_obj *shape = keep(p, d2_list_new(I, 0));
-    d2_obj *no = keep(p, d2_int_new(I, n));
-    if (!shape || !no || d2_list_append(I, shape, no) < 0)
-        return done(p, NULL);
-    d2_obj *args[1] = {shape};
-    d2_obj *u = call_paddle(p, "rand", args, 1);
-    d2_obj *a2[1] = {u};
-    return done(p, cast(p, call_paddle(p, "argsort", a2, 1), dt));
+        return d2_raise(I, "ValueError", "%s: n must be non-negative", fname);
+    if (n > ((int64_t)1 << 40))
+        return d2_raise(I, "ValueError", "%s: n = %lld is too large", fname, (long long)n);
+    int64_t *v = d2_malloc((size_t)n * sizeof *v + 8);
+    double *d = v ? d2_malloc((size_t)n * sizeof *d + 8) : NULL;
+    if (!d) {
+        d2_free(v);
+        return d2_raise(I, "MemoryError", "%s: out of memory for n = %lld", fname, (long long)n);
+    }
+    for (int64_t i = 0; i < n; i++)
+        v[i] = i;
+    d2_pd_random_shuffle(I, v, n);
+    for (int64_t i = 0; i < n; i++)
+        d[i] = (double)v[i];
+    d2_free(v);
+    d2_tensor *t = d2_pd_host_from_doubles(I, (d2_dtype)dt, 1, &n, d);
+    d2_free(d);
+    return t ? d2_pd_wrap_host(I, t) : NULL;
 }
 
 /* bernoulli(x): 1 with probability x */

@@ -335,7 +335,7 @@ static d2_obj *sym_uniform01(d2_interp *I, const char *fname, d2_obj *shape, d2_
     }
     if (!ones)
         return NULL;
-    d2_obj *seed = d2_pd_const_tensor(I, 0, (int64_t)(d2_mt_next64(&ST(I)->rng) >> 1), true,
+    d2_obj *seed = d2_pd_const_tensor(I, 0, (int64_t)(d2_mt64_next(&ST(I)->rng) >> 1), true,
                                       D2_I64);
     d2_ab b;
     d2_ab_init(&b, D2_OP_dropout_train);
@@ -386,6 +386,77 @@ static d2_obj *unary(d2_interp *I, const char *fname, d2_op_id op, d2_obj *x)
     d2_obj *r = op1(I, fname, op, x, NULL);
     d2_decref(x);
     return r;
+}
+
+/* n values drawn from paddle.seed's generator as Paddle's CPU kernels draw
+ * them: uniform in [p0, p1), normal with mean p0 and std p1, or integers in
+ * [p0, p1); in float arithmetic for float32 (and smaller) dtypes, in double
+ * for float64, so that seeded values equal Paddle's. */
+int d2_pd_random_fill(d2_interp *I, d2_pd_rnd kind, d2_dtype dt, double p0, double p1, double *v,
+                      int64_t n)
+{
+    d2_mt64 *rng = &ST(I)->rng;
+    bool dbl = dt == D2_F64;
+    if (kind == D2_RND_NORMAL && !dbl) {
+        float *f = d2_malloc((size_t)n * sizeof *f + 1);
+        if (!f) {
+            nomem(I);
+            return -1;
+        }
+        d2_mt64_normal_f(rng, (float)p0, (float)p1, f, n);
+        for (int64_t i = 0; i < n; i++)
+            v[i] = f[i];
+        d2_free(f);
+    } else if (kind == D2_RND_NORMAL) {
+        d2_mt64_normal_d(rng, p0, p1, v, n);
+    } else if (kind == D2_RND_UNIFORM && !dbl) {
+        float lo = (float)p0, w = (float)p1 - (float)p0;
+        for (int64_t i = 0; i < n; i++) {
+            float u = d2_mt64_canonical_f(rng) * w;
+            v[i] = u + lo;
+        }
+    } else if (kind == D2_RND_UNIFORM) {
+        for (int64_t i = 0; i < n; i++)
+            v[i] = d2_mt64_canonical_d(rng) * (p1 - p0) + p0;
+    } else {
+        for (int64_t i = 0; i < n; i++)
+            v[i] = p0 + (double)d2_mt64_bounded(rng, (uint64_t)(p1 - p0 - 1));
+    }
+    return 0;
+}
+
+/* Shuffles v[0..n) with paddle.seed's generator as Paddle's randperm does:
+ * libstdc++'s std::shuffle, which draws one integer per two positions when
+ * the generator's range allows (it always does for n < 2^32). */
+void d2_pd_random_shuffle(d2_interp *I, int64_t *v, int64_t n)
+{
+    d2_mt64 *rng = &ST(I)->rng;
+    if (n <= 1)
+        return;
+    uint64_t un = (uint64_t)n;
+    if (UINT64_MAX / un >= un) {
+        int64_t i = 1, t;
+        if (un % 2 == 0) {
+            int64_t j = (int64_t)d2_mt64_bounded(rng, 1);
+            t = v[i], v[i] = v[j], v[j] = t;
+            i++;
+        }
+        while (i != n) {
+            uint64_t r = (uint64_t)i + 1;
+            uint64_t x = d2_mt64_bounded(rng, r * (r + 1) - 1);
+            int64_t p1 = (int64_t)(x / (r + 1)), p2 = (int64_t)(x % (r + 1));
+            t = v[i], v[i] = v[p1], v[p1] = t;
+            i++;
+            t = v[i], v[i] = v[p2], v[p2] = t;
+            i++;
+        }
+        return;
+    }
+    for (int64_t i = 1; i < n; i++) {
+        int64_t j = (int64_t)d2_mt64_bounded(rng, (uint64_t)i), t = v[i];
+        v[i] = v[j];
+        v[j] = t;
+    }
 }
 
 typedef enum { RND_UNIFORM, RND_NORMAL, RND_INT } rnd_kind;
@@ -477,14 +548,12 @@ static d2_obj *random_tensor(d2_interp *I, const char *fname, d2_obj *shape, int
     double *v = d2_malloc((size_t)n * sizeof *v + 1);
     if (!v)
         return nomem(I);
-    d2_mt19937 *rng = &ST(I)->rng;
-    for (int64_t i = 0; i < n; i++) {
-        if (k == RND_UNIFORM)
-            v[i] = p0 + (p1 - p0) * d2_mt_double(rng);
-        else if (k == RND_NORMAL)
-            v[i] = p0 + p1 * d2_mt_gauss(rng);
-        else
-            v[i] = p0 + (double)d2_mt_bounded(rng, (uint64_t)(p1 - p0 - 1));
+    if (d2_pd_random_fill(I, k == RND_UNIFORM  ? D2_RND_UNIFORM
+                             : k == RND_NORMAL ? D2_RND_NORMAL
+                                               : D2_RND_INT,
+                          (d2_dtype)dt, p0, p1, v, n) < 0) {
+        d2_free(v);
+        return NULL;
     }
     d2_tensor *t = d2_pd_host_from_doubles(I, (d2_dtype)dt, nd, dims, v);
     d2_free(v);
@@ -558,7 +627,7 @@ D2_FN(f_seed)
     int64_t s;
     if (d2_pd_get_int(I, a[0], "paddle.seed", "seed", &s) < 0)
         return NULL;
-    d2_mt_seed(&ST(I)->rng, (uint32_t)s);
+    d2_mt64_seed(&ST(I)->rng, (uint64_t)s);
     d2_obj *m = d2_dict_get_str(I, I->modules, "paddle.base.libpaddle");
     d2_obj *g = m && m->kind == D2_OBJ_MODULE
                     ? d2_dict_get_str(I, D2_AS(d2_module, m)->dict, "Generator")

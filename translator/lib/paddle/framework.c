@@ -15,7 +15,10 @@ D2_FN(f_set_device)
         return NULL;
     if (strcmp(d, "cpu") != 0 && strncmp(d, "gpu", 3) != 0)
         return d2_raise(I, "ValueError", "paddle.set_device: unknown device '%s' (use 'cpu')", d);
-    return d2_str_from(I, "cpu");
+    /* Paddle returns the Place it set: Place(cpu) here */
+    if (!ST(I)->place_cls)
+        return d2_str_from(I, "cpu");
+    return d2_instance_new(I, ST(I)->place_cls);
 }
 
 D2_FN(f_get_device)

@@ -54,6 +54,8 @@ int d2_pd_pair_arg(d2_interp *I, d2_obj *o, const char *fname, const char *what,
 int d2_pd_check_nchw(d2_interp *I, d2_obj *df, const char *fname);
 d2_obj *d2_pd_conv2d(d2_interp *I, const char *fname, d2_obj *x, d2_obj *w, d2_obj *bias,
                      d2_obj *stride, d2_obj *padding, d2_obj *dilation, d2_obj *groups);
+/* Adaptive max pooling of an NCHW x with the indices of the maxima: (out, mask). */
+d2_obj *d2_pd_adaptive_max_mask(d2_interp *I, const char *fname, d2_obj *x, d2_obj *output_size);
 /* Pooling of type "max" or "avg"; adaptive: ksize is the output size. */
 d2_obj *d2_pd_pool2d(d2_interp *I, const char *fname, d2_obj *x, const char *type, d2_obj *ksize,
                      d2_obj *stride, d2_obj *padding, bool ceil_mode, bool exclusive,

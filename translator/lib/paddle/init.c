@@ -169,7 +169,6 @@ static d2_tensor *init_fill(d2_interp *I, d2_obj *init, const int64_t *shape, in
         nomem(I);
         return NULL;
     }
-    d2_mt19937 *rng = &ST(I)->rng;
     double fin, fout;
     compute_fans(shape, nd, &fin, &fout);
     if (init) {
@@ -179,42 +178,45 @@ static d2_tensor *init_fill(d2_interp *I, d2_obj *init, const int64_t *shape, in
         if (fo && is_number(fo))
             fout = num_value(fo);
     }
+    /* drawn from paddle.seed's generator as Paddle's uniform and gaussian
+     * kernels draw, so that seeded initial weights equal Paddle's */
     bool ok = true;
     if (strcmp(kind, "constant") == 0) {
         double c = init ? iget_float(I, init, "value", 0) : 0;
         for (int64_t i = 0; i < n; i++)
             v[i] = c;
-    } else if (strcmp(kind, "normal") == 0 || strcmp(kind, "truncated_normal") == 0) {
-        double m = iget_float(I, init, "mean", 0), s = iget_float(I, init, "std", 1);
-        bool trunc = kind[0] == 't';
+    } else if (strcmp(kind, "normal") == 0) {
+        ok = d2_pd_random_fill(I, D2_RND_NORMAL, dt, iget_float(I, init, "mean", 0),
+                               iget_float(I, init, "std", 1), v, n) == 0;
+    } else if (strcmp(kind, "truncated_normal") == 0) {
+        /* not Paddle's truncated-gaussian stream: normals redrawn outside [a, b] */
+        double m = iget_float(I, init, "mean", 0), sd = iget_float(I, init, "std", 1);
         double lo = iget_float(I, init, "a", -2), hi = iget_float(I, init, "b", 2);
-        for (int64_t i = 0; i < n; i++) {
-            double g = d2_mt_gauss(rng);
-            for (int tries = 0; trunc && (g < lo || g > hi) && tries < 100; tries++)
-                g = d2_mt_gauss(rng);
-            v[i] = m + s * g;
+        for (int64_t i = 0; ok && i < n; i++) {
+            double g = 0;
+            for (int tries = 0; tries < 100; tries++) {
+                ok = d2_pd_random_fill(I, D2_RND_NORMAL, D2_F64, 0, 1, &g, 1) == 0;
+                if (!ok || (g >= lo && g <= hi))
+                    break;
+            }
+            v[i] = m + sd * g;
         }
     } else if (strcmp(kind, "uniform") == 0) {
-        double lo = iget_float(I, init, "low", -1), hi = iget_float(I, init, "high", 1);
-        for (int64_t i = 0; i < n; i++)
-            v[i] = lo + (hi - lo) * d2_mt_double(rng);
+        ok = d2_pd_random_fill(I, D2_RND_UNIFORM, dt, iget_float(I, init, "low", -1),
+                               iget_float(I, init, "high", 1), v, n) == 0;
     } else if (strcmp(kind, "xavier_uniform") == 0) {
         double gain = init ? iget_float(I, init, "gain", 1) : 1;
         double lim = gain * sqrt(6.0 / (fin + fout));
-        for (int64_t i = 0; i < n; i++)
-            v[i] = -lim + 2 * lim * d2_mt_double(rng);
+        ok = d2_pd_random_fill(I, D2_RND_UNIFORM, dt, -lim, lim, v, n) == 0;
     } else if (strcmp(kind, "xavier_normal") == 0) {
         double std = iget_float(I, init, "gain", 1) * sqrt(2.0 / (fin + fout));
-        for (int64_t i = 0; i < n; i++)
-            v[i] = std * d2_mt_gauss(rng);
+        ok = d2_pd_random_fill(I, D2_RND_NORMAL, dt, 0, std, v, n) == 0;
     } else if (strcmp(kind, "kaiming_uniform") == 0) {
         double lim = kaiming_gain(I, init) * sqrt(3.0 / fin);
-        for (int64_t i = 0; i < n; i++)
-            v[i] = -lim + 2 * lim * d2_mt_double(rng);
+        ok = d2_pd_random_fill(I, D2_RND_UNIFORM, dt, -lim, lim, v, n) == 0;
     } else if (strcmp(kind, "kaiming_normal") == 0) {
         double std = kaiming_gain(I, init) / sqrt(fin);
-        for (int64_t i = 0; i < n; i++)
-            v[i] = std * d2_mt_gauss(rng);
+        ok = d2_pd_random_fill(I, D2_RND_NORMAL, dt, 0, std, v, n) == 0;
     } else {
         ok = false;
         d2_raise(I, "ValueError", "unknown initializer kind '%s'", kind);
@@ -474,6 +476,10 @@ int d2_pd_init_add(d2_interp *I, pd_state *s)
     if (!s->param_attr_cls ||
         d2_class_add_defs(I, s->param_attr_cls, pa_defs, D2_COUNTOF(pa_defs), 0) < 0 ||
         set_attr(I, s->fluid, "ParamAttr", (d2_obj *)s->param_attr_cls) < 0)
+        return -1;
+    d2_obj *fw = d2_dict_get_str(I, I->modules, "paddle.framework");
+    if (fw && fw->kind == D2_OBJ_MODULE &&
+        set_attr(I, D2_AS(d2_module, fw), "ParamAttr", (d2_obj *)s->param_attr_cls) < 0)
         return -1;
     static const d2_def create_param_defs[] = {
         D2_DEF("create_parameter",

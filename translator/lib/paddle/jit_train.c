@@ -507,7 +507,7 @@ uint64_t d2_jit_rng_offset(d2_interp *I, const d2_program *p)
     for (int b = 0; p && b < p->n_blocks; b++)
         for (int i = 0; i < p->blocks[b].n_ops; i++)
             if (p->blocks[b].ops[i].id == D2_OP_dropout_train)
-                return d2_mt_next64(&ST(I)->rng) | 1;
+                return d2_mt64_next(&ST(I)->rng) | 1;
     return 0;
 }
 

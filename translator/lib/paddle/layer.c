@@ -202,6 +202,36 @@ static d2_obj *L_setattr(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs
     return d2_none(I);
 }
 
+/* del layer.name: the parameter, sublayer or buffer of that name, else the
+ * instance attribute (Paddle's Layer.__delattr__). */
+static d2_obj *L_delattr(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+{
+    SELF_ARG("Layer.__delattr__");
+    D2_UNUSED(kw);
+    if (nargs != 1 || args[0]->kind != D2_OBJ_STR)
+        return d2_raise(I, "TypeError", "Layer.__delattr__(name) takes a string");
+    static const char *where[] = {"_parameters", "_sub_layers", "_buffers"};
+    for (int i = 0; i < 3; i++) {
+        d2_dict *d = d2_pd_layer_dict(I, self, where[i]);
+        if (d && d2_dict_get(I, d, args[0])) {
+            if (d2_dict_del(I, d, args[0]) < 0)
+                return NULL;
+            d2_dict *np = i == 2 ? d2_pd_layer_dict(I, self, "_non_persistable_buffer_names_set")
+                                 : NULL;
+            if (np && d2_dict_get(I, np, args[0]) && d2_dict_del(I, np, args[0]) < 0)
+                return NULL;
+            return d2_none(I);
+        }
+    }
+    d2_dict *own = idict(self);
+    if (!own || !d2_dict_get(I, own, args[0]))
+        return d2_raise(I, "AttributeError", "'%s' object has no attribute '%s'",
+                        self->cls->name, D2_AS(d2_str, args[0])->s);
+    if (d2_dict_del(I, own, args[0]) < 0)
+        return NULL;
+    return d2_none(I);
+}
+
 static d2_obj *L_getattr(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
 {
     SELF_ARG("Layer.__getattr__");
@@ -552,7 +582,7 @@ static d2_obj *L_children(d2_interp *I, d2_obj *self, d2_obj **args, size_t narg
 /* Paddle's _state_dict_impl: own parameters, own persistable buffers, then
  * each sublayer's entries under "name.". */
 static int state_dict_rec(d2_interp *I, d2_obj *self, const char *prefix, bool include_sub,
-                          d2_dict *dest)
+                          bool all_buffers, d2_dict *dest)
 {
     d2_dict *params = d2_pd_layer_dict(I, self, "_parameters");
     d2_dict *bufs = d2_pd_layer_dict(I, self, "_buffers");
@@ -564,7 +594,7 @@ static int state_dict_rec(d2_interp *I, d2_obj *self, const char *prefix, bool i
             d2_dict_entry *e = &srcs[s]->entries[i];
             if (!e->key || is_none(I, e->value) || e->key->kind != D2_OBJ_STR)
                 continue;
-            if (s == 1 && np && d2_dict_get(I, np, e->key))
+            if (s == 1 && !all_buffers && np && d2_dict_get(I, np, e->key))
                 continue;
             char buf[1024];
             snprintf(buf, sizeof buf, "%s%s", prefix, D2_AS(d2_str, e->key)->s);
@@ -578,33 +608,51 @@ static int state_dict_rec(d2_interp *I, d2_obj *self, const char *prefix, bool i
             continue;
         char buf[1024];
         snprintf(buf, sizeof buf, "%s%s.", prefix, D2_AS(d2_str, e->key)->s);
-        if (state_dict_rec(I, e->value, buf, true, dest) < 0)
+        if (state_dict_rec(I, e->value, buf, true, all_buffers, dest) < 0)
             return -1;
     }
     return 0;
 }
 
-D2_FN(L_state_dict)
+/* state_dict (persistable buffers only) and to_static_state_dict (all buffers) */
+static d2_obj *state_dict_impl(d2_interp *I, d2_obj *self, d2_obj **a, const char *fname,
+                               bool all_buffers)
 {
     bool inc;
-    const char *prefix = d2_pd_get_str(I, a[2], "Layer.state_dict", "structured_name_prefix");
-    if (!prefix || d2_pd_get_bool(I, a[1], "Layer.state_dict", "include_sublayers", &inc) < 0)
+    const char *prefix = d2_pd_get_str(I, a[2], fname, "structured_name_prefix");
+    if (!prefix || d2_pd_get_bool(I, a[1], fname, "include_sublayers", &inc) < 0)
         return NULL;
     d2_obj *dest;
     if (!is_none(I, a[0])) {
         if (a[0]->kind != D2_OBJ_DICT)
-            return d2_raise(I, "TypeError", "Layer.state_dict: destination must be a dict");
+            return d2_raise(I, "TypeError", "%s: destination must be a dict", fname);
         dest = d2_incref(a[0]);
     } else {
-        dest = d2_dict_new(I);
+        /* an OrderedDict, as Paddle's (its repr shows) */
+        d2_obj *m = d2_import(I, "_collections", NULL);
+        d2_obj *od = m ? d2_getattr(I, m, "OrderedDict") : NULL;
+        d2_decref(m);
+        dest = od ? d2_call(I, od, NULL, 0, NULL) : NULL;
+        d2_decref(od);
         if (!dest)
             return NULL;
+        if (dest->kind != D2_OBJ_DICT) {
+            d2_decref(dest);
+            return d2_raise(I, "RuntimeError", "%s: OrderedDict is not a dict", fname);
+        }
     }
-    if (state_dict_rec(I, self, prefix, inc, D2_AS(d2_dict, dest)) < 0) {
+    if (state_dict_rec(I, self, prefix, inc, all_buffers, D2_AS(d2_dict, dest)) < 0) {
         d2_decref(dest);
         return NULL;
     }
     return dest;
+}
+
+D2_FN(L_state_dict) { return state_dict_impl(I, self, a, "Layer.state_dict", false); }
+
+D2_FN(L_to_static_state_dict)
+{
+    return state_dict_impl(I, self, a, "Layer.to_static_state_dict", true);
 }
 
 static void warn_here(d2_interp *I, const char *msg)
@@ -653,7 +701,7 @@ D2_FN(L_set_state_dict)
     d2_obj *missing = d2_list_new(I, 0), *unexpected = d2_list_new(I, 0), *matched = d2_dict_new(I);
     d2_obj *r = NULL;
     if (!own || !missing || !unexpected || !matched ||
-        state_dict_rec(I, self, "", true, D2_AS(d2_dict, own)) < 0)
+        state_dict_rec(I, self, "", true, false, D2_AS(d2_dict, own)) < 0)
         goto done;
     d2_dict *od = D2_AS(d2_dict, own);
     for (size_t i = 0; i < od->n; i++) {
@@ -908,12 +956,161 @@ static d2_obj *L_repr(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d
     return r;
 }
 
-static d2_obj *L_to(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs, d2_dict *kw)
+/* Casts tensor object t in place to dtype dt, its gradient too (Paddle's
+ * param._to(None, dtype)); floating_only leaves non-float tensors alone. */
+static int cast_in_place(d2_interp *I, const char *fname, d2_obj *t, int dt, bool floating_only)
 {
-    SELF_ARG("Layer.to");
-    D2_UNUSED(args);
-    D2_UNUSED(nargs);
-    D2_UNUSED(kw);
+    if (!is_tensor(t) || TOBJ(t)->type.dtype == (d2_dtype)dt ||
+        (floating_only && !d2_dtype_is_float(TOBJ(t)->type.dtype)))
+        return 0;
+    if (!TOBJ(t)->t) {
+        d2_raise(I, "TypeError", "%s: the tensor is symbolic (inside to_static)", fname);
+        return -1;
+    }
+    d2_obj *c = d2_pd_cast_to(I, fname, t, dt);
+    if (!c)
+        return -1;
+    d2_tensor *nt = d2_tensor_ref(TOBJ(c)->t);
+    d2_decref(c);
+    d2_tensor_unref(TOBJ(t)->t);
+    TOBJ(t)->t = nt;
+    TOBJ(t)->type.dtype = (d2_dtype)dt;
+    return TOBJ(t)->grad ? cast_in_place(I, fname, TOBJ(t)->grad, dt, false) : 0;
+}
+
+/* Casts a layer's own parameters and buffers (dt < 0: none) and sets its
+ * _dtype to dtype_obj, as Paddle's Layer._to_impl does. */
+static int layer_to_dtype(d2_interp *I, const char *fname, d2_obj *layer, int dt,
+                          d2_obj *dtype_obj, bool floating_only)
+{
+    static const char *which[] = {"_parameters", "_buffers"};
+    for (int w = 0; dt >= 0 && w < 2; w++) {
+        d2_dict *d = d2_pd_layer_dict(I, layer, which[w]);
+        for (size_t k = 0; d && k < d->n; k++)
+            if (d->entries[k].key &&
+                cast_in_place(I, fname, d->entries[k].value, dt, floating_only) < 0)
+                return -1;
+    }
+    return iset(I, layer, "_dtype", dtype_obj);
+}
+
+/* The layer and its sublayers (new list of layers) */
+static d2_obj *all_layers(d2_interp *I, d2_obj *self)
+{
+    return seconds(I, named_sublayers(I, self, "", true));
+}
+
+static bool is_place(d2_obj *o)
+{
+    size_t n = strlen(o->cls->name);
+    return o->kind == D2_OBJ_INSTANCE && n >= 5 && strcmp(o->cls->name + n - 5, "Place") == 0;
+}
+
+/* Layer.to(device=None, dtype=None, blocking=None): every parameter and
+ * buffer cast to dtype; each layer's _dtype becomes the dtype argument as
+ * given (Paddle's _to_impl). The device is checked: only the CPU exists. */
+D2_FN(L_to)
+{
+    const char *fname = "Layer.to";
+    if (is_none(I, a[0]) && is_none(I, a[1]) && is_none(I, a[2]))
+        return d2_incref(self);
+    if (!is_none(I, a[0]) && a[0]->kind != D2_OBJ_STR && !is_place(a[0]))
+        return d2_raise(I, "ValueError",
+                        "device value error, must be str, paddle.CPUPlace(), paddle.CUDAPlace(), "
+                        "paddle.CUDAPinnedPlace() or paddle.XPUPlace(), but the type of device is "
+                        "%s",
+                        d2_type_name(a[0]));
+    if (a[0]->kind == D2_OBJ_STR && strncmp(D2_AS(d2_str, a[0])->s, "cpu", 3) != 0)
+        return d2_raise(I, "ValueError", "%s: device '%s' is not available (dy2st runs on the CPU)",
+                        fname, D2_AS(d2_str, a[0])->s);
+    if (!is_none(I, a[2]) && a[2]->kind != D2_OBJ_BOOL)
+        return d2_raise(I, "AssertionError", "blocking value error, must be the True, False or None");
+    int dt = -1;
+    if (d2_pd_parse_dtype(I, a[1], fname, false, &dt) < 0)
+        return NULL;
+    d2_obj *ls = all_layers(I, self);
+    if (!ls)
+        return NULL;
+    for (size_t i = 0; i < D2_AS(d2_list, ls)->n; i++)
+        if (layer_to_dtype(I, fname, D2_AS(d2_list, ls)->items[i], dt, a[1], false) < 0) {
+            d2_decref(ls);
+            return NULL;
+        }
+    d2_decref(ls);
+    return d2_incref(self);
+}
+
+/* Layer.float(excluded_layers=None): the floating parameters and buffers of
+ * every layer whose type is not excluded become float32. */
+D2_FN(L_float)
+{
+    const char *fname = "Layer.float";
+    d2_obj *ex = a[0];
+    bool one = ex->kind == D2_OBJ_CLASS;
+    if (!is_none(I, ex) && !one && ex->kind != D2_OBJ_LIST && ex->kind != D2_OBJ_TUPLE)
+        return d2_raise(I, "TypeError", "excluded_layers should be type nn.Layer or list, but got %s.",
+                        d2_type_name(ex));
+    d2_obj *ls = all_layers(I, self);
+    if (!ls)
+        return NULL;
+    d2_obj *f32 = d2_pd_dtype_obj(I, D2_F32, false);
+    for (size_t i = 0; i < D2_AS(d2_list, ls)->n; i++) {
+        d2_obj *l = D2_AS(d2_list, ls)->items[i];
+        bool skip = one && (d2_obj *)l->cls == ex;
+        size_t n = ex->kind == D2_OBJ_LIST    ? D2_AS(d2_list, ex)->n
+                   : ex->kind == D2_OBJ_TUPLE ? D2_AS(d2_tuple, ex)->n
+                                              : 0;
+        for (size_t k = 0; k < n && !skip; k++)
+            skip = (d2_obj *)l->cls == (ex->kind == D2_OBJ_LIST ? D2_AS(d2_list, ex)->items[k]
+                                                                : D2_AS(d2_tuple, ex)->items[k]);
+        if (!skip && layer_to_dtype(I, fname, l, D2_F32, f32, true) < 0) {
+            d2_decref(ls);
+            return NULL;
+        }
+    }
+    d2_decref(ls);
+    return d2_incref(self);
+}
+
+/* Layer.astype(dtype): every parameter and buffer cast to dtype, which
+ * becomes each layer's _dtype as a paddle dtype. */
+D2_FN(L_astype)
+{
+    static const char *valid[] = {"bfloat16", "float16", "float32", "float64", "int8",
+                                  "int16",    "int32",   "int64",   "uint8",   "complex64",
+                                  "complex128", "bool"};
+    bool ok = false;
+    if (a[0]->kind == D2_OBJ_STR) {
+        for (size_t i = 0; i < D2_COUNTOF(valid) && !ok; i++)
+            ok = strcmp(D2_AS(d2_str, a[0])->s, valid[i]) == 0;
+    } else {
+        ok = !is_none(I, a[0]) && a[0]->kind != D2_OBJ_INT && a[0]->kind != D2_OBJ_FLOAT &&
+             a[0]->kind != D2_OBJ_CLASS;
+    }
+    int dt = -1;
+    if (!ok || d2_pd_parse_dtype(I, a[0], "Layer.astype", false, &dt) < 0 || dt < 0) {
+        d2_exc_clear(I);
+        d2_obj *r = d2_str_of(I, a[0]);
+        if (r) {
+            d2_raise(I, "ValueError",
+                     "dtype value error, must be 'bfloat16', 'float16', 'float32', 'float64', "
+                     "'int8', 'int16', 'int32', 'int64', 'uint8', 'complex64', 'complex128', "
+                     "'bool', or paddle.dtype, numpy.dtype, but recieve %s",
+                     D2_AS(d2_str, r)->s);
+            d2_decref(r);
+        }
+        return NULL;
+    }
+    d2_obj *ls = all_layers(I, self);
+    if (!ls)
+        return NULL;
+    d2_obj *dto = d2_pd_dtype_obj(I, (d2_dtype)dt, false);
+    for (size_t i = 0; i < D2_AS(d2_list, ls)->n; i++)
+        if (layer_to_dtype(I, "Layer.astype", D2_AS(d2_list, ls)->items[i], dt, dto, false) < 0) {
+            d2_decref(ls);
+            return NULL;
+        }
+    d2_decref(ls);
     return d2_incref(self);
 }
 
@@ -983,6 +1180,12 @@ static const d2_def LAYER_DEFS[] = {
     D2_DEF("register_buffer", "name, tensor, persistable=True", L_register_buffer,
            "Layer.register_buffer"),
     D2_DEF("apply", "fn", L_apply, "Layer.apply"),
+    D2_DEF("to", "device=None, dtype=None, blocking=None", L_to, "Layer.to"),
+    D2_DEF("float", "excluded_layers=None", L_float, "Layer.float"),
+    D2_DEF("astype", "dtype=None", L_astype, "Layer.astype"),
+    D2_DEF("to_static_state_dict",
+           "destination=None, include_sublayers=True, structured_name_prefix='', use_hook=True",
+           L_to_static_state_dict, "Layer.to_static_state_dict"),
 };
 
 /* paddle.nn.Layer (also fluid.dygraph.Layer) and its hook handles. */
@@ -995,6 +1198,7 @@ int d2_pd_layer_add(d2_interp *I, pd_state *s)
     static const method_entry layer_m[] = {
         {"__setattr__", L_setattr},
         {"__getattr__", L_getattr},
+        {"__delattr__", L_delattr},
         {"__call__", L_call},
         {"__repr__", L_repr},
         {"forward", L_forward},
@@ -1004,8 +1208,6 @@ int d2_pd_layer_add(d2_interp *I, pd_state *s)
         {"eval", L_eval},
         {"full_name", L_full_name},
         {"extra_repr", L_extra_repr},
-        {"to", L_to},
-        {"float", L_to},
     };
     d2_class *layer = s->layer_cls =
         d2_pd_new_class(I, s->nn, "Layer", NULL, layer_m, D2_COUNTOF(layer_m));

@@ -128,12 +128,21 @@ static d2_obj *Linear_extra_repr(d2_interp *I, d2_obj *self, d2_obj **args, size
     if (!w)
         return NULL;
     d2_obj *r;
+    /* Paddle prints the layer's _dtype: the dtype argument, or what to()/astype() set */
+    d2_obj *dt = iget(I, self, "_dtype");
+    d2_obj *ds = dt ? d2_str_of(I, dt) : NULL;
+    if (dt && !ds) {
+        d2_decref(w);
+        return NULL;
+    }
     if (is_tensor(w) && obj_type(w)->shape.ndim == 2)
         r = d2_str_printf(I, "in_features=%lld, out_features=%lld, dtype=%s",
                           (long long)obj_type(w)->shape.dims[0],
-                          (long long)obj_type(w)->shape.dims[1], dtname(obj_type(w)->dtype));
+                          (long long)obj_type(w)->shape.dims[1],
+                          ds ? D2_AS(d2_str, ds)->s : dtname(obj_type(w)->dtype));
     else
         r = d2_str_from(I, "");
+    d2_decref(ds);
     d2_decref(w);
     return r;
 }
@@ -386,7 +395,8 @@ D2_FN(AdaptivePool_init)
 
 D2_FN(AdaptiveMaxPool_init)
 {
-    if (d2_pd_layer_base_init(I, self) < 0 || iset(I, self, "_output_size", a[0]) < 0)
+    if (d2_pd_layer_base_init(I, self) < 0 || iset(I, self, "_output_size", a[0]) < 0 ||
+        iset(I, self, "_return_mask", a[1]) < 0)
         return NULL;
     return d2_none(I);
 }
@@ -399,8 +409,15 @@ D2_FN(AdaptiveAvg_forward)
 
 D2_FN(AdaptiveMax_forward)
 {
-    return d2_pd_pool2d(I, "paddle.nn.AdaptiveMaxPool2D", a[0], "max",
-                        arg_of(I, self, "_output_size"), NULL, NULL, false, true, true);
+    const char *fname = "paddle.nn.AdaptiveMaxPool2D";
+    d2_obj *rm = arg_of(I, self, "_return_mask");
+    bool mask = false;
+    if (rm && d2_pd_get_bool(I, rm, fname, "return_mask", &mask) < 0)
+        return NULL;
+    if (mask)
+        return d2_pd_adaptive_max_mask(I, fname, a[0], arg_of(I, self, "_output_size"));
+    return d2_pd_pool2d(I, fname, a[0], "max", arg_of(I, self, "_output_size"), NULL, NULL, false,
+                        true, true);
 }
 
 static d2_obj *Adaptive_extra_repr(d2_interp *I, d2_obj *self, d2_obj **args, size_t nargs,

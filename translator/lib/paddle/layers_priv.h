@@ -51,6 +51,7 @@ extern const char d2_pd_decode_src[];
 extern const char d2_pd_vision_transforms_src[];
 extern const char d2_pd_metric_auc_src[];
 extern const char d2_pd_more_src[];
+extern const char d2_pd_nn_utils_src[];
 extern const char d2_pd_vision_ext_src[];
 extern const char d2_pd_tensor_more_src[];
 extern const char d2_pd_init_ext_src[];

@@ -370,6 +370,28 @@ D2_FN(F_adaptive_avg_pool2d)
     return d2_pd_pool2d(I, fname, a[0], "avg", a[1], NULL, NULL, false, true, true);
 }
 
+/* adaptive_max_pool2d(x, output_size, return_mask=True): (out, mask), composed
+ * of registry ops by paddle.nn.layer.common_ext's Python, window by window. */
+d2_obj *d2_pd_adaptive_max_mask(d2_interp *I, const char *fname, d2_obj *x, d2_obj *output_size)
+{
+    if (!is_tensor(x))
+        return d2_raise(I, "TypeError", "%s: x must be a Tensor, got %s", fname, d2_type_name(x));
+    if (obj_type(x)->shape.ndim != 4)
+        return d2_raise(I, "ValueError", "%s: x must be 4-D (NCHW), got %d-D", fname,
+                        obj_type(x)->shape.ndim);
+    d2_obj *m = d2_import(I, "paddle.nn.layer.common_ext", NULL);
+    d2_obj *f = m ? d2_getattr(I, m, "_adaptive_max_mask") : NULL;
+    d2_decref(m);
+    d2_obj *n = f ? d2_int_new(I, 2) : NULL;
+    d2_obj *fn = n ? d2_str_from(I, fname) : NULL;
+    d2_obj *args[4] = {x, output_size, n, fn};
+    d2_obj *r = fn ? d2_call(I, f, args, 4, NULL) : NULL;
+    d2_decref(fn);
+    d2_decref(n);
+    d2_decref(f);
+    return r;
+}
+
 D2_FN(F_adaptive_max_pool2d)
 {
     const char *fname = "paddle.nn.functional.adaptive_max_pool2d";
@@ -377,7 +399,7 @@ D2_FN(F_adaptive_max_pool2d)
     if (d2_pd_get_bool(I, a[2], fname, "return_mask", &mask) < 0)
         return NULL;
     if (mask)
-        return d2_raise(I, "NotImplementedError", "%s: return_mask=True is not supported", fname);
+        return d2_pd_adaptive_max_mask(I, fname, a[0], a[1]);
     return d2_pd_pool2d(I, fname, a[0], "max", a[1], NULL, NULL, false, true, true);
 }
 
@@ -689,10 +711,30 @@ static d2_obj *dropout_impl(d2_interp *I, const char *fname, d2_obj *x, double p
         d2_ab_str(&b, "mode", mode);
         return op1(I, fname, D2_OP_dropout, x, &b);
     }
-    /* training: a keep mask from a seed drawn from paddle.seed's generator
-     * (a constant of the Program in static mode); the mask is an output, so
-     * the gradient is dout * mask */
-    d2_obj *seed = d2_pd_const_tensor(I, 0, (int64_t)(d2_mt_next64(&ST(I)->rng) >> 1), true,
+    if (!D2_MODE(I)->builder && !D2_MODE(I)->tracer && !is_sym(x)) {
+        /* eager: Paddle's CPU mask, drawn on the host from paddle.seed's
+         * generator (keep where a uniform float is >= p); x * mask */
+        const d2_shape *xs = &obj_type(x)->shape;
+        int64_t n = 1;
+        for (int d = 0; d < xs->ndim; d++)
+            n *= xs->dims[d];
+        double *m = d2_malloc((size_t)n * sizeof *m + 1);
+        if (!m)
+            return nomem(I);
+        for (int64_t i = 0; i < n; i++)
+            m[i] = d2_mt64_canonical_f(&ST(I)->rng) >= (float)p ? (up ? 1.0 / (1.0 - p) : 1.0)
+                                                                : 0.0;
+        d2_tensor *mt = d2_pd_host_from_doubles(I, obj_type(x)->dtype, xs->ndim, xs->dims, m);
+        d2_free(m);
+        d2_obj *mo = mt ? d2_pd_wrap_host(I, mt) : NULL;
+        d2_obj *r = mo ? op2(I, fname, D2_OP_multiply, x, mo, NULL) : NULL;
+        d2_decref(mo);
+        return r;
+    }
+    /* training in a Program: a keep mask from a seed drawn from paddle.seed's
+     * generator (a constant of the Program in static mode); the mask is an
+     * output, so the gradient is dout * mask */
+    d2_obj *seed = d2_pd_const_tensor(I, 0, (int64_t)(d2_mt64_next(&ST(I)->rng) >> 1), true,
                                       D2_I64);
     if (!seed)
         return NULL;
@@ -719,7 +761,7 @@ static d2_obj *dropout_impl(d2_interp *I, const char *fname, d2_obj *x, double p
  * Paddle's dropout along axes, built of uniform_random (no is_test), keeps drawing there. */
 static d2_obj *train_mask(d2_interp *I, const char *fname, d2_obj *x, double p, const char *mode)
 {
-    d2_obj *seed = d2_pd_const_tensor(I, 0, (int64_t)(d2_mt_next64(&ST(I)->rng) >> 1), true,
+    d2_obj *seed = d2_pd_const_tensor(I, 0, (int64_t)(d2_mt64_next(&ST(I)->rng) >> 1), true,
                                       D2_I64);
     if (!seed)
         return NULL;
@@ -820,9 +862,9 @@ d2_obj *d2_pd_dropout(d2_interp *I, const char *fname, d2_obj *x, double p, bool
     double *m = d2_malloc((size_t)n * sizeof *m + 1);
     if (!m)
         return nomem(I);
-    d2_mt19937 *rng = &ST(I)->rng;
+    d2_mt64 *rng = &ST(I)->rng;
     for (int64_t i = 0; i < n; i++) {
-        bool keep = d2_mt_double(rng) >= p;
+        bool keep = d2_mt64_canonical_f(rng) >= (float)p; /* Paddle's CPU dropout mask */
         m[i] = keep ? (up ? (p < 1 ? 1.0 / (1.0 - p) : 0) : 1.0) : 0.0;
     }
     d2_tensor *mt = d2_pd_host_from_doubles(I, obj_type(x)->dtype, xs->ndim, md, m);

@@ -19,7 +19,7 @@ typedef struct pd_state {
     d2_module *paddle, *nn, *F, *init, *fluid, *dygraph, *linalg;
     d2_obj *dtypes[2][D2_NUM_DTYPES]; /* [np_style][dt] */
     d2_dict *name_counters;           /* unique_name: prefix -> next index */
-    d2_mt19937 rng;                   /* paddle.seed / rand / randn / dropout */
+    d2_mt64 rng;                      /* paddle.seed / rand / randn / dropout: Paddle's stream */
     int no_grad;                      /* gradients are off (no_grad, set_grad_enabled) when > 0 */
     int64_t hook_ids;                 /* ids of register_hook's handles */
     unsigned grad_epoch;              /* the current backward traversal (autograd.c) */
@@ -231,6 +231,13 @@ d2_obj *d2_pd_const_tensor(d2_interp *I, double v, int64_t iv, bool use_int, d2_
 d2_obj *d2_pd_scalar_tensor(d2_interp *I, d2_obj *o, d2_dtype dt);
 /* x cast to dt (-1 or the same dtype: x itself). New reference. */
 d2_obj *d2_pd_cast_to(d2_interp *I, const char *fname, d2_obj *x, int dt);
+typedef enum { D2_RND_UNIFORM, D2_RND_NORMAL, D2_RND_INT } d2_pd_rnd;
+/* n values from paddle.seed's generator as Paddle's CPU kernels draw them
+ * (uniform [p0, p1), normal mean p0 std p1, integers [p0, p1)); 0 or -1. */
+int d2_pd_random_fill(d2_interp *I, d2_pd_rnd kind, d2_dtype dt, double p0, double p1, double *v,
+                      int64_t n);
+/* v[0..n) shuffled as Paddle's randperm shuffles (std::shuffle, libstdc++) */
+void d2_pd_random_shuffle(d2_interp *I, int64_t *v, int64_t n);
 /* A function argument as a tensor: tensors as they are, anything else
  * through to_tensor with dtype dt (-1 infers). New reference. */
 d2_obj *d2_pd_as_tensor(d2_interp *I, d2_obj *o, int dt, const char *fname);

@@ -281,6 +281,14 @@ static const lazy_row LAZY[] = {
     {"paddle.nn.initializer", {"paddle.nn.initializer_ext", NULL}},
 };
 
+/* Names of a lazy module that are another module: paddle.nn.loss is
+ * paddle.nn.layer.loss in Paddle too. */
+static const struct {
+    const char *module, *name, *target;
+} ALIASES[] = {
+    {"paddle.nn", "loss", "paddle.nn.layer.loss"},
+};
+
 static d2_obj *try_import(d2_interp *I, const char *name)
 {
     d2_obj *m = d2_import(I, name, NULL);
@@ -304,7 +312,13 @@ D2_FN(T_getattr)
         char full[256];
         snprintf(full, sizeof full, "%s.%s", row->module, name);
         const char *home = d2_pd_layers_py_home(I, D2_AS(d2_module, mod), name);
-        if (home) {
+        for (size_t i = 0; !home && i < D2_COUNTOF(ALIASES); i++)
+            if (!strcmp(ALIASES[i].module, row->module) && !strcmp(ALIASES[i].name, name)) {
+                v = d2_import(I, ALIASES[i].target, NULL);
+                if (!v)
+                    return NULL;
+            }
+        if (!v && home) {
             d2_obj *h = d2_import(I, home, NULL);
             if (!h)
                 return NULL;
