@@ -1,7 +1,8 @@
-/* rng.c - MT19937 with NumPy's legacy RandomState conventions: paddle.seed and numpy.random draw from it. */
+/* rng.c - MT19937 with NumPy's legacy RandomState conventions (numpy.random, initialisers, dropout) and Paddle's mt19937_64 generator (paddle.rand, randn, ...). */
 #include "rng.h"
 
 #include <math.h>
+#include <stddef.h>
 
 #define MT_N 624
 #define MT_M 397
@@ -148,4 +149,189 @@ double d2_rng_at(uint64_t seed, uint64_t i)
 {
     uint64_t z = splitmix64(splitmix64(seed) ^ (i * 0xd1b54a32d192ed03u));
     return (double)(z >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* ---- Paddle's generator: std::mt19937_64 and libstdc++'s distributions ---- */
+
+#define MT64_N 312
+#define MT64_M 156
+
+/* std::seed_seq{seed}.generate(out, out + n) (the seed keeps its low 32 bits). */
+static void seed_seq_generate(uint32_t seed, uint32_t *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = 0x8b8b8b8bu;
+    size_t s = 1;
+    size_t t = n >= 623 ? 11 : n >= 68 ? 7 : n >= 39 ? 5 : n >= 7 ? 3 : (n - 1) / 2;
+    size_t p = (n - t) / 2, q = p + t, m = n > s + 1 ? n : s + 1;
+    for (size_t k = 0; k < m; k++) {
+        uint32_t x = out[k % n] ^ out[(k + p) % n] ^ out[(k + n - 1) % n];
+        uint32_t r1 = 1664525u * (x ^ (x >> 27));
+        uint32_t r2 = r1 + (k == 0 ? (uint32_t)s : k <= s ? (uint32_t)(k % n) + seed : (uint32_t)(k % n));
+        out[(k + p) % n] += r1;
+        out[(k + q) % n] += r2;
+        out[k % n] = r2;
+    }
+    for (size_t k = m; k < m + n; k++) {
+        uint32_t x = out[k % n] + out[(k + p) % n] + out[(k + n - 1) % n];
+        uint32_t r3 = 1566083941u * (x ^ (x >> 27));
+        uint32_t r4 = r3 - (uint32_t)(k % n);
+        out[(k + p) % n] ^= r3;
+        out[(k + q) % n] ^= r4;
+        out[k % n] = r4;
+    }
+}
+
+void d2_mt64_seed(d2_mt64 *s, uint64_t seed)
+{
+    uint32_t arr[2 * MT64_N];
+    seed_seq_generate((uint32_t)seed, arr, 2 * MT64_N);
+    bool zero = true;
+    for (int i = 0; i < MT64_N; i++) {
+        s->key[i] = (uint64_t)arr[2 * i] | (uint64_t)arr[2 * i + 1] << 32;
+        if (zero && (i == 0 ? (s->key[0] & ~(uint64_t)0 << 31) != 0 : s->key[i] != 0))
+            zero = false;
+    }
+    if (zero)
+        s->key[0] = (uint64_t)1 << 63;
+    s->pos = MT64_N;
+}
+
+void d2_mt64_seed_int(d2_mt64 *s, uint64_t seed)
+{
+    s->key[0] = seed;
+    for (int i = 1; i < MT64_N; i++)
+        s->key[i] = 6364136223846793005u * (s->key[i - 1] ^ (s->key[i - 1] >> 62)) + (uint64_t)i;
+    s->pos = MT64_N;
+}
+
+static void mt64_gen(d2_mt64 *s)
+{
+    const uint64_t upper = ~(uint64_t)0 << 31, lower = ~upper, a = 0xb5026f5aa96619e9u;
+    int i;
+    uint64_t y;
+    for (i = 0; i < MT64_N - MT64_M; i++) {
+        y = (s->key[i] & upper) | (s->key[i + 1] & lower);
+        s->key[i] = s->key[i + MT64_M] ^ (y >> 1) ^ ((y & 1) ? a : 0);
+    }
+    for (; i < MT64_N - 1; i++) {
+        y = (s->key[i] & upper) | (s->key[i + 1] & lower);
+        s->key[i] = s->key[i + (MT64_M - MT64_N)] ^ (y >> 1) ^ ((y & 1) ? a : 0);
+    }
+    y = (s->key[MT64_N - 1] & upper) | (s->key[0] & lower);
+    s->key[MT64_N - 1] = s->key[MT64_M - 1] ^ (y >> 1) ^ ((y & 1) ? a : 0);
+    s->pos = 0;
+}
+
+uint64_t d2_mt64_next(d2_mt64 *s)
+{
+    if (s->pos >= MT64_N)
+        mt64_gen(s);
+    uint64_t z = s->key[s->pos++];
+    z ^= (z >> 29) & 0x5555555555555555u;
+    z ^= (z << 17) & 0x71d67fffeda60000u;
+    z ^= (z << 37) & 0xfff7eee000000000u;
+    z ^= z >> 43;
+    return z;
+}
+
+float d2_mt64_canon_f(d2_mt64 *s)
+{
+    float r = (float)d2_mt64_next(s) / 18446744073709551616.0f;
+    return r >= 1.0f ? nextafterf(1.0f, 0.0f) : r;
+}
+
+double d2_mt64_canon_d(d2_mt64 *s)
+{
+    double r = (double)d2_mt64_next(s) / 18446744073709551616.0;
+    return r >= 1.0 ? nextafter(1.0, 0.0) : r;
+}
+
+float d2_mt64_normal_f(d2_mt64 *s, bool *has_saved, float *saved)
+{
+    if (*has_saved) {
+        *has_saved = false;
+        return *saved;
+    }
+    float x, y, r2;
+    do {
+        x = 2.0f * d2_mt64_canon_f(s) - 1.0f;
+        y = 2.0f * d2_mt64_canon_f(s) - 1.0f;
+        r2 = x * x + y * y;
+    } while (r2 > 1.0f || r2 == 0.0f);
+    float mult = sqrtf(-2.0f * logf(r2) / r2);
+    *saved = x * mult;
+    *has_saved = true;
+    return y * mult;
+}
+
+double d2_mt64_normal_d(d2_mt64 *s, bool *has_saved, double *saved)
+{
+    if (*has_saved) {
+        *has_saved = false;
+        return *saved;
+    }
+    double x, y, r2;
+    do {
+        x = 2.0 * d2_mt64_canon_d(s) - 1.0;
+        y = 2.0 * d2_mt64_canon_d(s) - 1.0;
+        r2 = x * x + y * y;
+    } while (r2 > 1.0 || r2 == 0.0);
+    double mult = sqrt(-2.0 * log(r2) / r2);
+    *saved = x * mult;
+    *has_saved = true;
+    return y * mult;
+}
+
+/* The 128-bit product a * b as its high and low halves. */
+static void mul64(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
+{
+    uint64_t a0 = a & 0xffffffffu, a1 = a >> 32, b0 = b & 0xffffffffu, b1 = b >> 32;
+    uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    uint64_t mid = (p00 >> 32) + (p01 & 0xffffffffu) + (p10 & 0xffffffffu);
+    *lo = (mid << 32) | (p00 & 0xffffffffu);
+    *hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+}
+
+uint64_t d2_mt64_below(d2_mt64 *s, uint64_t n)
+{
+    if (n == 0) /* the whole 64-bit range */
+        return d2_mt64_next(s);
+    uint64_t hi, low;
+    mul64(d2_mt64_next(s), n, &hi, &low);
+    if (low < n) {
+        uint64_t threshold = -n % n;
+        while (low < threshold)
+            mul64(d2_mt64_next(s), n, &hi, &low);
+    }
+    return hi;
+}
+
+void d2_mt64_shuffle(d2_mt64 *s, int64_t *a, int64_t n)
+{
+    if (n <= 0)
+        return;
+    uint64_t range = (uint64_t)n, t;
+    if (UINT64_MAX / range >= range) {
+        int64_t i = 1;
+        if (range % 2 == 0) {
+            int64_t j = (int64_t)d2_mt64_below(s, 2);
+            t = (uint64_t)a[i], a[i] = a[j], a[j] = (int64_t)t;
+            i++;
+        }
+        while (i != n) {
+            uint64_t b0 = (uint64_t)i + 1, b1 = b0 + 1;
+            uint64_t x = d2_mt64_below(s, b0 * b1);
+            int64_t j0 = (int64_t)(x / b1), j1 = (int64_t)(x % b1);
+            t = (uint64_t)a[i], a[i] = a[j0], a[j0] = (int64_t)t;
+            i++;
+            t = (uint64_t)a[i], a[i] = a[j1], a[j1] = (int64_t)t;
+            i++;
+        }
+        return;
+    }
+    for (int64_t i = 1; i < n; i++) {
+        int64_t j = (int64_t)d2_mt64_below(s, (uint64_t)i + 1);
+        t = (uint64_t)a[i], a[i] = a[j], a[j] = (int64_t)t;
+    }
 }

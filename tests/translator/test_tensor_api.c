@@ -98,6 +98,7 @@ GOLDEN(bessel_random)
 GOLDEN(dtypes_storage)
 GOLDEN(summary_ext)
 GOLDEN(class_center)
+GOLDEN(random_seeded)
 
 /* Imports `module` and returns its attribute (new reference). */
 static d2_obj *attr(d2_interp *I, const char *module, const char *name)
@@ -599,6 +600,7 @@ int main(void)
         cmocka_unit_test(test_golden_dtypes_storage),
         cmocka_unit_test(test_golden_summary_ext),
         cmocka_unit_test(test_golden_class_center),
+        cmocka_unit_test(test_golden_random_seeded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1739,14 +1739,28 @@ D2_FN(f_tensordot)
             ax[i] = nx - n + i;
             ay[i] = i;
         }
-    } else if (is_seq(a[2]) && seq_len(a[2]) == 2) {
-        int n2;
-        if (d2_pd_ints(I, seq_item(a[2], 0), p->fname, "axes", ax, &n, D2_MAX_DIMS) < 0 ||
-            d2_pd_ints(I, seq_item(a[2], 1), p->fname, "axes", ay, &n2, D2_MAX_DIMS) < 0)
+    } else if (is_seq(a[2])) {
+        /* Paddle: a list of ints names x's axes (y's are the same); a list
+         * of lists names x's, then y's; the shorter list takes the longer
+         * one's tail */
+        int n2 = 0;
+        size_t len = seq_len(a[2]);
+        if (len == 0 || is_int(seq_item(a[2], 0))) {
+            if (d2_pd_ints(I, a[2], p->fname, "axes", ax, &n, D2_MAX_DIMS) < 0)
+                return done(p, NULL);
+        } else if (len > 2) {
+            return done(p, d2_raise(I, "ValueError", "%s: axes holds at most two lists, got %zu",
+                                    p->fname, len));
+        } else if (d2_pd_ints(I, seq_item(a[2], 0), p->fname, "axes", ax, &n, D2_MAX_DIMS) < 0 ||
+                   (len > 1 && d2_pd_ints(I, seq_item(a[2], 1), p->fname, "axes", ay, &n2,
+                                          D2_MAX_DIMS) < 0)) {
             return done(p, NULL);
-        if (n != n2)
-            return done(p, d2_raise(I, "ValueError", "%s: the two axes lists differ in length",
-                                    p->fname));
+        }
+        for (int i = n2; i < n; i++)
+            ay[i] = ax[i];
+        for (int i = n; i < n2; i++)
+            ax[i] = ay[i];
+        n = n > n2 ? n : n2;
     } else {
         return done(p, d2_raise(I, "TypeError", "%s: axes must be an int or two lists",
                                 p->fname));
@@ -1759,6 +1773,19 @@ D2_FN(f_tensordot)
         ay[i] = ay[i] < 0 ? ay[i] + ny : ay[i];
         if (ax[i] < 0 || ax[i] >= nx || ay[i] < 0 || ay[i] >= ny || cx[ax[i]] || cy[ay[i]])
             return done(p, d2_raise(I, "ValueError", "%s: bad axes", p->fname));
+        int64_t sx = shp(x)->dims[ax[i]], sy = shp(y)->dims[ay[i]];
+        if (sx == 1 && sy != 1) { /* Paddle sums the other side's axis away */
+            y = reduce(p, D2_OP_sum, y, &ay[i], 1, true);
+        } else if (sy == 1 && sx != 1) {
+            x = reduce(p, D2_OP_sum, x, &ax[i], 1, true);
+        } else if (sx != sy) {
+            return done(p, d2_raise(I, "ValueError",
+                                    "%s: x has size %lld in dim %lld but y has size %lld in dim %lld",
+                                    p->fname, (long long)sx, (long long)ax[i], (long long)sy,
+                                    (long long)ay[i]));
+        }
+        if (!x || !y)
+            return done(p, NULL);
         cx[ax[i]] = cy[ay[i]] = true;
         kdim *= shp(x)->dims[ax[i]];
     }
@@ -2734,25 +2761,36 @@ D2_FN(f_randint_like)
     return done(p, call_paddle(p, "randint", args, 4));
 }
 
-/* randperm(n, dtype='int64'): the order that sorts n uniform samples */
+/* randperm(n, dtype='int64'): 0..n-1 put in order by std::shuffle with
+ * Paddle's generator, as its CPU kernel does */
 D2_FN(f_randperm)
 {
-    POOL("paddle.randperm");
+    const char *fname = "paddle.randperm";
     int64_t n;
     int dt;
-    if (d2_pd_get_int(I, a[0], p->fname, "n", &n) < 0 ||
-        d2_pd_dtype_arg(I, a[1], p->fname, D2_I64, &dt) < 0)
+    if (d2_pd_get_int(I, a[0], fname, "n", &n) < 0 ||
+        d2_pd_dtype_arg(I, a[1], fname, D2_I64, &dt) < 0)
         return NULL;
     if (n < 0)
-        return d2_raise(I, "ValueError", "%s: n must be non-negative", p->fname);
-    d2_obj *shape = keep(p, d2_list_new(I, 0));
-    d2_obj *no = keep(p, d2_int_new(I, n));
-    if (!shape || !no || d2_list_append(I, shape, no) < 0)
-        return done(p, NULL);
-    d2_obj *args[1] = {shape};
-    d2_obj *u = call_paddle(p, "rand", args, 1);
-    d2_obj *a2[1] = {u};
-    return done(p, cast(p, call_paddle(p, "argsort", a2, 1), dt));
+        return d2_raise(I, "ValueError", "%s: n must be non-negative", fname);
+    if (n > ((int64_t)1 << 40))
+        return d2_raise(I, "ValueError", "%s: n is too large (%lld)", fname, (long long)n);
+    int64_t *perm = d2_malloc((size_t)n * sizeof *perm + 1);
+    double *v = d2_malloc((size_t)n * sizeof *v + 1);
+    d2_tensor *t = NULL;
+    if (perm && v) {
+        for (int64_t i = 0; i < n; i++)
+            perm[i] = i;
+        d2_mt64_shuffle(&ST(I)->prng, perm, n);
+        for (int64_t i = 0; i < n; i++)
+            v[i] = (double)perm[i];
+        t = d2_pd_host_from_doubles(I, (d2_dtype)dt, 1, &n, v);
+    } else {
+        d2_raise(I, "MemoryError", "%s: out of memory", fname);
+    }
+    d2_free(perm);
+    d2_free(v);
+    return t ? d2_pd_wrap_host(I, t) : NULL;
 }
 
 /* bernoulli(x): 1 with probability x */

@@ -278,8 +278,13 @@ int d2_pd_shape_list(d2_interp *I, d2_obj *o, const char *fname, int64_t *shape,
 
 typedef enum { RND_UNIFORM, RND_NORMAL, RND_INT } rnd_kind;
 
-static d2_obj *random_tensor(d2_interp *I, const char *fname, d2_obj *shape, int dt, rnd_kind k,
-                             double p0, double p1)
+/* Samples as Paddle's CPU kernels draw them from its generator (ST->prng,
+ * or a fresh engine seeded with seed when seed is not 0, as paddle.uniform's
+ * seed argument does): uniform_real_distribution and normal_distribution in
+ * float arithmetic for float32 (double for float64), uniform_int_distribution
+ * over [p0, p1) for integers. */
+static d2_obj *random_tensor_seeded(d2_interp *I, const char *fname, d2_obj *shape, int dt,
+                                    rnd_kind k, double p0, double p1, uint64_t seed)
 {
     int64_t dims[D2_MAX_DIMS];
     int nd;
@@ -297,18 +302,33 @@ static d2_obj *random_tensor(d2_interp *I, const char *fname, d2_obj *shape, int
     double *v = d2_malloc((size_t)n * sizeof *v + 1);
     if (!v)
         return nomem(I);
-    d2_mt19937 *rng = &ST(I)->rng;
+    d2_mt64 own, *rng = &ST(I)->prng;
+    if (seed) {
+        d2_mt64_seed_int(&own, seed);
+        rng = &own;
+    }
+    bool wide = dt == D2_F64, has = false;
+    float fsaved = 0, flo = (float)p0, fspan = (float)(p1 - p0), fsd = (float)p1;
+    double dsaved = 0;
     for (int64_t i = 0; i < n; i++) {
         if (k == RND_UNIFORM)
-            v[i] = p0 + (p1 - p0) * d2_mt_double(rng);
+            v[i] = wide ? d2_mt64_canon_d(rng) * (p1 - p0) + p0
+                        : (double)(d2_mt64_canon_f(rng) * fspan + flo);
         else if (k == RND_NORMAL)
-            v[i] = p0 + p1 * d2_mt_gauss(rng);
+            v[i] = wide ? d2_mt64_normal_d(rng, &has, &dsaved) * p1 + p0
+                        : (double)(d2_mt64_normal_f(rng, &has, &fsaved) * fsd + flo);
         else
-            v[i] = p0 + (double)d2_mt_bounded(rng, (uint64_t)(p1 - p0 - 1));
+            v[i] = p0 + (double)d2_mt64_below(rng, (uint64_t)(p1 - p0));
     }
     d2_tensor *t = d2_pd_host_from_doubles(I, (d2_dtype)dt, nd, dims, v);
     d2_free(v);
     return t ? d2_pd_wrap_host(I, t) : NULL;
+}
+
+static d2_obj *random_tensor(d2_interp *I, const char *fname, d2_obj *shape, int dt, rnd_kind k,
+                             double p0, double p1)
+{
+    return random_tensor_seeded(I, fname, shape, dt, k, p0, p1, 0);
 }
 
 D2_FN(f_rand)
@@ -332,11 +352,13 @@ D2_FN(f_uniform)
     const char *fname = "paddle.uniform";
     int dt;
     double lo, hi;
+    int64_t seed;
     if (d2_pd_dtype_arg(I, a[1], fname, D2_F32, &dt) < 0 ||
         d2_pd_get_float(I, a[2], fname, "min", &lo) < 0 ||
-        d2_pd_get_float(I, a[3], fname, "max", &hi) < 0)
+        d2_pd_get_float(I, a[3], fname, "max", &hi) < 0 ||
+        d2_pd_get_int(I, a[4], fname, "seed", &seed) < 0)
         return NULL;
-    return random_tensor(I, fname, a[0], dt, RND_UNIFORM, lo, hi);
+    return random_tensor_seeded(I, fname, a[0], dt, RND_UNIFORM, lo, hi, (uint64_t)seed);
 }
 
 D2_FN(f_normal)
@@ -379,6 +401,7 @@ D2_FN(f_seed)
     if (d2_pd_get_int(I, a[0], "paddle.seed", "seed", &s) < 0)
         return NULL;
     d2_mt_seed(&ST(I)->rng, (uint32_t)s);
+    d2_mt64_seed(&ST(I)->prng, (uint64_t)s);
     d2_obj *m = d2_dict_get_str(I, I->modules, "paddle.base.libpaddle");
     d2_obj *g = m && m->kind == D2_OBJ_MODULE
                     ? d2_dict_get_str(I, D2_AS(d2_module, m)->dict, "Generator")

@@ -19,7 +19,8 @@ typedef struct pd_state {
     d2_module *paddle, *nn, *F, *init, *fluid, *dygraph, *linalg;
     d2_obj *dtypes[2][D2_NUM_DTYPES]; /* [np_style][dt] */
     d2_dict *name_counters;           /* unique_name: prefix -> next index */
-    d2_mt19937 rng;                   /* paddle.seed / rand / randn / dropout */
+    d2_mt19937 rng;                   /* paddle.seed / initialisers / dropout */
+    d2_mt64 prng;                     /* paddle.seed / rand / randn / uniform / randint ... */
     int no_grad;                      /* gradients are off (no_grad, set_grad_enabled) when > 0 */
     int64_t hook_ids;                 /* ids of register_hook's handles */
     unsigned grad_epoch;              /* the current backward traversal (autograd.c) */

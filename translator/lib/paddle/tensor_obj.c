@@ -37,6 +37,7 @@ pd_state *d2_pd_state(d2_interp *I)
     I->ext[D2_EXT_PADDLE] = s;
     I->ext_fini[D2_EXT_PADDLE] = state_fini;
     d2_mt_seed(&s->rng, 0);
+    d2_mt64_seed(&s->prng, 0);
     return s;
 }
 
