@@ -1613,7 +1613,9 @@ static int g_put_along_axis(R *r)
     const char *red = d2_attr_str(r->g->def, r->g->attrs, "reduce");
     bool assign = strcmp(red, "assign") == 0;
     if (!assign && strcmp(red, "add") != 0)
-        return fail(r, "no gradient for reduce 'mul'");
+        return fail(r, "no gradient for reduce 'mul', 'mean', 'amin' or 'amax'");
+    if (!assign && !d2_attr_bool(r->g->def, r->g->attrs, "include_self"))
+        return fail(r, "no gradient for reduce 'add' without include_self");
     d2_gval idx = Y(r), val = r->g->in[2];
     int64_t axis = AI("axis");
     if (NEED(r, 0)) {

@@ -1916,10 +1916,79 @@ static int quantile_qs(pool *p, d2_obj *q, double qs[64])
     return nq;
 }
 
+/* quantile, nanquantile and nanmedian over a list or tuple of axes, as
+ * Paddle does it: those axes moved last (in the order given) and merged into
+ * one, fn run over it with keepdim, and the result shaped back (size 1 at the
+ * reduced axes with keepdim, else without them). a[xi] is x, a[ai] the axes,
+ * a[ki] keepdim; a list q stacks its results on axis 0 (qlist). */
+static d2_obj *over_axes(d2_interp *I, const d2_def *def, d2_obj **a, int xi, int ai, int ki,
+                         bool qlist,
+                         d2_obj *(*fn)(d2_interp *, d2_obj *, d2_obj **, const d2_def *))
+{
+    POOL(def->qualname);
+    bool kd;
+    if (d2_pd_get_bool(I, a[ki], p->fname, "keepdim", &kd) < 0)
+        return done(p, NULL);
+    d2_obj *x = T(p, a[xi]);
+    if (!x)
+        return done(p, NULL);
+    int nd = shp(x)->ndim, na;
+    int64_t axes[D2_MAX_DIMS], perm[D2_MAX_DIMS], kshape[D2_MAX_DIMS + 1], rest[D2_MAX_DIMS + 2];
+    if (d2_pd_ints(I, a[ai], p->fname, "axis", axes, &na, D2_MAX_DIMS) < 0)
+        return done(p, NULL);
+    bool red[D2_MAX_DIMS] = {false};
+    for (int i = 0; i < na; i++) {
+        int64_t ax = axes[i] < 0 ? axes[i] + nd : axes[i];
+        if (ax < 0 || ax >= nd || red[ax])
+            return done(p, d2_raise(I, "ValueError", "%s: axis %lld is out of range or repeated",
+                                    p->fname, (long long)axes[i]));
+        red[ax] = true;
+        axes[i] = ax;
+    }
+    int k = 0, nr = 0, nk = 0;
+    int64_t merged = 1;
+    if (qlist)
+        rest[nr++] = kshape[nk++] = (int64_t)seq_len(a[1]);
+    for (int d = 0; d < nd; d++) {
+        int64_t dim = shp(x)->dims[d];
+        if (dim < 0)
+            return fail_static_dims(p, "the dims of x") < 0 ? done(p, NULL) : NULL;
+        kshape[nk++] = red[d] ? 1 : dim;
+        if (!red[d]) {
+            perm[k++] = d;
+            rest[nr++] = dim;
+        }
+    }
+    int64_t flat[D2_MAX_DIMS];
+    for (int d = 0; d < k; d++)
+        flat[d] = shp(x)->dims[perm[d]];
+    for (int i = 0; i < na; i++) {
+        perm[k + i] = axes[i];
+        merged *= shp(x)->dims[axes[i]];
+    }
+    flat[k] = merged;
+    d2_obj *xm = reshape(p, transpose(p, x, perm, nd), flat, k + 1);
+    d2_obj *last = keep(p, d2_int_new(I, -1));
+    if (!xm || !last)
+        return done(p, NULL);
+    d2_obj *args[8];
+    for (int i = 0; i <= ki; i++)
+        args[i] = a[i];
+    args[xi] = xm;
+    args[ai] = last;
+    args[ki] = I->true_;
+    d2_obj *r = keep(p, fn(I, NULL, args, def));
+    return done(p, kd ? reshape(p, r, kshape, nk) : reshape(p, r, rest, nr));
+}
+
 /* quantile(x, q, axis=None, keepdim=False): linear interpolation between the
  * sorted values (float64 results, as Paddle); a list q stacks on a new axis 0 */
 D2_FN(f_quantile)
 {
+    if (a[2]->kind == D2_OBJ_LIST) /* Paddle takes a list, not a tuple */
+        return over_axes(I, def, a, 0, 2, 3, is_seq(a[1]), f_quantile);
+    if (is_seq(a[2]))
+        return d2_raise(I, "ValueError", "%s: axis should be None, int, or a list", def->qualname);
     POOL("paddle.quantile");
     bool kd;
     double qs[64];
@@ -2106,8 +2175,47 @@ D2_FN(f_bincount)
     return done(p, keep(p, d2_pd_opn(I, p->fname, D2_OP_scatter_nd_add, in3, 3, NULL)));
 }
 
-/* unique / unique_consecutive over the flattened x (axis None): the positions
- * are computed from the concrete data, the values gathered by a registry op */
+/* Rows i and j of h (a contiguous [n, len] host tensor) compared
+ * lexicographically: <0, 0 or >0. */
+static int row_cmp(const d2_tensor *h, int64_t len, bool fl, int64_t i, int64_t j)
+{
+    for (int64_t c = 0; c < len; c++) {
+        if (fl) {
+            double u = d2_tensor_get_f64(h, i * len + c), v = d2_tensor_get_f64(h, j * len + c);
+            if (u != v)
+                return u < v ? -1 : 1;
+        } else {
+            int64_t u = d2_tensor_get_i64(h, i * len + c), v = d2_tensor_get_i64(h, j * len + c);
+            if (u != v)
+                return u < v ? -1 : 1;
+        }
+    }
+    return 0;
+}
+
+/* A stable merge sort of the row indices idx[0..n-1] (tmp has room for n). */
+static void sort_rows(const d2_tensor *h, int64_t len, bool fl, int64_t *idx, int64_t *tmp,
+                      int64_t n)
+{
+    for (int64_t w = 1; w < n; w *= 2) {
+        for (int64_t lo = 0; lo < n; lo += 2 * w) {
+            int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            int64_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                tmp[k++] = row_cmp(h, len, fl, idx[j], idx[i]) < 0 ? idx[j++] : idx[i++];
+            while (i < mid)
+                tmp[k++] = idx[i++];
+            while (j < hi)
+                tmp[k++] = idx[j++];
+        }
+        memcpy(idx, tmp, (size_t)n * sizeof *idx);
+    }
+}
+
+/* unique / unique_consecutive over the flattened x (axis None) or over the
+ * slices along an axis (compared as rows, in lexicographic order): the
+ * positions are computed from the concrete data, the values gathered by a
+ * registry op */
 static d2_obj *unique_impl(d2_interp *I, const char *fname, d2_obj *xo, bool ret_index,
                            bool ret_inverse, bool ret_counts, d2_obj *axis, d2_obj *dto,
                            bool consecutive)
@@ -2116,8 +2224,6 @@ static d2_obj *unique_impl(d2_interp *I, const char *fname, d2_obj *xo, bool ret
     int dt;
     if (d2_pd_dtype_arg(I, dto, fname, D2_I64, &dt) < 0)
         return NULL;
-    if (!is_none(I, axis))
-        return d2_raise(I, "NotImplementedError", "%s: only axis=None is supported", fname);
     d2_obj *x = T(p, xo);
     if (!x)
         return done(p, NULL);
@@ -2126,19 +2232,55 @@ static d2_obj *unique_impl(d2_interp *I, const char *fname, d2_obj *xo, bool ret
                                 "%s: the result's size depends on the data, which a static "
                                 "Program cannot express",
                                 fname));
-    int64_t m1 = -1;
-    d2_obj *flat = reshape(p, x, &m1, 1);
+    bool by_axis = !is_none(I, axis);
+    int64_t ax = 0, len = 1, m1 = -1;
+    d2_obj *flat;
+    if (by_axis) {
+        int nd = shp(x)->ndim;
+        if (d2_pd_get_int(I, axis, fname, "axis", &ax) < 0)
+            return done(p, NULL);
+        ax = ax < 0 ? ax + nd : ax;
+        if (ax < 0 || ax >= nd)
+            return done(p, d2_raise(I, "ValueError", "%s: axis %lld is out of range for a %d-D "
+                                    "tensor", fname, (long long)ax, nd));
+        int64_t perm[D2_MAX_DIMS], rows[2] = {shp(x)->dims[ax], 1};
+        perm[0] = ax;
+        for (int d = 0, k = 1; d < nd; d++)
+            if (d != ax) {
+                perm[k++] = d;
+                rows[1] *= shp(x)->dims[d];
+            }
+        len = rows[1];
+        flat = reshape(p, transpose(p, x, perm, nd), rows, 2);
+    } else {
+        flat = reshape(p, x, &m1, 1);
+    }
     d2_obj *args[1] = {flat};
-    d2_obj *order = consecutive ? NULL : call_paddle(p, "argsort", args, 1);
-    d2_tensor *h = flat ? d2_pd_host(I, flat, fname) : NULL;
-    d2_tensor *ho = order ? d2_pd_host(I, order, fname) : NULL;
-    if (!h || (!consecutive && !ho)) {
+    d2_obj *order = consecutive || by_axis ? NULL : call_paddle(p, "argsort", args, 1);
+    d2_tensor *h0 = flat ? d2_pd_host(I, flat, fname) : NULL;
+    d2_err err = {0};
+    d2_tensor *h = h0 ? d2_tensor_contiguous(h0, &err) : NULL;
+    if (h0 && !h)
+        d2_raise_err(I, &err);
+    d2_tensor_unref(h0);
+    d2_tensor *ho = h && order ? d2_pd_host(I, order, fname) : NULL;
+    if (!h || (!consecutive && !by_axis && !ho)) {
         d2_tensor_unref(h);
         d2_tensor_unref(ho);
         return done(p, NULL);
     }
-    int64_t n = d2_tensor_numel(h);
-    d2_err err = {0};
+    int64_t n = by_axis ? h->shape[0] : d2_tensor_numel(h);
+    int64_t *rord = NULL;
+    if (by_axis && !consecutive) {
+        rord = d2_malloc((size_t)(2 * n + 1) * sizeof *rord);
+        if (!rord) {
+            d2_tensor_unref(h);
+            return done(p, nomem(I));
+        }
+        for (int64_t k = 0; k < n; k++)
+            rord[k] = k;
+        sort_rows(h, len, d2_dtype_is_float(h->dtype), rord, rord + n, n);
+    }
     int64_t n1 = n > 0 ? n : 0;
     d2_tensor *first = d2_tensor_new(NULL, D2_I64, 1, &n1, &err);
     d2_tensor *inv = first ? d2_tensor_new(NULL, D2_I64, 1, &n1, &err) : NULL;
@@ -2148,6 +2290,7 @@ static d2_obj *unique_impl(d2_interp *I, const char *fname, d2_obj *xo, bool ret
         d2_tensor_unref(ho);
         d2_tensor_unref(first);
         d2_tensor_unref(inv);
+        d2_free(rord);
         d2_raise_err(I, &err);
         return done(p, NULL);
     }
@@ -2155,10 +2298,12 @@ static d2_obj *unique_impl(d2_interp *I, const char *fname, d2_obj *xo, bool ret
     int64_t u = 0;
     bool fl = d2_dtype_is_float(h->dtype);
     for (int64_t k = 0; k < n; k++) {
-        int64_t i = consecutive ? k : d2_tensor_get_i64(ho, k);
-        int64_t prev = k == 0 ? -1 : consecutive ? k - 1 : d2_tensor_get_i64(ho, k - 1);
-        bool same = k > 0 && (fl ? d2_tensor_get_f64(h, i) == d2_tensor_get_f64(h, prev)
-                                 : d2_tensor_get_i64(h, i) == d2_tensor_get_i64(h, prev));
+        int64_t i = consecutive ? k : rord ? rord[k] : d2_tensor_get_i64(ho, k);
+        int64_t prev = k == 0         ? -1
+                       : consecutive ? k - 1
+                       : rord        ? rord[k - 1]
+                                     : d2_tensor_get_i64(ho, k - 1);
+        bool same = k > 0 && row_cmp(h, len, fl, i, prev) == 0;
         if (!same) {
             fv[u] = i;
             cv[u] = 0;
@@ -2171,11 +2316,15 @@ static d2_obj *unique_impl(d2_interp *I, const char *fname, d2_obj *xo, bool ret
     }
     d2_tensor_unref(h);
     d2_tensor_unref(ho);
+    d2_free(rord);
     first->shape[0] = cnt->shape[0] = u;
     d2_obj *fo = keep(p, d2_pd_wrap_host(I, first));
     d2_obj *io = keep(p, d2_pd_wrap_host(I, inv));
     d2_obj *co = keep(p, d2_pd_wrap_host(I, cnt));
-    d2_obj *vals = fo ? keep(p, op2(I, fname, D2_OP_gather, flat, fo, NULL)) : NULL;
+    d2_ab gb;
+    d2_ab_init(&gb, D2_OP_gather);
+    d2_ab_int(&gb, "axis", ax);
+    d2_obj *vals = fo ? keep(p, op2(I, fname, D2_OP_gather, by_axis ? x : flat, fo, &gb)) : NULL;
     if (!vals || !io || !co)
         return done(p, NULL);
     if (!ret_index && !ret_inverse && !ret_counts)
@@ -2437,6 +2586,8 @@ D2_FN(f_mode)
  * not NaN (sorted first; NaN sorts last), NaN where every value is */
 D2_FN(f_nanmedian)
 {
+    if (is_seq(a[1]))
+        return over_axes(I, def, a, 0, 1, 2, false, f_nanmedian);
     POOL("paddle.nanmedian");
     bool kd;
     if (d2_pd_get_bool(I, a[2], p->fname, "keepdim", &kd) < 0)
@@ -2510,6 +2661,10 @@ D2_FN(f_nanmedian)
  * count), NaN where every value is; float64 as quantile */
 D2_FN(f_nanquantile)
 {
+    if (a[2]->kind == D2_OBJ_LIST) /* Paddle takes a list, not a tuple */
+        return over_axes(I, def, a, 0, 2, 3, is_seq(a[1]), f_nanquantile);
+    if (is_seq(a[2]))
+        return d2_raise(I, "ValueError", "%s: axis should be None, int, or a list", def->qualname);
     POOL("paddle.nanquantile");
     bool kd;
     double qs[64];

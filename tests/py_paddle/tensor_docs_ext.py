@@ -1,0 +1,59 @@
+# Edges of tensor functions beyond their doc examples: put_along_axis's
+# reductions and include_self, unique over an axis, quantile / nanquantile /
+# nanmedian over several axes, tensordot's axes forms, set_flags/get_flags,
+# and their errors.
+import paddle
+
+x = paddle.to_tensor([[1.5, -2.0, 4.0], [0.5, 3.0, -1.0]])
+idx = paddle.to_tensor([[1, 0, 1], [1, 1, 0]])
+val = paddle.to_tensor([[2.0, 8.0, -3.0], [6.0, 1.0, 5.0]])
+for red in ["assign", "add", "mul", "mean", "amin", "amax"]:
+    for inc in [True, False]:
+        r = paddle.put_along_axis(x, idx, val, 0, red, inc, False)
+        print(red, inc, r.numpy().round(5).tolist())
+xi = paddle.to_tensor([[7, -3], [5, 9]])
+print("int mean", paddle.put_along_axis(xi, paddle.to_tensor([[0, 0]]), paddle.to_tensor([[-2, 4]]),
+                                        0, "mean").numpy().tolist())
+print("broadcast", paddle.put_along_axis(x, paddle.to_tensor([[2]]), 9.0, 1).numpy().tolist())
+try:
+    paddle.put_along_axis(x, idx, val, 0, "median")
+except ValueError as e:
+    print("ValueError")
+
+u = paddle.to_tensor([[1, 2, 1, 2], [3, 0, 3, 0], [1, 2, 1, 2]])
+out, index, inverse, counts = paddle.unique(u, return_index=True, return_inverse=True,
+                                            return_counts=True, axis=1)
+print("unique axis 1", out.numpy().tolist(), index.numpy().tolist(), inverse.numpy().tolist(),
+      counts.numpy().tolist())
+out, inverse, counts = paddle.unique_consecutive(u, return_inverse=True, return_counts=True,
+                                                 axis=0)
+print("unique_consecutive axis 0", out.numpy().tolist(), inverse.numpy().tolist(),
+      counts.numpy().tolist())
+f = paddle.to_tensor([[0.5, 0.25], [0.5, 0.25], [-1.0, 0.0]])
+print("unique float axis 0", paddle.unique(f, axis=0).numpy().tolist())
+
+y = paddle.arange(24, dtype="float32").reshape([2, 3, 4])
+print("quantile [0, 2]", paddle.quantile(y, 0.3, axis=[0, 2]).numpy().round(5).tolist())
+print("quantile [2, 0] keepdim", paddle.quantile(y, [0.25, 0.75], axis=[2, 0],
+                                                 keepdim=True).shape)
+y[0, 1, 2] = float("nan")
+print("nanquantile [-1, 1]", paddle.nanquantile(y, 0.5, axis=[-1, 1]).numpy().round(5).tolist())
+print("nanmedian (1, 2) keepdim", paddle.nanmedian(y, axis=(1, 2), keepdim=True).numpy().tolist())
+for bad in [[0, 0], (0, 1), [0, 3]]:
+    try:
+        paddle.quantile(y, 0.5, axis=bad)
+        print("no error")
+    except ValueError:
+        print("ValueError")
+
+a = paddle.arange(24, dtype="float64").reshape([2, 3, 4])
+b = paddle.arange(36, dtype="float64").reshape([3, 3, 4])
+print("tensordot [1, 2]", paddle.tensordot(a, b, axes=[1, 2]).numpy().tolist())
+print("tensordot [[1], [0, 2]]", paddle.tensordot(a, paddle.arange(48, dtype="float64").reshape(
+    [3, 4, 4]), axes=[[1], [0, 2]]).shape)
+c = paddle.ones([2, 1, 4], dtype="float64")
+print("tensordot size 1", paddle.tensordot(c, b, axes=[[1], [0]]).shape)
+
+paddle.set_flags({"FLAGS_use_stride_kernel": True})
+print(paddle.get_flags("FLAGS_use_stride_kernel"))
+print(paddle.base.get_flags(["FLAGS_use_stride_kernel"]))
