@@ -2057,6 +2057,8 @@ static const ox_map MAP[] = {
     {"sum", "ReduceSum", 13, l_reduce, NULL},
     {"mean", "ReduceMean", 13, l_reduce, NULL},
     {"max", "ReduceMax", 13, l_reduce, NULL},
+    {"amax", "ReduceMax", 13, l_reduce, NULL},
+    {"amin", "ReduceMin", 13, l_reduce, NULL},
     {"min", "ReduceMin", 13, l_reduce, NULL},
     {"prod", "ReduceProd", 13, l_reduce, NULL},
     {"any", "ReduceMax", 13, l_reduce, NULL},
