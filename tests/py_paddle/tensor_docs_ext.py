@@ -57,3 +57,19 @@ print("tensordot size 1", paddle.tensordot(c, b, axes=[[1], [0]]).shape)
 paddle.set_flags({"FLAGS_use_stride_kernel": True})
 print(paddle.get_flags("FLAGS_use_stride_kernel"))
 print(paddle.base.get_flags(["FLAGS_use_stride_kernel"]))
+
+# einsum with '...': broadcast dims of different ranks, implicit outputs
+e1 = paddle.arange(24, dtype="float32").reshape([2, 3, 4])
+e2 = paddle.arange(20, dtype="float32").reshape([4, 5])
+e3 = paddle.arange(12, dtype="float32").reshape([1, 3, 4])
+print("einsum ...ij,jk", paddle.einsum("...ij,jk", e1, e2).shape)
+print("einsum ...ij,jk->...ik", paddle.einsum("...ij,jk->...ik", e1, e2).numpy()[1].tolist())
+print("einsum bij,...ij->...", paddle.einsum("bij,...ij->...", e1, e3).numpy().tolist())
+print("einsum i...->...", paddle.einsum("i...->...", e1).numpy().tolist())
+print("einsum ...", paddle.einsum("...", e2).shape)
+for bad in ["i...j...->ij", "ijkl...->i"]:
+    try:
+        paddle.einsum(bad, e1)
+        print("no error")
+    except (ValueError, AssertionError):  # Paddle asserts; dy2st raises ValueError
+        print("error")

@@ -922,8 +922,102 @@ D2_FN(f_masked_select)
  * einsum: every operand's letters aligned on one list (transpose, then
  * unsqueeze the missing ones), multiplied with broadcasting, summed over
  * the letters not in the output, and transposed to the output's order.
- * No ellipsis, no letter repeated within one operand.
+ * An ellipsis becomes letters the equation does not use (right-aligned over
+ * each operand's remaining dims, broadcast as usual); no letter repeated
+ * within one operand.
  * ====================================================================== */
+
+/* The equation with each '...' spelled out as unused letters and the output
+ * made explicit (the ellipsis dims first, then the letters that occur once,
+ * in order), written to buf; 0, or -1 with an exception. */
+static int einsum_expand(pool *p, const char *eq, d2_obj *ops, char *buf, size_t cap)
+{
+    d2_interp *I = p->I;
+    const char *arrow = strstr(eq, "->");
+    size_t nops = seq_len(ops), t = 0;
+    int ell[D2_MAX_DIMS + 1], n_ell = 0, count[128] = {0};
+    bool used[128] = {false};
+    for (const char *c = eq; *c; c++)
+        if ((unsigned char)*c < 128)
+            used[(int)*c] = true;
+    /* each term's ellipsis width: the operand's dims its letters leave */
+    const char *c = eq;
+    for (;; t++) {
+        int letters = 0;
+        bool has = false;
+        for (; *c && *c != ',' && c != arrow; c++) {
+            if (*c == '.') {
+                if (strncmp(c, "...", 3) != 0 || has)
+                    return (d2_raise(I, "ValueError", "%s: a term may hold one '...'",
+                                    p->fname), -1);
+                has = true;
+                c += 2;
+            } else if (*c != ' ') {
+                letters++;
+                count[(int)(unsigned char)*c & 127]++;
+            }
+        }
+        if (t >= nops || t >= D2_MAX_DIMS)
+            return (d2_raise(I, "ValueError", "%s: more terms than operands", p->fname), -1);
+        d2_obj *x = T(p, seq_item(ops, t));
+        if (!x)
+            return -1;
+        ell[t] = has ? shp(x)->ndim - letters : 0;
+        if (ell[t] < 0)
+            return (d2_raise(I, "ValueError", "%s: operand %zu has %d dims but its term names %d",
+                            p->fname, t, shp(x)->ndim, letters), -1);
+        n_ell = ell[t] > n_ell ? ell[t] : n_ell;
+        if (*c != ',')
+            break;
+        c++;
+    }
+    char el[D2_MAX_DIMS + 1];
+    int ne = 0;
+    for (int ch = 'A'; ch <= 'z' && ne < n_ell; ch++)
+        if (((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z')) && !used[ch])
+            el[ne++] = (char)ch;
+    if (ne < n_ell)
+        return (d2_raise(I, "ValueError", "%s: too many dims", p->fname), -1);
+    size_t k = 0;
+    t = 0;
+#define PUT(ch)                                                                                        do {                                                                                                   if (k + 1 >= cap)                                                                                      return (d2_raise(I, "ValueError", "%s: the equation is too long", p->fname), -1);         buf[k++] = (ch);                                                                               } while (0)
+    for (c = eq; *c && c != arrow; c++) {
+        if (*c == ',') {
+            t++;
+            PUT(',');
+        } else if (*c == '.') {
+            for (int i = n_ell - ell[t]; i < n_ell; i++)
+                PUT(el[i]);
+            c += 2;
+        } else if (*c != ' ') {
+            PUT(*c);
+        }
+    }
+    PUT('-');
+    PUT('>');
+    if (arrow) {
+        for (c = arrow + 2; *c; c++) {
+            if (*c == '.') {
+                if (strncmp(c, "...", 3) != 0)
+                    return (d2_raise(I, "ValueError", "%s: bad '...'", p->fname), -1);
+                for (int i = 0; i < n_ell; i++)
+                    PUT(el[i]);
+                c += 2;
+            } else if (*c != ' ') {
+                PUT(*c);
+            }
+        }
+    } else {
+        for (int i = 0; i < n_ell; i++)
+            PUT(el[i]);
+        for (int ch = 'A'; ch <= 'z'; ch++)
+            if (count[ch] == 1)
+                PUT((char)ch);
+    }
+#undef PUT
+    buf[k] = 0;
+    return 0;
+}
 
 D2_FN(f_einsum)
 {
@@ -935,6 +1029,12 @@ D2_FN(f_einsum)
     if (seq_len(ops) == 1 && is_seq(seq_item(ops, 0)))
         ops = seq_item(ops, 0);
     size_t nops = seq_len(ops);
+    char expanded[256];
+    if (strstr(eq, "...")) {
+        if (einsum_expand(p, eq, ops, expanded, sizeof expanded) < 0)
+            return done(p, NULL);
+        eq = expanded;
+    }
     char terms[D2_MAX_DIMS + 1][D2_MAX_DIMS + 1];
     char out[D2_MAX_DIMS + 1] = {0};
     size_t nt = 0, k = 0;
@@ -965,7 +1065,7 @@ D2_FN(f_einsum)
         }
         if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z')) || k >= D2_MAX_DIMS)
             return done(p, d2_raise(I, "ValueError",
-                                    "%s: only letters are supported in the equation (no '...'), "
+                                    "%s: only letters and '...' are supported in the equation, "
                                     "at most %d per term",
                                     p->fname, D2_MAX_DIMS));
         if (arrow)
