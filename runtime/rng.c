@@ -335,3 +335,68 @@ void d2_mt64_shuffle(d2_mt64 *s, int64_t *a, int64_t n)
         t = (uint64_t)a[i], a[i] = a[j], a[j] = (int64_t)t;
     }
 }
+
+int64_t d2_mt64_poisson(d2_mt64 *s, double mean)
+{
+    if (!(mean >= 12)) { /* the product of uniforms against exp(-mean) */
+        double thr = exp(-mean), prod = 1.0;
+        int64_t x = 0;
+        do {
+            prod *= d2_mt64_canon_d(s);
+            x++;
+        } while (prod > thr);
+        return x - 1;
+    }
+    /* Devroye's rejection method, with libstdc++'s constants */
+    const double m = floor(mean), lm_thr = log(mean), lfm = lgamma(m + 1), sm = sqrt(m);
+    const double pi_4 = 0.7853981633974483096156608458198757;
+    const double dx = sqrt(2 * m * log(32 * m / pi_4));
+    const double d = round(fmax(6.0, fmin(m, dx)));
+    const double cx = 2 * m + d, scx = sqrt(cx / 2), one_cx = 1 / cx;
+    const double c2b = sqrt(pi_4 * cx) * exp(one_cx);
+    const double cb = 2 * cx * exp(-d * one_cx * (1 + d / 2)) / d;
+    const double naf = (1 - 2.220446049250313080847263336181640625e-16) / 2;
+    const double thr = 2147483647.0 + naf;
+    const double spi_2 = 1.2533141373155002512078826424055226;
+    const double c1 = sm * spi_2, c2 = c2b + c1, c3 = c2 + 1, c4 = c3 + 1;
+    const double r178 = 0.0128205128205128205128205128205128;
+    const double e178 = 1.0129030479320018583185514777512983;
+    const double c5 = c4 + e178, c = cb + c5, two_cx = 2 * (2 * m + d);
+    bool has = false, reject = true;
+    double saved = 0, x = 0;
+    do {
+        const double u = c * d2_mt64_canon_d(s);
+        const double e = -log(1.0 - d2_mt64_canon_d(s));
+        double w = 0.0;
+        if (u <= c1) {
+            const double n = d2_mt64_normal_d(s, &has, &saved);
+            const double y = -fabs(n) * sm - 1;
+            x = floor(y);
+            w = -n * n / 2;
+            if (x < -m)
+                continue;
+        } else if (u <= c2) {
+            const double n = d2_mt64_normal_d(s, &has, &saved);
+            const double y = 1 + fabs(n) * scx;
+            x = ceil(y);
+            w = y * (2 - y) * one_cx;
+            if (x > d)
+                continue;
+        } else if (u <= c3) {
+            x = -1;
+        } else if (u <= c4) {
+            x = 0;
+        } else if (u <= c5) {
+            x = 1;
+            w = r178;
+        } else {
+            const double v = -log(1.0 - d2_mt64_canon_d(s));
+            const double y = d + v * two_cx / d;
+            x = ceil(y);
+            w = -d * one_cx * (1 + y / 2);
+        }
+        reject = w - e - x * lm_thr > lfm - lgamma(x + m + 1);
+        reject |= x + m >= thr;
+    } while (reject);
+    return (int64_t)(x + m + naf);
+}

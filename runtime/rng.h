@@ -55,5 +55,7 @@ uint64_t d2_mt64_below(d2_mt64 *s, uint64_t n);
 /* std::shuffle of a[0..n-1] as libstdc++ does it (two swap positions from
  * one draw while n * n fits in 64 bits). */
 void d2_mt64_shuffle(d2_mt64 *s, int64_t *a, int64_t n);
+/* std::poisson_distribution<int>(mean), one draw (a fresh distribution). */
+int64_t d2_mt64_poisson(d2_mt64 *s, double mean);
 
 #endif

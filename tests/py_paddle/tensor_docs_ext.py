@@ -73,3 +73,25 @@ for bad in ["i...j...->ij", "ijkl...->i"]:
         print("no error")
     except (ValueError, AssertionError):  # Paddle asserts; dy2st raises ValueError
         print("error")
+
+# poisson from Paddle's generator: small rates (product of uniforms) and
+# rates of 12 and more (rejection), float32 and float64
+paddle.seed(7)
+for means in [[0.0, 0.5, 3.0, 11.9], [12.0, 12.5, 30.0, 100.0], [1000.0, 55555.0, 2.5, 17.0]]:
+    print("poisson", paddle.poisson(paddle.to_tensor(means * 5)).numpy().astype("int64").tolist())
+print("poisson f64", paddle.poisson(paddle.to_tensor([[20.0, 40.0], [7.0, 250.0]],
+                                                     dtype="float64")).numpy().tolist())
+try:
+    paddle.poisson(paddle.to_tensor([1, 2]))
+    print("no error")
+except (TypeError, RuntimeError):  # Paddle: no int64 kernel (RuntimeError); dy2st: TypeError
+    print("error")
+
+# as_strided (offset 0: Paddle 2.6 counts a nonzero offset in bytes) and view as a dtype
+s = paddle.arange(12, dtype="float32").reshape([3, 4])
+print("as_strided", paddle.as_strided(s, [2, 3], [4, 1]).numpy().tolist())
+print("as_strided transposed", paddle.as_strided(s, [4, 3], [1, 4]).numpy().tolist())
+print("view int32", paddle.view(s, "int32").numpy()[0].tolist())
+print("view int64 as int32", paddle.view(paddle.to_tensor([1, 2], dtype="int64"),
+                                         "int32").numpy().tolist())
+print("view float16", paddle.view(s, "float16").shape)

@@ -1557,17 +1557,128 @@ D2_FN(f_unflatten)
 }
 
 /* view(x, shape_or_dtype) (a shape only) and view_as(x, other): reshapes */
+/* x's bytes read as dtype dt (paddle.view with a dtype): the last dim scaled
+ * by the ratio of the element sizes; a copy of the concrete data (dy2st's
+ * views copy, as reshape does). */
+static d2_obj *view_dtype(pool *p, d2_obj *x, int dt)
+{
+    d2_interp *I = p->I;
+    if (!x)
+        return NULL;
+    if (is_sym(x))
+        return d2_raise(I, "TypeError", "%s: viewing a tensor as another dtype needs its data "
+                        "(not inside to_static)", p->fname);
+    int nd = shp(x)->ndim;
+    size_t es0 = d2_dtype_size(obj_type(x)->dtype), es1 = d2_dtype_size((d2_dtype)dt);
+    int64_t dims[D2_MAX_DIMS];
+    for (int d = 0; d < nd; d++)
+        dims[d] = shp(x)->dims[d];
+    if (es0 != es1) {
+        if (nd == 0)
+            return d2_raise(I, "ValueError", "%s: a 0-D tensor cannot change its element size",
+                            p->fname);
+        int64_t bytes = dims[nd - 1] * (int64_t)es0;
+        if (bytes % (int64_t)es1 != 0)
+            return d2_raise(I, "ValueError", "%s: the last dim (%lld bytes) is not a multiple of "
+                            "the new element size (%zu)", p->fname, (long long)bytes, es1);
+        dims[nd - 1] = bytes / (int64_t)es1;
+    }
+    d2_tensor *h0 = d2_pd_host(I, x, p->fname);
+    d2_err err = {0};
+    d2_tensor *h = h0 ? d2_tensor_contiguous(h0, &err) : NULL;
+    d2_tensor_unref(h0);
+    d2_tensor *t = h ? d2_tensor_new(NULL, (d2_dtype)dt, nd, dims, &err) : NULL;
+    if (!t) {
+        d2_tensor_unref(h);
+        if (h0)
+            d2_raise_err(I, &err);
+        return NULL;
+    }
+    size_t n = (size_t)d2_tensor_numel(h) * es0;
+    if (n)
+        memcpy(d2_tensor_data(t), d2_tensor_data(h), n);
+    d2_tensor_unref(h);
+    return keep(p, d2_pd_wrap_host(I, t));
+}
+
 D2_FN(f_view)
 {
     POOL("paddle.view");
     int64_t sh[D2_MAX_DIMS];
     int ns;
-    if (!is_seq(a[1]))
-        return d2_raise(I, "TypeError", "%s: only a shape (list or tuple) is supported",
-                        p->fname);
+    if (!is_seq(a[1])) {
+        int dt;
+        if (d2_pd_parse_dtype(I, a[1], p->fname, false, &dt) < 0)
+            return NULL;
+        if (dt < 0)
+            return d2_raise(I, "TypeError", "%s: shape_or_dtype must be a shape or a dtype",
+                            p->fname);
+        return done(p, view_dtype(p, T(p, a[0]), dt));
+    }
     if (d2_pd_ints(I, a[1], p->fname, "shape", sh, &ns, D2_MAX_DIMS) < 0)
         return NULL;
     return done(p, reshape(p, T(p, a[0]), sh, ns));
+}
+
+/* as_strided(x, shape, stride, offset=0): the elements of x (its values in
+ * row-major order) at offset + sum(i_d * stride_d), gathered (a copy) */
+D2_FN(f_as_strided)
+{
+    POOL("paddle.as_strided");
+    int64_t sh[D2_MAX_DIMS], st[D2_MAX_DIMS], off;
+    int ns, nst;
+    if (d2_pd_ints(I, a[1], p->fname, "shape", sh, &ns, D2_MAX_DIMS) < 0 ||
+        d2_pd_ints(I, a[2], p->fname, "stride", st, &nst, D2_MAX_DIMS) < 0 ||
+        d2_pd_get_int(I, a[3], p->fname, "offset", &off) < 0)
+        return NULL;
+    if (ns != nst)
+        return d2_raise(I, "ValueError", "%s: shape has %d dims but stride %d", p->fname, ns, nst);
+    d2_obj *x = T(p, a[0]);
+    if (!x)
+        return done(p, NULL);
+    int64_t numel = 1, total = 1;
+    for (int d = 0; d < shp(x)->ndim; d++) {
+        if (shp(x)->dims[d] < 0)
+            return fail_static_dims(p, "the dims of x") < 0 ? done(p, NULL) : NULL;
+        numel *= shp(x)->dims[d];
+    }
+    for (int d = 0; d < ns; d++) {
+        if (sh[d] < 0 || st[d] < 0)
+            return done(p, d2_raise(I, "ValueError", "%s: shape and stride must be non-negative",
+                                    p->fname));
+        if (!d2_mul_i64(total, sh[d], &total))
+            return done(p, d2_raise(I, "ValueError", "%s: shape is too large", p->fname));
+    }
+    int64_t last = off;
+    for (int d = 0; d < ns && total > 0; d++)
+        last += (sh[d] - 1) * st[d];
+    if (off < 0 || (total > 0 && last >= numel))
+        return done(p, d2_raise(I, "ValueError", "%s: shape, stride and offset %lld reach element "
+                                "%lld of a tensor of %lld", p->fname, (long long)off,
+                                (long long)last, (long long)numel));
+    d2_err err = {0};
+    d2_tensor *idx = d2_tensor_new(NULL, D2_I64, 1, &total, &err);
+    if (!idx) {
+        d2_raise_err(I, &err);
+        return done(p, NULL);
+    }
+    int64_t *iv = d2_tensor_data(idx), m[D2_MAX_DIMS] = {0};
+    for (int64_t i = 0; i < total; i++) {
+        int64_t e = off;
+        for (int d = 0; d < ns; d++)
+            e += m[d] * st[d];
+        iv[i] = e;
+        for (int d = ns - 1; d >= 0; d--) {
+            if (++m[d] < sh[d])
+                break;
+            m[d] = 0;
+        }
+    }
+    d2_obj *io = keep(p, d2_pd_wrap_host(I, idx));
+    int64_t m1 = -1;
+    d2_obj *flat = reshape(p, x, &m1, 1);
+    d2_obj *g = io && flat ? keep(p, op2(I, p->fname, D2_OP_gather, flat, io, NULL)) : NULL;
+    return done(p, reshape(p, g, sh, ns));
 }
 
 D2_FN(f_view_as)
@@ -2479,6 +2590,8 @@ static const d2_def MORE_DEFS[] = {
     D2_DEF("vsplit", "x, num_or_sections, name=None", f_vsplit, "paddle.vsplit"),
     D2_DEF("unflatten", "x, axis, shape, name=None", f_unflatten, "paddle.unflatten"),
     D2_DEF("view", "x, shape_or_dtype, name=None", f_view, "paddle.view"),
+    D2_DEF("as_strided", "x, shape, stride, offset=0, name=None", f_as_strided,
+           "paddle.as_strided"),
     D2_DEF("view_as", "x, other, name=None", f_view_as, "paddle.view_as"),
     D2_DEF("diagflat", "x, offset=0, name=None", f_diagflat, "paddle.diagflat"),
     D2_DEF("index_sample", "x, index", f_index_sample, "paddle.index_sample"),

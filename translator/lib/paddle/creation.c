@@ -1,6 +1,7 @@
 /* creation.c - paddle.to_tensor, zeros, ones, full, arange, linspace, eye, random, assign. */
 #include "lib/paddle/functions_priv.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 /* ======================================================================
@@ -395,6 +396,48 @@ D2_FN(f_randint)
     return random_tensor(I, fname, a[2], dt, RND_INT, (double)lo, (double)hi);
 }
 
+/* poisson(x): a draw of Poisson(x[i]) per element, from Paddle's generator as
+ * its CPU kernel draws them (x's dtype) */
+D2_FN(f_poisson)
+{
+    const char *fname = "paddle.poisson";
+    if (!is_tensor(a[0]))
+        return d2_raise(I, "TypeError", "%s: x must be a Tensor, got %s", fname,
+                        d2_type_name(a[0]));
+    if (is_sym(a[0]))
+        return d2_raise(I, "TypeError", "%s: not supported inside to_static (it draws from "
+                        "paddle's generator as it runs)", fname);
+    int dt = obj_type(a[0])->dtype;
+    if (dt != D2_F32 && dt != D2_F64)
+        return d2_raise(I, "TypeError", "%s: x must be float32 or float64, got %s", fname,
+                        d2_dtype_name((d2_dtype)dt));
+    d2_tensor *h = d2_pd_host(I, a[0], fname);
+    if (!h)
+        return NULL;
+    int64_t n = d2_tensor_numel(h);
+    double *v = d2_malloc((size_t)n * sizeof *v + 1);
+    if (!v) {
+        d2_tensor_unref(h);
+        return nomem(I);
+    }
+    for (int64_t i = 0; i < n; i++) {
+        double mean = d2_tensor_get_f64(h, i);
+        if (!(mean >= 0) || isinf(mean)) {
+            d2_tensor_unref(h);
+            d2_free(v);
+            return d2_raise(I, "ValueError", "%s: every rate must be finite and non-negative, got "
+                            "%g", fname, mean);
+        }
+        v[i] = (double)d2_mt64_poisson(&ST(I)->prng, mean);
+    }
+    d2_shape sh;
+    d2_tensor_get_shape(h, &sh);
+    d2_tensor_unref(h);
+    d2_tensor *t = d2_pd_host_from_doubles(I, (d2_dtype)dt, sh.ndim, sh.dims, v);
+    d2_free(v);
+    return t ? d2_pd_wrap_host(I, t) : NULL;
+}
+
 D2_FN(f_seed)
 {
     int64_t s;
@@ -496,6 +539,7 @@ static const d2_def CREATION_DEFS[] = {
     D2_DEF("randint", "low=0, high=None, shape=None, dtype=None, name=None", f_randint,
            "paddle.randint"),
     D2_DEF("seed", "seed", f_seed, "paddle.seed"),
+    D2_DEF("poisson", "x, name=None", f_poisson, "paddle.poisson"),
     D2_DEF("assign", "x, output=None", f_assign, "paddle.assign"),
 };
 
