@@ -95,3 +95,11 @@ print("view int32", paddle.view(s, "int32").numpy()[0].tolist())
 print("view int64 as int32", paddle.view(paddle.to_tensor([1, 2], dtype="int64"),
                                          "int32").numpy().tolist())
 print("view float16", paddle.view(s, "float16").shape)
+
+# tensor_array_to_tensor: concat (sizes along axis) or stack
+arr = [paddle.ones([2, 3]), paddle.zeros([2, 1])]
+o, i = paddle.tensor.manipulation.tensor_array_to_tensor(arr)
+print("tensor_array_to_tensor", o.numpy().tolist(), i.numpy().tolist(), i.dtype)
+o, i = paddle.tensor.manipulation.tensor_array_to_tensor(input=[paddle.ones([2, 3])] * 2, axis=0,
+                                                         use_stack=True)
+print("tensor_array_to_tensor stack", o.shape, i.numpy().tolist())

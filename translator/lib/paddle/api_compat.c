@@ -454,7 +454,8 @@ static int tensor_module(d2_interp *I)
     /* paddle.tensor.math.frexp and the like: Paddle's files of paddle.tensor
      * as modules that hold its functions */
     static const char *const files[] = {"math",   "manipulation", "creation",  "search", "logic",
-                                        "stat",   "linalg",       "attribute", "einsum", "random"};
+                                        "stat",   "linalg",       "attribute", "einsum", "random",
+                                        "array",  "ops"};
     for (size_t f = 0; rc == 0 && f < D2_COUNTOF(files); f++) {
         char qual[64];
         snprintf(qual, sizeof qual, "paddle.tensor.%s", files[f]);

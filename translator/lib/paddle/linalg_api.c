@@ -355,6 +355,8 @@ static const d2_def LINALG_TENSOR_FNS[] = {
                          "paddle._more_py:" #n),
     MORE_FORWARD(X)
 #undef X
+    D2_DEF_DATA("tensor_array_to_tensor", "input, *args, **kwargs", f_linalg_forward,
+                "paddle.tensor.tensor_array_to_tensor", "paddle._more_py:tensor_array_to_tensor"),
 };
 
 const d2_def *d2_pd_linalg_tensor_fns(size_t *n)
