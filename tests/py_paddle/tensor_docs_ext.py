@@ -103,3 +103,13 @@ print("tensor_array_to_tensor", o.numpy().tolist(), i.numpy().tolist(), i.dtype)
 o, i = paddle.tensor.manipulation.tensor_array_to_tensor(input=[paddle.ones([2, 3])] * 2, axis=0,
                                                          use_stack=True)
 print("tensor_array_to_tensor stack", o.shape, i.numpy().tolist())
+
+# set_flags errors: a name that is not a flag, flags that are not a dict
+try:
+    paddle.set_flags({"x": 1})
+except ValueError:
+    print("ValueError")
+try:
+    paddle.set_flags(3)
+except TypeError:
+    print("TypeError")

@@ -76,9 +76,14 @@ static d2_dict *flags_dict(d2_interp *I)
 
 static int flag_name(d2_interp *I, d2_obj *k, const char *fname)
 {
-    if (!k || k->kind != D2_OBJ_STR || strncmp(D2_AS(d2_str, k)->s, "FLAGS_", 6) != 0) {
-        d2_raise(I, "ValueError", "%s: a flag is a string that starts with 'FLAGS_', got %s",
+    if (!k || k->kind != D2_OBJ_STR) {
+        d2_raise(I, "TypeError", "%s: a flag is a string that starts with 'FLAGS_', got %s",
                  fname, k ? d2_type_name(k) : "nothing");
+        return -1;
+    }
+    if (strncmp(D2_AS(d2_str, k)->s, "FLAGS_", 6) != 0) {
+        d2_raise(I, "ValueError", "%s: a flag starts with 'FLAGS_', got '%s'", fname,
+                 D2_AS(d2_str, k)->s);
         return -1;
     }
     return 0;
