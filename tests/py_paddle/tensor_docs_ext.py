@@ -113,3 +113,16 @@ try:
     paddle.set_flags(3)
 except TypeError:
     print("TypeError")
+
+# pca_lowrank, seeded: wide, tall without centring, float32; a bad q
+paddle.seed(5)
+for r in paddle.linalg.pca_lowrank(paddle.randn((4, 7), dtype="float64"), q=3):
+    print("pca wide", r.numpy().round(6).tolist())
+for r in paddle.linalg.pca_lowrank(paddle.randn((7, 4), dtype="float64"), q=3, center=False):
+    print("pca tall", r.numpy().round(6).tolist())
+for r in paddle.linalg.pca_lowrank(paddle.randn((6, 3))):
+    print("pca f32", r.numpy().round(4).tolist())
+try:
+    paddle.linalg.pca_lowrank(paddle.ones([3, 4]), q=5)
+except ValueError:
+    print("ValueError")
