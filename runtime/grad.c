@@ -588,6 +588,18 @@ static int g_maxmin(R *r)
     return r->rc;
 }
 
+/* Paddle's amax / amin: dout split evenly among the elements equal to the extreme */
+static int g_amaxmin(R *r)
+{
+    d2_dtype dt = dtype_of(r, X(r));
+    d2_gval m = cast(r, E(r, equal, NULL, X(r), keepdims(r, OUT(r))), dt);
+    int64_t axes[D2_MAX_DIMS];
+    int n = reduced_axes(r, ndim_of(r, X(r)), axes);
+    d2_gval cnt = reduce(r, D2_OP_sum, m, axes, n, true);
+    give(r, 0, E(r, divide, NULL, E(r, multiply, NULL, m, keepdims(r, DOUT(r))), cnt));
+    return r->rc;
+}
+
 /* Paddle: dx = dout * out / x */
 static int g_prod(R *r)
 {
@@ -1613,7 +1625,9 @@ static int g_put_along_axis(R *r)
     const char *red = d2_attr_str(r->g->def, r->g->attrs, "reduce");
     bool assign = strcmp(red, "assign") == 0;
     if (!assign && strcmp(red, "add") != 0)
-        return fail(r, "no gradient for reduce 'mul'");
+        return fail(r, "no gradient for reduce 'mul', 'mean', 'amin' or 'amax'");
+    if (!assign && !d2_attr_bool(r->g->def, r->g->attrs, "include_self"))
+        return fail(r, "no gradient for reduce 'add' without include_self");
     d2_gval idx = Y(r), val = r->g->in[2];
     int64_t axis = AI("axis");
     if (NEED(r, 0)) {
@@ -1842,6 +1856,8 @@ static const rule_t rules[D2_NUM_OPS] = {
     [D2_OP_mean] = {g_mean, 0},
     [D2_OP_max] = {g_maxmin, 0},
     [D2_OP_min] = {g_maxmin, 0},
+    [D2_OP_amax] = {g_amaxmin, 0},
+    [D2_OP_amin] = {g_amaxmin, 0},
     [D2_OP_prod] = {g_prod, 0},
     /* shape manipulation */
     [D2_OP_reshape] = {g_reshape_like, 1u << 1},

@@ -304,16 +304,18 @@ int infer_take_along_axis(d2_infer_ctx *ic)
 }
 
 /* put_along_axis: indices of arr's rank and at most arr's size outside axis;
- * values broadcast to indices; reduce is assign, add or mul. */
+ * values broadcast to indices; reduce is assign, add, mul, mean, amin or amax. */
 int infer_put_along_axis(d2_infer_ctx *ic)
 {
     if (want_in(ic, 0) < 0 || want_int_in(ic, 1) < 0 || want_in(ic, 2) < 0 || same_dtype(ic, 0, 2) < 0)
         return -1;
     const d2_shape *x = &ic->in[0].shape, *idx = &ic->in[1].shape, *v = &ic->in[2].shape;
     const char *r = ATTR_STR(ic, "reduce");
-    if (strcmp(r, "assign") && strcmp(r, "add") && strcmp(r, "mul") && strcmp(r, "multiply"))
+    if (strcmp(r, "assign") && strcmp(r, "add") && strcmp(r, "mul") && strcmp(r, "multiply") &&
+        strcmp(r, "mean") && strcmp(r, "amin") && strcmp(r, "amax"))
         return d2_err_set(ic->err, D2_ERR_INVALID,
-                          "%s: reduce must be 'assign', 'add', 'mul' or 'multiply', got '%s'",
+                          "%s: reduce must be 'assign', 'add', 'mul', 'multiply', 'mean', 'amin' "
+                          "or 'amax', got '%s'",
                           OPN(ic), r);
     if (x->ndim != idx->ndim || x->ndim == 0)
         return shape_mismatch(ic, "indices must have the same (nonzero) rank as arr");

@@ -1,4 +1,4 @@
-/* rng.h - the random number generator behind paddle.seed and numpy.random. */
+/* rng.h - the random number generators behind paddle.seed, paddle.rand & co. and numpy.random. */
 #ifndef DY2ST_RNG_H
 #define DY2ST_RNG_H
 
@@ -22,29 +22,40 @@ double d2_mt_gauss(d2_mt19937 *s);
 /* Uniform integer in [0, rng] by masked rejection (NumPy's legacy randint). */
 uint64_t d2_mt_bounded(d2_mt19937 *s, uint64_t rng);
 
-/* Paddle's CPU generator: std::mt19937_64 seeded through std::seed_seq{seed}
- * (paddle.seed), drawn as libstdc++'s distributions draw, so that seeded
- * random tensors and initial weights equal Paddle's. */
-typedef struct d2_mt64 {
-    uint64_t mt[312];
-    int pos;
-} d2_mt64;
-void d2_mt64_seed(d2_mt64 *s, uint64_t seed);
-uint64_t d2_mt64_next(d2_mt64 *s);
-/* std::generate_canonical<float, 24> and <double, 53>: one draw each */
-float d2_mt64_canonical_f(d2_mt64 *s);
-double d2_mt64_canonical_d(d2_mt64 *s);
-/* std::uniform_int_distribution over [0, rng] (rejection, then downscaling) */
-uint64_t d2_mt64_bounded(d2_mt64 *s, uint64_t rng);
-/* n values of one std::normal_distribution<float> (or <double>): Marsaglia's
- * polar method, each pair used second value first; a value left over at the
- * end is dropped, as the distribution object ends with the call. */
-void d2_mt64_normal_f(d2_mt64 *s, float mean, float std, float *out, int64_t n);
-void d2_mt64_normal_d(d2_mt64 *s, double mean, double std, double *out, int64_t n);
-
 /* A counter-based stream: the 53-bit double in [0, 1) at position i of the
  * stream named by seed (SplitMix64 of both), so that a kernel draws element i
  * without shared state and every backend draws the same numbers. */
 double d2_rng_at(uint64_t seed, uint64_t i);
+
+/* Paddle's CPU generator: std::mt19937_64 seeded through std::seed_seq{seed}
+ * (Paddle's Generator::SetCurrentSeed), and the libstdc++ distributions its
+ * CPU kernels draw with, so that paddle.seed(s) followed by paddle.rand,
+ * randn, uniform, normal, randint or randperm gives Paddle's numbers. */
+typedef struct d2_mt64 {
+    uint64_t key[312];
+    int pos;
+} d2_mt64;
+void d2_mt64_seed(d2_mt64 *s, uint64_t seed);
+/* mt19937_64::seed(seed): the engine's own integer seeding (a kernel's seed
+ * attribute). */
+void d2_mt64_seed_int(d2_mt64 *s, uint64_t seed);
+uint64_t d2_mt64_next(d2_mt64 *s);
+/* std::generate_canonical<float, 24> and <double, 53>: a value in [0, 1). */
+float d2_mt64_canon_f(d2_mt64 *s);
+double d2_mt64_canon_d(d2_mt64 *s);
+/* std::normal_distribution (Marsaglia's polar method) in float or double
+ * arithmetic; *saved holds the second value of a pair and *has_saved says
+ * whether it is set: start both cleared for each new distribution object
+ * (Paddle makes one per kernel call). */
+float d2_mt64_normal_f(d2_mt64 *s, bool *has_saved, float *saved);
+double d2_mt64_normal_d(d2_mt64 *s, bool *has_saved, double *saved);
+/* std::uniform_int_distribution over [0, n - 1] (n >= 1), libstdc++'s
+ * multiply-shift with rejection for a 64-bit engine. */
+uint64_t d2_mt64_below(d2_mt64 *s, uint64_t n);
+/* std::shuffle of a[0..n-1] as libstdc++ does it (two swap positions from
+ * one draw while n * n fits in 64 bits). */
+void d2_mt64_shuffle(d2_mt64 *s, int64_t *a, int64_t n);
+/* std::poisson_distribution<int>(mean), one draw (a fresh distribution). */
+int64_t d2_mt64_poisson(d2_mt64 *s, double mean);
 
 #endif

@@ -482,17 +482,48 @@ int cpu_take_along_axis(d2_kctx *k)
     return 0;
 }
 
+/* dst[di] = min (amax: max) of itself and src[si] */
+static void minmax_elem(d2_tensor *dst, int64_t di, const d2_tensor *src, int64_t si, bool max)
+{
+    if (is_fl(dst)) {
+        double a = rd_f(dst, di), b = rd_f(src, si);
+        if (max ? b > a : b < a)
+            wr_f(dst, di, b);
+    } else {
+        int64_t a = rd_i(dst, di), b = rd_i(src, si);
+        if (max ? b > a : b < a)
+            wr_i(dst, di, b);
+    }
+}
+
+/* Paddle's reductions: assign, add, mul, mean (the sum over the values and,
+ * with include_self, arr's own value, divided by their count; integers
+ * truncate), amin, amax; without include_self arr's value at a written
+ * position is left out (the first value written replaces it). */
 int cpu_put_along_axis(d2_kctx *k)
 {
     d2_tensor *x = k->in[0], *index = k->in[1], *val = k->in[2], *out = k->out[0];
     int axis = norm_axis(x, ATTR_INT(k, "axis")), nd = x->ndim;
     const char *r = ATTR_STR(k, "reduce");
-    int op = strcmp(r, "add") == 0 ? 1 : strcmp(r, "assign") == 0 ? 0 : 2;
+    bool self = ATTR_BOOL(k, "include_self");
+    enum { R_ASSIGN, R_ADD, R_MUL, R_MEAN, R_MIN, R_MAX } op =
+        strcmp(r, "assign") == 0 ? R_ASSIGN
+        : strcmp(r, "add") == 0  ? R_ADD
+        : strcmp(r, "mean") == 0 ? R_MEAN
+        : strcmp(r, "amin") == 0 ? R_MIN
+        : strcmp(r, "amax") == 0 ? R_MAX
+                                 : R_MUL;
     int64_t n = d2_tensor_numel(index), m[D2_MAX_DIMS], mv[D2_MAX_DIMS];
     for (int64_t i = 0; i < n; i++)
         if (check_index(k, rd_i(index, i), x->shape[axis]) < 0)
             return -1;
     copy_all(out, x);
+    int64_t nx = d2_tensor_numel(x), *cnt = NULL;
+    if (op == R_MEAN || (!self && op != R_ASSIGN)) {
+        cnt = d2_calloc((size_t)nx + 1, sizeof *cnt);
+        if (!cnt)
+            return oom(k);
+    }
     int off = nd - val->ndim;
     for (int64_t i = 0; i < n; i++) {
         unravel(i, index->shape, nd, m);
@@ -500,7 +531,26 @@ int cpu_put_along_axis(d2_kctx *k)
             mv[d] = val->shape[d] == 1 ? 0 : m[d + off];
         int64_t vi = ravel(mv, val->shape, val->ndim);
         m[axis] = check_index(k, rd_i(index, i), x->shape[axis]);
-        acc_elem(out, ravel(m, x->shape, nd), val, vi, op);
+        int64_t oi = ravel(m, x->shape, nd);
+        if (cnt && !self && cnt[oi] == 0)
+            copy_elem(out, oi, val, vi);
+        else if (op == R_MIN || op == R_MAX)
+            minmax_elem(out, oi, val, vi, op == R_MAX);
+        else
+            acc_elem(out, oi, val, vi, op == R_ASSIGN ? 0 : op == R_MUL ? 2 : 1);
+        if (cnt)
+            cnt[oi]++;
     }
+    if (op == R_MEAN)
+        for (int64_t i = 0; i < nx; i++) {
+            int64_t c = cnt[i] + (self ? 1 : 0);
+            if (cnt[i] == 0 || c == 1)
+                continue;
+            if (is_fl(out))
+                wr_f(out, i, rd_f(out, i) / (double)c);
+            else
+                wr_i(out, i, rd_i(out, i) / c);
+        }
+    d2_free(cnt);
     return 0;
 }

@@ -1312,7 +1312,9 @@ int cpu_sum(d2_kctx *k)
 
 int cpu_mean(d2_kctx *k) { return reduce(k, &red_mean); }
 int cpu_max(d2_kctx *k) { return reduce(k, &red_max); }
+int cpu_amax(d2_kctx *k) { return reduce(k, &red_max); }
 int cpu_min(d2_kctx *k) { return reduce(k, &red_min); }
+int cpu_amin(d2_kctx *k) { return reduce(k, &red_min); }
 int cpu_any(d2_kctx *k) { return reduce(k, &red_any); }
 int cpu_all(d2_kctx *k) { return reduce(k, &red_all); }
 

@@ -1197,6 +1197,8 @@ static int l_take_along(ox_ctx *c, const d2_op *op, const char *type)
         return -1;
     if (op->n_in == 3) {
         const char *red = A_STR(op, "reduce");
+        if (strcmp(red, "assign") && !A_BOOL(op, "include_self"))
+            return ox_fail(c, op, D2_ERR_UNSUPPORTED, "reduce \"%s\" without include_self", red);
         if (!strcmp(red, "add") || !strcmp(red, "mul"))
             return ox_attr_str(c, n, "reduction", red);
         if (strcmp(red, "assign"))
@@ -2055,6 +2057,8 @@ static const ox_map MAP[] = {
     {"sum", "ReduceSum", 13, l_reduce, NULL},
     {"mean", "ReduceMean", 13, l_reduce, NULL},
     {"max", "ReduceMax", 13, l_reduce, NULL},
+    {"amax", "ReduceMax", 13, l_reduce, NULL},
+    {"amin", "ReduceMin", 13, l_reduce, NULL},
     {"min", "ReduceMin", 13, l_reduce, NULL},
     {"prod", "ReduceProd", 13, l_reduce, NULL},
     {"any", "ReduceMax", 13, l_reduce, NULL},

@@ -835,7 +835,9 @@ static int reduce(d2_kctx *k, int op)
 int ocl_sum(d2_kctx *k) { return reduce(k, RED_SUM); }
 int ocl_mean(d2_kctx *k) { return reduce(k, RED_MEAN); }
 int ocl_max(d2_kctx *k) { return reduce(k, RED_MAX); }
+int ocl_amax(d2_kctx *k) { return reduce(k, RED_MAX); }
 int ocl_min(d2_kctx *k) { return reduce(k, RED_MIN); }
+int ocl_amin(d2_kctx *k) { return reduce(k, RED_MIN); }
 int ocl_prod(d2_kctx *k) { return reduce(k, RED_PROD); }
 int ocl_any(d2_kctx *k) { return reduce(k, RED_ANY); }
 int ocl_all(d2_kctx *k) { return reduce(k, RED_ALL); }

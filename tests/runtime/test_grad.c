@@ -107,6 +107,8 @@
     C("max", "axis = [1]", "f64[2,3,2]", 1)                                                        \
     C("max", "", "f64[2,3]", 1)                                                                    \
     C("min", "axis = [0], keepdim = true", "f64[3,2]", 1)                                          \
+    C("amax", "axis = [1]", "f64[2,3,2]", 1)                                                       \
+    C("amin", "axis = [0], keepdim = true", "f64[3,2]", 1)                                         \
     C("prod", "axis = [1]", "f64[2,3]:pos", 1)                                                     \
     C("prod", "", "f64[2,2]:nz", 1)                                                                \
     /* matmul and linear: transpose flags, 1-D operands, batch broadcasting */                     \

@@ -619,7 +619,7 @@ static void build_cases(void)
     } reds[] = {
         {"sum", "", 0x1f, MATH},      {"mean", "", 0x3, MATH},       {"max", ":nan", 0xf, EXACT},
         {"min", "", 0xf, EXACT},      {"prod", ":near1", 0x3, MATH}, {"any", ":few", 0x1f, EXACT},
-        {"all", ":few", 0x1f, EXACT},
+        {"all", ":few", 0x1f, EXACT}, {"amax", "", 0xf, EXACT},      {"amin", "", 0xf, EXACT},
     };
     for (size_t r = 0; r < D2_COUNTOF(reds); r++)
         for (int d = 0; d < 5; d++) {
@@ -627,7 +627,8 @@ static void build_cases(void)
                 continue;
             for (size_t s = 0; s < D2_COUNTOF(rd); s++) {
                 bool empty = strstr(rd[s][0], "0,") != NULL;
-                if (empty && (strcmp(reds[r].op, "max") == 0 || strcmp(reds[r].op, "min") == 0))
+                if (empty && (strcmp(reds[r].op, "max") == 0 || strcmp(reds[r].op, "min") == 0 ||
+                              strcmp(reds[r].op, "amax") == 0 || strcmp(reds[r].op, "amin") == 0))
                     continue;
                 const char *kind = d >= 2 && strcmp(reds[r].kind, ":nan") == 0 ? "" : reds[r].kind;
                 add_case(reds[r].op, rd[s][1], fmt("%s%s%s", DT[d], rd[s][0], kind), reds[r].tol);

@@ -104,6 +104,8 @@ GOLDEN(bessel_random)
 GOLDEN(dtypes_storage)
 GOLDEN(summary_ext)
 GOLDEN(class_center)
+GOLDEN(random_seeded)
+GOLDEN(tensor_docs_ext)
 
 /* Imports `module` and returns its attribute (new reference). */
 static d2_obj *attr(d2_interp *I, const char *module, const char *name)
@@ -611,6 +613,8 @@ int main(void)
         cmocka_unit_test(test_golden_dtypes_storage),
         cmocka_unit_test(test_golden_summary_ext),
         cmocka_unit_test(test_golden_class_center),
+        cmocka_unit_test(test_golden_random_seeded),
+        cmocka_unit_test(test_golden_tensor_docs_ext),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1006,9 +1006,11 @@ static int repr_items(d2_interp *I, d2_buf *b, d2_obj **items, size_t n)
     return 0;
 }
 
+/* The module a class's repr names: a class statement's module, or the one a
+ * library class was made in (numpy.ndarray, paddle.Tensor); none for builtins. */
 static const char *module_prefix(d2_class *c)
 {
-    if (!c->module || !(c->flags & D2I_CF_USER) || !c->module->name)
+    if (!c->module || !c->module->name)
         return NULL;
     if (strcmp(c->module->name, "builtins") == 0)
         return NULL;

@@ -451,6 +451,31 @@ static int tensor_module(d2_interp *I)
     const d2_def *linalg = d2_pd_linalg_tensor_fns(&n_linalg);
     if (rc == 0)
         rc = d2_module_add_defs(I, t, linalg, n_linalg);
+    /* paddle.tensor.math.frexp and the like: Paddle's files of paddle.tensor
+     * as modules that hold its functions */
+    static const char *const files[] = {"math",   "manipulation", "creation",  "search", "logic",
+                                        "stat",   "linalg",       "attribute", "einsum", "random",
+                                        "array",  "ops"};
+    for (size_t f = 0; rc == 0 && f < D2_COUNTOF(files); f++) {
+        char qual[64];
+        snprintf(qual, sizeof qual, "paddle.tensor.%s", files[f]);
+        d2_module *sub = d2_module_new_builtin(I, qual);
+        if (!sub) {
+            rc = -1;
+            break;
+        }
+        for (size_t i = 0; rc == 0 && i < t->dict->n; i++) {
+            d2_obj *k = t->dict->entries[i].key, *v = t->dict->entries[i].value;
+            if (k && k->kind == D2_OBJ_STR && v && v->kind == D2_OBJ_BUILTIN &&
+                D2_AS(d2_str, k)->s[0] != '_')
+                rc = d2_dict_set(I, sub->dict, k, v);
+        }
+        if (rc == 0)
+            rc = d2_dict_set_str(I, t->dict, files[f], (d2_obj *)sub);
+        if (rc == 0)
+            rc = d2_dict_set_str(I, I->modules, qual, (d2_obj *)sub);
+        d2_decref((d2_obj *)sub);
+    }
     d2_decref((d2_obj *)t);
     return rc;
 }

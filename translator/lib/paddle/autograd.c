@@ -166,7 +166,14 @@ static int run_hooks(d2_interp *I, d2_tensor_obj *t, d2_obj **g)
         d2_obj *fn = d->entries[i].value;
         if (!d->entries[i].key || !fn)
             continue;
-        d2_obj *r = d2_call(I, fn, g, 1, NULL);
+        /* Paddle hands hooks a gradient with stop_gradient=False: a view of
+         * it is made so when it is not already (the object may be shared) */
+        d2_obj *arg = TOBJ(*g)->stop_gradient && TOBJ(*g)->t ? d2_tensor_wrap(I, TOBJ(*g)->t)
+                                                             : d2_incref(*g);
+        if (arg && arg != *g)
+            TOBJ(arg)->stop_gradient = false;
+        d2_obj *r = arg ? d2_call(I, fn, &arg, 1, NULL) : NULL;
+        d2_decref(arg);
         if (!r) {
             rc = -1;
         } else if (!is_none(I, r)) {
@@ -1207,7 +1214,15 @@ int d2_pd_autograd_add(d2_interp *I, pd_state *s)
         return -1;
     if (!ex)
         d2_decref((d2_obj *)ag);
-    s->tensor_hook_cls = d2_pd_new_class(I, NULL, "TensorHookRemoveHelper", NULL, NULL, 0);
+    /* register_hook's handle, by the module Paddle defines it in (its repr) */
+    d2_module *tpm = d2_module_new_builtin(I, "paddle.base.dygraph.tensor_patch_methods");
+    if (!tpm || d2_dict_set_str(I, I->modules, "paddle.base.dygraph.tensor_patch_methods",
+                                (d2_obj *)tpm) < 0) {
+        d2_decref((d2_obj *)tpm);
+        return -1;
+    }
+    d2_decref((d2_obj *)tpm);
+    s->tensor_hook_cls = d2_pd_new_class(I, tpm, "TensorHookRemoveHelper", NULL, NULL, 0);
     d2_class *sge = d2_pd_new_class(I, pd, "set_grad_enabled", NULL, NULL, 0);
     d2_class *eg = d2_pd_new_class(I, pd, "enable_grad", NULL, NULL, 0);
     if (!s->tensor_hook_cls || !sge || !eg ||

@@ -125,8 +125,8 @@
     REDUCE(mean, D2_OP_mean)                                                                       \
     REDUCE(max, D2_OP_max)                                                                         \
     REDUCE(min, D2_OP_min)                                                                         \
-    REDUCE(amax, D2_OP_max)                                                                        \
-    REDUCE(amin, D2_OP_min)                                                                        \
+    REDUCE(amax, D2_OP_amax)                                                                       \
+    REDUCE(amin, D2_OP_amin)                                                                       \
     REDUCE(any, D2_OP_any)                                                                         \
     REDUCE(all, D2_OP_all)                                                                         \
     X(prod, "prod", D2_OP_prod, "x, axis=None, keepdim=False, dtype=None, name=None",              \

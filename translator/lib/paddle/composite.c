@@ -922,8 +922,102 @@ D2_FN(f_masked_select)
  * einsum: every operand's letters aligned on one list (transpose, then
  * unsqueeze the missing ones), multiplied with broadcasting, summed over
  * the letters not in the output, and transposed to the output's order.
- * No ellipsis, no letter repeated within one operand.
+ * An ellipsis becomes letters the equation does not use (right-aligned over
+ * each operand's remaining dims, broadcast as usual); no letter repeated
+ * within one operand.
  * ====================================================================== */
+
+/* The equation with each '...' spelled out as unused letters and the output
+ * made explicit (the ellipsis dims first, then the letters that occur once,
+ * in order), written to buf; 0, or -1 with an exception. */
+static int einsum_expand(pool *p, const char *eq, d2_obj *ops, char *buf, size_t cap)
+{
+    d2_interp *I = p->I;
+    const char *arrow = strstr(eq, "->");
+    size_t nops = seq_len(ops), t = 0;
+    int ell[D2_MAX_DIMS + 1], n_ell = 0, count[128] = {0};
+    bool used[128] = {false};
+    for (const char *c = eq; *c; c++)
+        if ((unsigned char)*c < 128)
+            used[(int)*c] = true;
+    /* each term's ellipsis width: the operand's dims its letters leave */
+    const char *c = eq;
+    for (;; t++) {
+        int letters = 0;
+        bool has = false;
+        for (; *c && *c != ',' && c != arrow; c++) {
+            if (*c == '.') {
+                if (strncmp(c, "...", 3) != 0 || has)
+                    return (d2_raise(I, "ValueError", "%s: a term may hold one '...'",
+                                    p->fname), -1);
+                has = true;
+                c += 2;
+            } else if (*c != ' ') {
+                letters++;
+                count[(int)(unsigned char)*c & 127]++;
+            }
+        }
+        if (t >= nops || t >= D2_MAX_DIMS)
+            return (d2_raise(I, "ValueError", "%s: more terms than operands", p->fname), -1);
+        d2_obj *x = T(p, seq_item(ops, t));
+        if (!x)
+            return -1;
+        ell[t] = has ? shp(x)->ndim - letters : 0;
+        if (ell[t] < 0)
+            return (d2_raise(I, "ValueError", "%s: operand %zu has %d dims but its term names %d",
+                            p->fname, t, shp(x)->ndim, letters), -1);
+        n_ell = ell[t] > n_ell ? ell[t] : n_ell;
+        if (*c != ',')
+            break;
+        c++;
+    }
+    char el[D2_MAX_DIMS + 1];
+    int ne = 0;
+    for (int ch = 'A'; ch <= 'z' && ne < n_ell; ch++)
+        if (((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z')) && !used[ch])
+            el[ne++] = (char)ch;
+    if (ne < n_ell)
+        return (d2_raise(I, "ValueError", "%s: too many dims", p->fname), -1);
+    size_t k = 0;
+    t = 0;
+#define PUT(ch)                                                                                        do {                                                                                                   if (k + 1 >= cap)                                                                                      return (d2_raise(I, "ValueError", "%s: the equation is too long", p->fname), -1);         buf[k++] = (ch);                                                                               } while (0)
+    for (c = eq; *c && c != arrow; c++) {
+        if (*c == ',') {
+            t++;
+            PUT(',');
+        } else if (*c == '.') {
+            for (int i = n_ell - ell[t]; i < n_ell; i++)
+                PUT(el[i]);
+            c += 2;
+        } else if (*c != ' ') {
+            PUT(*c);
+        }
+    }
+    PUT('-');
+    PUT('>');
+    if (arrow) {
+        for (c = arrow + 2; *c; c++) {
+            if (*c == '.') {
+                if (strncmp(c, "...", 3) != 0)
+                    return (d2_raise(I, "ValueError", "%s: bad '...'", p->fname), -1);
+                for (int i = 0; i < n_ell; i++)
+                    PUT(el[i]);
+                c += 2;
+            } else if (*c != ' ') {
+                PUT(*c);
+            }
+        }
+    } else {
+        for (int i = 0; i < n_ell; i++)
+            PUT(el[i]);
+        for (int ch = 'A'; ch <= 'z'; ch++)
+            if (count[ch] == 1)
+                PUT((char)ch);
+    }
+#undef PUT
+    buf[k] = 0;
+    return 0;
+}
 
 D2_FN(f_einsum)
 {
@@ -935,6 +1029,12 @@ D2_FN(f_einsum)
     if (seq_len(ops) == 1 && is_seq(seq_item(ops, 0)))
         ops = seq_item(ops, 0);
     size_t nops = seq_len(ops);
+    char expanded[256];
+    if (strstr(eq, "...")) {
+        if (einsum_expand(p, eq, ops, expanded, sizeof expanded) < 0)
+            return done(p, NULL);
+        eq = expanded;
+    }
     char terms[D2_MAX_DIMS + 1][D2_MAX_DIMS + 1];
     char out[D2_MAX_DIMS + 1] = {0};
     size_t nt = 0, k = 0;
@@ -965,7 +1065,7 @@ D2_FN(f_einsum)
         }
         if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z')) || k >= D2_MAX_DIMS)
             return done(p, d2_raise(I, "ValueError",
-                                    "%s: only letters are supported in the equation (no '...'), "
+                                    "%s: only letters and '...' are supported in the equation, "
                                     "at most %d per term",
                                     p->fname, D2_MAX_DIMS));
         if (arrow)
@@ -1457,17 +1557,128 @@ D2_FN(f_unflatten)
 }
 
 /* view(x, shape_or_dtype) (a shape only) and view_as(x, other): reshapes */
+/* x's bytes read as dtype dt (paddle.view with a dtype): the last dim scaled
+ * by the ratio of the element sizes; a copy of the concrete data (dy2st's
+ * views copy, as reshape does). */
+static d2_obj *view_dtype(pool *p, d2_obj *x, int dt)
+{
+    d2_interp *I = p->I;
+    if (!x)
+        return NULL;
+    if (is_sym(x))
+        return d2_raise(I, "TypeError", "%s: viewing a tensor as another dtype needs its data "
+                        "(not inside to_static)", p->fname);
+    int nd = shp(x)->ndim;
+    size_t es0 = d2_dtype_size(obj_type(x)->dtype), es1 = d2_dtype_size((d2_dtype)dt);
+    int64_t dims[D2_MAX_DIMS];
+    for (int d = 0; d < nd; d++)
+        dims[d] = shp(x)->dims[d];
+    if (es0 != es1) {
+        if (nd == 0)
+            return d2_raise(I, "ValueError", "%s: a 0-D tensor cannot change its element size",
+                            p->fname);
+        int64_t bytes = dims[nd - 1] * (int64_t)es0;
+        if (bytes % (int64_t)es1 != 0)
+            return d2_raise(I, "ValueError", "%s: the last dim (%lld bytes) is not a multiple of "
+                            "the new element size (%zu)", p->fname, (long long)bytes, es1);
+        dims[nd - 1] = bytes / (int64_t)es1;
+    }
+    d2_tensor *h0 = d2_pd_host(I, x, p->fname);
+    d2_err err = {0};
+    d2_tensor *h = h0 ? d2_tensor_contiguous(h0, &err) : NULL;
+    d2_tensor_unref(h0);
+    d2_tensor *t = h ? d2_tensor_new(NULL, (d2_dtype)dt, nd, dims, &err) : NULL;
+    if (!t) {
+        d2_tensor_unref(h);
+        if (h0)
+            d2_raise_err(I, &err);
+        return NULL;
+    }
+    size_t n = (size_t)d2_tensor_numel(h) * es0;
+    if (n)
+        memcpy(d2_tensor_data(t), d2_tensor_data(h), n);
+    d2_tensor_unref(h);
+    return keep(p, d2_pd_wrap_host(I, t));
+}
+
 D2_FN(f_view)
 {
     POOL("paddle.view");
     int64_t sh[D2_MAX_DIMS];
     int ns;
-    if (!is_seq(a[1]))
-        return d2_raise(I, "TypeError", "%s: only a shape (list or tuple) is supported",
-                        p->fname);
+    if (!is_seq(a[1])) {
+        int dt;
+        if (d2_pd_parse_dtype(I, a[1], p->fname, false, &dt) < 0)
+            return NULL;
+        if (dt < 0)
+            return d2_raise(I, "TypeError", "%s: shape_or_dtype must be a shape or a dtype",
+                            p->fname);
+        return done(p, view_dtype(p, T(p, a[0]), dt));
+    }
     if (d2_pd_ints(I, a[1], p->fname, "shape", sh, &ns, D2_MAX_DIMS) < 0)
         return NULL;
     return done(p, reshape(p, T(p, a[0]), sh, ns));
+}
+
+/* as_strided(x, shape, stride, offset=0): the elements of x (its values in
+ * row-major order) at offset + sum(i_d * stride_d), gathered (a copy) */
+D2_FN(f_as_strided)
+{
+    POOL("paddle.as_strided");
+    int64_t sh[D2_MAX_DIMS], st[D2_MAX_DIMS], off;
+    int ns, nst;
+    if (d2_pd_ints(I, a[1], p->fname, "shape", sh, &ns, D2_MAX_DIMS) < 0 ||
+        d2_pd_ints(I, a[2], p->fname, "stride", st, &nst, D2_MAX_DIMS) < 0 ||
+        d2_pd_get_int(I, a[3], p->fname, "offset", &off) < 0)
+        return NULL;
+    if (ns != nst)
+        return d2_raise(I, "ValueError", "%s: shape has %d dims but stride %d", p->fname, ns, nst);
+    d2_obj *x = T(p, a[0]);
+    if (!x)
+        return done(p, NULL);
+    int64_t numel = 1, total = 1;
+    for (int d = 0; d < shp(x)->ndim; d++) {
+        if (shp(x)->dims[d] < 0)
+            return fail_static_dims(p, "the dims of x") < 0 ? done(p, NULL) : NULL;
+        numel *= shp(x)->dims[d];
+    }
+    for (int d = 0; d < ns; d++) {
+        if (sh[d] < 0 || st[d] < 0)
+            return done(p, d2_raise(I, "ValueError", "%s: shape and stride must be non-negative",
+                                    p->fname));
+        if (!d2_mul_i64(total, sh[d], &total))
+            return done(p, d2_raise(I, "ValueError", "%s: shape is too large", p->fname));
+    }
+    int64_t last = off;
+    for (int d = 0; d < ns && total > 0; d++)
+        last += (sh[d] - 1) * st[d];
+    if (off < 0 || (total > 0 && last >= numel))
+        return done(p, d2_raise(I, "ValueError", "%s: shape, stride and offset %lld reach element "
+                                "%lld of a tensor of %lld", p->fname, (long long)off,
+                                (long long)last, (long long)numel));
+    d2_err err = {0};
+    d2_tensor *idx = d2_tensor_new(NULL, D2_I64, 1, &total, &err);
+    if (!idx) {
+        d2_raise_err(I, &err);
+        return done(p, NULL);
+    }
+    int64_t *iv = d2_tensor_data(idx), m[D2_MAX_DIMS] = {0};
+    for (int64_t i = 0; i < total; i++) {
+        int64_t e = off;
+        for (int d = 0; d < ns; d++)
+            e += m[d] * st[d];
+        iv[i] = e;
+        for (int d = ns - 1; d >= 0; d--) {
+            if (++m[d] < sh[d])
+                break;
+            m[d] = 0;
+        }
+    }
+    d2_obj *io = keep(p, d2_pd_wrap_host(I, idx));
+    int64_t m1 = -1;
+    d2_obj *flat = reshape(p, x, &m1, 1);
+    d2_obj *g = io && flat ? keep(p, op2(I, p->fname, D2_OP_gather, flat, io, NULL)) : NULL;
+    return done(p, reshape(p, g, sh, ns));
 }
 
 D2_FN(f_view_as)
@@ -1739,14 +1950,28 @@ D2_FN(f_tensordot)
             ax[i] = nx - n + i;
             ay[i] = i;
         }
-    } else if (is_seq(a[2]) && seq_len(a[2]) == 2) {
-        int n2;
-        if (d2_pd_ints(I, seq_item(a[2], 0), p->fname, "axes", ax, &n, D2_MAX_DIMS) < 0 ||
-            d2_pd_ints(I, seq_item(a[2], 1), p->fname, "axes", ay, &n2, D2_MAX_DIMS) < 0)
+    } else if (is_seq(a[2])) {
+        /* Paddle: a list of ints names x's axes (y's are the same); a list
+         * of lists names x's, then y's; the shorter list takes the longer
+         * one's tail */
+        int n2 = 0;
+        size_t len = seq_len(a[2]);
+        if (len == 0 || is_int(seq_item(a[2], 0))) {
+            if (d2_pd_ints(I, a[2], p->fname, "axes", ax, &n, D2_MAX_DIMS) < 0)
+                return done(p, NULL);
+        } else if (len > 2) {
+            return done(p, d2_raise(I, "ValueError", "%s: axes holds at most two lists, got %zu",
+                                    p->fname, len));
+        } else if (d2_pd_ints(I, seq_item(a[2], 0), p->fname, "axes", ax, &n, D2_MAX_DIMS) < 0 ||
+                   (len > 1 && d2_pd_ints(I, seq_item(a[2], 1), p->fname, "axes", ay, &n2,
+                                          D2_MAX_DIMS) < 0)) {
             return done(p, NULL);
-        if (n != n2)
-            return done(p, d2_raise(I, "ValueError", "%s: the two axes lists differ in length",
-                                    p->fname));
+        }
+        for (int i = n2; i < n; i++)
+            ay[i] = ax[i];
+        for (int i = n; i < n2; i++)
+            ax[i] = ay[i];
+        n = n > n2 ? n : n2;
     } else {
         return done(p, d2_raise(I, "TypeError", "%s: axes must be an int or two lists",
                                 p->fname));
@@ -1759,6 +1984,19 @@ D2_FN(f_tensordot)
         ay[i] = ay[i] < 0 ? ay[i] + ny : ay[i];
         if (ax[i] < 0 || ax[i] >= nx || ay[i] < 0 || ay[i] >= ny || cx[ax[i]] || cy[ay[i]])
             return done(p, d2_raise(I, "ValueError", "%s: bad axes", p->fname));
+        int64_t sx = shp(x)->dims[ax[i]], sy = shp(y)->dims[ay[i]];
+        if (sx == 1 && sy != 1) { /* Paddle sums the other side's axis away */
+            y = reduce(p, D2_OP_sum, y, &ay[i], 1, true);
+        } else if (sy == 1 && sx != 1) {
+            x = reduce(p, D2_OP_sum, x, &ax[i], 1, true);
+        } else if (sx != sy) {
+            return done(p, d2_raise(I, "ValueError",
+                                    "%s: x has size %lld in dim %lld but y has size %lld in dim %lld",
+                                    p->fname, (long long)sx, (long long)ax[i], (long long)sy,
+                                    (long long)ay[i]));
+        }
+        if (!x || !y)
+            return done(p, NULL);
         cx[ax[i]] = cy[ay[i]] = true;
         kdim *= shp(x)->dims[ax[i]];
     }
@@ -1889,10 +2127,79 @@ static int quantile_qs(pool *p, d2_obj *q, double qs[64])
     return nq;
 }
 
+/* quantile, nanquantile and nanmedian over a list or tuple of axes, as
+ * Paddle does it: those axes moved last (in the order given) and merged into
+ * one, fn run over it with keepdim, and the result shaped back (size 1 at the
+ * reduced axes with keepdim, else without them). a[xi] is x, a[ai] the axes,
+ * a[ki] keepdim; a list q stacks its results on axis 0 (qlist). */
+static d2_obj *over_axes(d2_interp *I, const d2_def *def, d2_obj **a, int xi, int ai, int ki,
+                         bool qlist,
+                         d2_obj *(*fn)(d2_interp *, d2_obj *, d2_obj **, const d2_def *))
+{
+    POOL(def->qualname);
+    bool kd;
+    if (d2_pd_get_bool(I, a[ki], p->fname, "keepdim", &kd) < 0)
+        return done(p, NULL);
+    d2_obj *x = T(p, a[xi]);
+    if (!x)
+        return done(p, NULL);
+    int nd = shp(x)->ndim, na;
+    int64_t axes[D2_MAX_DIMS], perm[D2_MAX_DIMS], kshape[D2_MAX_DIMS + 1], rest[D2_MAX_DIMS + 2];
+    if (d2_pd_ints(I, a[ai], p->fname, "axis", axes, &na, D2_MAX_DIMS) < 0)
+        return done(p, NULL);
+    bool red[D2_MAX_DIMS] = {false};
+    for (int i = 0; i < na; i++) {
+        int64_t ax = axes[i] < 0 ? axes[i] + nd : axes[i];
+        if (ax < 0 || ax >= nd || red[ax])
+            return done(p, d2_raise(I, "ValueError", "%s: axis %lld is out of range or repeated",
+                                    p->fname, (long long)axes[i]));
+        red[ax] = true;
+        axes[i] = ax;
+    }
+    int k = 0, nr = 0, nk = 0;
+    int64_t merged = 1;
+    if (qlist)
+        rest[nr++] = kshape[nk++] = (int64_t)seq_len(a[1]);
+    for (int d = 0; d < nd; d++) {
+        int64_t dim = shp(x)->dims[d];
+        if (dim < 0)
+            return fail_static_dims(p, "the dims of x") < 0 ? done(p, NULL) : NULL;
+        kshape[nk++] = red[d] ? 1 : dim;
+        if (!red[d]) {
+            perm[k++] = d;
+            rest[nr++] = dim;
+        }
+    }
+    int64_t flat[D2_MAX_DIMS];
+    for (int d = 0; d < k; d++)
+        flat[d] = shp(x)->dims[perm[d]];
+    for (int i = 0; i < na; i++) {
+        perm[k + i] = axes[i];
+        merged *= shp(x)->dims[axes[i]];
+    }
+    flat[k] = merged;
+    d2_obj *xm = reshape(p, transpose(p, x, perm, nd), flat, k + 1);
+    d2_obj *last = keep(p, d2_int_new(I, -1));
+    if (!xm || !last)
+        return done(p, NULL);
+    d2_obj *args[8];
+    for (int i = 0; i <= ki; i++)
+        args[i] = a[i];
+    args[xi] = xm;
+    args[ai] = last;
+    args[ki] = I->true_;
+    d2_obj *r = keep(p, fn(I, NULL, args, def));
+    return done(p, kd ? reshape(p, r, kshape, nk) : reshape(p, r, rest, nr));
+}
+
 /* quantile(x, q, axis=None, keepdim=False): linear interpolation between the
  * sorted values (float64 results, as Paddle); a list q stacks on a new axis 0 */
 D2_FN(f_quantile)
 {
+    if (a[2]->kind == D2_OBJ_LIST) /* Paddle takes a list, not a tuple */
+        return over_axes(I, def, a, 0, 2, 3, is_seq(a[1]), f_quantile);
+    if (is_seq(a[2]))
+        return d2_raise(I, "ValueError", "%s: axis should be None, int, or a list", def->qualname);
     POOL("paddle.quantile");
     bool kd;
     double qs[64];
@@ -2079,8 +2386,47 @@ D2_FN(f_bincount)
     return done(p, keep(p, d2_pd_opn(I, p->fname, D2_OP_scatter_nd_add, in3, 3, NULL)));
 }
 
-/* unique / unique_consecutive over the flattened x (axis None): the positions
- * are computed from the concrete data, the values gathered by a registry op */
+/* Rows i and j of h (a contiguous [n, len] host tensor) compared
+ * lexicographically: <0, 0 or >0. */
+static int row_cmp(const d2_tensor *h, int64_t len, bool fl, int64_t i, int64_t j)
+{
+    for (int64_t c = 0; c < len; c++) {
+        if (fl) {
+            double u = d2_tensor_get_f64(h, i * len + c), v = d2_tensor_get_f64(h, j * len + c);
+            if (u != v)
+                return u < v ? -1 : 1;
+        } else {
+            int64_t u = d2_tensor_get_i64(h, i * len + c), v = d2_tensor_get_i64(h, j * len + c);
+            if (u != v)
+                return u < v ? -1 : 1;
+        }
+    }
+    return 0;
+}
+
+/* A stable merge sort of the row indices idx[0..n-1] (tmp has room for n). */
+static void sort_rows(const d2_tensor *h, int64_t len, bool fl, int64_t *idx, int64_t *tmp,
+                      int64_t n)
+{
+    for (int64_t w = 1; w < n; w *= 2) {
+        for (int64_t lo = 0; lo < n; lo += 2 * w) {
+            int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            int64_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                tmp[k++] = row_cmp(h, len, fl, idx[j], idx[i]) < 0 ? idx[j++] : idx[i++];
+            while (i < mid)
+                tmp[k++] = idx[i++];
+            while (j < hi)
+                tmp[k++] = idx[j++];
+        }
+        memcpy(idx, tmp, (size_t)n * sizeof *idx);
+    }
+}
+
+/* unique / unique_consecutive over the flattened x (axis None) or over the
+ * slices along an axis (compared as rows, in lexicographic order): the
+ * positions are computed from the concrete data, the values gathered by a
+ * registry op */
 static d2_obj *unique_impl(d2_interp *I, const char *fname, d2_obj *xo, bool ret_index,
                            bool ret_inverse, bool ret_counts, d2_obj *axis, d2_obj *dto,
                            bool consecutive)
@@ -2089,8 +2435,6 @@ static d2_obj *unique_impl(d2_interp *I, const char *fname, d2_obj *xo, bool ret
     int dt;
     if (d2_pd_dtype_arg(I, dto, fname, D2_I64, &dt) < 0)
         return NULL;
-    if (!is_none(I, axis))
-        return d2_raise(I, "NotImplementedError", "%s: only axis=None is supported", fname);
     d2_obj *x = T(p, xo);
     if (!x)
         return done(p, NULL);
@@ -2099,19 +2443,55 @@ static d2_obj *unique_impl(d2_interp *I, const char *fname, d2_obj *xo, bool ret
                                 "%s: the result's size depends on the data, which a static "
                                 "Program cannot express",
                                 fname));
-    int64_t m1 = -1;
-    d2_obj *flat = reshape(p, x, &m1, 1);
+    bool by_axis = !is_none(I, axis);
+    int64_t ax = 0, len = 1, m1 = -1;
+    d2_obj *flat;
+    if (by_axis) {
+        int nd = shp(x)->ndim;
+        if (d2_pd_get_int(I, axis, fname, "axis", &ax) < 0)
+            return done(p, NULL);
+        ax = ax < 0 ? ax + nd : ax;
+        if (ax < 0 || ax >= nd)
+            return done(p, d2_raise(I, "ValueError", "%s: axis %lld is out of range for a %d-D "
+                                    "tensor", fname, (long long)ax, nd));
+        int64_t perm[D2_MAX_DIMS], rows[2] = {shp(x)->dims[ax], 1};
+        perm[0] = ax;
+        for (int d = 0, k = 1; d < nd; d++)
+            if (d != ax) {
+                perm[k++] = d;
+                rows[1] *= shp(x)->dims[d];
+            }
+        len = rows[1];
+        flat = reshape(p, transpose(p, x, perm, nd), rows, 2);
+    } else {
+        flat = reshape(p, x, &m1, 1);
+    }
     d2_obj *args[1] = {flat};
-    d2_obj *order = consecutive ? NULL : call_paddle(p, "argsort", args, 1);
-    d2_tensor *h = flat ? d2_pd_host(I, flat, fname) : NULL;
-    d2_tensor *ho = order ? d2_pd_host(I, order, fname) : NULL;
-    if (!h || (!consecutive && !ho)) {
+    d2_obj *order = consecutive || by_axis ? NULL : call_paddle(p, "argsort", args, 1);
+    d2_tensor *h0 = flat ? d2_pd_host(I, flat, fname) : NULL;
+    d2_err err = {0};
+    d2_tensor *h = h0 ? d2_tensor_contiguous(h0, &err) : NULL;
+    if (h0 && !h)
+        d2_raise_err(I, &err);
+    d2_tensor_unref(h0);
+    d2_tensor *ho = h && order ? d2_pd_host(I, order, fname) : NULL;
+    if (!h || (!consecutive && !by_axis && !ho)) {
         d2_tensor_unref(h);
         d2_tensor_unref(ho);
         return done(p, NULL);
     }
-    int64_t n = d2_tensor_numel(h);
-    d2_err err = {0};
+    int64_t n = by_axis ? h->shape[0] : d2_tensor_numel(h);
+    int64_t *rord = NULL;
+    if (by_axis && !consecutive) {
+        rord = d2_malloc((size_t)(2 * n + 1) * sizeof *rord);
+        if (!rord) {
+            d2_tensor_unref(h);
+            return done(p, nomem(I));
+        }
+        for (int64_t k = 0; k < n; k++)
+            rord[k] = k;
+        sort_rows(h, len, d2_dtype_is_float(h->dtype), rord, rord + n, n);
+    }
     int64_t n1 = n > 0 ? n : 0;
     d2_tensor *first = d2_tensor_new(NULL, D2_I64, 1, &n1, &err);
     d2_tensor *inv = first ? d2_tensor_new(NULL, D2_I64, 1, &n1, &err) : NULL;
@@ -2121,6 +2501,7 @@ static d2_obj *unique_impl(d2_interp *I, const char *fname, d2_obj *xo, bool ret
         d2_tensor_unref(ho);
         d2_tensor_unref(first);
         d2_tensor_unref(inv);
+        d2_free(rord);
         d2_raise_err(I, &err);
         return done(p, NULL);
     }
@@ -2128,10 +2509,12 @@ static d2_obj *unique_impl(d2_interp *I, const char *fname, d2_obj *xo, bool ret
     int64_t u = 0;
     bool fl = d2_dtype_is_float(h->dtype);
     for (int64_t k = 0; k < n; k++) {
-        int64_t i = consecutive ? k : d2_tensor_get_i64(ho, k);
-        int64_t prev = k == 0 ? -1 : consecutive ? k - 1 : d2_tensor_get_i64(ho, k - 1);
-        bool same = k > 0 && (fl ? d2_tensor_get_f64(h, i) == d2_tensor_get_f64(h, prev)
-                                 : d2_tensor_get_i64(h, i) == d2_tensor_get_i64(h, prev));
+        int64_t i = consecutive ? k : rord ? rord[k] : d2_tensor_get_i64(ho, k);
+        int64_t prev = k == 0         ? -1
+                       : consecutive ? k - 1
+                       : rord        ? rord[k - 1]
+                                     : d2_tensor_get_i64(ho, k - 1);
+        bool same = k > 0 && row_cmp(h, len, fl, i, prev) == 0;
         if (!same) {
             fv[u] = i;
             cv[u] = 0;
@@ -2144,11 +2527,15 @@ static d2_obj *unique_impl(d2_interp *I, const char *fname, d2_obj *xo, bool ret
     }
     d2_tensor_unref(h);
     d2_tensor_unref(ho);
+    d2_free(rord);
     first->shape[0] = cnt->shape[0] = u;
     d2_obj *fo = keep(p, d2_pd_wrap_host(I, first));
     d2_obj *io = keep(p, d2_pd_wrap_host(I, inv));
     d2_obj *co = keep(p, d2_pd_wrap_host(I, cnt));
-    d2_obj *vals = fo ? keep(p, op2(I, fname, D2_OP_gather, flat, fo, NULL)) : NULL;
+    d2_ab gb;
+    d2_ab_init(&gb, D2_OP_gather);
+    d2_ab_int(&gb, "axis", ax);
+    d2_obj *vals = fo ? keep(p, op2(I, fname, D2_OP_gather, by_axis ? x : flat, fo, &gb)) : NULL;
     if (!vals || !io || !co)
         return done(p, NULL);
     if (!ret_index && !ret_inverse && !ret_counts)
@@ -2203,6 +2590,8 @@ static const d2_def MORE_DEFS[] = {
     D2_DEF("vsplit", "x, num_or_sections, name=None", f_vsplit, "paddle.vsplit"),
     D2_DEF("unflatten", "x, axis, shape, name=None", f_unflatten, "paddle.unflatten"),
     D2_DEF("view", "x, shape_or_dtype, name=None", f_view, "paddle.view"),
+    D2_DEF("as_strided", "x, shape, stride, offset=0, name=None", f_as_strided,
+           "paddle.as_strided"),
     D2_DEF("view_as", "x, other, name=None", f_view_as, "paddle.view_as"),
     D2_DEF("diagflat", "x, offset=0, name=None", f_diagflat, "paddle.diagflat"),
     D2_DEF("index_sample", "x, index", f_index_sample, "paddle.index_sample"),
@@ -2410,6 +2799,8 @@ D2_FN(f_mode)
  * not NaN (sorted first; NaN sorts last), NaN where every value is */
 D2_FN(f_nanmedian)
 {
+    if (is_seq(a[1]))
+        return over_axes(I, def, a, 0, 1, 2, false, f_nanmedian);
     POOL("paddle.nanmedian");
     bool kd;
     if (d2_pd_get_bool(I, a[2], p->fname, "keepdim", &kd) < 0)
@@ -2483,6 +2874,10 @@ D2_FN(f_nanmedian)
  * count), NaN where every value is; float64 as quantile */
 D2_FN(f_nanquantile)
 {
+    if (a[2]->kind == D2_OBJ_LIST) /* Paddle takes a list, not a tuple */
+        return over_axes(I, def, a, 0, 2, 3, is_seq(a[1]), f_nanquantile);
+    if (is_seq(a[2]))
+        return d2_raise(I, "ValueError", "%s: axis should be None, int, or a list", def->qualname);
     POOL("paddle.nanquantile");
     bool kd;
     double qs[64];

@@ -392,36 +392,29 @@ static d2_obj *unary(d2_interp *I, const char *fname, d2_op_id op, d2_obj *x)
  * them: uniform in [p0, p1), normal with mean p0 and std p1, or integers in
  * [p0, p1); in float arithmetic for float32 (and smaller) dtypes, in double
  * for float64, so that seeded values equal Paddle's. */
+void d2_pd_random_fill_from(d2_mt64 *rng, d2_pd_rnd kind, d2_dtype dt, double p0, double p1,
+                             double *v, int64_t n)
+{
+    bool wide = dt == D2_F64, has = false;
+    /* libstdc++'s uniform_real_distribution<float> spans b - a in float */
+    float fsaved = 0, flo = (float)p0, fspan = (float)p1 - (float)p0, fsd = (float)p1;
+    double dsaved = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (kind == D2_RND_UNIFORM)
+            v[i] = wide ? d2_mt64_canon_d(rng) * (p1 - p0) + p0
+                        : (double)(d2_mt64_canon_f(rng) * fspan + flo);
+        else if (kind == D2_RND_NORMAL)
+            v[i] = wide ? d2_mt64_normal_d(rng, &has, &dsaved) * p1 + p0
+                        : (double)(d2_mt64_normal_f(rng, &has, &fsaved) * fsd + flo);
+        else
+            v[i] = p0 + (double)d2_mt64_below(rng, (uint64_t)(p1 - p0));
+    }
+}
+
 int d2_pd_random_fill(d2_interp *I, d2_pd_rnd kind, d2_dtype dt, double p0, double p1, double *v,
                       int64_t n)
 {
-    d2_mt64 *rng = &ST(I)->rng;
-    bool dbl = dt == D2_F64;
-    if (kind == D2_RND_NORMAL && !dbl) {
-        float *f = d2_malloc((size_t)n * sizeof *f + 1);
-        if (!f) {
-            nomem(I);
-            return -1;
-        }
-        d2_mt64_normal_f(rng, (float)p0, (float)p1, f, n);
-        for (int64_t i = 0; i < n; i++)
-            v[i] = f[i];
-        d2_free(f);
-    } else if (kind == D2_RND_NORMAL) {
-        d2_mt64_normal_d(rng, p0, p1, v, n);
-    } else if (kind == D2_RND_UNIFORM && !dbl) {
-        float lo = (float)p0, w = (float)p1 - (float)p0;
-        for (int64_t i = 0; i < n; i++) {
-            float u = d2_mt64_canonical_f(rng) * w;
-            v[i] = u + lo;
-        }
-    } else if (kind == D2_RND_UNIFORM) {
-        for (int64_t i = 0; i < n; i++)
-            v[i] = d2_mt64_canonical_d(rng) * (p1 - p0) + p0;
-    } else {
-        for (int64_t i = 0; i < n; i++)
-            v[i] = p0 + (double)d2_mt64_bounded(rng, (uint64_t)(p1 - p0 - 1));
-    }
+    d2_pd_random_fill_from(&ST(I)->rng, kind, dt, p0, p1, v, n);
     return 0;
 }
 
@@ -430,33 +423,7 @@ int d2_pd_random_fill(d2_interp *I, d2_pd_rnd kind, d2_dtype dt, double p0, doub
  * the generator's range allows (it always does for n < 2^32). */
 void d2_pd_random_shuffle(d2_interp *I, int64_t *v, int64_t n)
 {
-    d2_mt64 *rng = &ST(I)->rng;
-    if (n <= 1)
-        return;
-    uint64_t un = (uint64_t)n;
-    if (UINT64_MAX / un >= un) {
-        int64_t i = 1, t;
-        if (un % 2 == 0) {
-            int64_t j = (int64_t)d2_mt64_bounded(rng, 1);
-            t = v[i], v[i] = v[j], v[j] = t;
-            i++;
-        }
-        while (i != n) {
-            uint64_t r = (uint64_t)i + 1;
-            uint64_t x = d2_mt64_bounded(rng, r * (r + 1) - 1);
-            int64_t p1 = (int64_t)(x / (r + 1)), p2 = (int64_t)(x % (r + 1));
-            t = v[i], v[i] = v[p1], v[p1] = t;
-            i++;
-            t = v[i], v[i] = v[p2], v[p2] = t;
-            i++;
-        }
-        return;
-    }
-    for (int64_t i = 1; i < n; i++) {
-        int64_t j = (int64_t)d2_mt64_bounded(rng, (uint64_t)i), t = v[i];
-        v[i] = v[j];
-        v[j] = t;
-    }
+    d2_mt64_shuffle(&ST(I)->rng, v, n);
 }
 
 typedef enum { RND_UNIFORM, RND_NORMAL, RND_INT } rnd_kind;
@@ -501,8 +468,13 @@ static d2_obj *sym_random(d2_interp *I, const char *fname, d2_obj *shape, int dt
     return affine(I, fname, z, p1, p0);
 }
 
-static d2_obj *random_tensor(d2_interp *I, const char *fname, d2_obj *shape, int dt, rnd_kind k,
-                             double p0, double p1)
+/* Samples as Paddle's CPU kernels draw them from its generator (ST->rng,
+ * or a fresh engine seeded with seed when seed is not 0, as paddle.uniform's
+ * seed argument does): uniform_real_distribution and normal_distribution in
+ * float arithmetic for float32 (double for float64), uniform_int_distribution
+ * over [p0, p1) for integers. */
+static d2_obj *random_tensor_seeded(d2_interp *I, const char *fname, d2_obj *shape, int dt,
+                                    rnd_kind k, double p0, double p1, uint64_t seed)
 {
     int64_t dims[D2_MAX_DIMS];
     int nd;
@@ -548,16 +520,24 @@ static d2_obj *random_tensor(d2_interp *I, const char *fname, d2_obj *shape, int
     double *v = d2_malloc((size_t)n * sizeof *v + 1);
     if (!v)
         return nomem(I);
-    if (d2_pd_random_fill(I, k == RND_UNIFORM  ? D2_RND_UNIFORM
-                             : k == RND_NORMAL ? D2_RND_NORMAL
-                                               : D2_RND_INT,
-                          (d2_dtype)dt, p0, p1, v, n) < 0) {
-        d2_free(v);
-        return NULL;
+    d2_mt64 own, *rng = &ST(I)->rng;
+    if (seed) {
+        d2_mt64_seed_int(&own, seed);
+        rng = &own;
     }
+    d2_pd_random_fill_from(rng, k == RND_UNIFORM ? D2_RND_UNIFORM
+                                : k == RND_NORMAL ? D2_RND_NORMAL
+                                                  : D2_RND_INT,
+                           (d2_dtype)dt, p0, p1, v, n);
     d2_tensor *t = d2_pd_host_from_doubles(I, (d2_dtype)dt, nd, dims, v);
     d2_free(v);
     return t ? d2_pd_wrap_host(I, t) : NULL;
+}
+
+static d2_obj *random_tensor(d2_interp *I, const char *fname, d2_obj *shape, int dt, rnd_kind k,
+                             double p0, double p1)
+{
+    return random_tensor_seeded(I, fname, shape, dt, k, p0, p1, 0);
 }
 
 D2_FN(f_rand)
@@ -581,11 +561,13 @@ D2_FN(f_uniform)
     const char *fname = "paddle.uniform";
     int dt;
     double lo, hi;
+    int64_t seed;
     if (d2_pd_dtype_arg(I, a[1], fname, D2_F32, &dt) < 0 ||
         d2_pd_get_float(I, a[2], fname, "min", &lo) < 0 ||
-        d2_pd_get_float(I, a[3], fname, "max", &hi) < 0)
+        d2_pd_get_float(I, a[3], fname, "max", &hi) < 0 ||
+        d2_pd_get_int(I, a[4], fname, "seed", &seed) < 0)
         return NULL;
-    return random_tensor(I, fname, a[0], dt, RND_UNIFORM, lo, hi);
+    return random_tensor_seeded(I, fname, a[0], dt, RND_UNIFORM, lo, hi, (uint64_t)seed);
 }
 
 D2_FN(f_normal)
@@ -620,6 +602,48 @@ D2_FN(f_randint)
     if (d2_pd_dtype_arg(I, a[3], fname, D2_I64, &dt) < 0)
         return NULL;
     return random_tensor(I, fname, a[2], dt, RND_INT, (double)lo, (double)hi);
+}
+
+/* poisson(x): a draw of Poisson(x[i]) per element, from Paddle's generator as
+ * its CPU kernel draws them (x's dtype) */
+D2_FN(f_poisson)
+{
+    const char *fname = "paddle.poisson";
+    if (!is_tensor(a[0]))
+        return d2_raise(I, "TypeError", "%s: x must be a Tensor, got %s", fname,
+                        d2_type_name(a[0]));
+    if (is_sym(a[0]))
+        return d2_raise(I, "TypeError", "%s: not supported inside to_static (it draws from "
+                        "paddle's generator as it runs)", fname);
+    int dt = obj_type(a[0])->dtype;
+    if (dt != D2_F32 && dt != D2_F64)
+        return d2_raise(I, "TypeError", "%s: x must be float32 or float64, got %s", fname,
+                        d2_dtype_name((d2_dtype)dt));
+    d2_tensor *h = d2_pd_host(I, a[0], fname);
+    if (!h)
+        return NULL;
+    int64_t n = d2_tensor_numel(h);
+    double *v = d2_malloc((size_t)n * sizeof *v + 1);
+    if (!v) {
+        d2_tensor_unref(h);
+        return nomem(I);
+    }
+    for (int64_t i = 0; i < n; i++) {
+        double mean = d2_tensor_get_f64(h, i);
+        if (!(mean >= 0) || isinf(mean)) {
+            d2_tensor_unref(h);
+            d2_free(v);
+            return d2_raise(I, "ValueError", "%s: every rate must be finite and non-negative, got "
+                            "%g", fname, mean);
+        }
+        v[i] = (double)d2_mt64_poisson(&ST(I)->rng, mean);
+    }
+    d2_shape sh;
+    d2_tensor_get_shape(h, &sh);
+    d2_tensor_unref(h);
+    d2_tensor *t = d2_pd_host_from_doubles(I, (d2_dtype)dt, sh.ndim, sh.dims, v);
+    d2_free(v);
+    return t ? d2_pd_wrap_host(I, t) : NULL;
 }
 
 D2_FN(f_seed)
@@ -722,6 +746,7 @@ static const d2_def CREATION_DEFS[] = {
     D2_DEF("randint", "low=0, high=None, shape=None, dtype=None, name=None", f_randint,
            "paddle.randint"),
     D2_DEF("seed", "seed", f_seed, "paddle.seed"),
+    D2_DEF("poisson", "x, name=None", f_poisson, "paddle.poisson"),
     D2_DEF("assign", "x, output=None", f_assign, "paddle.assign"),
 };
 

@@ -15,10 +15,8 @@ D2_FN(f_set_device)
         return NULL;
     if (strcmp(d, "cpu") != 0 && strncmp(d, "gpu", 3) != 0)
         return d2_raise(I, "ValueError", "paddle.set_device: unknown device '%s' (use 'cpu')", d);
-    /* Paddle returns the Place it set: Place(cpu) here */
-    if (!ST(I)->place_cls)
-        return d2_str_from(I, "cpu");
-    return d2_instance_new(I, ST(I)->place_cls);
+    /* Paddle returns the Place it set: Place(cpu) */
+    return d2_call(I, (d2_obj *)ST(I)->place_cls, NULL, 0, NULL);
 }
 
 D2_FN(f_get_device)
@@ -58,6 +56,90 @@ static d2_obj *f_cpu_place_repr(d2_interp *I, d2_obj *self, d2_obj **args, size_
 /* paddle.save(obj, path, protocol=4): a dict of str -> Tensor / ndarray (a
  * state_dict) written as Paddle writes it (see d2_pickle_save_params), so
  * that paddle.load here and in Paddle read it back. */
+/* paddle.set_flags / get_flags (also paddle.base's): the FLAGS_ values a
+ * script sets are kept (paddle._flags) and read back; none of them changes
+ * how dy2st runs. */
+static d2_dict *flags_dict(d2_interp *I)
+{
+    d2_dict *pd = ST(I)->paddle->dict;
+    d2_obj *f = d2_dict_get_str(I, pd, "_flags");
+    if (f && f->kind == D2_OBJ_DICT)
+        return D2_AS(d2_dict, f);
+    d2_obj *n = d2_dict_new(I);
+    if (!n || d2_dict_set_str(I, pd, "_flags", n) < 0) {
+        d2_decref(n);
+        return NULL;
+    }
+    d2_decref(n);
+    return D2_AS(d2_dict, n);
+}
+
+static int flag_name(d2_interp *I, d2_obj *k, const char *fname)
+{
+    if (!k || k->kind != D2_OBJ_STR) {
+        d2_raise(I, "TypeError", "%s: a flag is a string that starts with 'FLAGS_', got %s",
+                 fname, k ? d2_type_name(k) : "nothing");
+        return -1;
+    }
+    if (strncmp(D2_AS(d2_str, k)->s, "FLAGS_", 6) != 0) {
+        d2_raise(I, "ValueError", "%s: a flag starts with 'FLAGS_', got '%s'", fname,
+                 D2_AS(d2_str, k)->s);
+        return -1;
+    }
+    return 0;
+}
+
+D2_FN(f_set_flags)
+{
+    const char *fname = "paddle.set_flags";
+    if (a[0]->kind != D2_OBJ_DICT)
+        return d2_raise(I, "TypeError", "%s: flags must be a dict, got %s", fname,
+                        d2_type_name(a[0]));
+    d2_dict *in = D2_AS(d2_dict, a[0]), *fl = flags_dict(I);
+    if (!fl)
+        return NULL;
+    for (size_t i = 0; i < in->n; i++) {
+        d2_obj *k = in->entries[i].key;
+        if (!k)
+            continue;
+        if (flag_name(I, k, fname) < 0 || d2_dict_set(I, fl, k, in->entries[i].value) < 0)
+            return NULL;
+    }
+    return d2_none(I);
+}
+
+D2_FN(f_get_flags)
+{
+    const char *fname = "paddle.get_flags";
+    d2_dict *fl = flags_dict(I);
+    d2_obj *r = fl ? d2_dict_new(I) : NULL;
+    if (!r)
+        return NULL;
+    bool one = a[0]->kind == D2_OBJ_STR;
+    if (!one && !is_seq(a[0])) {
+        d2_decref(r);
+        return d2_raise(I, "TypeError", "%s: flags must be a str, list or tuple, got %s", fname,
+                        d2_type_name(a[0]));
+    }
+    size_t n = one ? 1 : seq_len(a[0]);
+    for (size_t i = 0; i < n; i++) {
+        d2_obj *k = one ? a[0] : seq_item(a[0], i);
+        d2_obj *v = flag_name(I, k, fname) < 0 ? NULL : d2_dict_get(I, fl, k);
+        if (!v) {
+            if (!d2_exc_pending(I))
+                d2_raise(I, "ValueError", "%s: flag %s was not set (dy2st knows only the flags "
+                         "a script sets)", fname, D2_AS(d2_str, k)->s);
+            d2_decref(r);
+            return NULL;
+        }
+        if (d2_dict_set(I, D2_AS(d2_dict, r), k, v) < 0) {
+            d2_decref(r);
+            return NULL;
+        }
+    }
+    return r;
+}
+
 D2_FN(f_save)
 {
     const char *fname = "paddle.save";
@@ -169,6 +251,8 @@ static const d2_def FRAMEWORK_DEFS[] = {
     D2_DEF("set_device", "device", f_set_device, "paddle.set_device"),
     D2_DEF("get_device", "", f_get_device, "paddle.get_device"),
     D2_DEF("save", "obj, path, protocol=4", f_save, "paddle.save"),
+    D2_DEF("set_flags", "flags", f_set_flags, "paddle.set_flags"),
+    D2_DEF("get_flags", "flags", f_get_flags, "paddle.get_flags"),
 };
 
 /* paddle's functions above, no_grad, fluid.dygraph.guard and the places. */
@@ -205,7 +289,9 @@ int d2_pd_framework_add(d2_interp *I, pd_state *s)
     d2_class *cuda_place = d2_pd_new_class(I, pd, "CUDAPlace", NULL, place_methods, 1);
     if (!guard || !s->place_cls || !cuda_place ||
         set_attr(I, dyg, "no_grad", (d2_obj *)s->ctx_cls) < 0 ||
-        set_attr(I, s->fluid, "CPUPlace", (d2_obj *)s->place_cls) < 0)
+        set_attr(I, s->fluid, "CPUPlace", (d2_obj *)s->place_cls) < 0 ||
+        set_attr(I, s->fluid, "set_flags", d2_dict_get_str(I, pd->dict, "set_flags")) < 0 ||
+        set_attr(I, s->fluid, "get_flags", d2_dict_get_str(I, pd->dict, "get_flags")) < 0)
         return -1;
     return 0;
 }

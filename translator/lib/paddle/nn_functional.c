@@ -722,7 +722,7 @@ static d2_obj *dropout_impl(d2_interp *I, const char *fname, d2_obj *x, double p
         if (!m)
             return nomem(I);
         for (int64_t i = 0; i < n; i++)
-            m[i] = d2_mt64_canonical_f(&ST(I)->rng) >= (float)p ? (up ? 1.0 / (1.0 - p) : 1.0)
+            m[i] = d2_mt64_canon_f(&ST(I)->rng) >= (float)p ? (up ? 1.0 / (1.0 - p) : 1.0)
                                                                 : 0.0;
         d2_tensor *mt = d2_pd_host_from_doubles(I, obj_type(x)->dtype, xs->ndim, xs->dims, m);
         d2_free(m);
@@ -864,7 +864,7 @@ d2_obj *d2_pd_dropout(d2_interp *I, const char *fname, d2_obj *x, double p, bool
         return nomem(I);
     d2_mt64 *rng = &ST(I)->rng;
     for (int64_t i = 0; i < n; i++) {
-        bool keep = d2_mt64_canonical_f(rng) >= (float)p; /* Paddle's CPU dropout mask */
+        bool keep = d2_mt64_canon_f(rng) >= (float)p; /* Paddle's CPU dropout mask */
         m[i] = keep ? (up ? (p < 1 ? 1.0 / (1.0 - p) : 0) : 1.0) : 0.0;
     }
     d2_tensor *mt = d2_pd_host_from_doubles(I, obj_type(x)->dtype, xs->ndim, md, m);

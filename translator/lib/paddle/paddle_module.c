@@ -76,9 +76,7 @@ int d2_tensor_api_init(d2_interp *I)
         return -1;
     /* paddle.seed returns the generator, which doc examples show by its repr */
     d2_module *lp = new_module(I, "paddle.base.libpaddle", NULL, NULL);
-    if (!lp || !d2_pd_new_class(I, lp, "paddle.base.libpaddle.Generator", NULL, NULL, 0) ||
-        d2_dict_set_str(I, lp->dict, "Generator",
-                        d2_dict_get_str(I, lp->dict, "paddle.base.libpaddle.Generator")) < 0)
+    if (!lp || !d2_pd_new_class(I, lp, "Generator", NULL, NULL, 0))
         return -1;
     /* the tensor floor: paddle.Tensor and the dtypes */
     if (d2_pd_tensor_class_init(I, s) < 0 || d2_pd_dtype_init(I, s) < 0)

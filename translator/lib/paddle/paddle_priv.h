@@ -19,7 +19,7 @@ typedef struct pd_state {
     d2_module *paddle, *nn, *F, *init, *fluid, *dygraph, *linalg;
     d2_obj *dtypes[2][D2_NUM_DTYPES]; /* [np_style][dt] */
     d2_dict *name_counters;           /* unique_name: prefix -> next index */
-    d2_mt64 rng;                      /* paddle.seed / rand / randn / dropout: Paddle's stream */
+    d2_mt64 rng;                      /* paddle.seed: Paddle's stream for rand & co., initialisers, dropout */
     int no_grad;                      /* gradients are off (no_grad, set_grad_enabled) when > 0 */
     int64_t hook_ids;                 /* ids of register_hook's handles */
     unsigned grad_epoch;              /* the current backward traversal (autograd.c) */
@@ -234,6 +234,8 @@ d2_obj *d2_pd_cast_to(d2_interp *I, const char *fname, d2_obj *x, int dt);
 typedef enum { D2_RND_UNIFORM, D2_RND_NORMAL, D2_RND_INT } d2_pd_rnd;
 /* n values from paddle.seed's generator as Paddle's CPU kernels draw them
  * (uniform [p0, p1), normal mean p0 std p1, integers [p0, p1)); 0 or -1. */
+void d2_pd_random_fill_from(d2_mt64 *rng, d2_pd_rnd kind, d2_dtype dt, double p0, double p1,
+                             double *v, int64_t n);
 int d2_pd_random_fill(d2_interp *I, d2_pd_rnd kind, d2_dtype dt, double p0, double p1, double *v,
                       int64_t n);
 /* v[0..n) shuffled as Paddle's randperm shuffles (std::shuffle, libstdc++) */

@@ -235,8 +235,10 @@ D2_FN(f_put_along_axis)
     const char *fname = "paddle.put_along_axis";
     int64_t axis;
     const char *red;
+    bool incl;
     if (d2_pd_get_int(I, a[3], fname, "axis", &axis) < 0 ||
-        !(red = d2_pd_get_str(I, a[4], fname, "reduce")))
+        !(red = d2_pd_get_str(I, a[4], fname, "reduce")) ||
+        d2_pd_get_bool(I, a[5], fname, "include_self", &incl) < 0)
         return NULL;
     d2_obj *in[3] = {d2_pd_as_tensor(I, a[0], -1, fname), NULL, NULL};
     in[1] = in[0] ? d2_pd_as_tensor(I, a[1], -1, fname) : NULL;
@@ -246,12 +248,43 @@ D2_FN(f_put_along_axis)
         d2_decref(in[2]);
         in[2] = c;
     }
+    /* broadcast (Paddle's default): indices expanded to arr's shape, keeping
+     * their size along axis, unless they are larger than arr somewhere */
+    bool bc;
+    if (in[2] && d2_pd_get_bool(I, a[6], fname, "broadcast", &bc) < 0) {
+        d2_decref(in[2]);
+        in[2] = NULL;
+    }
+    if (in[2] && bc) {
+        const d2_shape *xs = &obj_type(in[0])->shape, *is = &obj_type(in[1])->shape;
+        int64_t ax = axis < 0 ? axis + xs->ndim : axis, to[D2_MAX_DIMS];
+        bool grow = xs->ndim == is->ndim && ax >= 0 && ax < xs->ndim, differ = false;
+        for (int d = 0; grow && d < xs->ndim; d++) {
+            if (xs->dims[d] < 0 || is->dims[d] < 0 || xs->dims[d] < is->dims[d])
+                grow = false;
+            to[d] = d == ax ? is->dims[d] : xs->dims[d];
+            differ |= to[d] != is->dims[d];
+        }
+        if (grow && differ) {
+            d2_ab eb;
+            d2_ab_init(&eb, D2_OP_expand);
+            d2_ab_ints(&eb, "shape", to, xs->ndim);
+            d2_obj *e = op1(I, fname, D2_OP_expand, in[1], &eb);
+            d2_decref(in[1]);
+            in[1] = e;
+            if (!e) {
+                d2_decref(in[2]);
+                in[2] = NULL;
+            }
+        }
+    }
     d2_obj *r = NULL;
     if (in[2]) {
         d2_ab b;
         d2_ab_init(&b, D2_OP_put_along_axis);
         d2_ab_int(&b, "axis", axis);
         d2_ab_str(&b, "reduce", red);
+        d2_ab_bool(&b, "include_self", incl);
         r = d2_pd_opn(I, fname, D2_OP_put_along_axis, in, 3, &b);
     }
     for (int i = 0; i < 3; i++)
