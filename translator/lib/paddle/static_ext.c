@@ -207,12 +207,7 @@ D2_FN(X_getattr)
             return NULL;
         }
     }
-    if (!v)
-        return d2_raise(I, "AttributeError", "module '%s' has no attribute '%s'", row->module,
-                        name);
-    if (d2_dict_set_str(I, D2_AS(d2_module, mod)->dict, name, v) < 0)
-        d2_setref(&v, NULL);
-    return v;
+    return d2_pd_module_keep_attr(I, mod, row->module, name, v);
 }
 
 int d2_static_ext_init(d2_interp *I)

@@ -341,9 +341,17 @@ D2_FN(T_getattr)
             return NULL;
         }
     }
+    return d2_pd_module_keep_attr(I, mod, row->module, name, v);
+}
+
+/* The end of a module's lazy __getattr__ (PEP 562): v (a new reference, or NULL when no source
+ * had the name) is kept in the module's dict, so the hook runs once per name; NULL raises
+ * AttributeError as Python does. */
+d2_obj *d2_pd_module_keep_attr(d2_interp *I, d2_obj *mod, const char *modname, const char *name,
+                               d2_obj *v)
+{
     if (!v)
-        return d2_raise(I, "AttributeError", "module '%s' has no attribute '%s'", row->module,
-                        name);
+        return d2_raise(I, "AttributeError", "module '%s' has no attribute '%s'", modname, name);
     if (d2_dict_set_str(I, D2_AS(d2_module, mod)->dict, name, v) < 0)
         d2_setref(&v, NULL);
     return v;
