@@ -444,13 +444,17 @@ static bool worth_it(const d2_dnnl_conv *c)
     return macs >= AUTO_MIN_MACS && macs >= AUTO_MIN_MACS_PER_ELEM * elems;
 }
 
-/* Whether Winograd is tried first for this convolution: 3x3, stride 1, no dilation or
- * groups, at least 64 input and output channels, unless DY2ST_DNNL_WINOGRAD=0. Measured with
+/* Whether Winograd is tried first for this convolution on `threads` threads: 3x3, stride 1, no
+ * dilation or groups, at least 64 input and output channels, and at least 64 output pixels
+ * (batch x height x width) per thread, unless DY2ST_DNNL_WINOGRAD=0. Measured with
  * bench/conv_bench on resnet_small's layers (bench/RESULTS.md): oneDNN 2.6's
  * jit_wino_4x3 runs the 64->64 8x8 layer 1.2x (batch 1) to 1.3-2x (batch 32) faster than its
  * direct brgconv in NHWC, reorders to and from its blocked layout included; the 32->32 16x16
- * layer is a draw, and the strided layers have no Winograd form. */
-static bool winograd_pays(const d2_dnnl_conv *c)
+ * layer is a draw, and the strided layers have no Winograd form. Split over 2 threads at batch
+ * 1 (32 pixels each) the whole of resnet_small ran 14% faster with the direct form (8 of 10
+ * alternating pairs); at batch 1 on one thread and at batch 32 the two were even or Winograd
+ * ahead by 2%. */
+static bool winograd_pays(const d2_dnnl_conv *c, int threads)
 {
     static atomic_int off = -1;
     int o = atomic_load(&off);
@@ -460,7 +464,8 @@ static bool winograd_pays(const d2_dnnl_conv *c)
         atomic_store(&off, o);
     }
     return !o && c->groups == 1 && c->kh == 3 && c->kw == 3 && c->sh == 1 && c->sw == 1 &&
-           c->dh == 1 && c->dw == 1 && c->c >= 64 && c->oc >= 64;
+           c->dh == 1 && c->dw == 1 && c->c >= 64 && c->oc >= 64 &&
+           c->n * c->oh * c->ow >= 64 * (int64_t)(threads > 1 ? threads : 1);
 }
 
 /* Stores the weights of the first call and their reordered form in e (once; nothing when
@@ -565,7 +570,8 @@ int d2_dnnl_conv2d(const d2_dnnl_conv *cv, const float *x, const float *w, const
     d2_dnnl_conv c = *cv;
     c.bias = b != NULL;
     conv_key k;
-    key_make(&k, &c, d2_gemm_threads(), winograd_pays(&c));
+    int threads = d2_gemm_threads();
+    key_make(&k, &c, threads, winograd_pays(&c, threads));
     tl_last_threads = k.threads;
 #ifdef _OPENMP
     /* oneDNN runs on OpenMP: as many threads as this thread's setting */
