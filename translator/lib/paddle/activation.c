@@ -163,17 +163,15 @@ D2_FN(F_rrelu)
             d2_tensor_unref(hx);
             return d2_raise(I, "MemoryError", "%s: out of memory", fname);
         }
-        int rc = 0;
-        for (int64_t i = 0; i < n && rc == 0; i++) {
+        for (int64_t i = 0; i < n; i++) {
             v[i] = 1.0;
             if (d2_tensor_get_f64(hx, i) < 0)
-                rc = d2_pd_random_fill(I, D2_RND_UNIFORM, obj_type(a[0])->dtype, lo, hi, &v[i], 1);
+                d2_pd_random_fill(I, D2_RND_UNIFORM, obj_type(a[0])->dtype, lo, hi, &v[i], 1);
         }
         d2_shape xs;
         d2_tensor_get_shape(hx, &xs);
         d2_tensor_unref(hx);
-        d2_tensor *st =
-            rc == 0 ? d2_pd_host_from_doubles(I, obj_type(a[0])->dtype, xs.ndim, xs.dims, v) : NULL;
+        d2_tensor *st = d2_pd_host_from_doubles(I, obj_type(a[0])->dtype, xs.ndim, xs.dims, v);
         d2_free(v);
         slope = st ? d2_pd_wrap_host(I, st) : NULL;
     } else {

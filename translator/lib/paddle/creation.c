@@ -411,11 +411,10 @@ void d2_pd_random_fill_from(d2_mt64 *rng, d2_pd_rnd kind, d2_dtype dt, double p0
     }
 }
 
-int d2_pd_random_fill(d2_interp *I, d2_pd_rnd kind, d2_dtype dt, double p0, double p1, double *v,
-                      int64_t n)
+void d2_pd_random_fill(d2_interp *I, d2_pd_rnd kind, d2_dtype dt, double p0, double p1, double *v,
+                       int64_t n)
 {
     d2_pd_random_fill_from(&ST(I)->rng, kind, dt, p0, p1, v, n);
-    return 0;
 }
 
 /* Shuffles v[0..n) with paddle.seed's generator as Paddle's randperm does:

@@ -186,37 +186,37 @@ static d2_tensor *init_fill(d2_interp *I, d2_obj *init, const int64_t *shape, in
         for (int64_t i = 0; i < n; i++)
             v[i] = c;
     } else if (strcmp(kind, "normal") == 0) {
-        ok = d2_pd_random_fill(I, D2_RND_NORMAL, dt, iget_float(I, init, "mean", 0),
-                               iget_float(I, init, "std", 1), v, n) == 0;
+        d2_pd_random_fill(I, D2_RND_NORMAL, dt, iget_float(I, init, "mean", 0),
+                          iget_float(I, init, "std", 1), v, n);
     } else if (strcmp(kind, "truncated_normal") == 0) {
         /* not Paddle's truncated-gaussian stream: normals redrawn outside [a, b] */
         double m = iget_float(I, init, "mean", 0), sd = iget_float(I, init, "std", 1);
         double lo = iget_float(I, init, "a", -2), hi = iget_float(I, init, "b", 2);
-        for (int64_t i = 0; ok && i < n; i++) {
+        for (int64_t i = 0; i < n; i++) {
             double g = 0;
             for (int tries = 0; tries < 100; tries++) {
-                ok = d2_pd_random_fill(I, D2_RND_NORMAL, D2_F64, 0, 1, &g, 1) == 0;
-                if (!ok || (g >= lo && g <= hi))
+                d2_pd_random_fill(I, D2_RND_NORMAL, D2_F64, 0, 1, &g, 1);
+                if (g >= lo && g <= hi)
                     break;
             }
             v[i] = m + sd * g;
         }
     } else if (strcmp(kind, "uniform") == 0) {
-        ok = d2_pd_random_fill(I, D2_RND_UNIFORM, dt, iget_float(I, init, "low", -1),
-                               iget_float(I, init, "high", 1), v, n) == 0;
+        d2_pd_random_fill(I, D2_RND_UNIFORM, dt, iget_float(I, init, "low", -1),
+                          iget_float(I, init, "high", 1), v, n);
     } else if (strcmp(kind, "xavier_uniform") == 0) {
         double gain = init ? iget_float(I, init, "gain", 1) : 1;
         double lim = gain * sqrt(6.0 / (fin + fout));
-        ok = d2_pd_random_fill(I, D2_RND_UNIFORM, dt, -lim, lim, v, n) == 0;
+        d2_pd_random_fill(I, D2_RND_UNIFORM, dt, -lim, lim, v, n);
     } else if (strcmp(kind, "xavier_normal") == 0) {
         double std = iget_float(I, init, "gain", 1) * sqrt(2.0 / (fin + fout));
-        ok = d2_pd_random_fill(I, D2_RND_NORMAL, dt, 0, std, v, n) == 0;
+        d2_pd_random_fill(I, D2_RND_NORMAL, dt, 0, std, v, n);
     } else if (strcmp(kind, "kaiming_uniform") == 0) {
         double lim = kaiming_gain(I, init) * sqrt(3.0 / fin);
-        ok = d2_pd_random_fill(I, D2_RND_UNIFORM, dt, -lim, lim, v, n) == 0;
+        d2_pd_random_fill(I, D2_RND_UNIFORM, dt, -lim, lim, v, n);
     } else if (strcmp(kind, "kaiming_normal") == 0) {
         double std = kaiming_gain(I, init) / sqrt(fin);
-        ok = d2_pd_random_fill(I, D2_RND_NORMAL, dt, 0, std, v, n) == 0;
+        d2_pd_random_fill(I, D2_RND_NORMAL, dt, 0, std, v, n);
     } else {
         ok = false;
         d2_raise(I, "ValueError", "unknown initializer kind '%s'", kind);

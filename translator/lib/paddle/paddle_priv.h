@@ -233,15 +233,15 @@ d2_obj *d2_pd_scalar_tensor(d2_interp *I, d2_obj *o, d2_dtype dt);
 d2_obj *d2_pd_cast_to(d2_interp *I, const char *fname, d2_obj *x, int dt);
 typedef enum { D2_RND_UNIFORM, D2_RND_NORMAL, D2_RND_INT } d2_pd_rnd;
 /* n values from paddle.seed's generator as Paddle's CPU kernels draw them
- * (uniform [p0, p1), normal mean p0 std p1, integers [p0, p1)); 0 or -1. */
+ * (uniform [p0, p1), normal mean p0 std p1, integers [p0, p1)). */
 void d2_pd_random_fill_from(d2_mt64 *rng, d2_pd_rnd kind, d2_dtype dt, double p0, double p1,
                              double *v, int64_t n);
 /* The end of a module's lazy __getattr__: keeps v in mod's dict, or raises AttributeError for
  * modname.name when v is NULL (train_api.c). */
 d2_obj *d2_pd_module_keep_attr(d2_interp *I, d2_obj *mod, const char *modname, const char *name,
                                d2_obj *v);
-int d2_pd_random_fill(d2_interp *I, d2_pd_rnd kind, d2_dtype dt, double p0, double p1, double *v,
-                      int64_t n);
+void d2_pd_random_fill(d2_interp *I, d2_pd_rnd kind, d2_dtype dt, double p0, double p1, double *v,
+                       int64_t n);
 /* v[0..n) shuffled as Paddle's randperm shuffles (std::shuffle, libstdc++) */
 void d2_pd_random_shuffle(d2_interp *I, int64_t *v, int64_t n);
 /* A function argument as a tensor: tensors as they are, anything else
