@@ -1,5 +1,6 @@
 /* math.c - CPU kernels for elementwise, comparison, logical, activation and reduction ops. */
 #include "../ops.h"
+#include "gemm.h"
 #include "vecmath.h"
 
 #include <string.h>
@@ -1237,6 +1238,25 @@ static void acc_finish(const redop *op, d2_dtype in_dt, const void *acc, int64_t
 
 /* Runs reduction op over the axes attribute of k; x may have been converted
  * to dtype dt first (sum with a dtype attribute). */
+/* Rows c0..c1-1 of n elements each (x's innermost merged dim) into acc, starting at output
+ * offset oo: rows c0.. must begin a slice of plan p's first dim (or be all of x). */
+static void reduce_rows(redfn fn, const rplan *p, const char *xd, size_t es, int64_t n, char *acc,
+                        size_t asz, int64_t c0, int64_t c1, int64_t oo)
+{
+    int L = p->nd - 1;
+    int64_t idx[D2_MAX_DIMS] = {0};
+    for (int64_t c = c0; c < c1; c++) {
+        fn(xd + (size_t)(c * n) * es, n, acc + (size_t)oo * asz);
+        for (int d = L - 1; d >= 0; d--) {
+            oo += p->ost[d];
+            if (++idx[d] < p->shape[d])
+                break;
+            oo -= p->ost[d] * p->shape[d];
+            idx[d] = 0;
+        }
+    }
+}
+
 static int reduce_run(d2_kctx *k, const redop *op, d2_dtype dt, const void *xd)
 {
     d2_tensor *x = k->in[0], *out = k->out[0];
@@ -1264,18 +1284,21 @@ static int reduce_run(d2_kctx *k, const redop *op, d2_dtype dt, const void *xd)
         rplan_make(&p, x, red);
         size_t es = d2_dtype_size(dt);
         int L = p.nd - 1;
-        int64_t n = p.shape[L], outer = nin / n, oo = 0;
-        int64_t idx[D2_MAX_DIMS] = {0};
+        int64_t n = p.shape[L], outer = nin / n;
         redfn fn = p.red[L] ? op->row[dt] : op->vec[dt];
-        for (int64_t c = 0; c < outer; c++) {
-            fn((const char *)xd + (size_t)(c * n) * es, n, (char *)acc + (size_t)oo * asz);
-            for (int d = L - 1; d >= 0; d--) {
-                oo += p.ost[d];
-                if (++idx[d] < p.shape[d])
-                    break;
-                oo -= p.ost[d] * p.shape[d];
-                idx[d] = 0;
-            }
+        int nt = d2_gemm_threads();
+        if (nt > 1 && nin >= 65536 && L >= 1 && !p.red[0] && p.shape[0] >= 2) {
+            /* large inputs whose first dim is kept: its slices write apart, one per thread
+             * at a time (each output still sums in the same order) */
+            int64_t per = outer / p.shape[0];
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(static)
+#endif
+            for (int64_t i = 0; i < p.shape[0]; i++)
+                reduce_rows(fn, &p, (const char *)xd, es, n, (char *)acc, asz, i * per,
+                            (i + 1) * per, i * p.ost[0]);
+        } else {
+            reduce_rows(fn, &p, (const char *)xd, es, n, (char *)acc, asz, 0, outer, 0);
         }
     }
     acc_finish(op, dt, acc, nout, count, out);

@@ -1,5 +1,6 @@
 /* shape.c - CPU kernels for manipulation, creation, tensor-array and side-effect ops. */
 #include "../backend.h"
+#include "gemm.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -50,30 +51,36 @@ static void transpose_copy(char *dst, const char *src, int n, const int64_t *d, 
     int64_t a_n = d[n - 2], b_n = d[n - 1], bst = s[n - 1], outer = 1;
     for (int i = 0; i < n - 2; i++)
         outer *= d[i];
-    int64_t idx[VIEW_MAX] = {0}, off = 0;
+    int nt = d2_gemm_threads();
+    if (nt > outer)
+        nt = (int)outer;
+    if (outer * a_n * b_n < 65536)
+        nt = 1;
+    /* large copies: planes split over threads (each plane's source offset from its index) */
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#endif
     for (int64_t o = 0; o < outer; o++) {
+        int64_t off = 0, r = o;
+        for (int i = n - 3; i >= 0; i--) {
+            off += (r % d[i]) * s[i];
+            r /= d[i];
+        }
+        char *dp0 = dst + (size_t)(o * a_n * b_n) * es;
         for (int64_t a0 = 0; a0 < a_n; a0 += 16) {
             int64_t a1 = a0 + 16 < a_n ? a0 + 16 : a_n;
             for (int64_t b = 0; b < b_n; b++) {
                 if (es == 4) {
                     const float *sp = (const float *)src + off + b * bst;
-                    float *dp = (float *)dst + b;
+                    float *dp = (float *)dp0 + b;
                     for (int64_t a = a0; a < a1; a++)
                         dp[a * b_n] = sp[a];
                 } else {
                     for (int64_t a = a0; a < a1; a++)
-                        memcpy(dst + (size_t)(a * b_n + b) * es,
+                        memcpy(dp0 + (size_t)(a * b_n + b) * es,
                                src + (size_t)(off + b * bst + a) * es, es);
                 }
             }
-        }
-        dst += (size_t)(a_n * b_n) * es;
-        for (int i = n - 3; i >= 0; i--) {
-            off += s[i];
-            if (++idx[i] < d[i])
-                break;
-            off -= s[i] * d[i];
-            idx[i] = 0;
         }
     }
 }
