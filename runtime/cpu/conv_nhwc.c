@@ -62,7 +62,9 @@ bool d2_conv_nhwc_available(void)
     return h;
 }
 
-#define CN_ATTR __attribute__((target("avx512f,fma")))
+/* no predictive commoning: with small pixel strides it carries loads across steps in
+ * shuffled registers (and spills), several times slower than loading again */
+#define CN_ATTR __attribute__((target("avx512f,fma"), optimize("no-predictive-commoning")))
 
 /* What the tasks of one call share. */
 typedef struct {
@@ -391,21 +393,22 @@ static const float *packed_weights(const d2_conv_nhwc *p, float **tmp)
     return d;
 }
 
-/* Whether AUTO mode takes this shape rather than oneDNN 2.6. Measured on resnet_small's layers
- * (bench/conv_bench, alternating, 1 and 2 threads; bench/RESULTS.md):
- * - 1x1 convolutions: 1.1-1.7x oneDNN's time at batch 1 and 32 (its brgconv_1x1 spends most of
- *   a small call in its driver);
- * - 3x3 layers with at most 1024 output pixels (batch 1 at 32x32 and below): even to 1.13x,
- *   more so on 2 threads, where the rows split evenly; at batch 32 oneDNN is 5-10% ahead;
- * - 3-channel first layers: oneDNN 1.1-1.3x ahead (few channels per step here);
- * - 64 -> 64 channel 3x3 layers: oneDNN's Winograd form is 1.7x ahead, its direct one 1.1x. */
+/* Whether AUTO mode takes this shape rather than oneDNN 2.6. Measured on the layers of
+ * resnet_small and mnist_cnn in NHWC, alternating with oneDNN in one process, 1 and 2 threads
+ * (time oneDNN / time here):
+ * - 1x1 convolutions: 1.1-1.7 at batch 1 and 32 (oneDNN's brgconv_1x1 spends most of a small
+ *   call in its driver);
+ * - first layers (fewer than 8 input channels): 1.03-1.34;
+ * - other 3x3 layers with at most 1024 output pixels (batch 1 at 32x32 and below): 0.9-1.13,
+ *   ahead on 2 threads, where the rows split evenly; at batch 32 oneDNN is 2-10% ahead;
+ * - 64 -> 64 channel 3x3 layers: oneDNN's Winograd form 1.7 ahead, its direct one 1.1. */
 static bool auto_takes(const d2_conv_nhwc *p)
 {
     if (p->kh == 1 && p->kw == 1)
         return true;
-    if (p->c < 8 || (p->c >= 64 && p->oc >= 64))
+    if (p->c >= 64 && p->oc >= 64)
         return false;
-    return p->n * p->oh * p->ow <= 1024;
+    return p->c < 8 || p->n * p->oh * p->ow <= 1024;
 }
 
 int d2_conv_nhwc_f32(const d2_conv_nhwc *p, int nt, d2_err *err)

@@ -222,8 +222,8 @@ static void test_declines(void **state)
     }
 }
 
-/* The automatic choice: 1x1 layers and small 3x3 ones here, 3-channel first layers, 64 -> 64
- * channel layers and large 3x3 ones to oneDNN. */
+/* The automatic choice: 1x1 layers, first layers and small 3x3 ones here; 64 -> 64 channel
+ * layers and large 3x3 ones to oneDNN. */
 static void test_auto_choice(void **state)
 {
     (void)state;
@@ -235,7 +235,8 @@ static void test_auto_choice(void **state)
     } cases[] = {
         {{32, 16, 16, 32, 64, 1, 1, "strides = [2, 2]", true, false, false}, true},
         {{1, 32, 32, 16, 16, 3, 3, "paddings = [1, 1]", true, false, true}, true},
-        {{1, 32, 32, 3, 16, 3, 3, "paddings = [1, 1]", true, false, true}, false},
+        {{1, 32, 32, 3, 16, 3, 3, "paddings = [1, 1]", true, false, true}, true},
+        {{32, 32, 32, 3, 16, 3, 3, "paddings = [1, 1]", true, false, true}, true},
         {{1, 8, 8, 64, 64, 3, 3, "paddings = [1, 1]", true, false, true}, false},
         {{32, 32, 32, 16, 16, 3, 3, "paddings = [1, 1]", true, false, true}, false},
     };
