@@ -1,12 +1,15 @@
-/* conv_bench.c - conv2d per layer of the samples: im2col + GEMM against oneDNN, one thread. */
+/* conv_bench.c - conv2d per layer of the samples: im2col + GEMM, oneDNN and the direct
+ * kernels, one thread. */
 /* Times are the process's CPU time (one thread runs everything): on a shared
  * machine it is much steadier than the wall clock, which counts the time
  * other processes hold the core. Three ways are timed: conv2d (NCHW) through im2col + GEMM,
  * conv2d (NCHW) through oneDNN (with its reorders of the input and output), and
  * conv2d_fused {data_format NHWC, relu} through oneDNN, what a model's conv chain runs after
- * the nhwc pass. Each oneDNN rate is also given as a percentage of the one-thread float32
+ * the nhwc pass; "NHWCd" is the same op on the direct NHWC kernel (runtime/cpu/conv_nhwc.c; -1
+ * where it declines). Each oneDNN rate is also given as a percentage of the one-thread float32
  * FMA peak measured at start-up (bench/peak_fma.c: the thread's flops per CPU second). */
 #include "cpu/conv_direct.h"
+#include "cpu/conv_nhwc.h"
 #include "cpu/dnnl.h"
 #include "ops.h"
 #include "peak.h"
@@ -50,11 +53,13 @@ static const layer LAYERS[] = {
     {"resnet l3 short 32->64 1x1 s2", 32, 16, 16, 64, 1, 2, 0, false},
 };
 
-/* Median CPU microseconds per conv2d op run (output allocation included). */
-static double time_op(d2_conv_direct_mode dmode, d2_dnnl_mode mode, d2_op_id op, d2_attrs *attrs,
-                      d2_tensor **in, int n_in)
+/* Median CPU microseconds per conv2d op run (output allocation included), with the NHWC direct
+ * kernel in mode nmode. */
+static double time_op_n(d2_conv_nhwc_mode nmode, d2_conv_direct_mode dmode, d2_dnnl_mode mode,
+                        d2_op_id op, d2_attrs *attrs, d2_tensor **in, int n_in)
 {
     d2_err err = {0};
+    d2_conv_nhwc_set_mode(nmode);
     d2_conv_direct_set_mode(dmode);
     d2_dnnl_set_mode(mode);
     d2_tensor *out = NULL;
@@ -80,6 +85,13 @@ static double time_op(d2_conv_direct_mode dmode, d2_dnnl_mode mode, d2_op_id op,
     }
     qsort(t, 7, sizeof t[0], cmp_double);
     return t[3];
+}
+
+/* time_op_n with the NHWC direct kernel off. */
+static double time_op(d2_conv_direct_mode dmode, d2_dnnl_mode mode, d2_op_id op, d2_attrs *attrs,
+                      d2_tensor **in, int n_in)
+{
+    return time_op_n(D2_CONV_NHWC_NEVER, dmode, mode, op, attrs, in, n_in);
 }
 
 static d2_tensor *filled(int ndim, const int64_t *shape)
@@ -114,9 +126,9 @@ int main(int argc, char **argv)
     if (argc > 1)
         for (nb = 0; nb + 1 < argc && nb < 8; nb++)
             batches[nb] = atoi(argv[nb + 1]);
-    printf("%-32s %5s %9s %9s %9s %6s %8s %5s %9s %8s %5s %9s %8s %5s\n", "layer", "batch",
-           "MMAC", "im2col us", "oneDNN us", "ratio", "GFLOP/s", "%pk", "NHWC us", "GFLOP/s", "%pk",
-           "direct us", "GFLOP/s", "%pk");
+    printf("%-32s %5s %9s %9s %9s %6s %8s %5s %9s %8s %5s %9s %8s %5s %9s %8s %5s\n", "layer",
+           "batch", "MMAC", "im2col us", "oneDNN us", "ratio", "GFLOP/s", "%pk", "NHWC us",
+           "GFLOP/s", "%pk", "direct us", "GFLOP/s", "%pk", "NHWCd us", "GFLOP/s", "%pk");
     for (int bi = 0; bi < nb; bi++)
         for (size_t i = 0; i < sizeof LAYERS / sizeof LAYERS[0]; i++) {
             const layer *l = &LAYERS[i];
@@ -145,8 +157,19 @@ int main(int argc, char **argv)
             int n_in = l->bias ? 3 : 2;
             double ti = time_op(D2_CONV_DIRECT_NEVER, D2_DNNL_NEVER, D2_OP_conv2d, &attrs, in, n_in);
             double td = time_op(D2_CONV_DIRECT_NEVER, D2_DNNL_ALWAYS, D2_OP_conv2d, &attrs, in, n_in);
+            /* the weights constant, as a loaded model's are (oneDNN and the NHWC kernel then keep
+             * their reordered or packed copies) */
+            d2_tensor_set_const(in[1]);
             double tn = time_op(D2_CONV_DIRECT_NEVER, D2_DNNL_ALWAYS, D2_OP_conv2d_fused, &fattrs,
                                 fin, n_in);
+            double tnd = -1, gnd = 0;
+            long runs0 = d2_conv_nhwc_runs();
+            double tt = time_op_n(D2_CONV_NHWC_ALWAYS, D2_CONV_DIRECT_NEVER, D2_DNNL_AUTO,
+                                  D2_OP_conv2d_fused, &fattrs, fin, n_in);
+            if (d2_conv_nhwc_runs() != runs0) { /* taken (16k output channels) */
+                tnd = tt;
+                gnd = 2 * macs / tnd / 1e3;
+            }
             double tc = -1, gc = 0;
             if (d2_conv_direct_available() && l->stride == 1) {
                 tc = time_op(D2_CONV_DIRECT_ALWAYS, D2_DNNL_NEVER, D2_OP_conv2d, &attrs, in, n_in);
@@ -154,9 +177,10 @@ int main(int argc, char **argv)
             }
             double gd = 2 * macs / td / 1e3, gn = 2 * macs / tn / 1e3;
             printf("%-32s %5d %9.3f %9.1f %9.1f %6.2f %8.1f %5.0f %9.1f %8.1f %5.0f %9.1f %8.1f "
-                   "%5.0f\n",
+                   "%5.0f %9.1f %8.1f %5.0f\n",
                    l->name, batches[bi], macs / 1e6, ti, td, ti / td, gd, 100 * gd / pk.gflops_cpu,
-                   tn, gn, 100 * gn / pk.gflops_cpu, tc, gc, 100 * gc / pk.gflops_cpu);
+                   tn, gn, 100 * gn / pk.gflops_cpu, tc, gc, 100 * gc / pk.gflops_cpu, tnd, gnd,
+                   100 * gnd / pk.gflops_cpu);
             d2_attrs_free(&attrs);
             d2_attrs_free(&fattrs);
             d2_tensor_unref(fin[0]);
