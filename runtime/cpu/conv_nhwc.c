@@ -83,11 +83,6 @@ typedef struct {
     int64_t iy0, ld;
 } cn_rows;
 
-/* One tile of output row oy of image n: P pixels from column ow0, B channel blocks from oc0,
- * kernel rows r0..r1-1. Each (kernel row, kernel column) tap points each pixel at its input
- * pixel's c channels (or at zeros in the padding); the channel loop then reads them at one
- * shared offset. The sums start from zero (first) or from arow, and go to arow (not last) or,
- * with the bias, the residual and relu, to yrow (last); rows are [ow][oc]. */
 /* nk steps of one tile: per step, B weight vectors (from wstart, oc floats apart) times the P
  * inputs a0[i * xs + k] broadcast. */
 #define CN_STEPS(B, P, nk, wstart)                                                               \
@@ -106,6 +101,13 @@ typedef struct {
         }                                                                                        \
     }
 
+/* One tile of output row oy: P pixels from column ow0, B channel blocks from oc0, kernel rows
+ * r0..r1-1, reading the (padded) input rows rw. Pixel i of a tile reads xs = sw * c floats
+ * after pixel i - 1: XS when nonzero, a compile-time constant, so that every input is
+ * addressed from one pointer and one index (with a run-time stride the compiler keeps P
+ * pointers, more than the registers hold, and spills them). The sums start from zero (first)
+ * or from arow, and go to arow (not last) or, with the bias, the residual and relu, to yrow
+ * (last); rows are [ow][oc]. */
 #define DEFINE_TILE(B, P, XS, NAME)                                                                  \
     CN_ATTR static void NAME(const cn_ctx *cx, const cn_rows *rw, int64_t oy, int64_t r0,        \
                              int64_t r1, float *yrow, const float *rrow, float *arow, bool first, \
@@ -284,11 +286,25 @@ static void run_tasks(const cn_ctx *cx, float *buf, float *arow, int64_t t0, int
     }
 }
 
-/* Each thread's scratch (padded rows and partial sums), kept between calls and grown as
- * needed: a fresh allocation per call would take page faults on every run. */
+/* The packed copy of weights that are not constant (a Program run from a script), with the
+ * bytes it was packed from: a later call with the same pointer, shape and bytes uses it. */
+typedef struct {
+    const float *src;
+    int64_t oc, c, kh, kw;
+    float *orig, *packed;
+    unsigned long long used;
+} pack_entry;
+
+#define PACK_CACHE 8
+
+/* Each thread's scratch (padded rows and partial sums) and packed weights, kept between calls:
+ * a fresh allocation per call would take page faults on every run, and packing weights again
+ * costs as much as a small layer's convolution. */
 typedef struct {
     float *p;
     size_t cap; /* floats */
+    pack_entry pk[PACK_CACHE];
+    unsigned long long tick;
 } scratch;
 
 static pthread_key_t g_key;
@@ -298,15 +314,20 @@ static pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
 static void scratch_free(void *v)
 {
     scratch *s = v;
-    if (s)
+    if (s) {
         free(s->p);
+        for (int i = 0; i < PACK_CACHE; i++) {
+            free(s->pk[i].orig);
+            free(s->pk[i].packed);
+        }
+    }
     free(s);
 }
 
 static void key_init(void) { g_key_ok = pthread_key_create(&g_key, scratch_free) == 0; }
 
-/* The calling thread's scratch of at least n floats; NULL when out of memory. */
-static float *scratch_get(size_t n)
+/* The calling thread's scratch state; NULL when out of memory. */
+static scratch *scratch_state(void)
 {
     pthread_once(&g_key_once, key_init);
     if (!g_key_ok)
@@ -319,6 +340,15 @@ static float *scratch_get(size_t n)
             return NULL;
         }
     }
+    return s;
+}
+
+/* The calling thread's scratch of at least n floats; NULL when out of memory. */
+static float *scratch_get(size_t n)
+{
+    scratch *s = scratch_state();
+    if (!s)
+        return NULL;
     if (n > s->cap) {
         size_t cap = (n + 1023) & ~(size_t)1023;
         void *q = NULL;
@@ -356,31 +386,71 @@ static void packed_aux_free(d2_storage_aux *a)
     free(a);
 }
 
+/* The packed weights for non-constant weights: from the calling thread's cache when the same
+ * pointer and shape hold the same bytes as when they were packed, else packed again into the
+ * entry (the least recently used one for a new pointer). NULL when out of memory. */
+static const float *packed_cached(const d2_conv_nhwc *p, size_t n)
+{
+    scratch *s = scratch_state();
+    if (!s)
+        return NULL;
+    pack_entry *e = NULL;
+    for (int i = 0; i < PACK_CACHE && !e; i++) {
+        pack_entry *q = &s->pk[i];
+        if (q->packed && q->src == p->wt && q->oc == p->oc && q->c == p->c && q->kh == p->kh &&
+            q->kw == p->kw)
+            e = q;
+    }
+    if (e && memcmp(e->orig, p->wt, n * sizeof *p->wt) == 0) {
+        e->used = ++s->tick;
+        return e->packed;
+    }
+    if (!e) {
+        e = &s->pk[0];
+        for (int i = 1; i < PACK_CACHE; i++)
+            if (s->pk[i].used < e->used)
+                e = &s->pk[i];
+        free(e->orig);
+        free(e->packed);
+        memset(e, 0, sizeof *e);
+        float *orig = malloc(n * sizeof *orig), *packed = NULL;
+        if (!orig || posix_memalign((void **)&packed, 64, n * sizeof *packed) != 0) {
+            free(orig);
+            return NULL;
+        }
+        *e = (pack_entry){p->wt, p->oc, p->c, p->kh, p->kw, orig, packed, 0};
+    }
+    memcpy(e->orig, p->wt, n * sizeof *p->wt);
+    pack_weights(p, e->packed);
+    e->used = ++s->tick;
+    return e->packed;
+}
+
 /* The packed weights: kept with the weights' constant storage when there is one (found or
- * made and kept), else packed into *tmp (freed by the caller); NULL when out of memory. */
-static const float *packed_weights(const d2_conv_nhwc *p, float **tmp)
+ * made and kept), else from the calling thread's cache (packed_cached); NULL when out of
+ * memory. */
+static const float *packed_weights(const d2_conv_nhwc *p)
 {
     size_t n = (size_t)(p->oc * p->c * p->kh * p->kw);
     const d2_tensor *wt = p->wt_tensor;
     uint64_t gen = wt && d2_tensor_data(wt) == (const void *)p->wt ? d2_tensor_const_gen(wt) : 0;
     d2_storage *st = gen ? wt->storage : NULL;
-    size_t off = st ? (size_t)((const char *)p->wt - (const char *)st->data) : 0;
-    if (st)
-        for (const d2_storage_aux *a = d2_storage_aux_first(st); a; a = a->next) {
-            const packed_aux *k = (const packed_aux *)a;
-            if (a->free == packed_aux_free && a->gen == gen && k->off == off && k->oc == p->oc &&
-                k->c == p->c && k->kh == p->kh && k->kw == p->kw)
-                return k->data;
-        }
-    float *d = NULL;
-    if (posix_memalign((void **)&d, 64, n * sizeof *d) != 0)
-        return NULL;
-    pack_weights(p, d);
-    packed_aux *k = st ? calloc(1, sizeof *k) : NULL;
-    if (!k) {
-        *tmp = d;
-        return d;
+    if (!st)
+        return packed_cached(p, n);
+    size_t off = (size_t)((const char *)p->wt - (const char *)st->data);
+    for (const d2_storage_aux *a = d2_storage_aux_first(st); a; a = a->next) {
+        const packed_aux *k = (const packed_aux *)a;
+        if (a->free == packed_aux_free && a->gen == gen && k->off == off && k->oc == p->oc &&
+            k->c == p->c && k->kh == p->kh && k->kw == p->kw)
+            return k->data;
     }
+    float *d = NULL;
+    packed_aux *k = calloc(1, sizeof *k);
+    if (!k || posix_memalign((void **)&d, 64, n * sizeof *d) != 0) {
+        free(k);
+        return NULL;
+    }
+    pack_weights(p, d);
     k->base.free = packed_aux_free;
     k->base.gen = gen;
     k->off = off;
@@ -420,8 +490,7 @@ int d2_conv_nhwc_f32(const d2_conv_nhwc *p, int nt, d2_err *err)
         return 1;
     if (m == D2_CONV_NHWC_AUTO && !auto_takes(p))
         return 1;
-    float *tmp = NULL;
-    const float *w = packed_weights(p, &tmp);
+    const float *w = packed_weights(p);
     if (!w) {
         d2_err_set(err, D2_ERR_NOMEM, "conv2d: out of memory for packed weights");
         return -1;
@@ -471,7 +540,6 @@ int d2_conv_nhwc_f32(const d2_conv_nhwc *p, int nt, d2_err *err)
         else
             run_tasks(&cx, buf, buf ? buf + bufn : NULL, 0, tasks);
     }
-    free(tmp);
     if (rc < 0) {
         d2_err_set(err, D2_ERR_NOMEM, "conv2d: out of memory for padded input rows");
         return -1;

@@ -192,6 +192,38 @@ static void test_constant_weights(void **state)
         d2_tensor_unref(in[i]);
 }
 
+/* Weights that are not constant are packed again when their bytes change in place, and the
+ * per-thread cache of packed weights evicts entries past its size (ten weight tensors). */
+static void test_changing_weights(void **state)
+{
+    (void)state;
+    if (!d2_conv_nhwc_available())
+        skip();
+    const conv_case *cs = &CASES[0];
+    int64_t xs[4] = {cs->n, cs->h, cs->w, cs->c}, ws[4] = {cs->oc, cs->c, cs->kh, cs->kw};
+    int64_t bs[1] = {cs->oc};
+    d2_tensor *x = tu_filled_f32(4, xs, 50), *b = tu_filled_f32(1, bs, 51), *wts[10];
+    for (int i = 0; i < 10; i++)
+        wts[i] = tu_filled_f32(4, ws, 52 + (unsigned)i);
+    for (int round = 0; round < 3; round++)
+        for (int i = 0; i < 10; i++) {
+            d2_tensor *in[3] = {x, wts[i], b};
+            d2_tensor *ref = run_conv(D2_CONV_NHWC_NEVER, cs, in);
+            d2_tensor *got = run_conv(D2_CONV_NHWC_ALWAYS, cs, in);
+            assert_true(tu_max_rel_diff(got, ref) <= 1e-5);
+            d2_tensor_unref(got);
+            d2_tensor_unref(ref);
+            if (i % 3 == round) { /* one element written in place */
+                float *w = d2_tensor_data(wts[i]);
+                w[(round * 37 + i) % d2_tensor_numel(wts[i])] += 0.5f;
+            }
+        }
+    for (int i = 0; i < 10; i++)
+        d2_tensor_unref(wts[i]);
+    d2_tensor_unref(x);
+    d2_tensor_unref(b);
+}
+
 /* Output channels that are not a multiple of 16 and grouped convolutions go to the other
  * kernels, with the same result as with the kernel off. */
 static void test_declines(void **state)
@@ -263,6 +295,7 @@ int main(void)
         cmocka_unit_test(test_matches_reference),
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_constant_weights),
+        cmocka_unit_test(test_changing_weights),
         cmocka_unit_test(test_declines),
         cmocka_unit_test(test_auto_choice),
     };
