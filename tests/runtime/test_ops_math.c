@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "cpu/gemm.h"
 #include "opcase.h"
 #include "../testutil.h"
 #include "ops.h"
@@ -434,6 +435,56 @@ static void test_softmax_row_lengths(void **state)
     d2_attrs_free(&a);
 }
 
+/* Reductions of 64K elements and more whose first dim is kept split over threads: each output
+ * sums in the same order, so the result is bit for bit the one-thread result, and matches a
+ * double-precision sum. */
+static void test_reduce_threads(void **state)
+{
+    (void)state;
+    static const struct {
+        int64_t shape[4];
+        d2_op_id op;
+        const char *attrs;
+    } cases[] = {
+        {{32, 8, 8, 64}, D2_OP_mean, "axis = [1, 2]"},
+        {{6, 50, 30, 9}, D2_OP_sum, "axis = [1, 3]"},
+        {{40, 2000, 1, 1}, D2_OP_max, "axis = [1]"},
+    };
+    d2_err err = {0};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        d2_attrs attrs;
+        assert_int_equal(d2_attrs_parse(d2_op_def(cases[c].op), cases[c].attrs, &attrs, &err), 0);
+        d2_tensor *x = tu_filled_f32(4, cases[c].shape, 30 + (unsigned)c), *ref = NULL;
+        for (int nt = 1; nt <= 3; nt++) {
+            d2_gemm_set_threads(nt);
+            d2_tensor *out = NULL;
+            assert_int_equal(d2_op_run(NULL, cases[c].op, &attrs, &x, 1, &out, 1, &err), 0);
+            if (!ref) {
+                ref = out;
+                continue;
+            }
+            assert_memory_equal(d2_tensor_data(out), d2_tensor_data(ref),
+                                (size_t)d2_tensor_numel(ref) * sizeof(float));
+            d2_tensor_unref(out);
+        }
+        d2_gemm_set_threads(0);
+        if (cases[c].op == D2_OP_mean) { /* against a double sum over axes 1 and 2 */
+            const int64_t *xs = cases[c].shape;
+            const float *xp = d2_tensor_data(x), *rp = d2_tensor_data(ref);
+            for (int64_t n = 0; n < xs[0]; n++)
+                for (int64_t k = 0; k < xs[3]; k++) {
+                    double sum = 0;
+                    for (int64_t i = 0; i < xs[1] * xs[2]; i++)
+                        sum += xp[(n * xs[1] * xs[2] + i) * xs[3] + k];
+                    assert_true(fabs(rp[n * xs[3] + k] - sum / (double)(xs[1] * xs[2])) <= 1e-6);
+                }
+        }
+        d2_tensor_unref(ref);
+        d2_tensor_unref(x);
+        d2_attrs_free(&attrs);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -450,6 +501,7 @@ int main(void)
         cmocka_unit_test(test_softmax_rows),
         cmocka_unit_test(test_strided_input),
         cmocka_unit_test(test_alloc_failure),
+        cmocka_unit_test(test_reduce_threads),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
