@@ -463,22 +463,23 @@ static const float *packed_weights(const d2_conv_nhwc *p)
     return d;
 }
 
-/* Whether AUTO mode takes this shape rather than oneDNN 2.6. Measured on the layers of
- * resnet_small and mnist_cnn in NHWC, alternating with oneDNN in one process, 1 and 2 threads
- * (time oneDNN / time here):
+/* Whether AUTO mode takes this shape on nt threads rather than oneDNN 2.6. Measured on the
+ * layers of resnet_small and mnist_cnn in NHWC, alternating with oneDNN in one process (time
+ * oneDNN / time here; bench/conv_bench's NHWCd column, bench/kernel_ab for whole models):
  * - 1x1 convolutions: 1.1-1.7 at batch 1 and 32 (oneDNN's brgconv_1x1 spends most of a small
  *   call in its driver);
  * - first layers (fewer than 8 input channels): 1.03-1.34;
- * - other 3x3 layers with at most 1024 output pixels (batch 1 at 32x32 and below): 0.9-1.13,
- *   ahead on 2 threads, where the rows split evenly; at batch 32 oneDNN is 2-10% ahead;
+ * - other 3x3 layers with at most 1024 output pixels (batch 1 at 32x32 and below): 0.9-1.0 on
+ *   one thread, 1.0-1.13 on two, where the rows split evenly; at batch 32 oneDNN is 2-10%
+ *   ahead;
  * - 64 -> 64 channel 3x3 layers: oneDNN's Winograd form 1.7 ahead, its direct one 1.1. */
-static bool auto_takes(const d2_conv_nhwc *p)
+static bool auto_takes(const d2_conv_nhwc *p, int nt)
 {
     if (p->kh == 1 && p->kw == 1)
         return true;
     if (p->c >= 64 && p->oc >= 64)
         return false;
-    return p->c < 8 || p->n * p->oh * p->ow <= 1024;
+    return p->c < 8 || (nt > 1 && p->n * p->oh * p->ow <= 1024);
 }
 
 int d2_conv_nhwc_f32(const d2_conv_nhwc *p, int nt, d2_err *err)
@@ -488,7 +489,7 @@ int d2_conv_nhwc_f32(const d2_conv_nhwc *p, int nt, d2_err *err)
         p->oc <= 0 || p->c <= 0 || p->kh <= 0 || p->kw <= 0 || p->sw <= 0 || p->sh <= 0 ||
         p->dh <= 0 || p->dw <= 0 || p->oh <= 0 || p->ow <= 0 || p->n <= 0)
         return 1;
-    if (m == D2_CONV_NHWC_AUTO && !auto_takes(p))
+    if (m == D2_CONV_NHWC_AUTO && !auto_takes(p, nt))
         return 1;
     const float *w = packed_weights(p);
     if (!w) {

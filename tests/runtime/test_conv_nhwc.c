@@ -254,8 +254,8 @@ static void test_declines(void **state)
     }
 }
 
-/* The automatic choice: 1x1 layers, first layers and small 3x3 ones here; 64 -> 64 channel
- * layers and large 3x3 ones to oneDNN. */
+/* The automatic choice: 1x1 layers, first layers, and small 3x3 ones on more than one thread
+ * here; 64 -> 64 channel layers, large 3x3 ones and small ones on one thread to oneDNN. */
 static void test_auto_choice(void **state)
 {
     (void)state;
@@ -263,14 +263,16 @@ static void test_auto_choice(void **state)
         skip();
     static const struct {
         conv_case cs;
+        int threads;
         bool taken;
     } cases[] = {
-        {{32, 16, 16, 32, 64, 1, 1, "strides = [2, 2]", true, false, false}, true},
-        {{1, 32, 32, 16, 16, 3, 3, "paddings = [1, 1]", true, false, true}, true},
-        {{1, 32, 32, 3, 16, 3, 3, "paddings = [1, 1]", true, false, true}, true},
-        {{32, 32, 32, 3, 16, 3, 3, "paddings = [1, 1]", true, false, true}, true},
-        {{1, 8, 8, 64, 64, 3, 3, "paddings = [1, 1]", true, false, true}, false},
-        {{32, 32, 32, 16, 16, 3, 3, "paddings = [1, 1]", true, false, true}, false},
+        {{32, 16, 16, 32, 64, 1, 1, "strides = [2, 2]", true, false, false}, 1, true},
+        {{1, 32, 32, 16, 16, 3, 3, "paddings = [1, 1]", true, false, true}, 2, true},
+        {{1, 32, 32, 16, 16, 3, 3, "paddings = [1, 1]", true, false, true}, 1, false},
+        {{1, 32, 32, 3, 16, 3, 3, "paddings = [1, 1]", true, false, true}, 1, true},
+        {{32, 32, 32, 3, 16, 3, 3, "paddings = [1, 1]", true, false, true}, 2, true},
+        {{1, 8, 8, 64, 64, 3, 3, "paddings = [1, 1]", true, false, true}, 2, false},
+        {{32, 32, 32, 16, 16, 3, 3, "paddings = [1, 1]", true, false, true}, 2, false},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const conv_case *cs = &cases[i].cs;
@@ -278,6 +280,7 @@ static void test_auto_choice(void **state)
         int64_t bs[1] = {cs->oc};
         d2_tensor *in[3] = {tu_filled_f32(4, xs, 60), tu_filled_f32(4, ws, 61),
                             tu_filled_f32(1, bs, 62)};
+        d2_gemm_set_threads(cases[i].threads);
         long before = d2_conv_nhwc_runs();
         d2_tensor *got = run_conv(D2_CONV_NHWC_AUTO, cs, in);
         if (d2_conv_nhwc_runs() != before + (cases[i].taken ? 1 : 0))
@@ -287,6 +290,7 @@ static void test_auto_choice(void **state)
         for (int j = 0; j < 3; j++)
             d2_tensor_unref(in[j]);
     }
+    d2_gemm_set_threads(0);
 }
 
 int main(void)
