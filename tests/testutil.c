@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include "cpu/gemm.h"
 
 #include "lib/paddle/tensor_api.h"
 
@@ -366,4 +367,27 @@ double tu_max_rel_diff(const d2_tensor *a, const d2_tensor *b)
         m = d > m ? d : m;
     }
     return m;
+}
+
+d2_tensor *tu_run_on_threads(d2_op_id op, const d2_attrs *attrs, d2_tensor *x)
+{
+    d2_err err = {0};
+    d2_tensor *ref = NULL;
+    for (int nt = 1; nt <= 3; nt++) {
+        d2_gemm_set_threads(nt);
+        d2_tensor *out = NULL;
+        if (d2_op_run(NULL, op, attrs, &x, 1, &out, 1, &err) != 0)
+            fail_msg("%s on %d threads: %s", d2_op_def(op)->name, nt, err.msg);
+        if (!ref) {
+            ref = out;
+            continue;
+        }
+        if (d2_tensor_numel(out) != d2_tensor_numel(ref) ||
+            memcmp(d2_tensor_data(out), d2_tensor_data(ref),
+                   (size_t)d2_tensor_numel(ref) * sizeof(float)) != 0)
+            fail_msg("%s on %d threads differs from one thread", d2_op_def(op)->name, nt);
+        d2_tensor_unref(out);
+    }
+    d2_gemm_set_threads(0);
+    return ref;
 }

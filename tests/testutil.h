@@ -77,6 +77,11 @@ d2_tensor *tu_filled_f32(int ndim, const int64_t *shape, unsigned seed);
  * either holds a NaN. */
 double tu_max_rel_diff(const d2_tensor *a, const d2_tensor *b);
 
+/* Runs op (one float32 input x, one output, attrs) on 1, 2 and 3 threads and asserts that the
+ * three results are the same bit for bit; returns the one-thread result (new reference). The
+ * thread count is back at its default afterwards. */
+d2_tensor *tu_run_on_threads(d2_op_id op, const d2_attrs *attrs, d2_tensor *x);
+
 /* The number after "KEY": in a JSON text; fails the test when KEY is missing. */
 double tu_json_number(const char *json, const char *key);
 

@@ -11,6 +11,7 @@
  * Each output element sums its products in (channel, kernel row, kernel column) order with
  * fused multiply-adds from zero, then adds the bias, as a GEMM's epilogue (and Paddle) does. */
 #include "conv_direct.h"
+#include "kswitch.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -25,19 +26,7 @@ void d2_conv_direct_set_mode(d2_conv_direct_mode m) { atomic_store(&g_mode, (int
 
 static d2_conv_direct_mode mode(void)
 {
-    int m = atomic_load(&g_mode);
-    if (m < 0) {
-        const char *e = getenv("DY2ST_CONV_DIRECT");
-        m = D2_CONV_DIRECT_AUTO;
-        if (e && (strcmp(e, "always") == 0 || strcmp(e, "1") == 0))
-            m = D2_CONV_DIRECT_ALWAYS;
-        else if (e && (strcmp(e, "never") == 0 || strcmp(e, "0") == 0))
-            m = D2_CONV_DIRECT_NEVER;
-        int expect = -1;
-        atomic_compare_exchange_strong(&g_mode, &expect, m);
-        m = atomic_load(&g_mode);
-    }
-    return (d2_conv_direct_mode)m;
+    return (d2_conv_direct_mode)d2_kswitch_get(&g_mode, "DY2ST_CONV_DIRECT");
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -46,17 +35,7 @@ static d2_conv_direct_mode mode(void)
 #include <omp.h>
 #endif
 
-bool d2_conv_direct_available(void)
-{
-    static int has = -1; /* racing first calls store the same value */
-    int h = __atomic_load_n(&has, __ATOMIC_RELAXED);
-    if (h < 0) {
-        __builtin_cpu_init();
-        h = __builtin_cpu_supports("avx512f");
-        __atomic_store_n(&has, h, __ATOMIC_RELAXED);
-    }
-    return h;
-}
+bool d2_conv_direct_available(void) { return d2_cpu_avx512f(); }
 
 #define CD_ATTR __attribute__((target("avx512f,fma")))
 

@@ -13,6 +13,7 @@
  * packed once as [kh][kw][c][oc]; for constant weights (a loaded model's) the packed copy is
  * kept with their storage. */
 #include "conv_nhwc.h"
+#include "kswitch.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -29,19 +30,7 @@ void d2_conv_nhwc_set_mode(d2_conv_nhwc_mode m) { atomic_store(&g_mode, (int)m);
 
 static d2_conv_nhwc_mode nhwc_mode(void)
 {
-    int m = atomic_load(&g_mode);
-    if (m < 0) {
-        const char *e = getenv("DY2ST_CONV_NHWC");
-        m = D2_CONV_NHWC_AUTO;
-        if (e && (strcmp(e, "always") == 0 || strcmp(e, "1") == 0))
-            m = D2_CONV_NHWC_ALWAYS;
-        else if (e && (strcmp(e, "never") == 0 || strcmp(e, "0") == 0))
-            m = D2_CONV_NHWC_NEVER;
-        int expect = -1;
-        atomic_compare_exchange_strong(&g_mode, &expect, m);
-        m = atomic_load(&g_mode);
-    }
-    return (d2_conv_nhwc_mode)m;
+    return (d2_conv_nhwc_mode)d2_kswitch_get(&g_mode, "DY2ST_CONV_NHWC");
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -50,17 +39,7 @@ static d2_conv_nhwc_mode nhwc_mode(void)
 #include <omp.h>
 #endif
 
-bool d2_conv_nhwc_available(void)
-{
-    static int has = -1; /* racing first calls store the same value */
-    int h = __atomic_load_n(&has, __ATOMIC_RELAXED);
-    if (h < 0) {
-        __builtin_cpu_init();
-        h = __builtin_cpu_supports("avx512f");
-        __atomic_store_n(&has, h, __ATOMIC_RELAXED);
-    }
-    return h;
-}
+bool d2_conv_nhwc_available(void) { return d2_cpu_avx512f(); }
 
 /* no predictive commoning: with small pixel strides it carries loads across steps in
  * shuffled registers (and spills), several times slower than loading again */

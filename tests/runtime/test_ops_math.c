@@ -7,7 +7,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "cpu/gemm.h"
 #include "opcase.h"
 #include "../testutil.h"
 #include "ops.h"
@@ -454,20 +453,8 @@ static void test_reduce_threads(void **state)
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         d2_attrs attrs;
         assert_int_equal(d2_attrs_parse(d2_op_def(cases[c].op), cases[c].attrs, &attrs, &err), 0);
-        d2_tensor *x = tu_filled_f32(4, cases[c].shape, 30 + (unsigned)c), *ref = NULL;
-        for (int nt = 1; nt <= 3; nt++) {
-            d2_gemm_set_threads(nt);
-            d2_tensor *out = NULL;
-            assert_int_equal(d2_op_run(NULL, cases[c].op, &attrs, &x, 1, &out, 1, &err), 0);
-            if (!ref) {
-                ref = out;
-                continue;
-            }
-            assert_memory_equal(d2_tensor_data(out), d2_tensor_data(ref),
-                                (size_t)d2_tensor_numel(ref) * sizeof(float));
-            d2_tensor_unref(out);
-        }
-        d2_gemm_set_threads(0);
+        d2_tensor *x = tu_filled_f32(4, cases[c].shape, 30 + (unsigned)c);
+        d2_tensor *ref = tu_run_on_threads(cases[c].op, &attrs, x);
         if (cases[c].op == D2_OP_mean) { /* against a double sum over axes 1 and 2 */
             const int64_t *xs = cases[c].shape;
             const float *xp = d2_tensor_data(x), *rp = d2_tensor_data(ref);

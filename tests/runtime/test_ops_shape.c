@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "backend.h"
-#include "cpu/gemm.h"
 #include "opcase.h"
 #include "../testutil.h"
 
@@ -574,44 +573,30 @@ static void test_transpose_threads(void **state)
         d2_attrs attrs;
         assert_int_equal(d2_attrs_parse(d2_op_def(D2_OP_transpose), cases[c].perm, &attrs, &err),
                          0);
-        d2_tensor *x = tu_filled_f32(4, cases[c].shape, 7 + (unsigned)c), *ref = NULL;
+        d2_tensor *x = tu_filled_f32(4, cases[c].shape, 7 + (unsigned)c);
+        d2_tensor *ref = tu_run_on_threads(D2_OP_transpose, &attrs, x);
         int64_t perm[4];
         int np = 0;
         for (const char *q = cases[c].perm; *q; q++)
             if (*q >= '0' && *q <= '9')
                 perm[np++] = *q - '0';
-        for (int nt = 1; nt <= 3; nt++) {
-            d2_gemm_set_threads(nt);
-            d2_tensor *out = NULL;
-            assert_int_equal(d2_op_run(NULL, D2_OP_transpose, &attrs, &x, 1, &out, 1, &err), 0);
-            if (!ref) {
-                /* element by element against the definition */
-                const float *xp = d2_tensor_data(x), *op = d2_tensor_data(out);
-                const int64_t *xs = cases[c].shape;
-                int64_t i[4];
-                for (i[0] = 0; i[0] < xs[0]; i[0]++)
-                    for (i[1] = 0; i[1] < xs[1]; i[1]++)
-                        for (i[2] = 0; i[2] < xs[2]; i[2]++)
-                            for (i[3] = 0; i[3] < xs[3]; i[3]++) {
-                                int64_t o = 0;
-                                for (int d = 0; d < 4; d++)
-                                    o = o * xs[perm[d]] + i[perm[d]];
-                                float want = xp[((i[0] * xs[1] + i[1]) * xs[2] + i[2]) * xs[3] +
-                                                i[3]];
-                                if (op[o] != want)
-                                    fail_msg("transpose {%s} of [%lld,%lld,%lld,%lld]: wrong "
-                                             "element %lld",
-                                             cases[c].perm, (long long)xs[0], (long long)xs[1],
-                                             (long long)xs[2], (long long)xs[3], (long long)o);
-                            }
-                ref = out;
-                continue;
-            }
-            assert_memory_equal(d2_tensor_data(out), d2_tensor_data(ref),
-                                (size_t)d2_tensor_numel(ref) * sizeof(float));
-            d2_tensor_unref(out);
-        }
-        d2_gemm_set_threads(0);
+        /* element by element against the definition */
+        const float *xp = d2_tensor_data(x), *op = d2_tensor_data(ref);
+        const int64_t *xs = cases[c].shape;
+        int64_t i[4];
+        for (i[0] = 0; i[0] < xs[0]; i[0]++)
+            for (i[1] = 0; i[1] < xs[1]; i[1]++)
+                for (i[2] = 0; i[2] < xs[2]; i[2]++)
+                    for (i[3] = 0; i[3] < xs[3]; i[3]++) {
+                        int64_t o = 0;
+                        for (int d = 0; d < 4; d++)
+                            o = o * xs[perm[d]] + i[perm[d]];
+                        float want = xp[((i[0] * xs[1] + i[1]) * xs[2] + i[2]) * xs[3] + i[3]];
+                        if (op[o] != want)
+                            fail_msg("transpose {%s} of [%lld,%lld,%lld,%lld]: wrong element %lld",
+                                     cases[c].perm, (long long)xs[0], (long long)xs[1],
+                                     (long long)xs[2], (long long)xs[3], (long long)o);
+                    }
         d2_tensor_unref(ref);
         d2_tensor_unref(x);
         d2_attrs_free(&attrs);
