@@ -2,16 +2,17 @@
 /* A model's conv chain runs in NHWC after the nhwc pass. For the layer sizes of small image
  * models (3-64 channels, 8x8-32x32 images) oneDNN's brgconv spends much of a call in its C++
  * driver, outside the JIT kernel, and splits small outputs unevenly over threads. Here one
- * task is one output row of one image; threads take equal runs of tasks. A task copies the
- * kh input rows it reads into a zero-padded buffer (kh x wp x c floats, so the inner loop
- * has no bounds checks), then computes tiles of P output pixels x B blocks of 16 output
- * channels held in P*B AVX-512 registers: per (kernel row, kernel column, input channel) it
- * loads B weight vectors and multiplies them by P broadcast inputs. The bias, the residual
- * and relu are applied as a tile is stored.
+ * task is one output row of one image, and threads take equal runs of tasks. A thread copies
+ * the input rows a chunk of its output rows reads into a zero-padded buffer (so the inner loop
+ * has no bounds checks; without padding the rows are read where they are), then computes
+ * tiles of P output pixels x B blocks of 16 output channels held in P*B AVX-512 registers:
+ * per (kernel row, kernel column, input channel) it loads B weight vectors and multiplies them
+ * by P broadcast inputs. The bias, the residual and relu are applied as a tile is stored.
  * Each output element sums its products in (kernel row, kernel column, input channel) order
  * with fused multiply-adds from zero, then adds the bias and the residual. The weights are
- * packed once as [kh][kw][c][oc]; for constant weights (a loaded model's) the packed copy is
- * kept with their storage. */
+ * packed as [kh][kw][c][oc]: once for constant weights (a loaded model's; the packed copy is
+ * kept with their storage), and again for other weights only when their bytes change (a
+ * per-thread cache). */
 #include "conv_nhwc.h"
 #include "kswitch.h"
 
