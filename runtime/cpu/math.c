@@ -1236,8 +1236,6 @@ static void acc_finish(const redop *op, d2_dtype in_dt, const void *acc, int64_t
     }
 }
 
-/* Runs reduction op over the axes attribute of k; x may have been converted
- * to dtype dt first (sum with a dtype attribute). */
 /* Rows c0..c1-1 of n elements each (x's innermost merged dim) into acc, starting at output
  * offset oo: rows c0.. must begin a slice of plan p's first dim (or be all of x). */
 static void reduce_rows(redfn fn, const rplan *p, const char *xd, size_t es, int64_t n, char *acc,
@@ -1257,6 +1255,8 @@ static void reduce_rows(redfn fn, const rplan *p, const char *xd, size_t es, int
     }
 }
 
+/* Runs reduction op over the axes attribute of k; x may have been converted
+ * to dtype dt first (sum with a dtype attribute). */
 static int reduce_run(d2_kctx *k, const redop *op, d2_dtype dt, const void *xd)
 {
     d2_tensor *x = k->in[0], *out = k->out[0];
