@@ -106,6 +106,7 @@ GOLDEN(summary_ext)
 GOLDEN(class_center)
 GOLDEN(random_seeded)
 GOLDEN(tensor_docs_ext)
+GOLDEN(device_utils)
 
 /* Imports `module` and returns its attribute (new reference). */
 static d2_obj *attr(d2_interp *I, const char *module, const char *name)
@@ -615,6 +616,7 @@ int main(void)
         cmocka_unit_test(test_golden_class_center),
         cmocka_unit_test(test_golden_random_seeded),
         cmocka_unit_test(test_golden_tensor_docs_ext),
+        cmocka_unit_test(test_golden_device_utils),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

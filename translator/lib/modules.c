@@ -48,6 +48,7 @@ const d2_lib_module d2_lib_modules[] = {
     {"functools", d2_std_functools_init, NULL},
     {"copy", d2_std_copy_init, NULL},
     {"warnings", d2_std_warnings_init, NULL},
+    {"importlib", d2_std_importlib_init, NULL},
     {"typing", d2_std_typing_init, NULL},
     {"argparse", d2_std_argparse_init, NULL},
     {"shutil", d2_std_shutil_init, NULL},

@@ -21,6 +21,11 @@ extern const char d2_train_loss_src[];
 extern const char d2_train_loss_layers_src[];
 extern const char d2_train_metric_src[];
 extern const char d2_train_io_src[];
+/* paddle.device, paddle.device.cuda, paddle.utils, paddle.utils.unique_name (device_src.c) */
+extern const char d2_pd_device_src[];
+extern const char d2_pd_device_cuda_src[];
+extern const char d2_pd_utils_src[];
+extern const char d2_pd_unique_name_src[];
 
 /* paddle._dist and the Python-written paddle.distributed (distributed.c,
  * distributed_src.c). 0, or -1 with an exception pending. */

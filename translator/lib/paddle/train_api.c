@@ -273,7 +273,8 @@ typedef struct lazy_row {
 } lazy_row;
 
 static const lazy_row LAZY[] = {
-    {"paddle", {"paddle.distributed", "paddle._more_py", NULL}}, /* paddle.DataParallel, ... */
+    /* paddle.DataParallel, ...; paddle.is_compiled_with_cuda and the other device queries */
+    {"paddle", {"paddle.distributed", "paddle._more_py", "paddle.device"}},
     {"paddle.nn", {"paddle.nn.layer.loss", "paddle.nn.clip", NULL}},
     {"paddle.nn.functional", {"paddle.nn.functional.loss", NULL}},
     {"paddle.metric", {"paddle.metric.metrics", "paddle.metric.auc", NULL}},
@@ -408,6 +409,10 @@ int d2_train_init(d2_interp *I)
         {"paddle.nn.layer.loss", d2_train_loss_layers_src},
         {"paddle.metric.metrics", d2_train_metric_src},
         {"paddle.io", d2_train_io_src},
+        {"paddle.device", d2_pd_device_src},
+        {"paddle.device.cuda", d2_pd_device_cuda_src},
+        {"paddle.utils", d2_pd_utils_src},
+        {"paddle.utils.unique_name", d2_pd_unique_name_src},
     };
     for (size_t i = 0; i < D2_COUNTOF(srcs); i++)
         if (d2_module_add_source(I, srcs[i].name, srcs[i].src) < 0)

@@ -13,6 +13,7 @@ int d2_std_time_init(d2_interp *I);
 int d2_std_functools_init(d2_interp *I);
 int d2_std_copy_init(d2_interp *I);
 int d2_std_warnings_init(d2_interp *I);
+int d2_std_importlib_init(d2_interp *I);
 int d2_std_typing_init(d2_interp *I);   /* typing, _collections, abc */
 int d2_std_argparse_init(d2_interp *I); /* written in Python: runs on first import */
 int d2_std_shutil_init(d2_interp *I);
