@@ -96,13 +96,22 @@ static d2_tensor *run_conv(d2_conv_nhwc_mode m, const conv_case *cs, d2_tensor *
     return out;
 }
 
+/* The case's x [n, h, w, c], weight [oc, c / groups, kh, kw] and bias [oc] (NULL without one),
+ * filled from seed, seed + 1 and seed + 2, into in[0..2]. */
+static void case_inputs(const conv_case *cs, int64_t groups, unsigned seed, d2_tensor **in)
+{
+    int64_t xs[4] = {cs->n, cs->h, cs->w, cs->c};
+    int64_t ws[4] = {cs->oc, cs->c / groups, cs->kh, cs->kw}, bs[1] = {cs->oc};
+    in[0] = tu_filled_f32(4, xs, seed);
+    in[1] = tu_filled_f32(4, ws, seed + 1);
+    in[2] = cs->bias ? tu_filled_f32(1, bs, seed + 2) : NULL;
+}
+
 /* Compares the NHWC kernel with the reference on one case; the kernel must have run it. */
 static void check_case(const conv_case *cs, unsigned seed)
 {
-    int64_t xs[4] = {cs->n, cs->h, cs->w, cs->c}, ws[4] = {cs->oc, cs->c, cs->kh, cs->kw};
-    int64_t bs[1] = {cs->oc};
-    d2_tensor *in[4] = {tu_filled_f32(4, xs, seed), tu_filled_f32(4, ws, seed + 1),
-                        cs->bias ? tu_filled_f32(1, bs, seed + 2) : NULL, NULL};
+    d2_tensor *in[4] = {NULL};
+    case_inputs(cs, 1, seed, in);
     if (cs->res) {
         conv_case plain = *cs;
         plain.res = false;
@@ -126,8 +135,8 @@ static void check_case(const conv_case *cs, unsigned seed)
     if (diff > tol)
         fail_msg("conv2d_fused NHWC x[%lld,%lld,%lld,%lld] w[%lld,%lld,%lld,%lld] {%s} bias %d "
                  "res %d relu %d: differs by %g",
-                 (long long)xs[0], (long long)xs[1], (long long)xs[2], (long long)xs[3],
-                 (long long)ws[0], (long long)ws[1], (long long)ws[2], (long long)ws[3],
+                 (long long)cs->n, (long long)cs->h, (long long)cs->w, (long long)cs->c,
+                 (long long)cs->oc, (long long)cs->c, (long long)cs->kh, (long long)cs->kw,
                  cs->attrs, cs->bias, cs->res, cs->relu, diff);
     d2_tensor_unref(got);
     d2_tensor_unref(ref);
@@ -167,12 +176,10 @@ static void test_constant_weights(void **state)
     if (!d2_conv_nhwc_available())
         skip();
     const conv_case *cs = &CASES[3];
-    int64_t xs[4] = {cs->n, cs->h, cs->w, cs->c}, ws[4] = {cs->oc, cs->c, cs->kh, cs->kw};
-    int64_t bs[1] = {cs->oc};
     conv_case plain = *cs;
     plain.res = false;
-    d2_tensor *in[3] = {tu_filled_f32(4, xs, 40), tu_filled_f32(4, ws, 41),
-                        tu_filled_f32(1, bs, 42)};
+    d2_tensor *in[3];
+    case_inputs(cs, 1, 40, in);
     d2_tensor_set_const(in[1]);
     for (int round = 0; round < 2; round++) {
         d2_tensor *ref = run_conv(D2_CONV_NHWC_NEVER, &plain, in);
@@ -237,10 +244,8 @@ static void test_declines(void **state)
     for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
         conv_case cs = other[i];
         int64_t g = strstr(cs.attrs, "groups") ? 2 : 1;
-        int64_t xs[4] = {cs.n, cs.h, cs.w, cs.c}, ws[4] = {cs.oc, cs.c / g, cs.kh, cs.kw};
-        int64_t bs[1] = {cs.oc};
-        d2_tensor *in[3] = {tu_filled_f32(4, xs, 90), tu_filled_f32(4, ws, 91),
-                            tu_filled_f32(1, bs, 92)};
+        d2_tensor *in[3];
+        case_inputs(&cs, g, 90, in);
         d2_tensor *ref = run_conv(D2_CONV_NHWC_NEVER, &cs, in);
         long before = d2_conv_nhwc_runs();
         d2_tensor *got = run_conv(D2_CONV_NHWC_ALWAYS, &cs, in);
@@ -276,10 +281,8 @@ static void test_auto_choice(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const conv_case *cs = &cases[i].cs;
-        int64_t xs[4] = {cs->n, cs->h, cs->w, cs->c}, ws[4] = {cs->oc, cs->c, cs->kh, cs->kw};
-        int64_t bs[1] = {cs->oc};
-        d2_tensor *in[3] = {tu_filled_f32(4, xs, 60), tu_filled_f32(4, ws, 61),
-                            tu_filled_f32(1, bs, 62)};
+        d2_tensor *in[3];
+        case_inputs(cs, 1, 60, in);
         d2_gemm_set_threads(cases[i].threads);
         long before = d2_conv_nhwc_runs();
         d2_tensor *got = run_conv(D2_CONV_NHWC_AUTO, cs, in);
